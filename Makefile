@@ -1,0 +1,58 @@
+# AFR — Agent Flight Recorder. Two commands on a fresh machine (Go, Node/npm, make):
+#   make demo    run the main job on the embedded default chain
+#   make test    run every test
+# Everything else is installed by `make setup`, which is idempotent.
+
+GO        ?= go
+NPM       ?= npm
+BIN       := $(CURDIR)/node_modules/.bin
+export PATH := $(BIN):$(PATH)
+
+GOFLAGS_TEST ?= -count=1
+FUZZTIME     ?= 10s
+
+.PHONY: all setup build test test-go test-forge fuzz bench demo vectors clean help
+
+all: build
+
+help: ## list targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
+
+# The npm toolchain is reinstalled only when the lock file changes.
+node_modules/.installed: package.json package-lock.json
+	$(NPM) ci --no-audit --no-fund
+	@touch $@
+
+setup: node_modules/.installed ## install Go modules and the pinned npm toolchain (forge, anvil, cast, solc-js, OpenZeppelin)
+	$(GO) mod download
+
+build: setup ## build the afr CLI into bin/
+	$(GO) build -o bin/afr ./cmd/afr
+
+test: setup test-go test-forge ## run every test (Go unit/integration tests, forge tests)
+
+test-go:
+	$(GO) vet ./...
+	$(GO) test $(GOFLAGS_TEST) ./...
+
+test-forge:
+	@if ls contracts/src/*.sol >/dev/null 2>&1; then forge build && forge test; fi
+
+fuzz: setup ## run each fuzz target for FUZZTIME (default 10s)
+	@for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	  done; \
+	done
+
+bench: setup ## run the benchmarks whose figures are in docs/PERFORMANCE.md
+	$(GO) test -run '^$$' -bench . -benchtime 10000x ./recorder/
+
+vectors: ## regenerate the test vectors in fixtures/vectors
+	$(GO) run ./fixtures/vectors/gen
+
+demo: setup ## the main job on the embedded default chain
+	$(GO) run ./cmd/afr demo
+
+clean:
+	rm -rf bin contracts/out contracts/cache node_modules
