@@ -1,0 +1,369 @@
+// Package anvil starts and stops a real anvil process (Foundry's local
+// Ethereum node) for tests and tools.
+//
+// The binary is looked up as node_modules/.bin/anvil relative to the module
+// root (the nearest directory above the working directory holding go.mod, where
+// `make setup` installs the pinned Foundry toolchain), then on $PATH. Each node
+// listens on 127.0.0.1 on a port chosen by the operating system (anvil is
+// started with --port 0 and the address is read from its banner), so parallel
+// tests never race for a port. Start returns only once the node answers
+// eth_chainId.
+//
+// A node is stopped by Node.Stop, when the context given to Start is done, and
+// (on Linux) when the process that started it dies. StartT registers Stop with
+// t.Cleanup so a failing test never leaves a node behind.
+package anvil
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+)
+
+// ErrNotFound is returned (wrapped) by Start and FindBinary when no anvil
+// binary can be found.
+var ErrNotFound = errors.New("anvil: binary not found (run make setup)")
+
+// Options configure a node. The zero value starts anvil with its own defaults
+// (chain id 31337, 10 funded dev accounts, automine).
+type Options struct {
+	// Binary is the anvil executable; empty means FindBinary.
+	Binary string
+	// ChainID sets --chain-id when non-zero.
+	ChainID uint64
+	// Accounts sets --accounts when non-zero.
+	Accounts int
+	// BalanceEther sets --balance (in ether) when non-zero.
+	BalanceEther uint64
+	// Hardfork sets --hardfork when non-empty (e.g. "prague").
+	Hardfork string
+	// Args are appended to the command line as given (e.g. "--prune-history").
+	Args []string
+	// Log receives anvil's output after the banner; nil discards it.
+	Log io.Writer
+	// StartTimeout bounds start-up and the readiness check; 0 means 30s.
+	StartTimeout time.Duration
+}
+
+// Node is a running anvil process.
+type Node struct {
+	cmd      *exec.Cmd
+	url      string
+	chainID  uint64
+	accounts []common.Address
+	keys     []*ecdsa.PrivateKey
+
+	stopOnce sync.Once
+	stopErr  error
+	exited   chan struct{}
+	waitErr  error
+	stopCtx  func() bool
+}
+
+// FindBinary returns the path of the anvil executable: node_modules/.bin/anvil
+// under the module root (found by walking up from the working directory to
+// go.mod), else anvil on $PATH. The error wraps ErrNotFound.
+func FindBinary() (string, error) {
+	if dir, err := os.Getwd(); err == nil {
+		for {
+			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+				p := filepath.Join(dir, "node_modules", ".bin", "anvil")
+				if st, err := os.Stat(p); err == nil && !st.IsDir() {
+					return p, nil
+				}
+				break
+			}
+			parent := filepath.Dir(dir)
+			if parent == dir {
+				break
+			}
+			dir = parent
+		}
+	}
+	if p, err := exec.LookPath("anvil"); err == nil {
+		return p, nil
+	}
+	return "", fmt.Errorf("%w: looked for node_modules/.bin/anvil under the module root and anvil on $PATH", ErrNotFound)
+}
+
+var listenRE = regexp.MustCompile(`Listening on ([0-9.]+:[0-9]+)`)
+
+// Start starts anvil and waits until it answers JSON-RPC. The node is stopped
+// when ctx is done or Stop is called, whichever comes first; if Start fails,
+// no process is left running.
+func Start(ctx context.Context, opts Options) (*Node, error) {
+	bin := opts.Binary
+	if bin == "" {
+		var err error
+		if bin, err = FindBinary(); err != nil {
+			return nil, err
+		}
+	}
+	timeout := opts.StartTimeout
+	if timeout == 0 {
+		timeout = 30 * time.Second
+	}
+	args := []string{"--host", "127.0.0.1", "--port", "0"}
+	if opts.ChainID != 0 {
+		args = append(args, "--chain-id", strconv.FormatUint(opts.ChainID, 10))
+	}
+	if opts.Accounts != 0 {
+		args = append(args, "--accounts", strconv.Itoa(opts.Accounts))
+	}
+	if opts.BalanceEther != 0 {
+		args = append(args, "--balance", strconv.FormatUint(opts.BalanceEther, 10))
+	}
+	if opts.Hardfork != "" {
+		args = append(args, "--hardfork", opts.Hardfork)
+	}
+	args = append(args, opts.Args...)
+
+	cmd := exec.Command(bin, args...)
+	cmd.SysProcAttr = sysProcAttr()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("anvil: %w", err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &lockedWriter{w: &stderr}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("anvil: start %s: %w", bin, err)
+	}
+	n := &Node{cmd: cmd, exited: make(chan struct{})}
+
+	// Read the banner up to the listening address, then keep draining output
+	// so anvil never blocks on a full pipe.
+	type banner struct {
+		addr     string
+		accounts []string
+		keys     []string
+		err      error
+	}
+	bannerc := make(chan banner, 1)
+	go func() {
+		r := bufio.NewReader(stdout)
+		var b banner
+		section := ""
+		for {
+			line, err := r.ReadString('\n')
+			trimmed := strings.TrimSpace(line)
+			switch {
+			case trimmed == "Available Accounts":
+				section = "accounts"
+			case trimmed == "Private Keys":
+				section = "keys"
+			case trimmed == "Wallet", strings.HasPrefix(trimmed, "Chain ID"), strings.HasPrefix(trimmed, "Base Fee"):
+				section = ""
+			case strings.HasPrefix(trimmed, "(") && section != "":
+				if f := strings.Fields(trimmed); len(f) >= 2 {
+					if section == "accounts" {
+						b.accounts = append(b.accounts, f[1])
+					} else {
+						b.keys = append(b.keys, f[1])
+					}
+				}
+			}
+			if m := listenRE.FindStringSubmatch(line); m != nil {
+				b.addr = m[1]
+				bannerc <- b
+				break
+			}
+			if err != nil {
+				b.err = err
+				bannerc <- b
+				return
+			}
+		}
+		w := opts.Log
+		if w == nil {
+			w = io.Discard
+		}
+		_, _ = io.Copy(w, r)
+	}()
+	go func() {
+		n.waitErr = cmd.Wait()
+		close(n.exited)
+	}()
+
+	fail := func(err error) (*Node, error) {
+		_ = n.kill()
+		msg := strings.TrimSpace(stderr.String())
+		if msg != "" {
+			return nil, fmt.Errorf("anvil: %w; stderr: %s", err, msg)
+		}
+		return nil, fmt.Errorf("anvil: %w", err)
+	}
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	var b banner
+	select {
+	case b = <-bannerc:
+		if b.err != nil {
+			<-n.exited
+			return fail(fmt.Errorf("exited before listening: %v", n.waitErr))
+		}
+	case <-timer.C:
+		return fail(fmt.Errorf("no listening address after %v", timeout))
+	case <-ctx.Done():
+		return fail(ctx.Err())
+	}
+	n.url = "http://" + b.addr
+	for _, a := range b.accounts {
+		n.accounts = append(n.accounts, common.HexToAddress(a))
+	}
+	for _, k := range b.keys {
+		if key, err := crypto.HexToECDSA(strings.TrimPrefix(k, "0x")); err == nil {
+			n.keys = append(n.keys, key)
+		}
+	}
+
+	// Readiness: eth_chainId answers.
+	for {
+		id, err := chainID(ctx, n.url)
+		if err == nil {
+			n.chainID = id
+			break
+		}
+		select {
+		case <-n.exited:
+			return fail(fmt.Errorf("exited before ready: %v", n.waitErr))
+		case <-timer.C:
+			return fail(fmt.Errorf("not ready after %v: %v", timeout, err))
+		case <-ctx.Done():
+			return fail(ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	n.stopCtx = context.AfterFunc(ctx, func() { _ = n.Stop() })
+	return n, nil
+}
+
+// StartT starts a node for a test or benchmark and stops it in t.Cleanup. It
+// fails the test (t.Fatal) if anvil cannot be started, including when the
+// binary is missing: the toolchain is part of `make setup`.
+func StartT(t testing.TB, opts Options) *Node {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	n, err := Start(ctx, opts)
+	if err != nil {
+		cancel()
+		t.Fatalf("%v", err)
+	}
+	t.Cleanup(func() {
+		if err := n.Stop(); err != nil {
+			t.Logf("anvil: stop: %v", err)
+		}
+		cancel()
+	})
+	return n
+}
+
+// URL is the node's HTTP JSON-RPC endpoint, e.g. http://127.0.0.1:41234.
+func (n *Node) URL() string { return n.url }
+
+// ChainID is the chain id the node reported when it became ready.
+func (n *Node) ChainID() uint64 { return n.chainID }
+
+// Accounts are the funded, unlocked dev accounts from anvil's banner.
+func (n *Node) Accounts() []common.Address { return n.accounts }
+
+// Keys are the private keys of Accounts, in the same order.
+func (n *Node) Keys() []*ecdsa.PrivateKey { return n.keys }
+
+// Stop terminates the node (SIGTERM, then SIGKILL after 5s) and waits for it
+// to exit. It is safe to call more than once and from several goroutines.
+func (n *Node) Stop() error {
+	n.stopOnce.Do(func() {
+		if n.stopCtx != nil {
+			n.stopCtx()
+		}
+		select {
+		case <-n.exited:
+			return
+		default:
+		}
+		_ = n.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-n.exited:
+		case <-time.After(5 * time.Second):
+			n.stopErr = n.kill()
+		}
+	})
+	return n.stopErr
+}
+
+// Done is closed when the process has exited.
+func (n *Node) Done() <-chan struct{} { return n.exited }
+
+func (n *Node) kill() error {
+	select {
+	case <-n.exited:
+		return nil
+	default:
+	}
+	if err := n.cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return err
+	}
+	<-n.exited
+	return nil
+}
+
+// chainID asks url for eth_chainId.
+func chainID(ctx context.Context, url string) (uint64, error) {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	body := `{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}`
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Result string `json:"result"`
+		Error  *struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		return 0, err
+	}
+	if out.Error != nil {
+		return 0, errors.New(out.Error.Message)
+	}
+	return strconv.ParseUint(strings.TrimPrefix(out.Result, "0x"), 16, 64)
+}
+
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}

@@ -1,0 +1,80 @@
+package anvil
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/crypto"
+)
+
+func TestStartStop(t *testing.T) {
+	n := StartT(t, Options{ChainID: 4242, Accounts: 3})
+	if !strings.HasPrefix(n.URL(), "http://127.0.0.1:") {
+		t.Fatalf("URL = %q, want loopback", n.URL())
+	}
+	if n.ChainID() != 4242 {
+		t.Fatalf("ChainID = %d, want 4242", n.ChainID())
+	}
+	if len(n.Accounts()) != 3 || len(n.Keys()) != 3 {
+		t.Fatalf("got %d accounts and %d keys, want 3 and 3", len(n.Accounts()), len(n.Keys()))
+	}
+	for i, k := range n.Keys() {
+		if got := crypto.PubkeyToAddress(k.PublicKey); got != n.Accounts()[i] {
+			t.Fatalf("key %d is for %s, want %s", i, got, n.Accounts()[i])
+		}
+	}
+	if err := n.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-n.Done():
+	default:
+		t.Fatal("process still running after Stop")
+	}
+	if _, err := chainID(context.Background(), n.URL()); err == nil {
+		t.Fatal("node still answers after Stop")
+	}
+	if err := n.Stop(); err != nil { // idempotent
+		t.Fatal(err)
+	}
+}
+
+func TestStopOnContextDone(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	n, err := Start(ctx, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = n.Stop() })
+	cancel()
+	select {
+	case <-n.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("node still running 10s after its context was cancelled")
+	}
+}
+
+func TestStartFailureLeavesNothing(t *testing.T) {
+	_, err := Start(context.Background(), Options{Args: []string{"--no-such-flag"}})
+	if err == nil {
+		t.Fatal("Start with a bad flag succeeded")
+	}
+	if !strings.Contains(err.Error(), "no-such-flag") {
+		t.Fatalf("error does not carry anvil's complaint: %v", err)
+	}
+}
+
+func TestMissingBinary(t *testing.T) {
+	t.Chdir(t.TempDir())
+	t.Setenv("PATH", t.TempDir())
+	_, err := Start(context.Background(), Options{})
+	if !errors.Is(err, ErrNotFound) {
+		t.Fatalf("err = %v, want ErrNotFound", err)
+	}
+	if !strings.Contains(err.Error(), "run make setup") {
+		t.Fatalf("error has no hint: %v", err)
+	}
+}
