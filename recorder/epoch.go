@@ -1,0 +1,171 @@
+package recorder
+
+import (
+	"crypto"
+	"errors"
+	"fmt"
+
+	"github.com/transparency-dev/merkle/compact"
+	"github.com/transparency-dev/merkle/proof"
+	"github.com/transparency-dev/merkle/rfc6962"
+)
+
+// EpochHeader commits to one epoch: its position in the log, its size, the
+// RFC 6962 Merkle root over its record digests, the hash-chain head after its
+// last record, and the previous epoch's root. Its digest R_t (Root) is what
+// is anchored on chain, so an anchored value fixes the size and position of
+// every epoch up to it. See docs/SPEC.md, "Epoch header".
+type EpochHeader struct {
+	Version    uint8     `cbor:"0,keyasint" json:"version"`
+	Recorder   string    `cbor:"1,keyasint" json:"recorder"`
+	Session    SessionID `cbor:"2,keyasint" json:"session"`
+	Epoch      uint64    `cbor:"3,keyasint" json:"epoch"`
+	FirstSeq   uint64    `cbor:"4,keyasint" json:"first_seq"`
+	Count      uint64    `cbor:"5,keyasint" json:"count"`
+	MerkleRoot Digest    `cbor:"6,keyasint" json:"merkle_root"`
+	LastRecord Digest    `cbor:"7,keyasint" json:"last_record"`
+	PrevRoot   Digest    `cbor:"8,keyasint" json:"prev_root"` // zero for epoch 0
+	Time       int64     `cbor:"9,keyasint" json:"time"`      // seal time, Unix nanoseconds
+}
+
+// Root returns R_t = SHA-256(domainEpoch ‖ encoded header), the value
+// anchored on chain for this epoch.
+func (h *EpochHeader) Root() (Digest, error) {
+	b, err := EncodeEpochHeader(h)
+	if err != nil {
+		return Digest{}, err
+	}
+	return EpochRoot(b), nil
+}
+
+// EpochRoot returns R_t for an encoded epoch header.
+func EpochRoot(encoded []byte) Digest { return hashWithDomain(domainEpoch, encoded) }
+
+// EncodeEpochHeader returns the canonical encoding of h.
+func EncodeEpochHeader(h *EpochHeader) ([]byte, error) {
+	if err := h.check(); err != nil {
+		return nil, err
+	}
+	return encMode.Marshal(h)
+}
+
+// DecodeEpochHeader decodes an epoch header, rejecting non-canonical input.
+func DecodeEpochHeader(data []byte) (*EpochHeader, error) {
+	var h EpochHeader
+	if err := decodeStrict("epoch header", data, MaxHeaderSize, &h); err != nil {
+		return nil, err
+	}
+	if err := h.check(); err != nil {
+		return nil, &DecodeError{"epoch header", err}
+	}
+	return &h, nil
+}
+
+func (h *EpochHeader) check() error {
+	switch {
+	case h.Version == 0:
+		return errors.New("version 0")
+	case h.Version > FormatVersion:
+		return fmt.Errorf("%w: version %d, this build reads up to %d", ErrNewerVersion, h.Version, FormatVersion)
+	case h.Count == 0:
+		return errors.New("empty epoch")
+	case len(h.Recorder) > MaxStringLength:
+		return fmt.Errorf("recorder id over %d bytes", MaxStringLength)
+	}
+	return nil
+}
+
+// Hasher is the RFC 6962 SHA-256 tree hasher used for epoch trees: leaf hash
+// SHA-256(0x00 ‖ record digest), node hash SHA-256(0x01 ‖ left ‖ right).
+var Hasher = rfc6962.New(crypto.SHA256)
+
+var rangeFactory = &compact.RangeFactory{Hash: Hasher.HashChildren}
+
+// LeafHash returns the Merkle leaf hash of a record digest.
+func LeafHash(record Digest) Digest {
+	var d Digest
+	copy(d[:], Hasher.HashLeaf(record[:]))
+	return d
+}
+
+// MerkleRoot returns the RFC 6962 root over the given record digests.
+func MerkleRoot(records []Digest) Digest {
+	r := rangeFactory.NewEmptyRange(0)
+	for _, d := range records {
+		l := LeafHash(d)
+		_ = r.Append(l[:], nil) // Append fails only for a mismatched hash count
+	}
+	return rootOf(r)
+}
+
+func rootOf(r *compact.Range) Digest {
+	var d Digest
+	if r.End() == 0 {
+		copy(d[:], Hasher.EmptyRoot())
+		return d
+	}
+	root, _ := r.GetRootHash(nil) // cannot fail for a range starting at 0
+	copy(d[:], root)
+	return d
+}
+
+// MerklePath returns the RFC 6962 audit path for leaf index of the tree
+// over records, as transparency-dev/merkle's proof.VerifyInclusion expects.
+func MerklePath(records []Digest, index uint64) ([]Digest, error) {
+	size := uint64(len(records))
+	nodes, err := proof.Inclusion(index, size)
+	if err != nil {
+		return nil, err
+	}
+	hashes := make([][]byte, len(nodes.IDs))
+	for i, id := range nodes.IDs {
+		begin, end := id.Coverage()
+		if end > size {
+			end = size
+		}
+		d := MerkleRoot(records[begin:end])
+		hashes[i] = d[:]
+	}
+	hashes, err = nodes.Rehash(hashes, Hasher.HashChildren)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Digest, len(hashes))
+	for i, h := range hashes {
+		copy(out[i][:], h)
+	}
+	return out, nil
+}
+
+// VerifyInclusion checks that record is leaf index of an epoch of size leaves
+// with the given Merkle root. It returns a proof.RootMismatchError on a
+// mismatch.
+func VerifyInclusion(record Digest, index, size uint64, path []Digest, root Digest) error {
+	p := make([][]byte, len(path))
+	for i := range path {
+		p[i] = path[i][:]
+	}
+	leaf := LeafHash(record)
+	return proof.VerifyInclusion(Hasher, index, size, leaf[:], p, root[:])
+}
+
+// epochBuilder accumulates the open epoch incrementally, so sealing costs a
+// few hashes however large the epoch (no latency spike at epoch boundaries).
+type epochBuilder struct {
+	epoch    uint64
+	firstSeq uint64
+	rng      *compact.Range
+	records  []Digest // kept for inclusion proofs of the open epoch
+}
+
+func newEpochBuilder(epoch, firstSeq uint64) *epochBuilder {
+	return &epochBuilder{epoch: epoch, firstSeq: firstSeq, rng: rangeFactory.NewEmptyRange(0)}
+}
+
+func (b *epochBuilder) add(d Digest) {
+	l := LeafHash(d)
+	_ = b.rng.Append(l[:], nil)
+	b.records = append(b.records, d)
+}
+
+func (b *epochBuilder) count() uint64 { return b.rng.End() }

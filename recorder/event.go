@@ -1,0 +1,362 @@
+package recorder
+
+import (
+	"encoding/hex"
+	"fmt"
+)
+
+// FormatVersion is the version of the record, payload and epoch-header
+// formats this package writes (docs/SPEC.md). Readers refuse newer versions.
+const FormatVersion = 1
+
+// Digest is a SHA-256 digest. It encodes as a 32-byte CBOR byte string and as
+// a 0x-prefixed hex string in JSON.
+type Digest [32]byte
+
+// String returns the digest as 0x-prefixed hex.
+func (d Digest) String() string { return "0x" + hex.EncodeToString(d[:]) }
+
+// IsZero reports whether d is all zeros.
+func (d Digest) IsZero() bool { return d == Digest{} }
+
+// MarshalText implements encoding.TextMarshaler (used by encoding/json).
+func (d Digest) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (d *Digest) UnmarshalText(b []byte) error {
+	s := string(b)
+	if len(s) >= 2 && (s[:2] == "0x" || s[:2] == "0X") {
+		s = s[2:]
+	}
+	if len(s) != 64 {
+		return fmt.Errorf("digest: %d hex digits, want 64", len(s))
+	}
+	_, err := hex.Decode(d[:], []byte(s))
+	return err
+}
+
+// SessionID identifies one log: every record and epoch header carries it, so
+// records of another session cannot be spliced in unnoticed.
+type SessionID [16]byte
+
+// String returns the session id as hex.
+func (s SessionID) String() string { return hex.EncodeToString(s[:]) }
+
+// MarshalText implements encoding.TextMarshaler.
+func (s SessionID) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *SessionID) UnmarshalText(b []byte) error {
+	if len(b) != 32 {
+		return fmt.Errorf("session id: %d hex digits, want 32", len(b))
+	}
+	_, err := hex.Decode(s[:], b)
+	return err
+}
+
+// Kind says what an event is. Kinds are small integers on the wire.
+type Kind uint8
+
+// Event kinds.
+const (
+	KindToolCall    Kind = 1 // an agent's tool call (shell, file, API, DB, retrieval, code)
+	KindApproval    Kind = 2 // a human approval gate
+	KindDelegation  Kind = 3 // delegation of a task or authority to another agent
+	KindChainTx     Kind = 4 // an on-chain transaction through the PACE account
+	KindPolicy      Kind = 5 // a policy decision recorded on its own (e.g. a denial)
+	KindObservation Kind = 6 // an input the agent received (retrieval result, message)
+)
+
+var kindNames = map[Kind]string{
+	KindToolCall: "tool_call", KindApproval: "approval", KindDelegation: "delegation",
+	KindChainTx: "chain_tx", KindPolicy: "policy", KindObservation: "observation",
+}
+
+func (k Kind) String() string {
+	if s, ok := kindNames[k]; ok {
+		return s
+	}
+	return fmt.Sprintf("kind(%d)", uint8(k))
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (k Kind) MarshalText() ([]byte, error) {
+	if _, ok := kindNames[k]; !ok {
+		return nil, fmt.Errorf("recorder: unknown event kind %d", uint8(k))
+	}
+	return []byte(k.String()), nil
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (k *Kind) UnmarshalText(b []byte) error {
+	for v, s := range kindNames {
+		if s == string(b) {
+			*k = v
+			return nil
+		}
+	}
+	return fmt.Errorf("recorder: unknown event kind %q", b)
+}
+
+// Valid reports whether k is a defined kind.
+func (k Kind) Valid() bool { _, ok := kindNames[k]; return ok }
+
+// Envelope is the part of an event that is hashed, chained and committed to
+// by the epoch's Merkle tree. Field numbers are the CBOR map keys
+// (docs/SPEC.md, "Record").
+type Envelope struct {
+	Version  uint8     `cbor:"0,keyasint" json:"version"`
+	Recorder string    `cbor:"1,keyasint" json:"recorder"`                  // operator / recorder id
+	Session  SessionID `cbor:"2,keyasint" json:"session"`                   // log identity
+	Seq      uint64    `cbor:"3,keyasint" json:"seq"`                       // gapless, from 0
+	Clock    uint64    `cbor:"4,keyasint" json:"clock"`                     // logical (Lamport) clock
+	Group    string    `cbor:"5,keyasint,omitempty" json:"group,omitempty"` // concurrency group
+	Time     int64     `cbor:"6,keyasint" json:"time"`                      // Unix nanoseconds
+	Tool     string    `cbor:"7,keyasint" json:"tool"`
+	Kind     Kind      `cbor:"8,keyasint" json:"kind"`
+	Payload  Digest    `cbor:"9,keyasint" json:"payload"` // digest of the stored payload frame
+	Prev     Digest    `cbor:"10,keyasint" json:"prev"`   // digest of the previous record
+}
+
+// Payload holds the eight semantic fields of an event. It is stored apart
+// from the chained envelope, encrypted when disclosure is enabled, and bound
+// to the envelope by a key-committing commitment (docs/SPEC.md, "Payload").
+// Every field is optional; unknown data goes in Ext, never dropped.
+type Payload struct {
+	Intent     *Intent               `cbor:"1,keyasint,omitempty" json:"intent,omitempty"`
+	Policy     *PolicyEvaluation     `cbor:"2,keyasint,omitempty" json:"policy,omitempty"`
+	Approval   *Approval             `cbor:"3,keyasint,omitempty" json:"approval,omitempty"`
+	Execution  *Execution            `cbor:"4,keyasint,omitempty" json:"execution,omitempty"`
+	Effects    []Effect              `cbor:"5,keyasint,omitempty" json:"effects,omitempty"`
+	Context    *ContextProvenance    `cbor:"6,keyasint,omitempty" json:"context,omitempty"`
+	Code       *CodeProvenance       `cbor:"7,keyasint,omitempty" json:"code,omitempty"`
+	Delegation *DelegationProvenance `cbor:"8,keyasint,omitempty" json:"delegation,omitempty"`
+	// Ext carries extension fields by name. Values are arbitrary CBOR
+	// (text-keyed maps, no indefinite lengths).
+	Ext map[string]any `cbor:"9,keyasint,omitempty" json:"ext,omitempty"`
+}
+
+// Intent is the action the agent proposed: a tool and its arguments, never
+// chain-of-thought.
+type Intent struct {
+	Tool string         `cbor:"1,keyasint" json:"tool"`
+	Args map[string]any `cbor:"2,keyasint,omitempty" json:"args,omitempty"`
+	// Chain fields, for on-chain intents (KindChainTx).
+	ChainID uint64 `cbor:"3,keyasint,omitempty" json:"chain_id,omitempty"`
+	Target  []byte `cbor:"4,keyasint,omitempty" json:"target,omitempty"` // 20-byte address
+	Value   []byte `cbor:"5,keyasint,omitempty" json:"value,omitempty"`  // big-endian uint256, no leading zeros
+	Data    []byte `cbor:"6,keyasint,omitempty" json:"data,omitempty"`   // calldata
+}
+
+// Decision is a policy or approval outcome.
+type Decision uint8
+
+// Decisions.
+const (
+	DecisionAllow Decision = 1
+	DecisionDeny  Decision = 2
+	DecisionAsk   Decision = 3 // allowed only with human approval
+)
+
+var decisionNames = map[Decision]string{DecisionAllow: "allow", DecisionDeny: "deny", DecisionAsk: "ask"}
+
+func (d Decision) String() string {
+	if s, ok := decisionNames[d]; ok {
+		return s
+	}
+	return fmt.Sprintf("decision(%d)", uint8(d))
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (d Decision) MarshalText() ([]byte, error) {
+	if _, ok := decisionNames[d]; !ok {
+		return nil, fmt.Errorf("recorder: unknown decision %d", uint8(d))
+	}
+	return []byte(d.String()), nil
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (d *Decision) UnmarshalText(b []byte) error {
+	for v, s := range decisionNames {
+		if s == string(b) {
+			*d = v
+			return nil
+		}
+	}
+	return fmt.Errorf("recorder: unknown decision %q", b)
+}
+
+// PolicyEvaluation is the policy engine's verdict on the intent.
+type PolicyEvaluation struct {
+	PolicyID string   `cbor:"1,keyasint" json:"policy_id"`
+	Decision Decision `cbor:"2,keyasint" json:"decision"`
+	Rule     string   `cbor:"3,keyasint,omitempty" json:"rule,omitempty"`
+	Reasons  []string `cbor:"4,keyasint,omitempty" json:"reasons,omitempty"`
+	PDRHash  []byte   `cbor:"5,keyasint,omitempty" json:"pdr_hash,omitempty"` // EIP-712 digest of the PDR
+}
+
+// Approval is a human approval, carried as a signature, not a string.
+type Approval struct {
+	Approver  string   `cbor:"1,keyasint" json:"approver"` // e.g. an address
+	Decision  Decision `cbor:"2,keyasint" json:"decision"`
+	Signature []byte   `cbor:"3,keyasint,omitempty" json:"signature,omitempty"`
+}
+
+// Status is an execution outcome.
+type Status uint8
+
+// Execution statuses.
+const (
+	StatusOK       Status = 1
+	StatusFailed   Status = 2
+	StatusDenied   Status = 3 // not executed: denied by policy or approver
+	StatusReverted Status = 4 // an on-chain call that reverted
+)
+
+var statusNames = map[Status]string{StatusOK: "ok", StatusFailed: "failed", StatusDenied: "denied", StatusReverted: "reverted"}
+
+func (s Status) String() string {
+	if n, ok := statusNames[s]; ok {
+		return n
+	}
+	return fmt.Sprintf("status(%d)", uint8(s))
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s Status) MarshalText() ([]byte, error) {
+	if _, ok := statusNames[s]; !ok {
+		return nil, fmt.Errorf("recorder: unknown status %d", uint8(s))
+	}
+	return []byte(s.String()), nil
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *Status) UnmarshalText(b []byte) error {
+	for v, n := range statusNames {
+		if n == string(b) {
+			*s = v
+			return nil
+		}
+	}
+	return fmt.Errorf("recorder: unknown status %q", b)
+}
+
+// Execution is what happened when the action ran.
+type Execution struct {
+	Status       Status `cbor:"1,keyasint" json:"status"`
+	Start        int64  `cbor:"2,keyasint,omitempty" json:"start,omitempty"` // Unix nanoseconds
+	End          int64  `cbor:"3,keyasint,omitempty" json:"end,omitempty"`
+	ExitCode     *int64 `cbor:"4,keyasint,omitempty" json:"exit_code,omitempty"`
+	Error        string `cbor:"5,keyasint,omitempty" json:"error,omitempty"`
+	OutputDigest []byte `cbor:"6,keyasint,omitempty" json:"output_digest,omitempty"`
+	TxHash       []byte `cbor:"7,keyasint,omitempty" json:"tx_hash,omitempty"`
+	Block        uint64 `cbor:"8,keyasint,omitempty" json:"block,omitempty"`
+}
+
+// Effect is one side effect of an action. Exactly one field is set.
+type Effect struct {
+	FileWrite  *FileWrite  `cbor:"1,keyasint,omitempty" json:"file_write,omitempty"`
+	APICall    *APICall    `cbor:"2,keyasint,omitempty" json:"api_call,omitempty"`
+	DBChange   *DBChange   `cbor:"3,keyasint,omitempty" json:"db_change,omitempty"`
+	ChainState *ChainState `cbor:"4,keyasint,omitempty" json:"chain_state,omitempty"`
+	ChainLog   *ChainLog   `cbor:"5,keyasint,omitempty" json:"chain_log,omitempty"`
+}
+
+// FileWrite records a file's content digest before and after a write
+// (empty Before for a created file, empty After for a deleted one).
+type FileWrite struct {
+	Path   string `cbor:"1,keyasint" json:"path"`
+	Before []byte `cbor:"2,keyasint,omitempty" json:"before,omitempty"`
+	After  []byte `cbor:"3,keyasint,omitempty" json:"after,omitempty"`
+}
+
+// APICall records an outbound API request.
+type APICall struct {
+	Method         string `cbor:"1,keyasint" json:"method"`
+	URL            string `cbor:"2,keyasint" json:"url"`
+	Status         int    `cbor:"3,keyasint,omitempty" json:"status,omitempty"`
+	RequestDigest  []byte `cbor:"4,keyasint,omitempty" json:"request_digest,omitempty"`
+	ResponseDigest []byte `cbor:"5,keyasint,omitempty" json:"response_digest,omitempty"`
+}
+
+// DBChange records a database mutation.
+type DBChange struct {
+	Database  string `cbor:"1,keyasint" json:"database"`
+	Table     string `cbor:"2,keyasint,omitempty" json:"table,omitempty"`
+	Operation string `cbor:"3,keyasint" json:"operation"` // insert, update, delete, ddl …
+	Rows      uint64 `cbor:"4,keyasint,omitempty" json:"rows,omitempty"`
+	Digest    []byte `cbor:"5,keyasint,omitempty" json:"digest,omitempty"`
+}
+
+// ChainState records a storage slot or balance change of a contract.
+type ChainState struct {
+	ChainID uint64 `cbor:"1,keyasint" json:"chain_id"`
+	Address []byte `cbor:"2,keyasint" json:"address"`
+	Slot    []byte `cbor:"3,keyasint,omitempty" json:"slot,omitempty"` // empty: balance change
+	Before  []byte `cbor:"4,keyasint,omitempty" json:"before,omitempty"`
+	After   []byte `cbor:"5,keyasint,omitempty" json:"after,omitempty"`
+}
+
+// ChainLog records an emitted EVM log.
+type ChainLog struct {
+	ChainID uint64   `cbor:"1,keyasint" json:"chain_id"`
+	Address []byte   `cbor:"2,keyasint" json:"address"`
+	Topics  [][]byte `cbor:"3,keyasint,omitempty" json:"topics,omitempty"`
+	Data    []byte   `cbor:"4,keyasint,omitempty" json:"data,omitempty"`
+}
+
+// ContextProvenance lists every input the action depended on.
+type ContextProvenance struct {
+	Inputs  []Input  `cbor:"1,keyasint,omitempty" json:"inputs,omitempty"`
+	Parents []uint64 `cbor:"2,keyasint,omitempty" json:"parents,omitempty"` // sequence numbers of parent events
+}
+
+// Input is one input by content digest and source.
+type Input struct {
+	Source string `cbor:"1,keyasint" json:"source"` // e.g. "user", "file:/etc/hosts", "retrieval:kb", "agent:planner"
+	Digest []byte `cbor:"2,keyasint" json:"digest"`
+}
+
+// CodeProvenance says which code produced the action.
+type CodeProvenance struct {
+	AgentVersion string `cbor:"1,keyasint,omitempty" json:"agent_version,omitempty"`
+	ModelID      string `cbor:"2,keyasint,omitempty" json:"model_id,omitempty"`
+	ToolVersion  string `cbor:"3,keyasint,omitempty" json:"tool_version,omitempty"`
+	CodeHash     []byte `cbor:"4,keyasint,omitempty" json:"code_hash,omitempty"` // contract code hash for on-chain tools
+}
+
+// DelegationProvenance records authority passed from one principal to
+// another, with the signed token that carries it.
+type DelegationProvenance struct {
+	Delegator string   `cbor:"1,keyasint" json:"delegator"`
+	Delegate  string   `cbor:"2,keyasint" json:"delegate"`
+	Scope     []string `cbor:"3,keyasint,omitempty" json:"scope,omitempty"`
+	Token     []byte   `cbor:"4,keyasint,omitempty" json:"token,omitempty"`  // signed delegation (e.g. EIP-712)
+	Parent    *uint64  `cbor:"5,keyasint,omitempty" json:"parent,omitempty"` // event that delegated
+}
+
+// Validate checks the constraints CBOR cannot express: known enum values and
+// one-of effects.
+func (p *Payload) Validate() error {
+	if p.Policy != nil && decisionNames[p.Policy.Decision] == "" {
+		return fmt.Errorf("recorder: policy: unknown decision %d", p.Policy.Decision)
+	}
+	if p.Approval != nil && decisionNames[p.Approval.Decision] == "" {
+		return fmt.Errorf("recorder: approval: unknown decision %d", p.Approval.Decision)
+	}
+	if p.Execution != nil && statusNames[p.Execution.Status] == "" {
+		return fmt.Errorf("recorder: execution: unknown status %d", p.Execution.Status)
+	}
+	for i, e := range p.Effects {
+		n := 0
+		for _, set := range []bool{e.FileWrite != nil, e.APICall != nil, e.DBChange != nil, e.ChainState != nil, e.ChainLog != nil} {
+			if set {
+				n++
+			}
+		}
+		if n != 1 {
+			return fmt.Errorf("recorder: effect %d: %d kinds set, want exactly 1", i, n)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,386 @@
+package recorder_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentflightrecorder/afr/recorder"
+)
+
+func sampleEvent(i int) recorder.Event {
+	exit := int64(i % 3)
+	return recorder.Event{
+		Tool: "shell",
+		Kind: recorder.KindToolCall,
+		Payload: recorder.Payload{
+			Intent:    &recorder.Intent{Tool: "shell", Args: map[string]any{"cmd": "ls -la", "n": uint64(i)}},
+			Execution: &recorder.Execution{Status: recorder.StatusOK, ExitCode: &exit},
+		},
+	}
+}
+
+func openT(t *testing.T, dir string, o recorder.Options) *recorder.Recorder {
+	t.Helper()
+	if o.Recorder == "" {
+		o.Recorder = "test-recorder"
+	}
+	r, err := recorder.Open(dir, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// readAll decodes every record of a store and checks the chain links.
+func readAll(t *testing.T, dir string) []*recorder.Envelope {
+	t.Helper()
+	l, err := recorder.OpenLog(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*recorder.Envelope
+	var prev recorder.Digest
+	err = l.Records(func(seq uint64, raw []byte) error {
+		e, err := recorder.DecodeEnvelope(raw)
+		if err != nil {
+			return err
+		}
+		if e.Seq != seq {
+			t.Errorf("record %d has seq %d", seq, e.Seq)
+		}
+		if e.Prev != prev {
+			t.Errorf("record %d: prev %v, want %v", seq, e.Prev, prev)
+		}
+		prev = recorder.RecordDigest(raw)
+		out = append(out, e)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestRecordChainsAndSeals(t *testing.T) {
+	for _, policy := range []recorder.SyncPolicy{recorder.SyncGroup, recorder.SyncEvent, recorder.SyncWrite, recorder.SyncNone} {
+		t.Run(policy.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			r := openT(t, dir, recorder.Options{EpochSize: 10, Sync: policy, Encrypt: true})
+			var sealed []recorder.SealedEpoch
+			done := make(chan struct{})
+			go func() {
+				for s := range r.Sealed() {
+					sealed = append(sealed, s)
+				}
+				close(done)
+			}()
+			for i := 0; i < 25; i++ {
+				rc, err := r.Record(context.Background(), sampleEvent(i))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if rc.Seq != uint64(i) || rc.Epoch != uint64(i/10) {
+					t.Fatalf("receipt %+v for event %d", rc, i)
+				}
+			}
+			if err := r.Close(); err != nil {
+				t.Fatal(err)
+			}
+			<-done
+			envs := readAll(t, dir)
+			if len(envs) != 25 {
+				t.Fatalf("%d records, want 25", len(envs))
+			}
+			// 10 + 10 sealed by size; the last 5 by Close (not announced
+			// after the channel closed, but on disk).
+			l, _ := recorder.OpenLog(dir)
+			var headers []*recorder.EpochHeader
+			l.Epochs(func(_ uint64, raw []byte) error {
+				h, err := recorder.DecodeEpochHeader(raw)
+				headers = append(headers, h)
+				return err
+			})
+			if len(headers) != 3 || headers[2].Count != 5 || headers[2].FirstSeq != 20 {
+				t.Fatalf("headers: %+v", headers)
+			}
+			if len(sealed) < 2 {
+				t.Fatalf("announced %d epochs, want at least 2", len(sealed))
+			}
+			for i, s := range sealed {
+				root, _ := headers[i].Root()
+				if s.Root != root {
+					t.Errorf("announced root %d differs from stored header", i)
+				}
+				if i > 0 && s.Header.PrevRoot != sealed[i-1].Root {
+					t.Errorf("epoch %d prev root does not link", i)
+				}
+			}
+			for i, h := range headers {
+				var digests []recorder.Digest
+				l.Records(func(seq uint64, raw []byte) error {
+					if seq >= h.FirstSeq && seq < h.FirstSeq+h.Count {
+						digests = append(digests, recorder.RecordDigest(raw))
+					}
+					return nil
+				})
+				if recorder.MerkleRoot(digests) != h.MerkleRoot {
+					t.Errorf("epoch %d Merkle root mismatch", i)
+				}
+				if digests[len(digests)-1] != h.LastRecord {
+					t.Errorf("epoch %d last record mismatch", i)
+				}
+			}
+		})
+	}
+}
+
+func TestConcurrentRecordIsGapless(t *testing.T) {
+	dir := t.TempDir()
+	r := openT(t, dir, recorder.Options{EpochSize: 7})
+	const workers, each = 8, 50
+	var wg sync.WaitGroup
+	seen := make([]bool, workers*each)
+	var mu sync.Mutex
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; i < each; i++ {
+				ev := sampleEvent(i)
+				ev.Group = "g"
+				rc, err := r.Record(context.Background(), ev)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				if seen[rc.Seq] {
+					t.Errorf("seq %d assigned twice", rc.Seq)
+				}
+				seen[rc.Seq] = true
+				mu.Unlock()
+			}
+		}(w)
+	}
+	wg.Wait()
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	envs := readAll(t, dir)
+	if len(envs) != workers*each {
+		t.Fatalf("%d records, want %d", len(envs), workers*each)
+	}
+	for i, e := range envs {
+		if e.Clock != uint64(i)+1 || e.Group != "g" {
+			t.Fatalf("record %d: clock %d group %q", i, e.Clock, e.Group)
+		}
+	}
+}
+
+func TestLogicalClockFollowsRemoteEvents(t *testing.T) {
+	r := openT(t, t.TempDir(), recorder.Options{})
+	defer r.Close()
+	ev := sampleEvent(0)
+	ev.After = 1000
+	rc, err := r.Record(context.Background(), ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc2, _ := r.Record(context.Background(), sampleEvent(1))
+	if rc.Clock != 1001 || rc2.Clock != 1002 {
+		t.Fatalf("clocks %d, %d; want 1001, 1002", rc.Clock, rc2.Clock)
+	}
+}
+
+func TestReopenContinuesChain(t *testing.T) {
+	dir := t.TempDir()
+	r := openT(t, dir, recorder.Options{EpochSize: 4})
+	for i := 0; i < 6; i++ {
+		r.Record(context.Background(), sampleEvent(i))
+	}
+	// Leave two events in the open epoch, then reopen without Close:
+	// everything was fsynced by the default group policy.
+	if _, _, err := r.Seal(); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	r = openT(t, dir, recorder.Options{EpochSize: 4})
+	if !r.Recovery().Clean() {
+		t.Fatalf("unexpected repair: %+v", r.Recovery())
+	}
+	rc, err := r.Record(context.Background(), sampleEvent(6))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rc.Seq != 6 || rc.Epoch != 2 || rc.Clock != 7 {
+		t.Fatalf("receipt after reopen: %+v", rc)
+	}
+	r.Close()
+	if n := len(readAll(t, dir)); n != 7 {
+		t.Fatalf("%d records, want 7", n)
+	}
+}
+
+func TestTimeSealing(t *testing.T) {
+	r := openT(t, t.TempDir(), recorder.Options{EpochSize: 1000, EpochMaxAge: 20 * time.Millisecond})
+	defer r.Close()
+	r.Record(context.Background(), sampleEvent(0))
+	select {
+	case s := <-r.Sealed():
+		if s.Header.Count != 1 {
+			t.Fatalf("sealed %d events, want 1", s.Header.Count)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("epoch not sealed by age")
+	}
+}
+
+func TestPayloadRoundTripAndKeys(t *testing.T) {
+	dir := t.TempDir()
+	r := openT(t, dir, recorder.Options{Encrypt: true, EpochSize: 3})
+	for i := 0; i < 5; i++ {
+		r.Record(context.Background(), sampleEvent(i))
+	}
+	m := r.Manifest()
+	r.Close()
+	kr, err := recorder.OpenKeyring(filepath.Join(dir, "keys"), m.Session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kr.Close()
+	l, _ := recorder.OpenLog(dir)
+	var records [][]byte
+	l.Records(func(_ uint64, raw []byte) error { records = append(records, raw); return nil })
+	err = l.Payloads(func(seq uint64, frame []byte) error {
+		env, _ := recorder.DecodeEnvelope(records[seq])
+		if recorder.PayloadFrameDigest(frame) != env.Payload {
+			t.Errorf("event %d: payload frame digest mismatch", seq)
+		}
+		if frame[0] != recorder.ModeEncrypted {
+			t.Errorf("event %d stored in the clear", seq)
+		}
+		k, err := kr.EventKey(seq/3, seq)
+		if err != nil {
+			return err
+		}
+		pt, err := recorder.OpenPayload(k, m.Session, seq, frame)
+		if err != nil {
+			return err
+		}
+		p, err := recorder.DecodePayload(pt)
+		if err != nil {
+			return err
+		}
+		if p.Intent.Args["n"] != seq {
+			t.Errorf("event %d: args %v", seq, p.Intent.Args)
+		}
+		// Another event's key opens nothing.
+		other, _ := kr.EventKey((seq+1)/3, seq+1)
+		if _, err := recorder.OpenPayload(other, m.Session, seq, frame); !errors.Is(err, recorder.ErrDecrypt) {
+			t.Errorf("event %d opened with the key of event %d: %v", seq, seq+1, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Crypto-erasure of epoch 0.
+	if err := kr.Erase(0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kr.EventKey(0, 1); !errors.Is(err, recorder.ErrKeyErased) {
+		t.Fatalf("key of erased epoch: %v", err)
+	}
+	if _, err := kr.EventKey(1, 4); err != nil {
+		t.Fatalf("erasing epoch 0 affected epoch 1: %v", err)
+	}
+}
+
+func TestInclusionProofs(t *testing.T) {
+	dir := t.TempDir()
+	r := openT(t, dir, recorder.Options{EpochSize: 13})
+	for i := 0; i < 40; i++ {
+		r.Record(context.Background(), sampleEvent(i))
+	}
+	r.Close()
+	l, _ := recorder.OpenLog(dir)
+	roots := map[recorder.Digest]bool{}
+	l.Epochs(func(_ uint64, raw []byte) error { roots[recorder.EpochRoot(raw)] = true; return nil })
+	for seq := uint64(0); seq < 40; seq++ {
+		p, err := l.InclusionProof(seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		root, err := p.Verify()
+		if err != nil {
+			t.Fatalf("event %d: %v", seq, err)
+		}
+		if !roots[root] {
+			t.Fatalf("event %d: proof leads to an unknown root", seq)
+		}
+		// A flipped bit anywhere in the record or path fails.
+		p.Record[len(p.Record)-1] ^= 1
+		if _, err := p.Verify(); err == nil {
+			t.Fatalf("event %d: tampered record verified", seq)
+		}
+		p.Record[len(p.Record)-1] ^= 1
+		if len(p.Path) > 0 {
+			p.Path[0][0] ^= 1
+			if _, err := p.Verify(); err == nil {
+				t.Fatalf("event %d: tampered path verified", seq)
+			}
+		}
+	}
+}
+
+func TestMasterKeyPermissions(t *testing.T) {
+	dir := t.TempDir()
+	r := openT(t, dir, recorder.Options{})
+	r.Close()
+	key := filepath.Join(dir, "keys", "master.key")
+	st, _ := os.Stat(key)
+	if st.Mode().Perm() != 0o600 {
+		t.Fatalf("master key mode %04o, want 0600", st.Mode().Perm())
+	}
+	os.Chmod(key, 0o644)
+	if _, err := recorder.Open(dir, recorder.Options{}); err == nil {
+		t.Fatal("opened a store with a world-readable master key")
+	}
+}
+
+func TestNewerVersionRefused(t *testing.T) {
+	dir := t.TempDir()
+	openT(t, dir, recorder.Options{}).Close()
+	b, _ := os.ReadFile(filepath.Join(dir, "MANIFEST"))
+	b = []byte(string(b[:0]) + `{"format":"afr-log","version":99,"recorder":"x","session":"00000000000000000000000000000000"}`)
+	os.WriteFile(filepath.Join(dir, "MANIFEST"), b, 0o600)
+	_, err := recorder.Open(dir, recorder.Options{})
+	if !errors.Is(err, recorder.ErrNewerVersion) {
+		t.Fatalf("got %v, want ErrNewerVersion", err)
+	}
+}
+
+func TestRejectsInvalidEvents(t *testing.T) {
+	r := openT(t, t.TempDir(), recorder.Options{})
+	defer r.Close()
+	bad := []recorder.Event{
+		{Tool: "x", Kind: 0},
+		{Tool: string(make([]byte, recorder.MaxStringLength+1)), Kind: recorder.KindToolCall},
+		{Tool: "x", Kind: recorder.KindToolCall, Payload: recorder.Payload{Effects: []recorder.Effect{{}}}},
+		{Tool: "x", Kind: recorder.KindToolCall, Payload: recorder.Payload{Policy: &recorder.PolicyEvaluation{Decision: 9}}},
+	}
+	for i, ev := range bad {
+		if _, err := r.Record(context.Background(), ev); err == nil {
+			t.Errorf("bad event %d accepted", i)
+		}
+	}
+	// Rejections are not sticky.
+	if _, err := r.Record(context.Background(), sampleEvent(0)); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,137 @@
+package recorder
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// saltFile stores one random 32-byte salt per epoch at offset 32·epoch. An
+// all-zero slot is an erased (or never created) epoch. Erasing an epoch's
+// salt makes its epoch key — and so every event key of the epoch —
+// underivable, even with the master key: crypto-erasure.
+type saltFile struct {
+	f     *os.File
+	dirty bool
+}
+
+func openSaltFile(path string) (*saltFile, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	return &saltFile{f: f}, nil
+}
+
+func (s *saltFile) get(epoch uint64) ([]byte, error) {
+	salt := make([]byte, KeySize)
+	n, err := s.f.ReadAt(salt, int64(epoch)*KeySize)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	if n < KeySize || isZero(salt) {
+		return nil, nil
+	}
+	return salt, nil
+}
+
+// getOrCreate returns the salt of epoch, creating it if the slot is empty.
+// Creating reuses a slot only when it is empty: a salt, once written, is
+// never replaced (that would silently change the epoch key).
+func (s *saltFile) getOrCreate(epoch uint64, rnd io.Reader) ([]byte, error) {
+	salt, err := s.get(epoch)
+	if err != nil || salt != nil {
+		return salt, err
+	}
+	salt = make([]byte, KeySize)
+	if _, err := io.ReadFull(rnd, salt); err != nil {
+		return nil, err
+	}
+	if _, err := s.f.WriteAt(salt, int64(epoch)*KeySize); err != nil {
+		return nil, err
+	}
+	s.dirty = true
+	return salt, nil
+}
+
+func (s *saltFile) sync() error {
+	if !s.dirty {
+		return nil
+	}
+	s.dirty = false
+	return s.f.Sync()
+}
+
+func (s *saltFile) close() error {
+	err := s.sync()
+	return errors.Join(err, s.f.Close())
+}
+
+func isZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Keyring derives event keys from a store's key directory, for disclosure
+// and for the recorder's owner reading payloads back.
+type Keyring struct {
+	master  []byte
+	salts   *saltFile
+	session SessionID
+}
+
+// OpenKeyring opens the key directory of a store (default <dir>/keys) for
+// the session of that store. It does not create keys.
+func OpenKeyring(keyDir string, session SessionID) (*Keyring, error) {
+	st, err := os.Stat(keyDir + "/master.key")
+	if err != nil {
+		return nil, fmt.Errorf("recorder: key directory %s: %w", keyDir, err)
+	}
+	if st.Mode().Perm()&0o077 != 0 {
+		return nil, fmt.Errorf("recorder: master key %s/master.key has mode %04o; it must not be accessible to group or others (hint: chmod 600)", keyDir, st.Mode().Perm())
+	}
+	master, err := loadOrCreateMaster(keyDir + "/master.key")
+	if err != nil {
+		return nil, err
+	}
+	salts, err := openSaltFile(keyDir + "/epoch-salts")
+	if err != nil {
+		return nil, err
+	}
+	return &Keyring{master: master, salts: salts, session: session}, nil
+}
+
+// EventKey returns the key of event seq in epoch, or ErrKeyErased.
+func (k *Keyring) EventKey(epoch, seq uint64) (EventKey, error) {
+	salt, err := k.salts.get(epoch)
+	if err != nil {
+		return EventKey{}, err
+	}
+	if salt == nil {
+		return EventKey{}, fmt.Errorf("%w: epoch %d", ErrKeyErased, epoch)
+	}
+	ek, err := EpochKey(k.master, salt, k.session, epoch)
+	if err != nil {
+		return EventKey{}, err
+	}
+	return DeriveEventKey(ek, seq), nil
+}
+
+// Erase destroys the key material of epoch (its salt) and fsyncs. Payloads
+// of that epoch become unrecoverable; hashes, proofs and anchors still
+// verify. This is a mechanism, not a legal claim: copies of the key
+// directory, backups, or the filesystem's own block reuse are out of scope.
+func (k *Keyring) Erase(epoch uint64) error {
+	if _, err := k.salts.f.WriteAt(make([]byte, KeySize), int64(epoch)*KeySize); err != nil {
+		return err
+	}
+	return k.salts.f.Sync()
+}
+
+// Close releases the key files.
+func (k *Keyring) Close() error { return k.salts.f.Close() }

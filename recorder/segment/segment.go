@@ -1,0 +1,581 @@
+// Package segment implements AFR's append-only framed files: a stream of
+// records split across segment files, each record framed with its length and
+// a CRC-32C checksum so that a torn or corrupted tail is detected on open.
+//
+// The byte layout is specified in docs/SPEC.md ("Segment files"):
+//
+//	file   = header frame*
+//	header = magic "AFRSEG" (6) | version (1) | kind (1) | first index (8, big endian)
+//	frame  = length (4, big endian) | crc32c(data) (4, big endian) | data (length bytes)
+//
+// A stream lives in one directory as files named <kind>-<first index, 16 hex
+// digits>.seg. Only the last segment of a stream may end in a torn frame;
+// Open cuts it back to the last complete frame and reports what it cut.
+//
+// # Durability
+//
+// Append writes into an in-process buffer. Flush hands the buffer to the
+// operating system (the data then survives a crash of the process) and Sync
+// also calls fsync (the data then survives a crash of the machine). The caller
+// decides when to call which; see recorder.SyncPolicy.
+package segment
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Version is the segment file format version written by this package.
+const Version = 1
+
+// HeaderSize is the size of a segment file header; FrameOverhead the bytes a
+// frame adds to its data.
+const (
+	HeaderSize    = 16
+	FrameOverhead = 8
+)
+
+// MaxFrame is the largest frame payload accepted on read or write (2 MiB).
+const MaxFrame = 2 << 20
+
+// MaxTorn bounds the tail a crash can tear: at most one write of the
+// writer's buffer or one frame. A bad tail longer than this is corruption,
+// not a torn write, so Open refuses to cut it and acknowledged data is
+// never discarded by a misread length.
+const MaxTorn = bufSize + FrameOverhead + MaxFrame
+
+const bufSize = 64 << 10
+
+var magic = [6]byte{'A', 'F', 'R', 'S', 'E', 'G'}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// Errors callers branch on.
+var (
+	// ErrNewerVersion is returned for a segment written by a newer format version.
+	ErrNewerVersion = errors.New("segment: written by a newer format version")
+	// ErrTooLarge is returned when a frame exceeds MaxFrame.
+	ErrTooLarge = errors.New("segment: frame too large")
+)
+
+// CorruptError reports a segment that cannot be read past Offset: a bad
+// header, a checksum mismatch, or an impossible length in the middle of the
+// stream (as opposed to a torn tail, which Open repairs).
+type CorruptError struct {
+	File   string
+	Offset int64
+	Reason string
+}
+
+func (e *CorruptError) Error() string {
+	return fmt.Sprintf("segment: %s at offset %d: %s", e.File, e.Offset, e.Reason)
+}
+
+// Frame is one record read back from a stream.
+type Frame struct {
+	Index uint64 // position in the stream, from 0
+	Data  []byte
+}
+
+// Repair describes a torn tail that Open cut off.
+type Repair struct {
+	File     string
+	Offset   int64 // new file size
+	CutBytes int64 // bytes removed
+	Reason   string
+}
+
+func (r Repair) String() string {
+	return fmt.Sprintf("%s: cut %d torn bytes at offset %d (%s)", r.File, r.CutBytes, r.Offset, r.Reason)
+}
+
+// Writer appends frames to a stream. It is not safe for concurrent use.
+type Writer struct {
+	dir     string
+	kind    string
+	maxSize int64
+
+	f      *os.File
+	buf    *bufio.Writer
+	size   int64  // bytes in the current segment, buffered included
+	next   uint64 // index of the next frame
+	hdr    [FrameOverhead]byte
+	synced bool
+}
+
+// Open opens the stream kind in dir for appending, creating it if needed.
+// It scans every segment, verifies every frame, cuts a torn tail of the last
+// segment back to the last complete frame (returned in repairs), and returns
+// a writer positioned after the last frame together with all frames read.
+// maxSize is the size at which a new segment file is started.
+//
+// A checksum mismatch or bad length before the last frame of the last
+// segment is corruption, not a torn write: Open returns a *CorruptError and
+// changes nothing.
+func Open(dir, kind string, maxSize int64, visit func(Frame) error) (w *Writer, repairs []Repair, err error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, nil, err
+	}
+	files, err := List(dir, kind)
+	if err != nil {
+		return nil, nil, err
+	}
+	w = &Writer{dir: dir, kind: kind, maxSize: maxSize}
+	for i, name := range files {
+		last := i == len(files)-1
+		n, rep, err := scanFile(name, kind, w.next, last, visit)
+		if err != nil {
+			return nil, nil, err
+		}
+		if rep != nil {
+			repairs = append(repairs, *rep)
+		}
+		w.next += n
+	}
+	if len(files) == 0 {
+		if err := w.startSegment(); err != nil {
+			return nil, nil, err
+		}
+		return w, repairs, nil
+	}
+	f, err := os.OpenFile(files[len(files)-1], os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	w.f, w.size = f, st.Size()
+	w.buf = bufio.NewWriterSize(f, bufSize)
+	return w, repairs, nil
+}
+
+// List returns the segment files of a stream in order.
+func List(dir, kind string) ([]string, error) {
+	matches, err := filepath.Glob(filepath.Join(dir, kind+"-*.seg"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(matches) // fixed-width hex indices sort in stream order
+	return matches, nil
+}
+
+func segmentName(dir, kind string, first uint64) string {
+	return filepath.Join(dir, fmt.Sprintf("%s-%016x.seg", kind, first))
+}
+
+func (w *Writer) startSegment() error {
+	name := segmentName(w.dir, w.kind, w.next)
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	var h [HeaderSize]byte
+	copy(h[:6], magic[:])
+	h[6] = Version
+	h[7] = kindByte(w.kind)
+	binary.BigEndian.PutUint64(h[8:], w.next)
+	if _, err := f.Write(h[:]); err != nil {
+		f.Close()
+		return err
+	}
+	// Make the new file's directory entry durable before frames depend on it.
+	if err := syncDir(w.dir); err != nil {
+		f.Close()
+		return err
+	}
+	w.f, w.size = f, HeaderSize
+	w.buf = bufio.NewWriterSize(f, bufSize)
+	return nil
+}
+
+// kindByte is the first byte of the stream kind, stored in the header so a
+// file renamed into the wrong stream is recognised.
+func kindByte(kind string) byte {
+	if kind == "" {
+		return 0
+	}
+	return kind[0]
+}
+
+// Next returns the index the next appended frame will get.
+func (w *Writer) Next() uint64 { return w.next }
+
+// Append buffers one frame and returns its index.
+func (w *Writer) Append(data []byte) (uint64, error) {
+	if len(data) == 0 || len(data) > MaxFrame {
+		if len(data) == 0 {
+			return 0, errors.New("segment: empty frame")
+		}
+		return 0, fmt.Errorf("%w: %d bytes, limit %d", ErrTooLarge, len(data), MaxFrame)
+	}
+	if w.size > HeaderSize && w.size+int64(len(data))+FrameOverhead > w.maxSize {
+		if err := w.rotate(); err != nil {
+			return 0, err
+		}
+	}
+	binary.BigEndian.PutUint32(w.hdr[0:], uint32(len(data)))
+	binary.BigEndian.PutUint32(w.hdr[4:], crc32.Checksum(data, castagnoli))
+	if _, err := w.buf.Write(w.hdr[:]); err != nil {
+		return 0, err
+	}
+	if _, err := w.buf.Write(data); err != nil {
+		return 0, err
+	}
+	w.size += int64(len(data)) + FrameOverhead
+	w.synced = false
+	i := w.next
+	w.next++
+	return i, nil
+}
+
+func (w *Writer) rotate() error {
+	if err := w.Sync(); err != nil {
+		return err
+	}
+	if err := w.f.Close(); err != nil {
+		return err
+	}
+	return w.startSegment()
+}
+
+// Flush writes buffered frames to the operating system.
+func (w *Writer) Flush() error { return w.buf.Flush() }
+
+// Sync flushes and fsyncs the current segment.
+func (w *Writer) Sync() error {
+	if err := w.buf.Flush(); err != nil {
+		return err
+	}
+	if w.synced {
+		return nil
+	}
+	if err := w.f.Sync(); err != nil {
+		return err
+	}
+	w.synced = true
+	return nil
+}
+
+// File returns the current segment file, for callers that fsync outside the
+// writer's lock (fsync of a file covers every write that returned before it).
+func (w *Writer) File() *os.File { return w.f }
+
+// Close flushes, fsyncs and closes the stream.
+func (w *Writer) Close() error {
+	if w.f == nil {
+		return nil
+	}
+	err := w.Sync()
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
+	w.f = nil
+	return err
+}
+
+// scanFile verifies one segment file and visits its frames. For the last
+// segment of a stream, a torn final frame is cut off and reported.
+func scanFile(name, kind string, first uint64, last bool, visit func(Frame) error) (uint64, *Repair, error) {
+	f, err := os.OpenFile(name, os.O_RDWR, 0)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return 0, nil, err
+	}
+	var n uint64
+	end, err := Scan(f, st.Size(), name, kind, first, func(fr Frame) error {
+		n++
+		if visit != nil {
+			return visit(fr)
+		}
+		return nil
+	})
+	var torn *tornError
+	switch {
+	case errors.As(err, &torn) && last && st.Size()-end > MaxTorn:
+		return 0, nil, &CorruptError{File: name, Offset: end, Reason: fmt.Sprintf("%s, but %d bytes follow: too long to be a torn write", torn.reason, st.Size()-end)}
+	case errors.As(err, &torn) && last:
+		if err := f.Truncate(end); err != nil {
+			return 0, nil, err
+		}
+		if err := f.Sync(); err != nil {
+			return 0, nil, err
+		}
+		return n, &Repair{File: name, Offset: end, CutBytes: st.Size() - end, Reason: torn.reason}, nil
+	case errors.As(err, &torn):
+		return 0, nil, &CorruptError{File: name, Offset: end, Reason: torn.reason + " in a segment that is not the last"}
+	case err != nil:
+		return 0, nil, err
+	}
+	return n, nil, nil
+}
+
+// tornError marks a frame that ends past the end of the file or whose bytes
+// do not match its checksum at the very end of the file: the signature of a
+// write interrupted by a crash.
+type tornError struct{ reason string }
+
+func (e *tornError) Error() string { return "torn frame: " + e.reason }
+
+// Scan reads a segment of stream kind from r (of the given size), checks its
+// header and every frame, and calls visit for each frame in order with
+// indices starting at first. It returns the offset just past the last good frame. A frame cut
+// short by the end of the file, or a bad final frame, yields a torn-tail
+// error; a bad frame followed by more data yields a *CorruptError. name is
+// used in errors only. Scan never allocates more than size bytes for a frame.
+func Scan(r io.ReaderAt, size int64, name, kind string, first uint64, visit func(Frame) error) (int64, error) {
+	var h [HeaderSize]byte
+	if size < HeaderSize {
+		if size == 0 {
+			return 0, &tornError{reason: "empty segment file"}
+		}
+		return 0, &tornError{reason: "segment header cut short"}
+	}
+	if _, err := r.ReadAt(h[:], 0); err != nil {
+		return 0, err
+	}
+	if [6]byte(h[:6]) != magic {
+		return 0, &CorruptError{File: name, Offset: 0, Reason: "not an AFR segment file (bad magic)"}
+	}
+	if h[6] > Version {
+		return 0, fmt.Errorf("%w: %s has version %d, this build reads up to %d", ErrNewerVersion, name, h[6], Version)
+	}
+	if h[6] == 0 {
+		return 0, &CorruptError{File: name, Offset: 6, Reason: "version 0"}
+	}
+	if h[7] != kindByte(kind) {
+		return 0, &CorruptError{File: name, Offset: 7, Reason: fmt.Sprintf("segment of stream %q, want %q", h[7], kind)}
+	}
+	if got := binary.BigEndian.Uint64(h[8:]); got != first {
+		return 0, &CorruptError{File: name, Offset: 8, Reason: fmt.Sprintf("first index %d, want %d", got, first)}
+	}
+	off := int64(HeaderSize)
+	br := bufio.NewReaderSize(io.NewSectionReader(r, off, size-off), 256<<10)
+	var fh [FrameOverhead]byte
+	idx := first
+	for off < size {
+		if size-off < FrameOverhead {
+			return off, &tornError{reason: "frame header cut short"}
+		}
+		if _, err := io.ReadFull(br, fh[:]); err != nil {
+			return off, err
+		}
+		n := int64(binary.BigEndian.Uint32(fh[0:]))
+		sum := binary.BigEndian.Uint32(fh[4:])
+		if n == 0 {
+			// Frames are never empty; zeros at the end are a file extended
+			// by the filesystem before its data reached the disk.
+			if zeroTail(r, off, size) {
+				return off, &tornError{reason: "zero-filled tail"}
+			}
+			return off, &CorruptError{File: name, Offset: off, Reason: "empty frame"}
+		}
+		if n > MaxFrame {
+			if off+FrameOverhead+n >= size {
+				return off, &tornError{reason: "frame length past end of file"}
+			}
+			return off, &CorruptError{File: name, Offset: off, Reason: fmt.Sprintf("frame length %d over limit %d", n, MaxFrame)}
+		}
+		if off+FrameOverhead+n > size {
+			return off, &tornError{reason: fmt.Sprintf("frame of %d bytes cut short", n)}
+		}
+		data := make([]byte, n)
+		if _, err := io.ReadFull(br, data); err != nil {
+			return off, err
+		}
+		if crc32.Checksum(data, castagnoli) != sum {
+			if off+FrameOverhead+n == size {
+				return off, &tornError{reason: "checksum mismatch in the final frame"}
+			}
+			return off, &CorruptError{File: name, Offset: off, Reason: "checksum mismatch"}
+		}
+		if err := visit(Frame{Index: idx, Data: data}); err != nil {
+			return off, err
+		}
+		idx++
+		off += FrameOverhead + n
+	}
+	return off, nil
+}
+
+func zeroTail(r io.ReaderAt, off, size int64) bool {
+	if size-off > MaxTorn {
+		return false
+	}
+	b := make([]byte, size-off)
+	if _, err := r.ReadAt(b, off); err != nil {
+		return false
+	}
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// ReadAll reads every frame of a stream without modifying anything: a torn
+// tail is reported as an error wrapping the repair that Open would make.
+func ReadAll(dir, kind string, visit func(Frame) error) error {
+	files, err := List(dir, kind)
+	if err != nil {
+		return err
+	}
+	var next uint64
+	for i, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			return err
+		}
+		st, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return err
+		}
+		var n uint64
+		end, err := Scan(f, st.Size(), name, kind, next, func(fr Frame) error {
+			n++
+			return visit(fr)
+		})
+		f.Close()
+		var torn *tornError
+		if errors.As(err, &torn) {
+			where := "the last segment"
+			if i != len(files)-1 {
+				where = "a segment that is not the last"
+			}
+			return &TornTailError{File: name, Offset: end, Reason: torn.reason + " in " + where}
+		}
+		if err != nil {
+			return err
+		}
+		next += n
+	}
+	return nil
+}
+
+// TornTailError reports an incomplete final frame found by a read-only scan.
+type TornTailError struct {
+	File   string
+	Offset int64
+	Reason string
+}
+
+func (e *TornTailError) Error() string {
+	return fmt.Sprintf("segment: %s: torn tail at offset %d: %s", e.File, e.Offset, e.Reason)
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !strings.Contains(err.Error(), "invalid argument") {
+		return err
+	}
+	return nil
+}
+
+// Truncate drops every frame from index n on, so that Next() == n. It is used
+// on open to cut frames that were written but never acknowledged (see
+// recorder.Open). Segments past the one holding frame n are deleted.
+func (w *Writer) Truncate(n uint64) error {
+	if n >= w.next {
+		return nil
+	}
+	if err := w.buf.Flush(); err != nil {
+		return err
+	}
+	files, err := List(w.dir, w.kind)
+	if err != nil {
+		return err
+	}
+	var first uint64
+	keep := -1
+	for i, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			return err
+		}
+		var h [HeaderSize]byte
+		_, err = f.ReadAt(h[:], 0)
+		f.Close()
+		if err != nil {
+			return err
+		}
+		if start := binary.BigEndian.Uint64(h[8:]); start <= n {
+			keep, first = i, start
+		}
+	}
+	if keep < 0 {
+		return fmt.Errorf("segment: no segment holds frame %d", n)
+	}
+	// Find the byte offset of frame n in the segment that holds it.
+	name := files[keep]
+	f, err := os.Open(name)
+	if err != nil {
+		return err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return err
+	}
+	off := int64(HeaderSize)
+	idx := first
+	_, err = Scan(f, st.Size(), name, w.kind, first, func(fr Frame) error {
+		if idx == n {
+			return errStop
+		}
+		off += FrameOverhead + int64(len(fr.Data))
+		idx++
+		return nil
+	})
+	f.Close()
+	if err != nil && !errors.Is(err, errStop) {
+		return err
+	}
+	if err := w.f.Close(); err != nil {
+		return err
+	}
+	for _, later := range files[keep+1:] {
+		if err := os.Remove(later); err != nil {
+			return err
+		}
+	}
+	if err := os.Truncate(name, off); err != nil {
+		return err
+	}
+	nf, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	if err := nf.Sync(); err != nil {
+		nf.Close()
+		return err
+	}
+	if err := syncDir(w.dir); err != nil {
+		nf.Close()
+		return err
+	}
+	w.f, w.size, w.next = nf, off, n
+	w.buf.Reset(nf)
+	return nil
+}
+
+var errStop = errors.New("stop")
