@@ -124,7 +124,12 @@ func (c *chain) send(from common.Address, to *common.Address, data []byte, value
 	var hash common.Hash
 	c.call(&hash, "eth_sendTransaction", tx)
 	var r *types.Receipt
-	c.call(&r, "eth_getTransactionReceipt", hash)
+	for i := 0; i < 500 && r == nil; i++ {
+		c.call(&r, "eth_getTransactionReceipt", hash)
+		if r == nil {
+			time.Sleep(2 * time.Millisecond)
+		}
+	}
 	if r == nil {
 		c.t.Fatalf("no receipt for %s", hash.Hex())
 	}
