@@ -21,6 +21,7 @@ interface Vm {
     function expectRevert(bytes calldata revertData) external;
     function expectRevert(bytes4 revertSelector) external;
     function expectRevert() external;
+    function expectPartialRevert(bytes4 revertSelector) external;
     function expectEmit() external;
     function expectEmit(address emitter) external;
 

@@ -1,0 +1,622 @@
+// SPDX-License-Identifier: Apache-2.0
+pragma solidity 0.8.37;
+
+import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
+import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
+import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
+import {IERC1271} from "@openzeppelin/contracts/interfaces/IERC1271.sol";
+import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
+
+/// @title PaceSmartAccount (PACE: Policy-Approved Contract Execution)
+/// @notice A smart account that executes a call only with a valid Policy Decision Record (PDR,
+/// DESIGN.md §4.7) for exactly that call: an EIP-712 record signed by the account's policy signer
+/// (or by a delegate holding a signed, scoped delegation chain from the owner) and, when the PDR
+/// says human approval is required, by at least `threshold` distinct approvers.
+///
+/// EIP-712 domain: name "PaceSmartAccount", version "1", the chain id and this account's address,
+/// so a PDR is valid on one chain for one account only. The signed struct is
+///
+///     PDR(uint64 nonce,address target,uint256 value,bytes32 dataHash,bytes32 policyId,
+///         uint8 decision,bool approvalRequired,uint64 expiry,bytes32 eventId)
+///
+/// where target, value and dataHash = keccak256(data) are taken from the call being executed, so
+/// a PDR cannot be reused for another target, value or calldata. For a batch, target is this
+/// account, value the sum of the values and dataHash = keccak256(abi.encode(calls)).
+///
+/// The nonce is consumed before calling out; every execution emits {Executed} with the PDR digest
+/// and the recorder event id, so the chain itself shows which recorded intent each call matches.
+/// There is no `delegatecall` anywhere in this contract.
+///
+/// @dev Hot-path storage is one slot (`_config`: policy signer, nonce, threshold) so a
+/// policy-signed call pays one cold SLOAD and one SSTORE. See docs/CONTRACTS.md for gas figures.
+contract PaceSmartAccount is Ownable, EIP712, ReentrancyGuardTransient, IERC1271 {
+    /// @notice The PDR fields that are not implied by the call itself.
+    /// @param nonce must equal the account's current nonce
+    /// @param policyId identifies the policy (e.g. hash of its canonical encoding) that decided
+    /// @param decision must be {DECISION_ALLOW}
+    /// @param approvalRequired whether `threshold` approver signatures are required
+    /// @param expiry last valid block timestamp (inclusive)
+    /// @param eventId the recorder event id of the intent this PDR authorises
+    struct PDRTerms {
+        uint64 nonce;
+        bytes32 policyId;
+        uint8 decision;
+        bool approvalRequired;
+        uint64 expiry;
+        bytes32 eventId;
+    }
+
+    /// @notice An ERC-2098 compact secp256k1 signature (r, yParity << 255 | s); s must be in the
+    /// lower half of the curve order (OpenZeppelin ECDSA rejects malleable signatures).
+    struct Sig {
+        bytes32 r;
+        bytes32 vs;
+    }
+
+    /// @notice One call of a batch.
+    struct Call {
+        address target;
+        uint256 value;
+        bytes data;
+    }
+
+    /// @notice A scoped delegation of the right to sign PDRs. Signed (EIP-712, same domain) by
+    /// `delegator`, which is the owner for the first link and the previous link's delegate after.
+    /// Empty `targets` or `selectors` allow nothing; plain transfers have selector 0x00000000.
+    /// @param delegator the signer of this delegation
+    /// @param delegate the key that may sign PDRs (or delegate further) within this scope
+    /// @param parent the EIP-712 digest of the previous link, zero for the first
+    /// @param targets the call targets allowed
+    /// @param selectors the function selectors allowed (first four bytes of calldata)
+    /// @param maxValuePerCall the largest value of one call
+    /// @param maxValueTotal the largest value of all calls made under this delegation
+    /// @param expiry last valid block timestamp (inclusive)
+    /// @param salt distinguishes otherwise equal delegations
+    struct Delegation {
+        address delegator;
+        address delegate;
+        bytes32 parent;
+        address[] targets;
+        bytes4[] selectors;
+        uint256 maxValuePerCall;
+        uint256 maxValueTotal;
+        uint64 expiry;
+        bytes32 salt;
+    }
+
+    /// @notice A delegation with its delegator's signature.
+    struct SignedDelegation {
+        Delegation delegation;
+        Sig signature;
+    }
+
+    /// @notice The only decision value that executes.
+    uint8 public constant DECISION_ALLOW = 1;
+
+    /// @notice The longest delegation chain accepted (bounds the gas of a delegated call).
+    uint256 public constant MAX_DELEGATION_DEPTH = 4;
+
+    /// @notice EIP-712 type hash of the PDR struct.
+    bytes32 public constant PDR_TYPEHASH = keccak256(
+        "PDR(uint64 nonce,address target,uint256 value,bytes32 dataHash,bytes32 policyId,uint8 decision,bool approvalRequired,uint64 expiry,bytes32 eventId)"
+    );
+
+    /// @notice EIP-712 type hash of the Delegation struct.
+    bytes32 public constant DELEGATION_TYPEHASH = keccak256(
+        "Delegation(address delegator,address delegate,bytes32 parent,address[] targets,bytes4[] selectors,uint256 maxValuePerCall,uint256 maxValueTotal,uint64 expiry,bytes32 salt)"
+    );
+
+    /// @dev ERC-1271 magic value: bytes4(keccak256("isValidSignature(bytes32,bytes)")).
+    bytes4 internal constant _ERC1271_MAGIC = 0x1626ba7e;
+
+    /// @dev Packed hot-path state: policySigner (bits 0–159) | nonce (160–223) | threshold (224–231).
+    uint256 private _config;
+
+    /// @notice Whether an address is an approver.
+    mapping(address approver => bool) public isApprover;
+
+    /// @notice Number of approvers.
+    uint256 public approverCount;
+
+    /// @notice Revoked delegations, by EIP-712 digest.
+    mapping(bytes32 delegationHash => bool) public isRevoked;
+
+    /// @notice Value spent so far under each delegation, by EIP-712 digest.
+    mapping(bytes32 delegationHash => uint256) public spent;
+
+    // ---------------------------------------------------------------- events
+
+    /// @notice A call was executed under the PDR with digest `pdrHash`.
+    /// @param pdrHash the EIP-712 digest of the PDR
+    /// @param eventId the recorder event id bound in the PDR
+    /// @param target the called address
+    /// @param selector the first four bytes of the calldata (zero when shorter)
+    /// @param value the wei sent
+    /// @param success whether the call succeeded (a batch reverts instead of failing a call)
+    event Executed(
+        bytes32 indexed pdrHash, bytes32 indexed eventId, address target, bytes4 selector, uint256 value, bool success
+    );
+
+    /// @notice A PDR signed by a delegate was accepted; `chain` lists the delegation digests
+    /// from the owner's link to the delegate's.
+    event DelegationUsed(bytes32 indexed pdrHash, address indexed delegate, bytes32[] chain);
+
+    /// @notice The owner revoked the delegation with digest `delegationHash`.
+    event DelegationRevoked(bytes32 indexed delegationHash);
+
+    /// @notice The policy signer changed.
+    event PolicySignerChanged(address indexed previousSigner, address indexed newSigner);
+
+    /// @notice An approver was added (`enabled`) or removed.
+    event ApproverSet(address indexed approver, bool enabled);
+
+    /// @notice The approval threshold changed.
+    event ThresholdChanged(uint8 previousThreshold, uint8 newThreshold);
+
+    // ---------------------------------------------------------------- errors
+
+    /// @notice The PDR's nonce is not the account's current nonce (replay or out of order).
+    error InvalidNonce(uint64 expected, uint64 got);
+
+    /// @notice The PDR's decision is not allow.
+    error DecisionNotAllow(uint8 decision);
+
+    /// @notice The PDR expired at `expiry`; the block timestamp is `nowTs`.
+    error PDRExpired(uint64 expiry, uint256 nowTs);
+
+    /// @notice The PDR for this call was signed by `recovered`, not by the policy signer
+    /// (also the outcome when target, value, calldata, chain or account differ from what was signed).
+    error UnauthorizedPolicySigner(address recovered);
+
+    /// @notice Fewer valid approvals than the threshold.
+    error TooFewApprovals(uint256 got, uint256 threshold);
+
+    /// @notice `signer` signed an approval but is not an approver.
+    error NotApprover(address signer);
+
+    /// @notice The same approver signed twice.
+    error DuplicateApprover(address approver);
+
+    /// @notice Approval signatures must be sorted by strictly increasing signer address.
+    error ApproversNotSorted(address previous, address next);
+
+    /// @notice A batch call failed; the batch was reverted and the nonce not consumed.
+    error CallFailed(uint256 index, bytes returnData);
+
+    /// @notice The external call may have failed for lack of gas supplied by the sender; the
+    /// transaction reverts so that a PDR cannot be burnt by under-funding it.
+    error InsufficientGas();
+
+    /// @notice A delegated PDR came with no delegation chain.
+    error EmptyDelegationChain();
+
+    /// @notice The delegation chain is longer than {MAX_DELEGATION_DEPTH}.
+    error DelegationChainTooLong(uint256 length, uint256 max);
+
+    /// @notice Link `index` names `got` as delegator where `expected` (owner or previous delegate) must be.
+    error DelegatorMismatch(uint256 index, address expected, address got);
+
+    /// @notice Link `index` points to parent `got`, not to the previous link `expected`.
+    error DelegationParentMismatch(uint256 index, bytes32 expected, bytes32 got);
+
+    /// @notice Link `index` was signed by `recovered`, not by its delegator.
+    error InvalidDelegationSignature(uint256 index, address recovered);
+
+    /// @notice The delegation has been revoked by the owner.
+    error RevokedDelegation(bytes32 delegationHash);
+
+    /// @notice The delegation expired at `expiry`.
+    error DelegationExpired(bytes32 delegationHash, uint64 expiry);
+
+    /// @notice `target` is not in the delegation's targets.
+    error TargetNotDelegated(bytes32 delegationHash, address target);
+
+    /// @notice `selector` is not in the delegation's selectors.
+    error SelectorNotDelegated(bytes32 delegationHash, bytes4 selector);
+
+    /// @notice `value` exceeds the delegation's per-call cap.
+    error ValueOverCallCap(bytes32 delegationHash, uint256 value, uint256 cap);
+
+    /// @notice Spending would bring the delegation's total to `total`, above its cap.
+    error ValueOverTotalCap(bytes32 delegationHash, uint256 total, uint256 cap);
+
+    /// @notice The PDR was signed by `recovered`, not by the chain's last delegate `delegate`.
+    error UnauthorizedDelegate(address delegate, address recovered);
+
+    /// @notice A zero address was given where a key is required.
+    error ZeroAddress();
+
+    /// @notice The threshold must be between 1 and the number of approvers (0 only with none).
+    error InvalidThreshold(uint256 threshold, uint256 approverCount);
+
+    /// @notice The approver is already in the requested state.
+    error ApproverUnchanged(address approver, bool enabled);
+
+    /// @notice Renouncing ownership would make keys impossible to rotate and delegations
+    /// impossible to revoke.
+    error RenounceDisabled();
+
+    // ---------------------------------------------------------------- construction
+
+    /// @param owner_ the owner (administration, delegation root, ERC-1271 signer)
+    /// @param policySigner_ the key that signs PDRs
+    /// @param approvers_ the initial approvers
+    /// @param threshold_ approvals required when a PDR requires human approval
+    constructor(address owner_, address policySigner_, address[] memory approvers_, uint8 threshold_)
+        Ownable(owner_)
+        EIP712("PaceSmartAccount", "1")
+    {
+        if (policySigner_ == address(0)) revert ZeroAddress();
+        for (uint256 i = 0; i < approvers_.length; i++) {
+            _setApprover(approvers_[i], true);
+        }
+        _checkThreshold(threshold_, approverCount);
+        _config = uint256(uint160(policySigner_)) | (uint256(threshold_) << 224);
+        emit PolicySignerChanged(address(0), policySigner_);
+        emit ThresholdChanged(0, threshold_);
+    }
+
+    /// @notice Accepts ETH.
+    receive() external payable {}
+
+    // ---------------------------------------------------------------- execution
+
+    /// @notice Executes one call under a PDR that does not require human approval.
+    /// @param target the address to call
+    /// @param value the wei to send
+    /// @param data the calldata
+    /// @param t the PDR terms
+    /// @param policySig the policy signer's signature over the PDR digest
+    /// @return success whether the call succeeded
+    /// @return result the call's return data (or revert data)
+    function execute(address target, uint256 value, bytes calldata data, PDRTerms calldata t, Sig calldata policySig)
+        external
+        payable
+        nonReentrant
+        returns (bool success, bytes memory result)
+    {
+        bytes32 digest = _pdrDigest(target, value, keccak256(data), t);
+        uint256 config = _checkPolicy(digest, t, policySig);
+        if (t.approvalRequired) revert TooFewApprovals(0, _threshold(config));
+        _consumeNonce(config);
+        return _call(digest, t.eventId, target, value, data);
+    }
+
+    /// @notice Executes one call under a PDR, checking approver signatures when it requires them.
+    /// @param approvals approver signatures over the PDR digest, sorted by signer address
+    function executeWithApprovals(
+        address target,
+        uint256 value,
+        bytes calldata data,
+        PDRTerms calldata t,
+        Sig calldata policySig,
+        Sig[] calldata approvals
+    ) external payable nonReentrant returns (bool success, bytes memory result) {
+        bytes32 digest = _pdrDigest(target, value, keccak256(data), t);
+        uint256 config = _checkPolicy(digest, t, policySig);
+        if (t.approvalRequired) _checkApprovals(digest, approvals, _threshold(config));
+        _consumeNonce(config);
+        return _call(digest, t.eventId, target, value, data);
+    }
+
+    /// @notice Executes a batch atomically under one PDR (target = this account, value = sum of
+    /// values, dataHash = keccak256(abi.encode(calls))). Any failing call reverts the batch.
+    function executeBatch(Call[] calldata calls, PDRTerms calldata t, Sig calldata policySig, Sig[] calldata approvals)
+        external
+        payable
+        nonReentrant
+    {
+        bytes32 digest = hashBatch(calls, t);
+        uint256 config = _checkPolicy(digest, t, policySig);
+        if (t.approvalRequired) _checkApprovals(digest, approvals, _threshold(config));
+        _consumeNonce(config);
+        for (uint256 i = 0; i < calls.length; i++) {
+            Call calldata c = calls[i];
+            (bool ok, bytes memory ret) = _call(digest, t.eventId, c.target, c.value, c.data);
+            if (!ok) revert CallFailed(i, ret);
+        }
+    }
+
+    /// @notice Executes one call under a PDR signed by a delegate, checking the whole delegation
+    /// chain (owner → … → delegate) against the call and recording spending against each link.
+    /// @param c the call
+    /// @param t the PDR terms
+    /// @param delegateSig the last delegate's signature over the PDR digest
+    /// @param approvals approver signatures, sorted by signer, when the PDR requires approval
+    /// @param chain the delegation chain, owner's link first
+    function executeDelegated(
+        Call calldata c,
+        PDRTerms calldata t,
+        Sig calldata delegateSig,
+        Sig[] calldata approvals,
+        SignedDelegation[] calldata chain
+    ) external payable nonReentrant returns (bool success, bytes memory result) {
+        (bytes32 digest, uint256 config) = _authorizeDelegated(c, t, delegateSig, approvals, chain);
+        _consumeNonce(config);
+        return _call(digest, t.eventId, c.target, c.value, c.data);
+    }
+
+    // ---------------------------------------------------------------- administration
+
+    /// @notice Rotates the policy signer.
+    function setPolicySigner(address newSigner) external onlyOwner {
+        if (newSigner == address(0)) revert ZeroAddress();
+        uint256 config = _config;
+        emit PolicySignerChanged(address(uint160(config)), newSigner);
+        _config = (config & ~uint256(type(uint160).max)) | uint160(newSigner);
+    }
+
+    /// @notice Adds (`enabled`) or removes an approver. Removing one may not leave the threshold
+    /// above the number of approvers.
+    function setApprover(address approver, bool enabled) external onlyOwner {
+        _setApprover(approver, enabled);
+        _checkThreshold(_threshold(_config), approverCount);
+    }
+
+    /// @notice Sets how many approvals a PDR that requires human approval needs.
+    function setThreshold(uint8 newThreshold) external onlyOwner {
+        _checkThreshold(newThreshold, approverCount);
+        uint256 config = _config;
+        emit ThresholdChanged(_threshold(config), newThreshold);
+        _config = (config & ~(uint256(0xff) << 224)) | (uint256(newThreshold) << 224);
+    }
+
+    /// @notice Revokes a delegation (and with it every delegation below it in a chain).
+    function revokeDelegation(bytes32 delegationHash) external onlyOwner {
+        isRevoked[delegationHash] = true;
+        emit DelegationRevoked(delegationHash);
+    }
+
+    /// @notice Disabled: see {RenounceDisabled}.
+    function renounceOwnership() public view override onlyOwner {
+        revert RenounceDisabled();
+    }
+
+    // ---------------------------------------------------------------- views
+
+    /// @notice The nonce the next PDR must carry.
+    function nonce() external view returns (uint64) {
+        return uint64(_config >> 160);
+    }
+
+    /// @notice The key that signs PDRs.
+    function policySigner() external view returns (address) {
+        return address(uint160(_config));
+    }
+
+    /// @notice Approvals required when a PDR requires human approval.
+    function threshold() external view returns (uint8) {
+        return _threshold(_config);
+    }
+
+    /// @notice The EIP-712 domain separator of this account on this chain.
+    function domainSeparator() external view returns (bytes32) {
+        return _domainSeparatorV4();
+    }
+
+    /// @notice The EIP-712 digest of the PDR for one call.
+    function hashPDR(address target, uint256 value, bytes calldata data, PDRTerms calldata t)
+        external
+        view
+        returns (bytes32)
+    {
+        return _pdrDigest(target, value, keccak256(data), t);
+    }
+
+    /// @notice The EIP-712 digest of the PDR for a batch.
+    function hashBatch(Call[] calldata calls, PDRTerms calldata t) public view returns (bytes32) {
+        uint256 total;
+        for (uint256 i = 0; i < calls.length; i++) {
+            total += calls[i].value;
+        }
+        return _pdrDigest(address(this), total, keccak256(abi.encode(calls)), t);
+    }
+
+    /// @notice The EIP-712 digest of a delegation (its id for revocation, parents and spending).
+    function hashDelegation(Delegation calldata d) public view returns (bytes32) {
+        return _hashTypedDataV4(
+            keccak256(
+                abi.encode(
+                    DELEGATION_TYPEHASH,
+                    d.delegator,
+                    d.delegate,
+                    d.parent,
+                    keccak256(abi.encodePacked(d.targets)),
+                    keccak256(abi.encodePacked(d.selectors)),
+                    d.maxValuePerCall,
+                    d.maxValueTotal,
+                    d.expiry,
+                    d.salt
+                )
+            )
+        );
+    }
+
+    /// @notice ERC-1271: a signature is the account's if the owner made it (65-byte r‖s‖v, low s).
+    function isValidSignature(bytes32 hash, bytes calldata signature) external view returns (bytes4) {
+        (address recovered, ECDSA.RecoverError err,) = ECDSA.tryRecoverCalldata(hash, signature);
+        if (err == ECDSA.RecoverError.NoError && recovered == owner()) return _ERC1271_MAGIC;
+        return 0xffffffff;
+    }
+
+    // ---------------------------------------------------------------- internals
+
+    function _threshold(uint256 config) private pure returns (uint8) {
+        return uint8(config >> 224);
+    }
+
+    /// @dev EIP-712 digest of PDR(nonce, target, value, dataHash, policyId, decision,
+    /// approvalRequired, expiry, eventId). Assembly: hashes the ten words in scratch memory
+    /// past the free memory pointer without allocating (saves the ABI re-encoding).
+    function _pdrDigest(address target, uint256 value, bytes32 dataHash, PDRTerms calldata t)
+        private
+        view
+        returns (bytes32)
+    {
+        bytes32 typeHash = PDR_TYPEHASH;
+        bytes32 structHash;
+        assembly ("memory-safe") {
+            let m := mload(0x40)
+            mstore(m, typeHash)
+            // PDRTerms is a static struct: its six words are contiguous in calldata. Their
+            // uint64/uint8/bool ranges are validated when _checkTerms and the callers read the
+            // fields through Solidity, before any state change (dirty words revert there).
+            mstore(add(m, 0x20), calldataload(t)) // nonce
+            mstore(add(m, 0x40), target)
+            mstore(add(m, 0x60), value)
+            mstore(add(m, 0x80), dataHash)
+            calldatacopy(add(m, 0xa0), add(t, 0x20), 0xa0) // policyId, decision, approvalRequired, expiry, eventId
+            structHash := keccak256(m, 0x140)
+        }
+        return _hashTypedDataV4(structHash);
+    }
+
+    /// @dev Checks nonce, decision, expiry and the policy signature; returns the loaded config.
+    function _checkPolicy(bytes32 digest, PDRTerms calldata t, Sig calldata s) private view returns (uint256 config) {
+        config = _config;
+        _checkTerms(config, t);
+        address recovered = ECDSA.recover(digest, s.r, s.vs);
+        if (recovered != address(uint160(config))) revert UnauthorizedPolicySigner(recovered);
+    }
+
+    function _checkTerms(uint256 config, PDRTerms calldata t) private view {
+        uint64 expected = uint64(config >> 160);
+        if (t.nonce != expected) revert InvalidNonce(expected, t.nonce);
+        if (t.decision != DECISION_ALLOW) revert DecisionNotAllow(t.decision);
+        if (block.timestamp > t.expiry) revert PDRExpired(t.expiry, block.timestamp);
+    }
+
+    /// @dev Requires `required` (at least 1) signatures from distinct approvers, sorted by address.
+    function _checkApprovals(bytes32 digest, Sig[] calldata approvals, uint256 required) private view {
+        if (required == 0) required = 1;
+        if (approvals.length < required) revert TooFewApprovals(approvals.length, required);
+        address previous;
+        for (uint256 i = 0; i < approvals.length; i++) {
+            address signer = ECDSA.recover(digest, approvals[i].r, approvals[i].vs);
+            if (signer == previous) revert DuplicateApprover(signer);
+            if (signer < previous) revert ApproversNotSorted(previous, signer);
+            if (!isApprover[signer]) revert NotApprover(signer);
+            previous = signer;
+        }
+    }
+
+    /// @dev Stores nonce + 1. Unchecked: a uint64 nonce cannot wrap in practice (2^64 calls);
+    /// if it did, the masked add would carry into the threshold bits, hence the explicit mask.
+    function _consumeNonce(uint256 config) private {
+        unchecked {
+            uint256 n = uint64(config >> 160) + uint256(1);
+            _config = (config & ~(uint256(type(uint64).max) << 160)) | (uint256(uint64(n)) << 160);
+        }
+    }
+
+    /// @dev Calls out (never delegatecall), emits {Executed}. A failure that may be due to the
+    /// 63/64 gas rule (little gas left afterwards) reverts so that relayers cannot burn PDRs.
+    function _call(bytes32 digest, bytes32 eventId, address target, uint256 value, bytes calldata data)
+        private
+        returns (bool success, bytes memory result)
+    {
+        (success, result) = target.call{value: value}(data);
+        if (!success && gasleft() < _GAS_RESERVE) revert InsufficientGas();
+        bytes4 selector = data.length >= 4 ? bytes4(data[:4]) : bytes4(0);
+        emit Executed(digest, eventId, target, selector, value, success);
+    }
+
+    /// @dev Gas that must remain after a failed call for the failure to count as the target's.
+    uint256 private constant _GAS_RESERVE = 10_000;
+
+    /// @dev All checks of {executeDelegated}; records spending and emits {DelegationUsed}.
+    function _authorizeDelegated(
+        Call calldata c,
+        PDRTerms calldata t,
+        Sig calldata delegateSig,
+        Sig[] calldata approvals,
+        SignedDelegation[] calldata chain
+    ) private returns (bytes32 digest, uint256 config) {
+        digest = _pdrDigest(c.target, c.value, keccak256(c.data), t);
+        config = _config;
+        _checkTerms(config, t);
+        (address delegate, bytes32[] memory hashes) = _checkChain(c, chain);
+        address recovered = ECDSA.recover(digest, delegateSig.r, delegateSig.vs);
+        if (recovered != delegate) revert UnauthorizedDelegate(delegate, recovered);
+        if (t.approvalRequired) _checkApprovals(digest, approvals, _threshold(config));
+        emit DelegationUsed(digest, delegate, hashes);
+    }
+
+    /// @dev Walks the delegation chain; returns the last delegate and the links' digests.
+    function _checkChain(Call calldata c, SignedDelegation[] calldata chain)
+        private
+        returns (address delegate, bytes32[] memory hashes)
+    {
+        uint256 n = chain.length;
+        if (n == 0) revert EmptyDelegationChain();
+        if (n > MAX_DELEGATION_DEPTH) revert DelegationChainTooLong(n, MAX_DELEGATION_DEPTH);
+        hashes = new bytes32[](n);
+        delegate = owner();
+        bytes32 parent;
+        bytes4 selector = c.data.length >= 4 ? bytes4(c.data[:4]) : bytes4(0);
+        for (uint256 i = 0; i < n; i++) {
+            bytes32 h = _checkLink(i, chain[i], delegate, parent);
+            _checkScope(h, chain[i].delegation, c, selector);
+            hashes[i] = h;
+            parent = h;
+            delegate = chain[i].delegation.delegate;
+        }
+    }
+
+    /// @dev Checks link `i`'s delegator, parent and signature; returns its digest.
+    function _checkLink(uint256 i, SignedDelegation calldata link, address delegator, bytes32 parent)
+        private
+        view
+        returns (bytes32 h)
+    {
+        Delegation calldata d = link.delegation;
+        h = hashDelegation(d);
+        if (d.delegator != delegator) revert DelegatorMismatch(i, delegator, d.delegator);
+        if (d.parent != parent) revert DelegationParentMismatch(i, parent, d.parent);
+        address recovered = ECDSA.recover(h, link.signature.r, link.signature.vs);
+        if (recovered != delegator) revert InvalidDelegationSignature(i, recovered);
+    }
+
+    /// @dev Checks one link's revocation, expiry and scope, and records its spending.
+    function _checkScope(bytes32 h, Delegation calldata d, Call calldata c, bytes4 selector) private {
+        address target = c.target;
+        uint256 value = c.value;
+        if (isRevoked[h]) revert RevokedDelegation(h);
+        if (block.timestamp > d.expiry) revert DelegationExpired(h, d.expiry);
+        if (!_containsAddress(d.targets, target)) revert TargetNotDelegated(h, target);
+        if (!_containsSelector(d.selectors, selector)) revert SelectorNotDelegated(h, selector);
+        if (value > d.maxValuePerCall) revert ValueOverCallCap(h, value, d.maxValuePerCall);
+        if (value != 0) {
+            uint256 total = spent[h] + value;
+            if (total > d.maxValueTotal) revert ValueOverTotalCap(h, total, d.maxValueTotal);
+            spent[h] = total;
+        }
+    }
+
+    function _containsAddress(address[] calldata list, address a) private pure returns (bool) {
+        for (uint256 i = 0; i < list.length; i++) {
+            if (list[i] == a) return true;
+        }
+        return false;
+    }
+
+    function _containsSelector(bytes4[] calldata list, bytes4 s) private pure returns (bool) {
+        for (uint256 i = 0; i < list.length; i++) {
+            if (list[i] == s) return true;
+        }
+        return false;
+    }
+
+    function _setApprover(address approver, bool enabled) private {
+        if (approver == address(0)) revert ZeroAddress();
+        if (isApprover[approver] == enabled) revert ApproverUnchanged(approver, enabled);
+        isApprover[approver] = enabled;
+        if (enabled) approverCount++;
+        else approverCount--;
+        emit ApproverSet(approver, enabled);
+    }
+
+    function _checkThreshold(uint256 th, uint256 count) private pure {
+        if (count == 0 ? th != 0 : (th == 0 || th > count)) revert InvalidThreshold(th, count);
+    }
+}

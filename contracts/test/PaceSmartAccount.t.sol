@@ -1,0 +1,952 @@
+// SPDX-License-Identifier: Apache-2.0
+pragma solidity 0.8.37;
+
+import {Test} from "./utils/Test.sol";
+import {Sink, Counter, Reenterer} from "./utils/Targets.sol";
+import {PaceSmartAccount} from "../src/PaceSmartAccount.sol";
+import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
+import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
+import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
+
+/// @dev Keys, deployment and signing helpers shared by the PACE test contracts.
+abstract contract PaceBase is Test {
+    uint256 internal constant OWNER_KEY = 0xA11CE;
+    uint256 internal constant POLICY_KEY = 0xB0B;
+    uint256 internal constant APPROVER1_KEY = 0xC001;
+    uint256 internal constant APPROVER2_KEY = 0xC002;
+    uint256 internal constant APPROVER3_KEY = 0xC003;
+    uint256 internal constant DELEGATE_KEY = 0xD001;
+    uint256 internal constant SUBDELEGATE_KEY = 0xD002;
+    uint256 internal constant ATTACKER_KEY = 0xBAD;
+
+    bytes32 internal constant POLICY_ID = keccak256("policy:test");
+    bytes32 internal constant EVENT_ID = keccak256("event:1");
+    uint256 internal constant START = 1_700_000_000;
+
+    PaceSmartAccount internal account;
+    Sink internal sink;
+    Counter internal counter;
+
+    event Executed(
+        bytes32 indexed pdrHash, bytes32 indexed eventId, address target, bytes4 selector, uint256 value, bool success
+    );
+    event DelegationUsed(bytes32 indexed pdrHash, address indexed delegate, bytes32[] chain);
+
+    function setUp() public virtual {
+        vm.warp(START);
+        address[] memory approvers = new address[](3);
+        approvers[0] = vm.addr(APPROVER1_KEY);
+        approvers[1] = vm.addr(APPROVER2_KEY);
+        approvers[2] = vm.addr(APPROVER3_KEY);
+        account = new PaceSmartAccount(vm.addr(OWNER_KEY), vm.addr(POLICY_KEY), approvers, 1);
+        sink = new Sink();
+        counter = new Counter();
+        vm.deal(address(account), 100 ether);
+    }
+
+    function terms(uint64 n, bool approval) internal view returns (PaceSmartAccount.PDRTerms memory) {
+        return PaceSmartAccount.PDRTerms({
+            nonce: n,
+            policyId: POLICY_ID,
+            decision: 1,
+            approvalRequired: approval,
+            expiry: uint64(block.timestamp + 1 hours),
+            eventId: EVENT_ID
+        });
+    }
+
+    function signDigest(uint256 key, bytes32 digest) internal pure returns (PaceSmartAccount.Sig memory) {
+        (bytes32 r, bytes32 vs) = vm.signCompact(key, digest);
+        return PaceSmartAccount.Sig(r, vs);
+    }
+
+    function signPDR(uint256 key, address target, uint256 value, bytes memory data, PaceSmartAccount.PDRTerms memory t)
+        internal
+        view
+        returns (PaceSmartAccount.Sig memory)
+    {
+        return signDigest(key, account.hashPDR(target, value, data, t));
+    }
+
+    /// @dev Approver signatures sorted by signer address, as the account requires.
+    function approvalsBy(uint256[] memory keys, bytes32 digest)
+        internal
+        pure
+        returns (PaceSmartAccount.Sig[] memory sigs)
+    {
+        for (uint256 i = 1; i < keys.length; i++) {
+            for (uint256 j = i; j > 0 && vm.addr(keys[j - 1]) > vm.addr(keys[j]); j--) {
+                (keys[j - 1], keys[j]) = (keys[j], keys[j - 1]);
+            }
+        }
+        sigs = new PaceSmartAccount.Sig[](keys.length);
+        for (uint256 i = 0; i < keys.length; i++) {
+            sigs[i] = signDigest(keys[i], digest);
+        }
+    }
+
+    function one(uint256 k) internal pure returns (uint256[] memory a) {
+        a = new uint256[](1);
+        a[0] = k;
+    }
+
+    function two(uint256 k1, uint256 k2) internal pure returns (uint256[] memory a) {
+        a = new uint256[](2);
+        a[0] = k1;
+        a[1] = k2;
+    }
+
+    function bumpData(uint256 by) internal pure returns (bytes memory) {
+        return abi.encodeCall(Counter.bump, (by));
+    }
+
+    /// @dev The malleable twin of a compact signature: s' = N − s with the parity bit flipped.
+    function malleate(PaceSmartAccount.Sig memory s) internal pure returns (PaceSmartAccount.Sig memory) {
+        uint256 vs = uint256(s.vs);
+        uint256 lowS = vs & ((uint256(1) << 255) - 1);
+        uint256 parity = vs >> 255;
+        uint256 highS = SECP256K1_N - lowS;
+        return PaceSmartAccount.Sig(s.r, bytes32(((1 - parity) << 255) | highS));
+    }
+
+    /// @dev EIP-712 digest computed independently of the contract's assembly.
+    function referenceDigest(address target, uint256 value, bytes memory data, PaceSmartAccount.PDRTerms memory t)
+        internal
+        view
+        returns (bytes32)
+    {
+        bytes32 domain = keccak256(
+            abi.encode(
+                keccak256("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)"),
+                keccak256("PaceSmartAccount"),
+                keccak256("1"),
+                block.chainid,
+                address(account)
+            )
+        );
+        bytes32 structHash = keccak256(
+            abi.encode(
+                keccak256(
+                    "PDR(uint64 nonce,address target,uint256 value,bytes32 dataHash,bytes32 policyId,uint8 decision,bool approvalRequired,uint64 expiry,bytes32 eventId)"
+                ),
+                t.nonce,
+                target,
+                value,
+                keccak256(data),
+                t.policyId,
+                t.decision,
+                t.approvalRequired,
+                t.expiry,
+                t.eventId
+            )
+        );
+        return keccak256(abi.encodePacked("\x19\x01", domain, structHash));
+    }
+
+    // ---- delegation helpers ----
+
+    function scope(address delegator, address delegate, bytes32 parent) internal view returns (PaceSmartAccount.Delegation memory d) {
+        address[] memory targets = new address[](1);
+        targets[0] = address(counter);
+        bytes4[] memory selectors = new bytes4[](1);
+        selectors[0] = Counter.bump.selector;
+        d = PaceSmartAccount.Delegation({
+            delegator: delegator,
+            delegate: delegate,
+            parent: parent,
+            targets: targets,
+            selectors: selectors,
+            maxValuePerCall: 1 ether,
+            maxValueTotal: 3 ether,
+            expiry: uint64(block.timestamp + 1 days),
+            salt: bytes32(0)
+        });
+    }
+
+    function signDelegation(uint256 key, PaceSmartAccount.Delegation memory d)
+        internal
+        view
+        returns (PaceSmartAccount.SignedDelegation memory)
+    {
+        return PaceSmartAccount.SignedDelegation(d, signDigest(key, account.hashDelegation(d)));
+    }
+
+    function chainOf(PaceSmartAccount.SignedDelegation memory a)
+        internal
+        pure
+        returns (PaceSmartAccount.SignedDelegation[] memory c)
+    {
+        c = new PaceSmartAccount.SignedDelegation[](1);
+        c[0] = a;
+    }
+
+    function ownerToDelegate() internal view returns (PaceSmartAccount.SignedDelegation[] memory) {
+        return chainOf(signDelegation(OWNER_KEY, scope(vm.addr(OWNER_KEY), vm.addr(DELEGATE_KEY), 0)));
+    }
+
+    function execDelegated(
+        uint256 pdrKey,
+        PaceSmartAccount.Call memory c,
+        PaceSmartAccount.PDRTerms memory t,
+        PaceSmartAccount.SignedDelegation[] memory chain
+    ) internal returns (bool ok) {
+        PaceSmartAccount.Sig memory s = signPDR(pdrKey, c.target, c.value, c.data, t);
+        (ok,) = account.executeDelegated(c, t, s, new PaceSmartAccount.Sig[](0), chain);
+    }
+}
+
+contract PaceSmartAccountTest is PaceBase {
+    // ---------------------------------------------------------------- happy paths
+
+    function test_ExecutesWithPolicySignature() public {
+        bytes memory data = bumpData(5);
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
+        bytes32 digest = account.hashPDR(address(counter), 0, data, t);
+
+        vm.expectEmit(address(account));
+        emit Executed(digest, EVENT_ID, address(counter), Counter.bump.selector, 0, true);
+        (bool ok,) = account.execute(address(counter), 0, data, t, s);
+
+        vm.assertTrue(ok, "call succeeded");
+        vm.assertEq(counter.count(), 5, "effect");
+        vm.assertEq(counter.lastCaller(), address(account), "called by the account");
+        vm.assertEq(uint256(account.nonce()), 1, "nonce consumed");
+    }
+
+    function test_ExecutesWithValue() public {
+        bytes memory data = bumpData(1);
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        account.execute(address(counter), 2 ether, data, t, signPDR(POLICY_KEY, address(counter), 2 ether, data, t));
+        vm.assertEq(counter.received(), 2 ether, "value delivered");
+        vm.assertEq(address(account).balance, 98 ether, "value left the account");
+    }
+
+    function test_ExecutesWithApprovals() public {
+        vm.prank(vm.addr(OWNER_KEY));
+        account.setThreshold(2);
+        bytes memory data = bumpData(7);
+        PaceSmartAccount.PDRTerms memory t = terms(0, true);
+        bytes32 digest = account.hashPDR(address(counter), 0, data, t);
+        (bool ok,) = account.executeWithApprovals(
+            address(counter),
+            0,
+            data,
+            t,
+            signDigest(POLICY_KEY, digest),
+            approvalsBy(two(APPROVER1_KEY, APPROVER3_KEY), digest)
+        );
+        vm.assertTrue(ok, "call succeeded");
+        vm.assertEq(counter.count(), 7, "effect");
+    }
+
+    function test_ApprovalsIgnoredWhenNotRequired() public {
+        bytes memory data = bumpData(1);
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        (bool ok,) = account.executeWithApprovals(
+            address(counter), 0, data, t, signPDR(POLICY_KEY, address(counter), 0, data, t), new PaceSmartAccount.Sig[](0)
+        );
+        vm.assertTrue(ok, "executed without approvals");
+    }
+
+    function test_FailedCallConsumesNonceAndIsRecorded() public {
+        bytes memory data = abi.encodeCall(Counter.fail, (42));
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        bytes32 digest = account.hashPDR(address(counter), 0, data, t);
+        vm.expectEmit(address(account));
+        emit Executed(digest, EVENT_ID, address(counter), Counter.fail.selector, 0, false);
+        (bool ok, bytes memory ret) = account.execute(address(counter), 0, data, t, signDigest(POLICY_KEY, digest));
+        vm.assertFalse(ok, "call failed");
+        vm.assertEq(ret, abi.encodeWithSelector(Counter.Boom.selector, 42), "revert data returned");
+        vm.assertEq(uint256(account.nonce()), 1, "nonce consumed");
+    }
+
+    function test_ExecuteBatch() public {
+        PaceSmartAccount.Call[] memory calls = new PaceSmartAccount.Call[](2);
+        calls[0] = PaceSmartAccount.Call(address(counter), 1 ether, bumpData(2));
+        calls[1] = PaceSmartAccount.Call(address(sink), 0, abi.encodeCall(Sink.ping, ()));
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        bytes32 digest = account.hashBatch(calls, t);
+        vm.assertEq(digest, referenceDigest(address(account), 1 ether, abi.encode(calls), t), "batch digest");
+        account.executeBatch(calls, t, signDigest(POLICY_KEY, digest), new PaceSmartAccount.Sig[](0));
+        vm.assertEq(counter.count(), 2, "first call");
+        vm.assertEq(counter.received(), 1 ether, "value");
+        vm.assertEq(uint256(account.nonce()), 1, "one nonce per batch");
+    }
+
+    function test_RevertWhen_BatchCallFails() public {
+        PaceSmartAccount.Call[] memory calls = new PaceSmartAccount.Call[](2);
+        calls[0] = PaceSmartAccount.Call(address(counter), 0, bumpData(2));
+        calls[1] = PaceSmartAccount.Call(address(counter), 0, abi.encodeCall(Counter.fail, (7)));
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        PaceSmartAccount.Sig memory s = signDigest(POLICY_KEY, account.hashBatch(calls, t));
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                PaceSmartAccount.CallFailed.selector, 1, abi.encodeWithSelector(Counter.Boom.selector, 7)
+            )
+        );
+        account.executeBatch(calls, t, s, new PaceSmartAccount.Sig[](0));
+    }
+
+    function test_RevertWhen_BatchPDRUsedForSingleCall() public {
+        PaceSmartAccount.Call[] memory calls = new PaceSmartAccount.Call[](1);
+        calls[0] = PaceSmartAccount.Call(address(counter), 0, bumpData(2));
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        PaceSmartAccount.Sig memory s = signDigest(POLICY_KEY, account.hashBatch(calls, t));
+        vm.expectPartialRevert(PaceSmartAccount.UnauthorizedPolicySigner.selector);
+        account.execute(address(counter), 0, bumpData(2), t, s);
+    }
+
+    function test_DigestMatchesReference() public view {
+        PaceSmartAccount.PDRTerms memory t = terms(3, true);
+        bytes memory data = bumpData(9);
+        vm.assertEq(
+            account.hashPDR(address(counter), 5, data, t), referenceDigest(address(counter), 5, data, t), "digest"
+        );
+    }
+
+    // ---------------------------------------------------------------- attacks on PDRs
+
+    function test_RevertWhen_WrongSigner() public {
+        bytes memory data = bumpData(1);
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        PaceSmartAccount.Sig memory s = signPDR(ATTACKER_KEY, address(counter), 0, data, t);
+        vm.expectRevert(
+            abi.encodeWithSelector(PaceSmartAccount.UnauthorizedPolicySigner.selector, vm.addr(ATTACKER_KEY))
+        );
+        account.execute(address(counter), 0, data, t, s);
+    }
+
+    function test_RevertWhen_NonceReplayed() public {
+        bytes memory data = bumpData(1);
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
+        account.execute(address(counter), 0, data, t, s);
+        vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.InvalidNonce.selector, uint64(1), uint64(0)));
+        account.execute(address(counter), 0, data, t, s);
+    }
+
+    function test_RevertWhen_OtherChainId() public {
+        bytes memory data = bumpData(1);
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
+        vm.chainId(block.chainid + 1);
+        vm.expectPartialRevert(PaceSmartAccount.UnauthorizedPolicySigner.selector);
+        account.execute(address(counter), 0, data, t, s);
+    }
+
+    function test_RevertWhen_OtherAccount() public {
+        address[] memory none = new address[](0);
+        PaceSmartAccount other = new PaceSmartAccount(vm.addr(OWNER_KEY), vm.addr(POLICY_KEY), none, 0);
+        bytes memory data = bumpData(1);
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t); // for `account`
+        vm.expectPartialRevert(PaceSmartAccount.UnauthorizedPolicySigner.selector);
+        other.execute(address(counter), 0, data, t, s);
+    }
+
+    function test_RevertWhen_Expired() public {
+        bytes memory data = bumpData(1);
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
+        vm.warp(uint256(t.expiry) + 1);
+        vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.PDRExpired.selector, t.expiry, uint256(t.expiry) + 1));
+        account.execute(address(counter), 0, data, t, s);
+    }
+
+    function test_RevertWhen_CalldataDiffers() public {
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, bumpData(1), t);
+        vm.expectPartialRevert(PaceSmartAccount.UnauthorizedPolicySigner.selector);
+        account.execute(address(counter), 0, bumpData(1000), t, s);
+    }
+
+    function test_RevertWhen_ValueDiffers() public {
+        bytes memory data = bumpData(1);
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
+        vm.expectPartialRevert(PaceSmartAccount.UnauthorizedPolicySigner.selector);
+        account.execute(address(counter), 50 ether, data, t, s);
+    }
+
+    function test_RevertWhen_TargetDiffers() public {
+        bytes memory data = bumpData(1);
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
+        vm.expectPartialRevert(PaceSmartAccount.UnauthorizedPolicySigner.selector);
+        account.execute(address(sink), 0, data, t, s);
+    }
+
+    function test_RevertWhen_DecisionDeny() public {
+        bytes memory data = bumpData(1);
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        t.decision = 0;
+        PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
+        vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.DecisionNotAllow.selector, uint8(0)));
+        account.execute(address(counter), 0, data, t, s);
+    }
+
+    function test_RevertWhen_ApprovalRequiredButNoneGiven() public {
+        bytes memory data = bumpData(1);
+        PaceSmartAccount.PDRTerms memory t = terms(0, true);
+        PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
+        vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.TooFewApprovals.selector, 0, 1));
+        account.execute(address(counter), 0, data, t, s);
+    }
+
+    function test_RevertWhen_TooFewApprovers() public {
+        vm.prank(vm.addr(OWNER_KEY));
+        account.setThreshold(2);
+        bytes memory data = bumpData(1);
+        PaceSmartAccount.PDRTerms memory t = terms(0, true);
+        bytes32 digest = account.hashPDR(address(counter), 0, data, t);
+        PaceSmartAccount.Sig memory s = signDigest(POLICY_KEY, digest);
+        PaceSmartAccount.Sig[] memory a = approvalsBy(one(APPROVER1_KEY), digest);
+        vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.TooFewApprovals.selector, 1, 2));
+        account.executeWithApprovals(address(counter), 0, data, t, s, a);
+    }
+
+    function test_RevertWhen_DuplicateApprover() public {
+        vm.prank(vm.addr(OWNER_KEY));
+        account.setThreshold(2);
+        bytes memory data = bumpData(1);
+        PaceSmartAccount.PDRTerms memory t = terms(0, true);
+        bytes32 digest = account.hashPDR(address(counter), 0, data, t);
+        PaceSmartAccount.Sig[] memory a = new PaceSmartAccount.Sig[](2);
+        a[0] = signDigest(APPROVER1_KEY, digest);
+        a[1] = a[0];
+        PaceSmartAccount.Sig memory s = signDigest(POLICY_KEY, digest);
+        vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.DuplicateApprover.selector, vm.addr(APPROVER1_KEY)));
+        account.executeWithApprovals(address(counter), 0, data, t, s, a);
+    }
+
+    function test_RevertWhen_ApproversUnsorted() public {
+        vm.prank(vm.addr(OWNER_KEY));
+        account.setThreshold(2);
+        bytes memory data = bumpData(1);
+        PaceSmartAccount.PDRTerms memory t = terms(0, true);
+        bytes32 digest = account.hashPDR(address(counter), 0, data, t);
+        PaceSmartAccount.Sig[] memory a = approvalsBy(two(APPROVER1_KEY, APPROVER2_KEY), digest);
+        (a[0], a[1]) = (a[1], a[0]);
+        address hi = ECDSA.recover(digest, a[0].r, a[0].vs);
+        address lo = ECDSA.recover(digest, a[1].r, a[1].vs);
+        PaceSmartAccount.Sig memory s = signDigest(POLICY_KEY, digest);
+        vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.ApproversNotSorted.selector, hi, lo));
+        account.executeWithApprovals(address(counter), 0, data, t, s, a);
+    }
+
+    function test_RevertWhen_ApproverNotListed() public {
+        bytes memory data = bumpData(1);
+        PaceSmartAccount.PDRTerms memory t = terms(0, true);
+        bytes32 digest = account.hashPDR(address(counter), 0, data, t);
+        PaceSmartAccount.Sig memory s = signDigest(POLICY_KEY, digest);
+        PaceSmartAccount.Sig[] memory a = approvalsBy(one(ATTACKER_KEY), digest);
+        vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.NotApprover.selector, vm.addr(ATTACKER_KEY)));
+        account.executeWithApprovals(address(counter), 0, data, t, s, a);
+    }
+
+    /// @dev The malleable twin (r, N − s, v ^ 1) of a valid signature cannot be expressed as an
+    /// ERC-2098 compact signature (N − s ≥ 2^255 spills into the parity bit), so it recovers to
+    /// another address; the high-s values that do fit are rejected by OpenZeppelin's s check.
+    function test_RevertWhen_PolicySignatureMalleable() public {
+        bytes memory data = bumpData(1);
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        PaceSmartAccount.Sig memory twin = malleate(signPDR(POLICY_KEY, address(counter), 0, data, t));
+        (bool ok,) =
+            address(account).call(abi.encodeCall(PaceSmartAccount.execute, (address(counter), 0, data, t, twin)));
+        vm.assertFalse(ok, "malleated twin accepted");
+
+        PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
+        bytes32 highS = bytes32(SECP256K1_N / 2 + 1); // < 2^255: representable, but not low-s
+        s.vs = highS;
+        vm.expectRevert(abi.encodeWithSelector(ECDSA.ECDSAInvalidSignatureS.selector, highS));
+        account.execute(address(counter), 0, data, t, s);
+        vm.assertEq(uint256(account.nonce()), 0, "nothing executed");
+    }
+
+    function test_RevertWhen_ApprovalSignatureMalleable() public {
+        bytes memory data = bumpData(1);
+        PaceSmartAccount.PDRTerms memory t = terms(0, true);
+        bytes32 digest = account.hashPDR(address(counter), 0, data, t);
+        PaceSmartAccount.Sig[] memory a = approvalsBy(one(APPROVER1_KEY), digest);
+        a[0].vs = bytes32(SECP256K1_N / 2 + 7); // high s that still fits in 255 bits
+        PaceSmartAccount.Sig memory s = signDigest(POLICY_KEY, digest);
+        vm.expectRevert(abi.encodeWithSelector(ECDSA.ECDSAInvalidSignatureS.selector, a[0].vs));
+        account.executeWithApprovals(address(counter), 0, data, t, s, a);
+    }
+
+    function test_RevertWhen_ERC1271SignatureMalleable() public view {
+        bytes32 h = keccak256("message");
+        (uint8 v, bytes32 r, bytes32 s) = vm.sign(OWNER_KEY, h);
+        bytes32 twinS = bytes32(SECP256K1_N - uint256(s));
+        uint8 twinV = v == 27 ? 28 : 27;
+        vm.assertTrue(account.isValidSignature(h, abi.encodePacked(r, s, v)) == bytes4(0x1626ba7e), "original");
+        vm.assertTrue(
+            account.isValidSignature(h, abi.encodePacked(r, twinS, twinV)) == bytes4(0xffffffff), "twin rejected"
+        );
+    }
+
+    function test_RevertWhen_ReenteredThroughTarget() public {
+        Reenterer evil = new Reenterer();
+        // A second PDR, validly signed for nonce 1, that the target tries to use mid-call.
+        bytes memory innerData = bumpData(100);
+        PaceSmartAccount.PDRTerms memory inner = terms(1, false);
+        evil.arm(account, address(counter), innerData, inner, signPDR(POLICY_KEY, address(counter), 0, innerData, inner));
+
+        bytes memory data = abi.encodeCall(Reenterer.attack, ());
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        (bool ok,) = account.execute(address(evil), 0, data, t, signPDR(POLICY_KEY, address(evil), 0, data, t));
+
+        vm.assertTrue(ok, "outer call returned");
+        vm.assertFalse(evil.reentered(), "re-entry must not execute");
+        vm.assertEq(
+            evil.reentryRevert(),
+            abi.encodeWithSelector(ReentrancyGuardTransient.ReentrancyGuardReentrantCall.selector),
+            "blocked by the guard"
+        );
+        vm.assertEq(counter.count(), 0, "inner call had no effect");
+        vm.assertEq(uint256(account.nonce()), 1, "only the outer nonce consumed");
+    }
+
+    function test_RevertWhen_TargetStarvedOfGas() public {
+        bytes memory data = abi.encodeCall(Counter.burn, ());
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
+        vm.expectRevert(PaceSmartAccount.InsufficientGas.selector);
+        account.execute{gas: 300_000}(address(counter), 0, data, t, s);
+        vm.assertEq(uint256(account.nonce()), 0, "PDR not burnt");
+    }
+
+    // ---------------------------------------------------------------- delegation
+
+    function test_DelegatedExecution() public {
+        PaceSmartAccount.SignedDelegation[] memory chain = ownerToDelegate();
+        PaceSmartAccount.Call memory c = PaceSmartAccount.Call(address(counter), 1 ether, bumpData(3));
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        bytes32 digest = account.hashPDR(c.target, c.value, c.data, t);
+        bytes32[] memory hashes = new bytes32[](1);
+        hashes[0] = account.hashDelegation(chain[0].delegation);
+
+        vm.expectEmit(address(account));
+        emit DelegationUsed(digest, vm.addr(DELEGATE_KEY), hashes);
+        vm.assertTrue(execDelegated(DELEGATE_KEY, c, t, chain), "executed");
+        vm.assertEq(counter.count(), 3, "effect");
+        vm.assertEq(account.spent(hashes[0]), 1 ether, "spending recorded");
+    }
+
+    function test_SubDelegationWithinScope() public {
+        PaceSmartAccount.Delegation memory root = scope(vm.addr(OWNER_KEY), vm.addr(DELEGATE_KEY), 0);
+        bytes32 rootHash = account.hashDelegation(root);
+        PaceSmartAccount.Delegation memory sub = scope(vm.addr(DELEGATE_KEY), vm.addr(SUBDELEGATE_KEY), rootHash);
+        sub.maxValuePerCall = 0.5 ether;
+        PaceSmartAccount.SignedDelegation[] memory chain = new PaceSmartAccount.SignedDelegation[](2);
+        chain[0] = signDelegation(OWNER_KEY, root);
+        chain[1] = signDelegation(DELEGATE_KEY, sub);
+        PaceSmartAccount.Call memory c = PaceSmartAccount.Call(address(counter), 0.5 ether, bumpData(1));
+        vm.assertTrue(execDelegated(SUBDELEGATE_KEY, c, terms(0, false), chain), "executed");
+        vm.assertEq(account.spent(rootHash), 0.5 ether, "parent spending");
+        vm.assertEq(account.spent(account.hashDelegation(sub)), 0.5 ether, "child spending");
+    }
+
+    function test_RevertWhen_SubDelegationExceedsParentScope() public {
+        PaceSmartAccount.Delegation memory root = scope(vm.addr(OWNER_KEY), vm.addr(DELEGATE_KEY), 0);
+        bytes32 rootHash = account.hashDelegation(root);
+        PaceSmartAccount.Delegation memory sub = scope(vm.addr(DELEGATE_KEY), vm.addr(SUBDELEGATE_KEY), rootHash);
+        sub.targets[0] = address(sink); // the parent never allowed `sink`
+        sub.selectors[0] = Sink.ping.selector;
+        PaceSmartAccount.SignedDelegation[] memory chain = new PaceSmartAccount.SignedDelegation[](2);
+        chain[0] = signDelegation(OWNER_KEY, root);
+        chain[1] = signDelegation(DELEGATE_KEY, sub);
+        PaceSmartAccount.Call memory c = PaceSmartAccount.Call(address(sink), 0, abi.encodeCall(Sink.ping, ()));
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        PaceSmartAccount.Sig memory s = signPDR(SUBDELEGATE_KEY, c.target, c.value, c.data, t);
+        vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.TargetNotDelegated.selector, rootHash, address(sink)));
+        account.executeDelegated(c, t, s, new PaceSmartAccount.Sig[](0), chain);
+    }
+
+    function test_RevertWhen_DelegationTargetOutOfScope() public {
+        PaceSmartAccount.SignedDelegation[] memory chain = ownerToDelegate();
+        bytes32 h = account.hashDelegation(chain[0].delegation);
+        PaceSmartAccount.Call memory c = PaceSmartAccount.Call(address(sink), 0, abi.encodeCall(Counter.bump, (1)));
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        PaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
+        vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.TargetNotDelegated.selector, h, address(sink)));
+        account.executeDelegated(c, t, s, new PaceSmartAccount.Sig[](0), chain);
+    }
+
+    function test_RevertWhen_DelegationSelectorOutOfScope() public {
+        PaceSmartAccount.SignedDelegation[] memory chain = ownerToDelegate();
+        bytes32 h = account.hashDelegation(chain[0].delegation);
+        PaceSmartAccount.Call memory c = PaceSmartAccount.Call(address(counter), 0, abi.encodeCall(Counter.fail, (1)));
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        PaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
+        vm.expectRevert(
+            abi.encodeWithSelector(PaceSmartAccount.SelectorNotDelegated.selector, h, Counter.fail.selector)
+        );
+        account.executeDelegated(c, t, s, new PaceSmartAccount.Sig[](0), chain);
+    }
+
+    function test_RevertWhen_DelegationValueOverCallCap() public {
+        PaceSmartAccount.SignedDelegation[] memory chain = ownerToDelegate();
+        bytes32 h = account.hashDelegation(chain[0].delegation);
+        PaceSmartAccount.Call memory c = PaceSmartAccount.Call(address(counter), 2 ether, bumpData(1));
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        PaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
+        vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.ValueOverCallCap.selector, h, 2 ether, 1 ether));
+        account.executeDelegated(c, t, s, new PaceSmartAccount.Sig[](0), chain);
+    }
+
+    function test_RevertWhen_DelegationValueOverTotalCap() public {
+        PaceSmartAccount.SignedDelegation[] memory chain = ownerToDelegate();
+        bytes32 h = account.hashDelegation(chain[0].delegation);
+        PaceSmartAccount.Call memory c = PaceSmartAccount.Call(address(counter), 1 ether, bumpData(1));
+        for (uint64 i = 0; i < 3; i++) {
+            vm.assertTrue(execDelegated(DELEGATE_KEY, c, terms(i, false), chain), "within total cap");
+        }
+        PaceSmartAccount.PDRTerms memory t = terms(3, false);
+        PaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
+        vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.ValueOverTotalCap.selector, h, 4 ether, 3 ether));
+        account.executeDelegated(c, t, s, new PaceSmartAccount.Sig[](0), chain);
+    }
+
+    function test_RevertWhen_DelegationExpired() public {
+        PaceSmartAccount.SignedDelegation[] memory chain = ownerToDelegate();
+        bytes32 h = account.hashDelegation(chain[0].delegation);
+        vm.warp(uint256(chain[0].delegation.expiry) + 1);
+        PaceSmartAccount.Call memory c = PaceSmartAccount.Call(address(counter), 0, bumpData(1));
+        PaceSmartAccount.PDRTerms memory t = terms(0, false); // the PDR itself is still valid
+        PaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
+        vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.DelegationExpired.selector, h, chain[0].delegation.expiry));
+        account.executeDelegated(c, t, s, new PaceSmartAccount.Sig[](0), chain);
+    }
+
+    function test_RevertWhen_DelegationRevoked() public {
+        PaceSmartAccount.SignedDelegation[] memory chain = ownerToDelegate();
+        bytes32 h = account.hashDelegation(chain[0].delegation);
+        vm.prank(vm.addr(OWNER_KEY));
+        account.revokeDelegation(h);
+        PaceSmartAccount.Call memory c = PaceSmartAccount.Call(address(counter), 0, bumpData(1));
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        PaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
+        vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.RevokedDelegation.selector, h));
+        account.executeDelegated(c, t, s, new PaceSmartAccount.Sig[](0), chain);
+    }
+
+    function test_RevertWhen_DelegationNotFromOwner() public {
+        PaceSmartAccount.SignedDelegation[] memory chain =
+            chainOf(signDelegation(ATTACKER_KEY, scope(vm.addr(ATTACKER_KEY), vm.addr(DELEGATE_KEY), 0)));
+        PaceSmartAccount.Call memory c = PaceSmartAccount.Call(address(counter), 0, bumpData(1));
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        PaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                PaceSmartAccount.DelegatorMismatch.selector, 0, vm.addr(OWNER_KEY), vm.addr(ATTACKER_KEY)
+            )
+        );
+        account.executeDelegated(c, t, s, new PaceSmartAccount.Sig[](0), chain);
+    }
+
+    function test_RevertWhen_DelegationSignatureForged() public {
+        // Names the owner as delegator but is signed by the attacker.
+        PaceSmartAccount.SignedDelegation[] memory chain =
+            chainOf(signDelegation(ATTACKER_KEY, scope(vm.addr(OWNER_KEY), vm.addr(DELEGATE_KEY), 0)));
+        PaceSmartAccount.Call memory c = PaceSmartAccount.Call(address(counter), 0, bumpData(1));
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        PaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
+        vm.expectRevert(
+            abi.encodeWithSelector(PaceSmartAccount.InvalidDelegationSignature.selector, 0, vm.addr(ATTACKER_KEY))
+        );
+        account.executeDelegated(c, t, s, new PaceSmartAccount.Sig[](0), chain);
+    }
+
+    function test_RevertWhen_DelegationParentMismatch() public {
+        PaceSmartAccount.Delegation memory root = scope(vm.addr(OWNER_KEY), vm.addr(DELEGATE_KEY), 0);
+        PaceSmartAccount.Delegation memory sub = scope(vm.addr(DELEGATE_KEY), vm.addr(SUBDELEGATE_KEY), keccak256("other"));
+        PaceSmartAccount.SignedDelegation[] memory chain = new PaceSmartAccount.SignedDelegation[](2);
+        chain[0] = signDelegation(OWNER_KEY, root);
+        chain[1] = signDelegation(DELEGATE_KEY, sub);
+        PaceSmartAccount.Call memory c = PaceSmartAccount.Call(address(counter), 0, bumpData(1));
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        PaceSmartAccount.Sig memory s = signPDR(SUBDELEGATE_KEY, c.target, c.value, c.data, t);
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                PaceSmartAccount.DelegationParentMismatch.selector, 1, account.hashDelegation(root), keccak256("other")
+            )
+        );
+        account.executeDelegated(c, t, s, new PaceSmartAccount.Sig[](0), chain);
+    }
+
+    function test_RevertWhen_PDRNotSignedByDelegate() public {
+        PaceSmartAccount.SignedDelegation[] memory chain = ownerToDelegate();
+        PaceSmartAccount.Call memory c = PaceSmartAccount.Call(address(counter), 0, bumpData(1));
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        PaceSmartAccount.Sig memory s = signPDR(ATTACKER_KEY, c.target, c.value, c.data, t);
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                PaceSmartAccount.UnauthorizedDelegate.selector, vm.addr(DELEGATE_KEY), vm.addr(ATTACKER_KEY)
+            )
+        );
+        account.executeDelegated(c, t, s, new PaceSmartAccount.Sig[](0), chain);
+    }
+
+    function test_RevertWhen_DelegationChainEmpty() public {
+        PaceSmartAccount.Call memory c = PaceSmartAccount.Call(address(counter), 0, bumpData(1));
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        PaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
+        vm.expectRevert(PaceSmartAccount.EmptyDelegationChain.selector);
+        account.executeDelegated(c, t, s, new PaceSmartAccount.Sig[](0), new PaceSmartAccount.SignedDelegation[](0));
+    }
+
+    function test_RevertWhen_DelegationChainTooLong() public {
+        PaceSmartAccount.Call memory c = PaceSmartAccount.Call(address(counter), 0, bumpData(1));
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        PaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
+        vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.DelegationChainTooLong.selector, 5, 4));
+        account.executeDelegated(c, t, s, new PaceSmartAccount.Sig[](0), new PaceSmartAccount.SignedDelegation[](5));
+    }
+
+    // ---------------------------------------------------------------- administration
+
+    function test_OwnerRotatesKeys() public {
+        vm.startPrank(vm.addr(OWNER_KEY));
+        account.setPolicySigner(vm.addr(ATTACKER_KEY));
+        account.setApprover(vm.addr(ATTACKER_KEY), true);
+        account.setThreshold(3);
+        account.setApprover(vm.addr(APPROVER3_KEY), false);
+        vm.stopPrank();
+        vm.assertEq(account.policySigner(), vm.addr(ATTACKER_KEY), "policy signer");
+        vm.assertEq(uint256(account.threshold()), 3, "threshold");
+        vm.assertEq(account.approverCount(), 3, "approver count");
+        vm.assertTrue(account.isApprover(vm.addr(ATTACKER_KEY)), "added");
+        vm.assertFalse(account.isApprover(vm.addr(APPROVER3_KEY)), "removed");
+    }
+
+    function test_RevertWhen_NotOwner() public {
+        vm.prank(vm.addr(ATTACKER_KEY));
+        vm.expectRevert(abi.encodeWithSelector(Ownable.OwnableUnauthorizedAccount.selector, vm.addr(ATTACKER_KEY)));
+        account.setPolicySigner(vm.addr(ATTACKER_KEY));
+    }
+
+    function test_RevertWhen_ThresholdAboveApprovers() public {
+        vm.prank(vm.addr(OWNER_KEY));
+        vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.InvalidThreshold.selector, 4, 3));
+        account.setThreshold(4);
+    }
+
+    function test_RevertWhen_RemovingApproverBreaksThreshold() public {
+        vm.startPrank(vm.addr(OWNER_KEY));
+        account.setThreshold(3);
+        vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.InvalidThreshold.selector, 3, 2));
+        account.setApprover(vm.addr(APPROVER1_KEY), false);
+        vm.stopPrank();
+    }
+
+    function test_RevertWhen_ZeroPolicySigner() public {
+        vm.prank(vm.addr(OWNER_KEY));
+        vm.expectRevert(PaceSmartAccount.ZeroAddress.selector);
+        account.setPolicySigner(address(0));
+    }
+
+    function test_RevertWhen_ApproverUnchanged() public {
+        vm.prank(vm.addr(OWNER_KEY));
+        vm.expectRevert(
+            abi.encodeWithSelector(PaceSmartAccount.ApproverUnchanged.selector, vm.addr(APPROVER1_KEY), true)
+        );
+        account.setApprover(vm.addr(APPROVER1_KEY), true);
+    }
+
+    function test_RevertWhen_RenounceOwnership() public {
+        vm.prank(vm.addr(OWNER_KEY));
+        vm.expectRevert(PaceSmartAccount.RenounceDisabled.selector);
+        account.renounceOwnership();
+    }
+
+    function test_RotatedPolicySignerTakesEffect() public {
+        vm.prank(vm.addr(OWNER_KEY));
+        account.setPolicySigner(vm.addr(APPROVER1_KEY));
+        bytes memory data = bumpData(1);
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        PaceSmartAccount.Sig memory old = signPDR(POLICY_KEY, address(counter), 0, data, t);
+        vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.UnauthorizedPolicySigner.selector, vm.addr(POLICY_KEY)));
+        account.execute(address(counter), 0, data, t, old);
+        (bool ok,) = account.execute(address(counter), 0, data, t, signPDR(APPROVER1_KEY, address(counter), 0, data, t));
+        vm.assertTrue(ok, "new signer accepted");
+    }
+
+    function test_ERC1271OwnerSignature() public view {
+        bytes32 h = keccak256("message");
+        (uint8 v, bytes32 r, bytes32 s) = vm.sign(OWNER_KEY, h);
+        vm.assertTrue(account.isValidSignature(h, abi.encodePacked(r, s, v)) == bytes4(0x1626ba7e), "owner");
+        (v, r, s) = vm.sign(POLICY_KEY, h);
+        vm.assertTrue(account.isValidSignature(h, abi.encodePacked(r, s, v)) == bytes4(0xffffffff), "not owner");
+        vm.assertTrue(account.isValidSignature(h, hex"00") == bytes4(0xffffffff), "garbage");
+    }
+
+    function test_ReceivesEther() public {
+        (bool ok,) = address(account).call{value: 1 ether}("");
+        vm.assertTrue(ok, "receive");
+        vm.assertEq(address(account).balance, 101 ether, "balance");
+    }
+
+    function test_NoDelegatecallOpcode() public view {
+        bytes memory code = address(account).code;
+        for (uint256 i = 0; i < code.length; i++) {
+            uint8 op = uint8(code[i]);
+            vm.assertTrue(op != 0xf4, "DELEGATECALL in runtime code");
+            if (op >= 0x60 && op <= 0x7f) i += op - 0x5f; // skip PUSH data
+        }
+    }
+
+    // ---------------------------------------------------------------- gas snapshot entries
+
+    function test_Gas_ExecutePolicyOnly() public {
+        bytes memory data = abi.encodeCall(Sink.ping, ());
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        account.execute(address(sink), 0, data, t, signPDR(POLICY_KEY, address(sink), 0, data, t));
+    }
+
+    function test_Gas_ExecuteWithOneApproval() public {
+        bytes memory data = abi.encodeCall(Sink.ping, ());
+        PaceSmartAccount.PDRTerms memory t = terms(0, true);
+        bytes32 digest = account.hashPDR(address(sink), 0, data, t);
+        account.executeWithApprovals(
+            address(sink), 0, data, t, signDigest(POLICY_KEY, digest), approvalsBy(one(APPROVER1_KEY), digest)
+        );
+    }
+
+    // ---------------------------------------------------------------- fuzz
+
+    function testFuzz_DigestMatchesReference(
+        address target,
+        uint256 value,
+        bytes calldata data,
+        uint64 n,
+        bytes32 policyId,
+        uint8 decision,
+        bool approval,
+        uint64 expiry,
+        bytes32 eventId
+    ) public view {
+        PaceSmartAccount.PDRTerms memory t =
+            PaceSmartAccount.PDRTerms(n, policyId, decision, approval, expiry, eventId);
+        vm.assertEq(account.hashPDR(target, value, data, t), referenceDigest(target, value, data, t), "digest");
+    }
+
+    function testFuzz_OnlyPolicySignerExecutes(uint256 keySeed) public {
+        uint256 key = keyFrom(keySeed);
+        bytes memory data = bumpData(1);
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        PaceSmartAccount.Sig memory s = signPDR(key, address(counter), 0, data, t);
+        (bool ok,) = address(account).call(abi.encodeCall(PaceSmartAccount.execute, (address(counter), 0, data, t, s)));
+        vm.assertEq(ok, key == POLICY_KEY, "accepted iff policy signer");
+        vm.assertEq(counter.count(), ok ? 1 : 0, "effect iff accepted");
+    }
+
+    function testFuzz_AnyTamperedFieldRejected(uint8 field, uint256 delta) public {
+        delta = bound(delta, 1, type(uint64).max);
+        bytes memory data = bumpData(1);
+        address target = address(counter);
+        uint256 value = 0;
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, target, value, data, t);
+        field = field % 6;
+        if (field == 0) target = address(uint160(target) ^ uint160(delta));
+        if (field == 1) value = delta;
+        if (field == 2) data = bumpData(1 + delta);
+        if (field == 3) t.policyId = bytes32(uint256(t.policyId) ^ delta);
+        if (field == 4) t.eventId = bytes32(uint256(t.eventId) ^ delta);
+        if (field == 5) t.expiry = uint64(t.expiry + (delta % 1000) + 1);
+        (bool ok, bytes memory ret) =
+            address(account).call(abi.encodeCall(PaceSmartAccount.execute, (target, value, data, t, s)));
+        vm.assertFalse(ok, "tampered PDR accepted");
+        vm.assertTrue(bytes4(ret) == PaceSmartAccount.UnauthorizedPolicySigner.selector, "rejected as wrong signer");
+    }
+
+    function testFuzz_ExpiryIsInclusive(uint64 expiry, uint32 ahead) public {
+        expiry = uint64(bound(expiry, START, type(uint64).max - 2 ** 32));
+        bytes memory data = bumpData(1);
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        t.expiry = expiry;
+        PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
+        vm.warp(uint256(expiry) + ahead);
+        (bool ok,) = address(account).call(abi.encodeCall(PaceSmartAccount.execute, (address(counter), 0, data, t, s)));
+        vm.assertEq(ok, ahead == 0, "valid until expiry inclusive");
+    }
+
+    function testFuzz_DelegationTotalCap(uint256[4] memory amounts) public {
+        PaceSmartAccount.SignedDelegation[] memory chain = ownerToDelegate();
+        bytes32 h = account.hashDelegation(chain[0].delegation);
+        uint256 total;
+        uint64 n;
+        for (uint256 i = 0; i < amounts.length; i++) {
+            uint256 v = bound(amounts[i], 0, 1 ether);
+            PaceSmartAccount.Call memory c = PaceSmartAccount.Call(address(counter), v, bumpData(1));
+            PaceSmartAccount.PDRTerms memory t = terms(n, false);
+            PaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
+            (bool ok,) = address(account).call(
+                abi.encodeCall(PaceSmartAccount.executeDelegated, (c, t, s, new PaceSmartAccount.Sig[](0), chain))
+            );
+            bool within = total + v <= 3 ether;
+            vm.assertEq(ok, within, "accepted iff within total cap");
+            if (ok) {
+                total += v;
+                n++;
+            }
+        }
+        vm.assertEq(account.spent(h), total, "spent");
+        vm.assertEq(counter.received(), total, "delivered");
+    }
+}
+
+/// @dev Submits random valid and invalid PDRs; keeps a ghost count of what must have executed.
+contract PaceHandler is PaceBase {
+    uint256 public executed;
+    uint256 public expectedCount;
+
+    constructor(PaceSmartAccount a, Counter c) {
+        account = a;
+        counter = c;
+    }
+
+    function setUp() public override {}
+
+    function submit(uint8 mode, uint8 by, uint16 skew) external {
+        bytes memory data = bumpData(by);
+        uint64 n = account.nonce();
+        PaceSmartAccount.PDRTerms memory t = terms(n, false);
+        uint256 key = POLICY_KEY;
+        mode = mode % 5;
+        if (mode == 1) key = ATTACKER_KEY;
+        if (mode == 2 && n > 0) t.nonce = n - 1 - uint64(skew % n);
+        if (mode == 3) t.decision = 0;
+        if (mode == 4) t.expiry = uint64(block.timestamp - 1 - (skew % 1000));
+        bool valid = key == POLICY_KEY && t.nonce == n && t.decision == 1 && t.expiry >= block.timestamp;
+        PaceSmartAccount.Sig memory s = signPDR(key, address(counter), 0, data, t);
+        (bool ok,) = address(account).call(abi.encodeCall(PaceSmartAccount.execute, (address(counter), 0, data, t, s)));
+        require(ok == valid, "handler: acceptance differs from model");
+        if (ok) {
+            executed++;
+            expectedCount += by;
+        }
+    }
+}
+
+contract PaceSmartAccountInvariantTest is PaceBase {
+    PaceHandler internal handler;
+
+    function setUp() public override {
+        super.setUp();
+        handler = new PaceHandler(account, counter);
+    }
+
+    function targetContracts() public view returns (address[] memory t) {
+        t = new address[](1);
+        t[0] = address(handler);
+    }
+
+    /// @dev Every accepted PDR consumed exactly one nonce, and nothing else reached the target.
+    function invariant_NonceCountsExecutions() public view {
+        vm.assertEq(uint256(account.nonce()), handler.executed(), "nonce");
+        vm.assertEq(counter.count(), handler.expectedCount(), "effects");
+    }
+}

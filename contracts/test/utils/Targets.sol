@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: Apache-2.0
+pragma solidity 0.8.37;
+
+import {PaceSmartAccount} from "../../src/PaceSmartAccount.sol";
+
+/// @dev The trivial call target of the gas figures: `ping()` does nothing.
+contract Sink {
+    function ping() external payable {}
+}
+
+/// @dev A target with observable effects.
+contract Counter {
+    uint256 public count;
+    uint256 public received;
+    address public lastCaller;
+
+    error Boom(uint256 code);
+
+    function bump(uint256 by) external payable {
+        count += by;
+        received += msg.value;
+        lastCaller = msg.sender;
+    }
+
+    function fail(uint256 code) external pure {
+        revert Boom(code);
+    }
+
+    /// @dev Burns all gas it is given.
+    function burn() external pure {
+        while (true) {}
+    }
+}
+
+/// @dev A malicious target that re-enters the account with a second, validly signed PDR.
+contract Reenterer {
+    PaceSmartAccount internal account;
+    address internal target;
+    bytes internal data;
+    PaceSmartAccount.PDRTerms internal terms;
+    PaceSmartAccount.Sig internal sig;
+
+    bool public reentered;
+    bytes public reentryRevert;
+
+    function arm(
+        PaceSmartAccount account_,
+        address target_,
+        bytes calldata data_,
+        PaceSmartAccount.PDRTerms calldata terms_,
+        PaceSmartAccount.Sig calldata sig_
+    ) external {
+        account = account_;
+        target = target_;
+        data = data_;
+        terms = terms_;
+        sig = sig_;
+    }
+
+    function attack() external {
+        try account.execute(target, 0, data, terms, sig) {
+            reentered = true;
+        } catch (bytes memory reason) {
+            reentryRevert = reason;
+        }
+    }
+}
