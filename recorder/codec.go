@@ -5,7 +5,9 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"hash"
 	"reflect"
+	"sync"
 
 	"github.com/fxamacker/cbor/v2"
 )
@@ -93,17 +95,24 @@ func decodeStrict(what string, data []byte, limit int, v any) error {
 
 // EncodeEnvelope returns the canonical encoding of e after checking limits.
 func EncodeEnvelope(e *Envelope) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := encodeEnvelopeTo(&buf, e); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func encodeEnvelopeTo(buf *bytes.Buffer, e *Envelope) error {
 	if err := e.check(); err != nil {
-		return nil, err
+		return fmt.Errorf("recorder: record: %w", err)
 	}
-	b, err := encMode.Marshal(e)
-	if err != nil {
-		return nil, err
+	if err := encMode.(cbor.UserBufferEncMode).MarshalToBuffer(e, buf); err != nil {
+		return err
 	}
-	if len(b) > MaxRecordSize {
-		return nil, fmt.Errorf("recorder: record is %d bytes, limit %d", len(b), MaxRecordSize)
+	if buf.Len() > MaxRecordSize {
+		return fmt.Errorf("recorder: record is %d bytes, limit %d", buf.Len(), MaxRecordSize)
 	}
-	return b, nil
+	return nil
 }
 
 // DecodeEnvelope decodes a record, rejecting non-canonical or oversized input
@@ -135,17 +144,24 @@ func (e *Envelope) check() error {
 
 // EncodePayload returns the canonical encoding of p after validating it.
 func EncodePayload(p *Payload) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := encodePayloadTo(&buf, p); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func encodePayloadTo(buf *bytes.Buffer, p *Payload) error {
 	if err := p.Validate(); err != nil {
-		return nil, err
+		return err
 	}
-	b, err := encMode.Marshal(p)
-	if err != nil {
-		return nil, err
+	if err := encMode.(cbor.UserBufferEncMode).MarshalToBuffer(p, buf); err != nil {
+		return fmt.Errorf("recorder: payload: %w", err)
 	}
-	if len(b) > MaxPayloadSize {
-		return nil, fmt.Errorf("recorder: payload is %d bytes, limit %d", len(b), MaxPayloadSize)
+	if buf.Len() > MaxPayloadSize {
+		return fmt.Errorf("recorder: payload is %d bytes, limit %d", buf.Len(), MaxPayloadSize)
 	}
-	return b, nil
+	return nil
 }
 
 // DecodePayload decodes payload plaintext, rejecting non-canonical input.
@@ -167,10 +183,14 @@ func RecordDigest(encoded []byte) Digest {
 }
 
 func hashWithDomain(domain string, b []byte) Digest {
-	h := sha256.New()
+	h := hasherPool.Get().(hash.Hash)
+	h.Reset()
 	h.Write([]byte(domain))
 	h.Write(b)
 	var d Digest
 	h.Sum(d[:0])
+	hasherPool.Put(h)
 	return d
 }
+
+var hasherPool = sync.Pool{New: func() any { return sha256.New() }}

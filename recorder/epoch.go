@@ -81,12 +81,13 @@ var Hasher = rfc6962.New(crypto.SHA256)
 
 var rangeFactory = &compact.RangeFactory{Hash: Hasher.HashChildren}
 
-// LeafHash returns the Merkle leaf hash of a record digest.
+// LeafHash returns the Merkle leaf hash of a record digest:
+// SHA-256(0x00 ‖ record), as Hasher.HashLeaf computes it.
 func LeafHash(record Digest) Digest {
-	var d Digest
-	copy(d[:], Hasher.HashLeaf(record[:]))
-	return d
+	return hashWithDomain(rfc6962LeafPrefix, record[:])
 }
+
+const rfc6962LeafPrefix = "\x00"
 
 // MerkleRoot returns the RFC 6962 root over the given record digests.
 func MerkleRoot(records []Digest) Digest {
@@ -155,7 +156,6 @@ type epochBuilder struct {
 	epoch    uint64
 	firstSeq uint64
 	rng      *compact.Range
-	records  []Digest // kept for inclusion proofs of the open epoch
 }
 
 func newEpochBuilder(epoch, firstSeq uint64) *epochBuilder {
@@ -165,7 +165,6 @@ func newEpochBuilder(epoch, firstSeq uint64) *epochBuilder {
 func (b *epochBuilder) add(d Digest) {
 	l := LeafHash(d)
 	_ = b.rng.Append(l[:], nil)
-	b.records = append(b.records, d)
 }
 
 func (b *epochBuilder) count() uint64 { return b.rng.End() }

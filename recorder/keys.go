@@ -10,33 +10,38 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
+	"hash"
 	"os"
 )
 
 // Key sizes.
 const (
-	KeySize   = 32 // master, epoch and event keys
-	NonceSize = 12 // AES-GCM nonce
+	KeySize      = 32 // master and epoch keys, and each half of an event key
+	EventKeySize = 64 // K_enc ‖ K_com
+	NonceSize    = 12 // AES-GCM nonce
 )
 
 // Key-derivation labels (HKDF info prefixes), see docs/SPEC.md "Keys".
 const (
-	labelEpochKey    = "AFR-v1 epoch key"
-	labelEventKey    = "AFR-v1 event key"
-	labelPayloadKeys = "AFR-v1 payload keys"
+	labelEpochKey = "AFR-v1 epoch key"
+	labelEventKey = "AFR-v1 event key"
 )
 
 // ErrKeyErased is returned when an epoch's key material was destroyed.
 var ErrKeyErased = errors.New("recorder: epoch key erased")
 
 // EventKey is the per-event key disclosed to a third party to open one
-// payload. It reveals nothing about any other event's key.
-type EventKey [KeySize]byte
+// payload: K_enc (AES-256-GCM) ‖ K_com (commitment HMAC). It reveals nothing
+// about any other event's key.
+type EventKey [EventKeySize]byte
+
+func (k *EventKey) enc() []byte { return k[:KeySize] }
+func (k *EventKey) com() []byte { return k[KeySize:] }
 
 // EpochKey derives K_t = HKDF-SHA256(ikm = master, salt = S_t,
-// info = label ‖ session ‖ uint64be(epoch)). S_t is the epoch's random salt:
-// destroying it (crypto-erasure) makes K_t underivable, even with the master.
+// info = label ‖ session ‖ uint64be(epoch), L = 32). S_t is the epoch's
+// random salt: destroying it (crypto-erasure) makes K_t underivable, even
+// with the master key.
 func EpochKey(master, salt []byte, session SessionID, epoch uint64) ([KeySize]byte, error) {
 	info := make([]byte, 0, len(labelEpochKey)+16+8)
 	info = append(info, labelEpochKey...)
@@ -48,22 +53,41 @@ func EpochKey(master, salt []byte, session SessionID, epoch uint64) ([KeySize]by
 	return out, err
 }
 
-// DeriveEventKey derives K_e = HKDF-Expand-SHA256(K_t, label ‖ uint64be(seq)).
+// DeriveEventKey derives K_e = HKDF-Expand-SHA256(K_t, label ‖ uint64be(seq), 64).
 func DeriveEventKey(epochKey [KeySize]byte, seq uint64) EventKey {
-	var info [len(labelEventKey) + 8]byte
-	copy(info[:], labelEventKey)
-	binary.BigEndian.PutUint64(info[len(labelEventKey):], seq)
-	k, _ := hkdf.Expand(sha256.New, epochKey[:], string(info[:]), KeySize) // cannot fail for 32 bytes
-	var out EventKey
-	copy(out[:], k)
-	return out
+	return newEventKeyDeriver(epochKey).derive(seq)
 }
 
-// payloadKeys splits an event key into the AES-256-GCM key and the
-// commitment (HMAC) key: K_enc ‖ K_com = HKDF-Expand(K_e, label, 64).
-func payloadKeys(k EventKey) (enc, com []byte) {
-	b, _ := hkdf.Expand(sha256.New, k[:], labelPayloadKeys, 2*KeySize)
-	return b[:KeySize], b[KeySize:]
+// eventKeyDeriver computes DeriveEventKey for one epoch with the HMAC pad
+// state of K_t computed once, instead of once per event as crypto/hkdf
+// would: HKDF-Expand's T(1) = HMAC(K_t, info ‖ 0x01) and
+// T(2) = HMAC(K_t, T(1) ‖ info ‖ 0x02), exactly RFC 5869 §2.3 for L = 64.
+// TestEventKeyMatchesHKDF checks it against crypto/hkdf.
+type eventKeyDeriver struct {
+	mac  hash.Hash
+	info [len(labelEventKey) + 8 + 1]byte
+}
+
+func newEventKeyDeriver(epochKey [KeySize]byte) *eventKeyDeriver {
+	d := &eventKeyDeriver{mac: hmac.New(sha256.New, epochKey[:])}
+	copy(d.info[:], labelEventKey)
+	return d
+}
+
+func (d *eventKeyDeriver) derive(seq uint64) EventKey {
+	var k EventKey
+	n := len(labelEventKey)
+	binary.BigEndian.PutUint64(d.info[n:], seq)
+	d.info[n+8] = 1
+	d.mac.Reset()
+	d.mac.Write(d.info[:])
+	d.mac.Sum(k[:0])
+	d.info[n+8] = 2
+	d.mac.Reset()
+	d.mac.Write(k[:KeySize])
+	d.mac.Write(d.info[:])
+	d.mac.Sum(k[:KeySize])
+	return k
 }
 
 // Commitment returns C = HMAC-SHA256(K_com, session ‖ uint64be(seq) ‖ P) for
@@ -71,13 +95,8 @@ func payloadKeys(k EventKey) (enc, com []byte) {
 // a guessed P) and collision-resistant in (key, message) jointly (an operator
 // choosing keys still cannot open C to two payloads), which together with
 // decryption makes the scheme key-committing; see docs/SPEC.md.
-func Commitment(k EventKey, session SessionID, seq uint64, plaintext []byte) Digest {
-	_, com := payloadKeys(k)
-	return commitment(com, session, seq, plaintext)
-}
-
-func commitment(com []byte, session SessionID, seq uint64, plaintext []byte) Digest {
-	m := hmac.New(sha256.New, com)
+func Commitment(k *EventKey, session SessionID, seq uint64, plaintext []byte) Digest {
+	m := hmac.New(sha256.New, k.com())
 	var pre [24]byte
 	copy(pre[:16], session[:])
 	binary.BigEndian.PutUint64(pre[16:], seq)
@@ -94,32 +113,29 @@ const (
 	ModeEncrypted byte = 1 // mode ‖ C ‖ nonce ‖ AES-256-GCM(plaintext)
 )
 
-// SealPayload builds the stored payload frame for plaintext under event key
-// k. With encrypt false the plaintext is stored in the clear but still bound
-// by the keyed commitment.
-func SealPayload(k EventKey, session SessionID, seq uint64, plaintext []byte, encrypt bool, rnd io.Reader) ([]byte, error) {
-	enc, com := payloadKeys(k)
-	c := commitment(com, session, seq, plaintext)
+// SealPayload appends to dst the stored payload frame for plaintext under
+// event key k and returns it. With encrypt false the plaintext is stored in
+// the clear but still bound by the keyed commitment. Each event key
+// encrypts one payload; nonce must still never repeat for the same key (the
+// Recorder uses a random per-open prefix XOR the sequence number, so a
+// sequence number reused after a crash gets a fresh nonce).
+func SealPayload(dst []byte, k *EventKey, session SessionID, seq uint64, plaintext []byte, encrypt bool, nonce [NonceSize]byte) ([]byte, error) {
+	c := Commitment(k, session, seq, plaintext)
 	if !encrypt {
-		out := make([]byte, 0, 1+32+len(plaintext))
-		out = append(out, ModePlain)
-		out = append(out, c[:]...)
-		return append(out, plaintext...), nil
+		dst = append(dst, ModePlain)
+		dst = append(dst, c[:]...)
+		return append(dst, plaintext...), nil
 	}
-	gcm, err := newGCM(enc)
+	gcm, err := newGCM(k.enc())
 	if err != nil {
 		return nil, err
 	}
-	out := make([]byte, 1+32+NonceSize, 1+32+NonceSize+len(plaintext)+gcm.Overhead())
-	out[0] = ModeEncrypted
-	copy(out[1:], c[:])
-	nonce := out[33 : 33+NonceSize]
-	if _, err := io.ReadFull(rnd, nonce); err != nil {
-		return nil, fmt.Errorf("recorder: nonce: %w", err)
-	}
+	dst = append(dst, ModeEncrypted)
+	dst = append(dst, c[:]...)
+	dst = append(dst, nonce[:]...)
 	// The commitment is the associated data: the ciphertext opens only
 	// together with the commitment it was written with.
-	return gcm.Seal(out, nonce, plaintext, out[1:33]), nil
+	return gcm.Seal(dst, nonce[:], plaintext, c[:]), nil
 }
 
 func newGCM(key []byte) (cipher.AEAD, error) {
@@ -143,15 +159,12 @@ var (
 func PayloadFrameDigest(frame []byte) Digest { return hashWithDomain(domainPayload, frame) }
 
 // OpenPayload recovers and checks the plaintext of a stored payload frame
-// for event seq of session. It fails with ErrDecrypt or
+// for event seq of session. It fails with ErrPayloadFrame, ErrDecrypt or
 // ErrCommitmentMismatch (wrapped) when the key or bytes are wrong.
-func OpenPayload(k EventKey, session SessionID, seq uint64, frame []byte) ([]byte, error) {
+func OpenPayload(k *EventKey, session SessionID, seq uint64, frame []byte) ([]byte, error) {
 	if len(frame) < 33 {
 		return nil, fmt.Errorf("%w: %d bytes", ErrPayloadFrame, len(frame))
 	}
-	enc, com := payloadKeys(k)
-	var c Digest
-	copy(c[:], frame[1:33])
 	var plaintext []byte
 	switch frame[0] {
 	case ModePlain:
@@ -160,7 +173,7 @@ func OpenPayload(k EventKey, session SessionID, seq uint64, frame []byte) ([]byt
 		if len(frame) < 33+NonceSize+16 {
 			return nil, fmt.Errorf("%w: %d bytes", ErrPayloadFrame, len(frame))
 		}
-		gcm, err := newGCM(enc)
+		gcm, err := newGCM(k.enc())
 		if err != nil {
 			return nil, err
 		}
@@ -171,7 +184,7 @@ func OpenPayload(k EventKey, session SessionID, seq uint64, frame []byte) ([]byt
 	default:
 		return nil, fmt.Errorf("%w: mode %d", ErrPayloadFrame, frame[0])
 	}
-	if got := commitment(com, session, seq, plaintext); !hmac.Equal(got[:], c[:]) {
+	if got := Commitment(k, session, seq, plaintext); !hmac.Equal(got[:], frame[1:33]) {
 		return nil, ErrCommitmentMismatch
 	}
 	return plaintext, nil

@@ -32,8 +32,10 @@
 package recorder
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -187,9 +189,11 @@ type Recorder struct {
 	prevRoot Digest // R of the last sealed epoch
 	open     *epochBuilder
 	openedAt time.Time
-	epochKey [KeySize]byte
-	keyReady bool
-	unsent   []SealedEpoch // sealed but not yet durable
+	keys     *eventKeyDeriver // nil until the open epoch's key is loaded
+	nonce    [NonceSize]byte  // random per Open; XORed with seq per event
+	frameBuf []byte           // scratch for payload frames
+	envBuf   bytes.Buffer     // scratch for envelopes
+	unsent   []SealedEpoch    // sealed but not yet durable
 	recovery Recovery
 
 	syncReq chan struct{}
@@ -236,6 +240,9 @@ func Open(dir string, opts Options) (*Recorder, error) {
 	r := &Recorder{dir: dir, opts: opts, man: *man, master: master, salts: salts,
 		syncReq: make(chan struct{}, 1), done: make(chan struct{})}
 	r.cond = sync.NewCond(&r.mu)
+	if _, err := io.ReadFull(opts.Rand, r.nonce[:]); err != nil {
+		return nil, err
+	}
 	if err := r.recover(); err != nil {
 		salts.close()
 		r.closeStreams()
@@ -430,13 +437,15 @@ func (r *Recorder) Record(ctx context.Context, ev Event) (Receipt, error) {
 	if len(ev.Tool) > MaxStringLength || len(ev.Group) > MaxStringLength {
 		return Receipt{}, fmt.Errorf("recorder: tool or group over %d bytes", MaxStringLength)
 	}
-	plaintext, err := EncodePayload(&ev.Payload)
-	if err != nil {
+	buf := payloadBufs.Get().(*bytes.Buffer)
+	defer payloadBufs.Put(buf)
+	buf.Reset()
+	if err := encodePayloadTo(buf, &ev.Payload); err != nil {
 		return Receipt{}, err
 	}
 
 	r.mu.Lock()
-	rc, err := r.append(&ev, plaintext)
+	rc, err := r.append(&ev, buf.Bytes())
 	if err != nil {
 		r.mu.Unlock()
 		return Receipt{}, err
@@ -455,6 +464,8 @@ func (r *Recorder) Record(ctx context.Context, ev Event) (Receipt, error) {
 	return rc, err
 }
 
+var payloadBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
 // append writes one event; r.mu is held.
 func (r *Recorder) append(ev *Event, plaintext []byte) (Receipt, error) {
 	if r.closed {
@@ -463,16 +474,20 @@ func (r *Recorder) append(ev *Event, plaintext []byte) (Receipt, error) {
 	if r.err != nil {
 		return Receipt{}, r.err
 	}
-	if !r.keyReady {
+	if r.keys == nil {
 		if err := r.openEpochKey(); err != nil {
 			return Receipt{}, r.fail(err)
 		}
 	}
 	seq := r.next
-	frame, err := SealPayload(DeriveEventKey(r.epochKey, seq), r.man.Session, seq, plaintext, r.man.Encrypted, r.opts.Rand)
+	k := r.keys.derive(seq)
+	nonce := r.nonce
+	binary.BigEndian.PutUint64(nonce[4:], binary.BigEndian.Uint64(nonce[4:])^seq)
+	frame, err := SealPayload(r.frameBuf[:0], &k, r.man.Session, seq, plaintext, r.man.Encrypted, nonce)
 	if err != nil {
 		return Receipt{}, r.fail(err)
 	}
+	r.frameBuf = frame
 	clock := max(r.clock, ev.After) + 1
 	now := r.opts.Now()
 	env := Envelope{
@@ -480,10 +495,11 @@ func (r *Recorder) append(ev *Event, plaintext []byte) (Receipt, error) {
 		Seq: seq, Clock: clock, Group: ev.Group, Time: now.UnixNano(),
 		Tool: ev.Tool, Kind: ev.Kind, Payload: PayloadFrameDigest(frame), Prev: r.last,
 	}
-	enc, err := EncodeEnvelope(&env)
-	if err != nil {
+	r.envBuf.Reset()
+	if err := encodeEnvelopeTo(&r.envBuf, &env); err != nil {
 		return Receipt{}, err // nothing written yet: not sticky
 	}
+	enc := r.envBuf.Bytes()
 	// Payload first: a record is never durable without its payload.
 	if _, err := r.payloads.Append(frame); err != nil {
 		return Receipt{}, r.fail(err)
@@ -512,11 +528,11 @@ func (r *Recorder) openEpochKey() error {
 	if err != nil {
 		return err
 	}
-	r.epochKey, err = EpochKey(r.master, salt, r.man.Session, r.open.epoch)
+	ek, err := EpochKey(r.master, salt, r.man.Session, r.open.epoch)
 	if err != nil {
 		return err
 	}
-	r.keyReady = true
+	r.keys = newEventKeyDeriver(ek)
 	return nil
 }
 
@@ -552,7 +568,7 @@ func (r *Recorder) seal() error {
 	r.prevRoot = root
 	r.unsent = append(r.unsent, SealedEpoch{Header: h, Root: root})
 	r.open = newEpochBuilder(b.epoch+1, r.next)
-	r.keyReady = false
+	r.keys = nil
 	return nil
 }
 

@@ -268,7 +268,7 @@ func TestPayloadRoundTripAndKeys(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		pt, err := recorder.OpenPayload(k, m.Session, seq, frame)
+		pt, err := recorder.OpenPayload(&k, m.Session, seq, frame)
 		if err != nil {
 			return err
 		}
@@ -281,7 +281,7 @@ func TestPayloadRoundTripAndKeys(t *testing.T) {
 		}
 		// Another event's key opens nothing.
 		other, _ := kr.EventKey((seq+1)/3, seq+1)
-		if _, err := recorder.OpenPayload(other, m.Session, seq, frame); !errors.Is(err, recorder.ErrDecrypt) {
+		if _, err := recorder.OpenPayload(&other, m.Session, seq, frame); !errors.Is(err, recorder.ErrDecrypt) {
 			t.Errorf("event %d opened with the key of event %d: %v", seq, seq+1, err)
 		}
 		return nil

@@ -52,7 +52,7 @@ const MaxFrame = 2 << 20
 // never discarded by a misread length.
 const MaxTorn = bufSize + FrameOverhead + MaxFrame
 
-const bufSize = 64 << 10
+const bufSize = 1 << 20
 
 var magic = [6]byte{'A', 'F', 'R', 'S', 'E', 'G'}
 
