@@ -1,0 +1,2346 @@
+// Code generated via abigen V2 - DO NOT EDIT.
+// This file is a generated binding and any manual changes will be lost.
+
+package bindings
+
+import (
+	"bytes"
+	"errors"
+	"math/big"
+
+	"github.com/ethereum/go-ethereum/accounts/abi"
+	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+)
+
+// Reference imports to suppress errors if they are not otherwise used.
+var (
+	_ = bytes.Equal
+	_ = errors.New
+	_ = big.NewInt
+	_ = common.Big1
+	_ = types.BloomLookup
+	_ = abi.ConvertType
+)
+
+// PaceSmartAccountCall is an auto generated low-level Go binding around an user-defined struct.
+type PaceSmartAccountCall struct {
+	Target common.Address
+	Value  *big.Int
+	Data   []byte
+}
+
+// PaceSmartAccountDelegation is an auto generated low-level Go binding around an user-defined struct.
+type PaceSmartAccountDelegation struct {
+	Delegator       common.Address
+	Delegate        common.Address
+	Parent          [32]byte
+	Targets         []common.Address
+	Selectors       [][4]byte
+	MaxValuePerCall *big.Int
+	MaxValueTotal   *big.Int
+	Expiry          uint64
+	Salt            [32]byte
+}
+
+// PaceSmartAccountPDRTerms is an auto generated low-level Go binding around an user-defined struct.
+type PaceSmartAccountPDRTerms struct {
+	Nonce            uint64
+	PolicyId         [32]byte
+	Decision         uint8
+	ApprovalRequired bool
+	Expiry           uint64
+	EventId          [32]byte
+}
+
+// PaceSmartAccountSig is an auto generated low-level Go binding around an user-defined struct.
+type PaceSmartAccountSig struct {
+	R  [32]byte
+	Vs [32]byte
+}
+
+// PaceSmartAccountSignedDelegation is an auto generated low-level Go binding around an user-defined struct.
+type PaceSmartAccountSignedDelegation struct {
+	Delegation PaceSmartAccountDelegation
+	Signature  PaceSmartAccountSig
+}
+
+// PaceSmartAccountMetaData contains all meta data concerning the PaceSmartAccount contract.
+var PaceSmartAccountMetaData = bind.MetaData{
+	ABI: "[{\"type\":\"constructor\",\"inputs\":[{\"name\":\"owner_\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"policySigner_\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"approvers_\",\"type\":\"address[]\",\"internalType\":\"address[]\"},{\"name\":\"threshold_\",\"type\":\"uint8\",\"internalType\":\"uint8\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"receive\",\"stateMutability\":\"payable\"},{\"type\":\"function\",\"name\":\"DECISION_ALLOW\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint8\",\"internalType\":\"uint8\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"DELEGATION_TYPEHASH\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"MAX_DELEGATION_DEPTH\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"PDR_TYPEHASH\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"approverCount\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"domainSeparator\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"eip712Domain\",\"inputs\":[],\"outputs\":[{\"name\":\"fields\",\"type\":\"bytes1\",\"internalType\":\"bytes1\"},{\"name\":\"name\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"version\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"chainId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"verifyingContract\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"salt\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"extensions\",\"type\":\"uint256[]\",\"internalType\":\"uint256[]\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"execute\",\"inputs\":[{\"name\":\"target\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"value\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"data\",\"type\":\"bytes\",\"internalType\":\"bytes\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structPaceSmartAccount.PDRTerms\",\"components\":[{\"name\":\"nonce\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"policyId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"decision\",\"type\":\"uint8\",\"internalType\":\"uint8\"},{\"name\":\"approvalRequired\",\"type\":\"bool\",\"internalType\":\"bool\"},{\"name\":\"expiry\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"eventId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"policySig\",\"type\":\"tuple\",\"internalType\":\"structPaceSmartAccount.Sig\",\"components\":[{\"name\":\"r\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"vs\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]}],\"outputs\":[{\"name\":\"success\",\"type\":\"bool\",\"internalType\":\"bool\"},{\"name\":\"result\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"stateMutability\":\"payable\"},{\"type\":\"function\",\"name\":\"executeBatch\",\"inputs\":[{\"name\":\"calls\",\"type\":\"tuple[]\",\"internalType\":\"structPaceSmartAccount.Call[]\",\"components\":[{\"name\":\"target\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"value\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"data\",\"type\":\"bytes\",\"internalType\":\"bytes\"}]},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structPaceSmartAccount.PDRTerms\",\"components\":[{\"name\":\"nonce\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"policyId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"decision\",\"type\":\"uint8\",\"internalType\":\"uint8\"},{\"name\":\"approvalRequired\",\"type\":\"bool\",\"internalType\":\"bool\"},{\"name\":\"expiry\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"eventId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"policySig\",\"type\":\"tuple\",\"internalType\":\"structPaceSmartAccount.Sig\",\"components\":[{\"name\":\"r\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"vs\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"approvals\",\"type\":\"tuple[]\",\"internalType\":\"structPaceSmartAccount.Sig[]\",\"components\":[{\"name\":\"r\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"vs\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]}],\"outputs\":[],\"stateMutability\":\"payable\"},{\"type\":\"function\",\"name\":\"executeDelegated\",\"inputs\":[{\"name\":\"c\",\"type\":\"tuple\",\"internalType\":\"structPaceSmartAccount.Call\",\"components\":[{\"name\":\"target\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"value\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"data\",\"type\":\"bytes\",\"internalType\":\"bytes\"}]},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structPaceSmartAccount.PDRTerms\",\"components\":[{\"name\":\"nonce\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"policyId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"decision\",\"type\":\"uint8\",\"internalType\":\"uint8\"},{\"name\":\"approvalRequired\",\"type\":\"bool\",\"internalType\":\"bool\"},{\"name\":\"expiry\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"eventId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"delegateSig\",\"type\":\"tuple\",\"internalType\":\"structPaceSmartAccount.Sig\",\"components\":[{\"name\":\"r\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"vs\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"approvals\",\"type\":\"tuple[]\",\"internalType\":\"structPaceSmartAccount.Sig[]\",\"components\":[{\"name\":\"r\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"vs\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"chain\",\"type\":\"tuple[]\",\"internalType\":\"structPaceSmartAccount.SignedDelegation[]\",\"components\":[{\"name\":\"delegation\",\"type\":\"tuple\",\"internalType\":\"structPaceSmartAccount.Delegation\",\"components\":[{\"name\":\"delegator\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"delegate\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"parent\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"targets\",\"type\":\"address[]\",\"internalType\":\"address[]\"},{\"name\":\"selectors\",\"type\":\"bytes4[]\",\"internalType\":\"bytes4[]\"},{\"name\":\"maxValuePerCall\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"maxValueTotal\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expiry\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"salt\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"signature\",\"type\":\"tuple\",\"internalType\":\"structPaceSmartAccount.Sig\",\"components\":[{\"name\":\"r\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"vs\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]}]}],\"outputs\":[{\"name\":\"success\",\"type\":\"bool\",\"internalType\":\"bool\"},{\"name\":\"result\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"stateMutability\":\"payable\"},{\"type\":\"function\",\"name\":\"executeWithApprovals\",\"inputs\":[{\"name\":\"target\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"value\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"data\",\"type\":\"bytes\",\"internalType\":\"bytes\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structPaceSmartAccount.PDRTerms\",\"components\":[{\"name\":\"nonce\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"policyId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"decision\",\"type\":\"uint8\",\"internalType\":\"uint8\"},{\"name\":\"approvalRequired\",\"type\":\"bool\",\"internalType\":\"bool\"},{\"name\":\"expiry\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"eventId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"policySig\",\"type\":\"tuple\",\"internalType\":\"structPaceSmartAccount.Sig\",\"components\":[{\"name\":\"r\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"vs\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"approvals\",\"type\":\"tuple[]\",\"internalType\":\"structPaceSmartAccount.Sig[]\",\"components\":[{\"name\":\"r\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"vs\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]}],\"outputs\":[{\"name\":\"success\",\"type\":\"bool\",\"internalType\":\"bool\"},{\"name\":\"result\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"stateMutability\":\"payable\"},{\"type\":\"function\",\"name\":\"hashBatch\",\"inputs\":[{\"name\":\"calls\",\"type\":\"tuple[]\",\"internalType\":\"structPaceSmartAccount.Call[]\",\"components\":[{\"name\":\"target\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"value\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"data\",\"type\":\"bytes\",\"internalType\":\"bytes\"}]},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structPaceSmartAccount.PDRTerms\",\"components\":[{\"name\":\"nonce\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"policyId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"decision\",\"type\":\"uint8\",\"internalType\":\"uint8\"},{\"name\":\"approvalRequired\",\"type\":\"bool\",\"internalType\":\"bool\"},{\"name\":\"expiry\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"eventId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]}],\"outputs\":[{\"name\":\"\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"hashDelegation\",\"inputs\":[{\"name\":\"d\",\"type\":\"tuple\",\"internalType\":\"structPaceSmartAccount.Delegation\",\"components\":[{\"name\":\"delegator\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"delegate\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"parent\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"targets\",\"type\":\"address[]\",\"internalType\":\"address[]\"},{\"name\":\"selectors\",\"type\":\"bytes4[]\",\"internalType\":\"bytes4[]\"},{\"name\":\"maxValuePerCall\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"maxValueTotal\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expiry\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"salt\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]}],\"outputs\":[{\"name\":\"\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"hashPDR\",\"inputs\":[{\"name\":\"target\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"value\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"data\",\"type\":\"bytes\",\"internalType\":\"bytes\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structPaceSmartAccount.PDRTerms\",\"components\":[{\"name\":\"nonce\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"policyId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"decision\",\"type\":\"uint8\",\"internalType\":\"uint8\"},{\"name\":\"approvalRequired\",\"type\":\"bool\",\"internalType\":\"bool\"},{\"name\":\"expiry\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"eventId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]}],\"outputs\":[{\"name\":\"\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"isApprover\",\"inputs\":[{\"name\":\"approver\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"isRevoked\",\"inputs\":[{\"name\":\"delegationHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"isValidSignature\",\"inputs\":[{\"name\":\"hash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"signature\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bytes4\",\"internalType\":\"bytes4\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"nonce\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint64\",\"internalType\":\"uint64\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"owner\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"policySigner\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"renounceOwnership\",\"inputs\":[],\"outputs\":[],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"revokeDelegation\",\"inputs\":[{\"name\":\"delegationHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setApprover\",\"inputs\":[{\"name\":\"approver\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"enabled\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setPolicySigner\",\"inputs\":[{\"name\":\"newSigner\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setThreshold\",\"inputs\":[{\"name\":\"newThreshold\",\"type\":\"uint8\",\"internalType\":\"uint8\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"spent\",\"inputs\":[{\"name\":\"delegationHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"threshold\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint8\",\"internalType\":\"uint8\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"transferOwnership\",\"inputs\":[{\"name\":\"newOwner\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"event\",\"name\":\"ApproverSet\",\"inputs\":[{\"name\":\"approver\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"enabled\",\"type\":\"bool\",\"indexed\":false,\"internalType\":\"bool\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"DelegationRevoked\",\"inputs\":[{\"name\":\"delegationHash\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"DelegationUsed\",\"inputs\":[{\"name\":\"pdrHash\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"delegate\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"chain\",\"type\":\"bytes32[]\",\"indexed\":false,\"internalType\":\"bytes32[]\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"EIP712DomainChanged\",\"inputs\":[],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Executed\",\"inputs\":[{\"name\":\"pdrHash\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"eventId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"target\",\"type\":\"address\",\"indexed\":false,\"internalType\":\"address\"},{\"name\":\"selector\",\"type\":\"bytes4\",\"indexed\":false,\"internalType\":\"bytes4\"},{\"name\":\"value\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"success\",\"type\":\"bool\",\"indexed\":false,\"internalType\":\"bool\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"OwnershipTransferred\",\"inputs\":[{\"name\":\"previousOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"newOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"PolicySignerChanged\",\"inputs\":[{\"name\":\"previousSigner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"newSigner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"ThresholdChanged\",\"inputs\":[{\"name\":\"previousThreshold\",\"type\":\"uint8\",\"indexed\":false,\"internalType\":\"uint8\"},{\"name\":\"newThreshold\",\"type\":\"uint8\",\"indexed\":false,\"internalType\":\"uint8\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"ApproverUnchanged\",\"inputs\":[{\"name\":\"approver\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"enabled\",\"type\":\"bool\",\"internalType\":\"bool\"}]},{\"type\":\"error\",\"name\":\"ApproversNotSorted\",\"inputs\":[{\"name\":\"previous\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"next\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"CallFailed\",\"inputs\":[{\"name\":\"index\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"returnData\",\"type\":\"bytes\",\"internalType\":\"bytes\"}]},{\"type\":\"error\",\"name\":\"DecisionNotAllow\",\"inputs\":[{\"name\":\"decision\",\"type\":\"uint8\",\"internalType\":\"uint8\"}]},{\"type\":\"error\",\"name\":\"DelegationChainTooLong\",\"inputs\":[{\"name\":\"length\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"max\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"DelegationExpired\",\"inputs\":[{\"name\":\"delegationHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"expiry\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"DelegationParentMismatch\",\"inputs\":[{\"name\":\"index\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expected\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"got\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"type\":\"error\",\"name\":\"DelegatorMismatch\",\"inputs\":[{\"name\":\"index\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expected\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"got\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"DuplicateApprover\",\"inputs\":[{\"name\":\"approver\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"ECDSAInvalidSignature\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"ECDSAInvalidSignatureLength\",\"inputs\":[{\"name\":\"length\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ECDSAInvalidSignatureS\",\"inputs\":[{\"name\":\"s\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"type\":\"error\",\"name\":\"EmptyDelegationChain\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"InsufficientGas\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"InvalidDelegationSignature\",\"inputs\":[{\"name\":\"index\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"recovered\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"InvalidNonce\",\"inputs\":[{\"name\":\"expected\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"got\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"InvalidShortString\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"InvalidThreshold\",\"inputs\":[{\"name\":\"threshold\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"approverCount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"NotApprover\",\"inputs\":[{\"name\":\"signer\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"OwnableInvalidOwner\",\"inputs\":[{\"name\":\"owner\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"OwnableUnauthorizedAccount\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"PDRExpired\",\"inputs\":[{\"name\":\"expiry\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"nowTs\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ReentrancyGuardReentrantCall\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"RenounceDisabled\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"RevokedDelegation\",\"inputs\":[{\"name\":\"delegationHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"type\":\"error\",\"name\":\"SelectorNotDelegated\",\"inputs\":[{\"name\":\"delegationHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"selector\",\"type\":\"bytes4\",\"internalType\":\"bytes4\"}]},{\"type\":\"error\",\"name\":\"StringTooLong\",\"inputs\":[{\"name\":\"str\",\"type\":\"string\",\"internalType\":\"string\"}]},{\"type\":\"error\",\"name\":\"TargetNotDelegated\",\"inputs\":[{\"name\":\"delegationHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"target\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"TooFewApprovals\",\"inputs\":[{\"name\":\"got\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"threshold\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"UnauthorizedDelegate\",\"inputs\":[{\"name\":\"delegate\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"recovered\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"UnauthorizedPolicySigner\",\"inputs\":[{\"name\":\"recovered\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"ValueOverCallCap\",\"inputs\":[{\"name\":\"delegationHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"value\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"cap\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ValueOverTotalCap\",\"inputs\":[{\"name\":\"delegationHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"total\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"cap\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ZeroAddress\",\"inputs\":[]}]",
+	ID:  "PaceSmartAccount",
+	Bin: "0x610160604052348015610010575f5ffd5b50604051613a9b380380613a9b83398101604081905261002f91610484565b604080518082018252601081526f141858d954db585c9d1058d8dbdd5b9d60821b602080830191909152825180840190935260018352603160f81b9083015290856001600160a01b03811661009e57604051631e4fbdf760e01b81525f60048201526024015b60405180910390fd5b6100a781610255565b506100b1826102a4565b610120526100be816102a4565b61014052815160208084019190912060e052815190820120610100524660a05261014a60e05161010051604080517f8b73c3c69bb8fe3d512ecc4cf759cc79239f7b179b0ffacaa9a75d522b39400f60208201529081019290925260608201524660808201523060a08201525f9060c00160405160208183030381529060405280519060200120905090565b60805250503060c0526001600160a01b03831661017a5760405163d92e233d60e01b815260040160405180910390fd5b5f5b82518110156101b7576101af83828151811061019a5761019a610581565b602002602001015160016102e160201b60201c565b60010161017c565b506101cd8160ff166005546103fe60201b60201c565b6001600160a01b03831660ff60e01b60e083901b1681176003556040515f907fa905917f60d605b78de2f22f23aa555c55cb7aadf4979d7976930ea86451b5a2908290a3604080515f815260ff831660208201527f2a855b929b9a53c6fb5b5ed248b27e502b709c088e036a5aa17620c8fc5085a9910160405180910390a150505050610631565b5f80546001600160a01b038381166001600160a01b0319831681178455604051919092169283917f8be0079c531659141344cd1fd0a4f28419497f9722a3daafe3b4186f6b6457e09190a35050565b5f5f829050601f815111156102ce578260405163305a27a960e01b81526004016100959190610595565b80516102d9826105ca565b179392505050565b6001600160a01b0382166103085760405163d92e233d60e01b815260040160405180910390fd5b6001600160a01b0382165f9081526004602052604090205481151560ff90911615150361035b57604051632724aac360e11b81526001600160a01b03831660048201528115156024820152604401610095565b6001600160a01b0382165f908152600460205260409020805460ff191682158015919091179091556103a05760058054905f61039683610604565b91905055506103b5565b60058054905f6103af8361061c565b91905055505b816001600160a01b03167f4b83d3ec19de62fd4bf3867e481d5031aef63b426a1172a6e7199334e504e2f8826040516103f2911515815260200190565b60405180910390a25050565b80156104155781158061041057508082115b610419565b8115155b1561044157604051637b7a98f160e01b81526004810183905260248101829052604401610095565b5050565b80516001600160a01b038116811461045b575f5ffd5b919050565b634e487b7160e01b5f52604160045260245ffd5b805160ff8116811461045b575f5ffd5b5f5f5f5f60808587031215610497575f5ffd5b6104a085610445565b93506104ae60208601610445565b60408601519093506001600160401b038111156104c9575f5ffd5b8501601f810187136104d9575f5ffd5b80516001600160401b038111156104f2576104f2610460565b604051600582901b90603f8201601f191681016001600160401b038111828210171561052057610520610460565b60405291825260208184018101929081018a84111561053d575f5ffd5b6020850194505b838510156105635761055585610445565b815260209485019401610544565b5094506105769250505060608601610474565b905092959194509250565b634e487b7160e01b5f52603260045260245ffd5b602081525f82518060208401528060208501604085015e5f604082850101526040601f19601f83011684010191505092915050565b805160208083015191908110156105ea575f198160200360031b1b821691505b50919050565b634e487b7160e01b5f52601160045260245ffd5b5f60018201610615576106156105f0565b5060010190565b5f8161062a5761062a6105f0565b505f190190565b60805160a05160c05160e0516101005161012051610140516134196106825f395f61177001525f61174501525f611b3f01525f611b1701525f611a7201525f611a9c01525f611ac601526134195ff3fe6080604052600436106101b2575f3560e01c8063ae20bed3116100e7578063e656d33911610087578063f078060811610062578063f078060814610552578063f2fde38b14610565578063f4968a0c14610584578063f698da2514610597575f5ffd5b8063e656d339146104e1578063e7a324dc14610500578063ec4c3fad14610533575f5ffd5b8063d5ee2fbe116100c2578063d5ee2fbe14610465578063d64063c214610484578063d76fd2e7146104a3578063e5a98603146104c2575f5ffd5b8063ae20bed3146103f0578063affed0e01461041b578063b96f2b0714610446575f5ffd5b806342cde4e811610152578063715018a61161012d578063715018a6146103765780637969a7131461038c57806384b0196e146103a05780638da5cb5b146103c7575f5ffd5b806342cde4e81461030e57806364029252146103345780636d218e4814610348575f5ffd5b80631fe144941161018d5780631fe144941461025657806338eab6b9146102695780634294857f1461029e57806342a29460146102dc575f5ffd5b8063128e9be6146101bd5780631626ba7e146101e55780631c428c4614610235575f5ffd5b366101b957005b5f5ffd5b3480156101c8575f5ffd5b506101d260055481565b6040519081526020015b60405180910390f35b3480156101f0575f5ffd5b506102046101ff3660046127ed565b6105ab565b6040517fffffffff0000000000000000000000000000000000000000000000000000000090911681526020016101dc565b6102486102433660046128dd565b610655565b6040516101dc9291906129ec565b610248610264366004612a36565b61071c565b348015610274575f5ffd5b506003545b60405173ffffffffffffffffffffffffffffffffffffffff90911681526020016101dc565b3480156102a9575f5ffd5b506102cc6102b8366004612ae5565b60066020525f908152604090205460ff1681565b60405190151581526020016101dc565b3480156102e7575f5ffd5b506101d27e71486a45a1589aa15196c44815c5236ce454fdb6a7bb8676534287cc1c1f8081565b348015610319575f5ffd5b50610322610811565b60405160ff90911681526020016101dc565b34801561033f575f5ffd5b50610322600181565b348015610353575f5ffd5b506102cc610362366004612afc565b60046020525f908152604090205460ff1681565b348015610381575f5ffd5b5061038a610823565b005b348015610397575f5ffd5b506101d2600481565b3480156103ab575f5ffd5b506103b461085d565b6040516101dc9796959493929190612b15565b3480156103d2575f5ffd5b505f5473ffffffffffffffffffffffffffffffffffffffff16610279565b3480156103fb575f5ffd5b506101d261040a366004612ae5565b60076020525f908152604090205481565b348015610426575f5ffd5b5060035460a01c60405167ffffffffffffffff90911681526020016101dc565b348015610451575f5ffd5b5061038a610460366004612ae5565b6108bb565b348015610470575f5ffd5b5061038a61047f366004612afc565b610923565b34801561048f575f5ffd5b506101d261049e366004612bd4565b610a00565b3480156104ae575f5ffd5b5061038a6104bd366004612c4f565b610a2e565b3480156104cd575f5ffd5b5061038a6104dc366004612c80565b610a5e565b3480156104ec575f5ffd5b506101d26104fb366004612ca0565b610b0f565b34801561050b575f5ffd5b506101d27fb49257f7e8d779cd80e817476d9275284a108c8f10323504197183de384364fa81565b34801561053e575f5ffd5b506101d261054d366004612cd8565b610cac565b61038a610560366004612d29565b610d32565b348015610570575f5ffd5b5061038a61057f366004612afc565b610e98565b610248610592366004612dbe565b610efb565b3480156105a2575f5ffd5b506101d261101f565b5f5f5f6105b9868686611028565b5090925090505f8160038111156105d2576105d2612e3b565b1480156105f857505f5473ffffffffffffffffffffffffffffffffffffffff8381169116145b1561062857507f1626ba7e00000000000000000000000000000000000000000000000000000000915061064e9050565b507fffffffff000000000000000000000000000000000000000000000000000000009150505b9392505050565b5f606061066061106f565b5f5f6106718b8b8b8b8b8b8b6110a6565b600160a082811c67ffffffffffffffff1691909101901b7bffffffffffffffff0000000000000000000000000000000000000000167fffffffff0000000000000000ffffffffffffffffffffffffffffffffffffffff82161760035590925090506107028260a08c01356106e860208f018f612afc565b8e602001358f80604001906106fd9190612e68565b611224565b935093505050610710611393565b97509795505050505050565b5f606061072761106f565b5f61074b8b8b8b8b60405161073d929190612ec9565b60405180910390208a6113bd565b90505f610759828989611427565b905061076b6080890160608a01612ed8565b15610788576107888287876107808560e01c90565b60ff166114cc565b600160a082811c67ffffffffffffffff1691909101901b7bffffffffffffffff0000000000000000000000000000000000000000167fffffffff0000000000000000ffffffffffffffffffffffffffffffffffffffff8216176003556107f6828960a001358e8e8e8e611224565b935093505050610804611393565b9850989650505050505050565b5f61081e60035460e01c90565b905090565b61082b6116ec565b6040517f8905116500000000000000000000000000000000000000000000000000000000815260040160405180910390fd5b5f6060805f5f5f606061086e61173e565b610876611769565b604080515f808252602082019092527f0f000000000000000000000000000000000000000000000000000000000000009b939a50919850469750309650945092509050565b6108c36116ec565b5f8181526006602052604080822080547fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff001660011790555182917f6eb24ce38eb0f7d1e3b4291d5543c7286f02be3daed061b0f7eb6491213deb2191a250565b61092b6116ec565b73ffffffffffffffffffffffffffffffffffffffff8116610978576040517fd92e233d00000000000000000000000000000000000000000000000000000000815260040160405180910390fd5b60035460405173ffffffffffffffffffffffffffffffffffffffff80841691908316907fa905917f60d605b78de2f22f23aa555c55cb7aadf4979d7976930ea86451b5a2905f90a37fffffffffffffffffffffffff00000000000000000000000000000000000000001673ffffffffffffffffffffffffffffffffffffffff90911617600355565b5f610a2486868686604051610a16929190612ec9565b6040518091039020856113bd565b9695505050505050565b610a366116ec565b610a408282611794565b610a5a610a4f60035460e01c90565b60ff16600554611942565b5050565b610a666116ec565b610a758160ff16600554611942565b6003547f2a855b929b9a53c6fb5b5ed248b27e502b709c088e036a5aa17620c8fc5085a9610aa38260e01c90565b6040805160ff928316815291851660208301520160405180910390a17fffffff00ffffffffffffffffffffffffffffffffffffffffffffffffffffffff167cff0000000000000000000000000000000000000000000000000000000060e09290921b9190911617600355565b5f610ca67fb49257f7e8d779cd80e817476d9275284a108c8f10323504197183de384364fa610b416020850185612afc565b610b516040860160208701612afc565b6040860135610b636060880188612f1e565b604051602001610b74929190612f82565b604080517fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffe08184030181529190528051602090910120610bb76080890189612f1e565b604051602001610bc8929190612ff2565b604080517fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffe0818403018152919052805160209091012060a089013560c08a0135610c196101008c0160e08d0161303f565b60408051602081019a909a5273ffffffffffffffffffffffffffffffffffffffff988916908a0152959096166060880152608087019390935260a086019190915260c085015260e08401526101008084019290925267ffffffffffffffff16610120830152840135610140820152610160016040516020818303038152906040528051906020012061199e565b92915050565b5f80805b84811015610cf457858582818110610cca57610cca613066565b9050602002810190610cdc9190613093565b610cea9060200135836130fc565b9150600101610cb0565b50610d2930828787604051602001610d0d92919061310f565b60405160208183030381529060405280519060200120866113bd565b95945050505050565b610d3a61106f565b5f610d46878787610cac565b90505f610d54828787611427565b9050610d666080870160608801612ed8565b15610d7b57610d7b8285856107808560e01c90565b600160a082811c67ffffffffffffffff1691909101901b7bffffffffffffffff0000000000000000000000000000000000000000167fffffffff0000000000000000ffffffffffffffffffffffffffffffffffffffff8216176003555f5b87811015610e855736898983818110610df457610df4613066565b9050602002810190610e069190613093565b90505f80610e328660a08c0135610e206020870187612afc565b60208701356106fd6040890189612e68565b9150915081610e7a5783816040517f5c0dee5d000000000000000000000000000000000000000000000000000000008152600401610e71929190613287565b60405180910390fd5b505050600101610dd9565b505050610e90611393565b505050505050565b610ea06116ec565b73ffffffffffffffffffffffffffffffffffffffff8116610eef576040517f1e4fbdf70000000000000000000000000000000000000000000000000000000081525f6004820152602401610e71565b610ef8816119e5565b50565b5f6060610f0661106f565b5f610f2a89898989604051610f1c929190612ec9565b6040518091039020886113bd565b90505f610f38828787611427565b9050610f4a6080870160608801612ed8565b15610f98575f610f5a8260e01c90565b6040517f3ef8fc50000000000000000000000000000000000000000000000000000000008152600481019290925260ff166024820152604401610e71565b600160a082811c67ffffffffffffffff1691909101901b7bffffffffffffffff0000000000000000000000000000000000000000167fffffffff0000000000000000ffffffffffffffffffffffffffffffffffffffff821617600355611006828760a001358c8c8c8c611224565b935093505050611014611393565b965096945050505050565b5f61081e611a59565b5f8080604184900361105c578435602086013560408701355f1a61104e89828585611b8f565b955095509550505050611066565b505f915060029050825b93509350939050565b611077611c82565b6110a460017f9b779b17422d0df92223018b32b4d1fa46e071723d6817e2486d003becc55f005b90611cdb565b565b5f806110e66110b860208b018b612afc565b60208b01356110ca60408d018d612e68565b6040516110d8929190612ec9565b60405180910390208b6113bd565b915060035490506110f78189611ce2565b5f5f6111048b8787611e3f565b90925090505f61111a858b3560208d0135612057565b90508273ffffffffffffffffffffffffffffffffffffffff168173ffffffffffffffffffffffffffffffffffffffff16146111a1576040517f8d2c08d100000000000000000000000000000000000000000000000000000000815273ffffffffffffffffffffffffffffffffffffffff808516600483015282166024820152604401610e71565b6111b160808c0160608d01612ed8565b156111c6576111c6858a8a6107808860e01c90565b8273ffffffffffffffffffffffffffffffffffffffff16857f46abbae4000cb8c8aae5b0e500ebfcfda0a615dadc612cc4ec2a52324df00cb38460405161120d919061329f565b60405180910390a350505097509795505050505050565b5f60608573ffffffffffffffffffffffffffffffffffffffff1685858560405161124f929190612ec9565b5f6040518083038185875af1925050503d805f8114611289576040519150601f19603f3d011682016040523d82523d5f602084013e61128e565b606091505b509092509050811580156112a357506127105a105b156112da576040517f1c26714c00000000000000000000000000000000000000000000000000000000815260040160405180910390fd5b5f60048410156112ea575f611300565b6112f760045f86886132d6565b611300916132fd565b6040805173ffffffffffffffffffffffffffffffffffffffff8a1681527fffffffff0000000000000000000000000000000000000000000000000000000083166020820152908101889052841515606082015290915088908a907f9ea80ff6d89bc617c937342862974d776ce298ea4e773bfce58d3bcb3ab25f919060800160405180910390a350965096945050505050565b6110a45f7f9b779b17422d0df92223018b32b4d1fa46e071723d6817e2486d003becc55f0061109e565b5f5f7e71486a45a1589aa15196c44815c5236ce454fdb6a7bb8676534287cc1c1f8090505f6040518281528435602082015287604082015286606082015285608082015260a06020860160a08301376101409020905061141c8161199e565b979650505050505050565b6003546114348184611ce2565b5f6114458584356020860135612057565b90508173ffffffffffffffffffffffffffffffffffffffff168173ffffffffffffffffffffffffffffffffffffffff16146114c4576040517f590f6edf00000000000000000000000000000000000000000000000000000000815273ffffffffffffffffffffffffffffffffffffffff82166004820152602401610e71565b509392505050565b805f036114d7575060015b8082101561151b576040517f3ef8fc500000000000000000000000000000000000000000000000000000000081526004810183905260248101829052604401610e71565b5f805b83811015610e90575f6115678787878581811061153d5761153d613066565b9050604002015f013588888681811061155857611558613066565b90506040020160200135612057565b90508273ffffffffffffffffffffffffffffffffffffffff168173ffffffffffffffffffffffffffffffffffffffff16036115e6576040517f8ef2e40700000000000000000000000000000000000000000000000000000000815273ffffffffffffffffffffffffffffffffffffffff82166004820152602401610e71565b8273ffffffffffffffffffffffffffffffffffffffff168173ffffffffffffffffffffffffffffffffffffffff16101561166c576040517ff9ca829600000000000000000000000000000000000000000000000000000000815273ffffffffffffffffffffffffffffffffffffffff808516600483015282166024820152604401610e71565b73ffffffffffffffffffffffffffffffffffffffff81165f9081526004602052604090205460ff166116e2576040517fec37f14600000000000000000000000000000000000000000000000000000000815273ffffffffffffffffffffffffffffffffffffffff82166004820152602401610e71565b915060010161151e565b5f5473ffffffffffffffffffffffffffffffffffffffff1633146110a4576040517f118cdaa7000000000000000000000000000000000000000000000000000000008152336004820152602401610e71565b606061081e7f0000000000000000000000000000000000000000000000000000000000000000612081565b606061081e7f0000000000000000000000000000000000000000000000000000000000000000612081565b73ffffffffffffffffffffffffffffffffffffffff82166117e1576040517fd92e233d00000000000000000000000000000000000000000000000000000000815260040160405180910390fd5b73ffffffffffffffffffffffffffffffffffffffff82165f9081526004602052604090205481151560ff909116151503611867576040517f4e49558600000000000000000000000000000000000000000000000000000000815273ffffffffffffffffffffffffffffffffffffffff831660048201528115156024820152604401610e71565b73ffffffffffffffffffffffffffffffffffffffff82165f90815260046020526040902080547fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff001682158015919091179091556118d75760058054905f6118cd83613363565b91905055506118ec565b60058054905f6118e68361339a565b91905055505b8173ffffffffffffffffffffffffffffffffffffffff167f4b83d3ec19de62fd4bf3867e481d5031aef63b426a1172a6e7199334e504e2f882604051611936911515815260200190565b60405180910390a25050565b80156119595781158061195457508082115b61195d565b8115155b15610a5a576040517f7b7a98f10000000000000000000000000000000000000000000000000000000081526004810183905260248101829052604401610e71565b5f610ca66119aa611a59565b836040517f19010000000000000000000000000000000000000000000000000000000000008152600281019290925260228201526042902090565b5f805473ffffffffffffffffffffffffffffffffffffffff8381167fffffffffffffffffffffffff0000000000000000000000000000000000000000831681178455604051919092169283917f8be0079c531659141344cd1fd0a4f28419497f9722a3daafe3b4186f6b6457e09190a35050565b5f3073ffffffffffffffffffffffffffffffffffffffff7f000000000000000000000000000000000000000000000000000000000000000016148015611abe57507f000000000000000000000000000000000000000000000000000000000000000046145b15611ae857507f000000000000000000000000000000000000000000000000000000000000000090565b61081e604080517f8b73c3c69bb8fe3d512ecc4cf759cc79239f7b179b0ffacaa9a75d522b39400f60208201527f0000000000000000000000000000000000000000000000000000000000000000918101919091527f000000000000000000000000000000000000000000000000000000000000000060608201524660808201523060a08201525f9060c00160405160208183030381529060405280519060200120905090565b5f80807f7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0841115611bc857505f91506003905082611c78565b604080515f808252602082018084528a905260ff891692820192909252606081018790526080810186905260019060a0016020604051602081039080840390855afa158015611c19573d5f5f3e3d5ffd5b50506040517fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffe0015191505073ffffffffffffffffffffffffffffffffffffffff8116611c6f57505f925060019150829050611c78565b92505f91508190505b9450945094915050565b7f9b779b17422d0df92223018b32b4d1fa46e071723d6817e2486d003becc55f005c156110a4576040517f3ee5aeb500000000000000000000000000000000000000000000000000000000815260040160405180910390fd5b80825d5050565b60a082901c67ffffffffffffffff8116611cff602084018461303f565b67ffffffffffffffff1614611d625780611d1c602084018461303f565b6040517ff917ffea00000000000000000000000000000000000000000000000000000000815267ffffffffffffffff928316600482015291166024820152604401610e71565b6001611d746060840160408501612c80565b60ff1614611dc457611d8c6060830160408401612c80565b6040517f5558510d00000000000000000000000000000000000000000000000000000000815260ff9091166004820152602401610e71565b611dd460a083016080840161303f565b67ffffffffffffffff16421115611e3a57611df560a083016080840161303f565b6040517ffda15cc800000000000000000000000000000000000000000000000000000000815267ffffffffffffffff9091166004820152426024820152604401610e71565b505050565b5f606082808303611e7c576040517f103a9ca200000000000000000000000000000000000000000000000000000000815260040160405180910390fd5b6004811115611ec0576040517f16f3d10800000000000000000000000000000000000000000000000000000000815260048181018390526024820152604401610e71565b8067ffffffffffffffff811115611ed957611ed9612ef1565b604051908082528060200260200182016040528015611f02578160200160208202803683370190505b509150611f235f5473ffffffffffffffffffffffffffffffffffffffff1690565b92505f806004611f3660408a018a612e68565b90501015611f44575f611f68565b611f516040890189612e68565b611f5f916004915f916132d6565b611f68916132fd565b90505f5b8381101561204b575f611fa4828a8a85818110611f8b57611f8b613066565b9050602002810190611f9d9190613093565b89876120be565b9050611fdf818a8a85818110611fbc57611fbc613066565b9050602002810190611fce9190613093565b611fd890806133ce565b8c86612273565b80868381518110611ff257611ff2613066565b60200260200101818152505080935088888381811061201357612013613066565b90506020028101906120259190613093565b61202f90806133ce565b612040906040810190602001612afc565b965050600101611f6c565b50505050935093915050565b5f5f5f5f61206687878761250c565b9250925092506120768282612557565b509095945050505050565b60605f61208d8361265a565b6040805160208082528183019092529192505f91906020820181803683375050509182525060208101929092525090565b5f366120ca85806133ce565b90506120d581610b0f565b915073ffffffffffffffffffffffffffffffffffffffff84166120fb6020830183612afc565b73ffffffffffffffffffffffffffffffffffffffff161461217e5785846121256020840184612afc565b6040517f6d266bec000000000000000000000000000000000000000000000000000000008152600481019390935273ffffffffffffffffffffffffffffffffffffffff9182166024840152166044820152606401610e71565b828160400135146121cf57604080517fc7ed69470000000000000000000000000000000000000000000000000000000081526004810188905260248101859052908201356044820152606401610e71565b5f6121e38360208801356040890135612057565b90508473ffffffffffffffffffffffffffffffffffffffff168173ffffffffffffffffffffffffffffffffffffffff1614612269576040517f80dcbe040000000000000000000000000000000000000000000000000000000081526004810188905273ffffffffffffffffffffffffffffffffffffffff82166024820152604401610e71565b5050949350505050565b5f6122816020840184612afc565b5f868152600660209081526040909120549192508401359060ff16156122d6576040517f9929bd1700000000000000000000000000000000000000000000000000000000815260048101879052602401610e71565b6122e7610100860160e0870161303f565b67ffffffffffffffff1642111561234f578561230a610100870160e0880161303f565b6040517fdf04f323000000000000000000000000000000000000000000000000000000008152600481019290925267ffffffffffffffff166024820152604401610e71565b61236561235f6060870187612f1e565b8461269a565b6123ba576040517f22cb699d0000000000000000000000000000000000000000000000000000000081526004810187905273ffffffffffffffffffffffffffffffffffffffff83166024820152604401610e71565b6123d06123ca6080870187612f1e565b8561271a565b612431576040517f92ac9f76000000000000000000000000000000000000000000000000000000008152600481018790527fffffffff0000000000000000000000000000000000000000000000000000000084166024820152604401610e71565b8460a00135811115612483576040517f70e33c92000000000000000000000000000000000000000000000000000000008152600481018790526024810182905260a08601356044820152606401610e71565b8015610e90575f868152600760205260408120546124a29083906130fc565b90508560c001358111156124f6576040517fa62e67b7000000000000000000000000000000000000000000000000000000008152600481018890526024810182905260c08701356044820152606401610e71565b5f87815260076020526040902055505050505050565b5f80807f7fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff8416601b60ff86901c0161254688828985611b8f565b945094509450505093509350939050565b5f82600381111561256a5761256a612e3b565b03612573575050565b600182600381111561258757612587612e3b565b036125be576040517ff645eedf00000000000000000000000000000000000000000000000000000000815260040160405180910390fd5b60028260038111156125d2576125d2612e3b565b0361260c576040517ffce698f700000000000000000000000000000000000000000000000000000000815260048101829052602401610e71565b600382600381111561262057612620612e3b565b03610a5a576040517fd78bce0c00000000000000000000000000000000000000000000000000000000815260048101829052602401610e71565b5f60ff8216601f811115610ca6576040517fb3512b0c00000000000000000000000000000000000000000000000000000000815260040160405180910390fd5b5f805b83811015612710578273ffffffffffffffffffffffffffffffffffffffff168585838181106126ce576126ce613066565b90506020020160208101906126e39190612afc565b73ffffffffffffffffffffffffffffffffffffffff160361270857600191505061064e565b60010161269d565b505f949350505050565b5f805b83811015612710577fffffffff00000000000000000000000000000000000000000000000000000000831685858381811061275a5761275a613066565b905060200201602081019061276f9190613400565b7fffffffff0000000000000000000000000000000000000000000000000000000016036127a057600191505061064e565b60010161271d565b5f5f83601f8401126127b8575f5ffd5b50813567ffffffffffffffff8111156127cf575f5ffd5b6020830191508360208285010111156127e6575f5ffd5b9250929050565b5f5f5f604084860312156127ff575f5ffd5b83359250602084013567ffffffffffffffff81111561281c575f5ffd5b612828868287016127a8565b9497909650939450505050565b5f60c08284031215612845575f5ffd5b50919050565b5f60408284031215612845575f5ffd5b5f5f83601f84011261286b575f5ffd5b50813567ffffffffffffffff811115612882575f5ffd5b6020830191508360208260061b85010111156127e6575f5ffd5b5f5f83601f8401126128ac575f5ffd5b50813567ffffffffffffffff8111156128c3575f5ffd5b6020830191508360208260051b85010111156127e6575f5ffd5b5f5f5f5f5f5f5f610160888a0312156128f4575f5ffd5b873567ffffffffffffffff81111561290a575f5ffd5b88016060818b03121561291b575f5ffd5b965061292a8960208a01612835565b95506129398960e08a0161284b565b945061012088013567ffffffffffffffff811115612955575f5ffd5b6129618a828b0161285b565b90955093505061014088013567ffffffffffffffff811115612981575f5ffd5b61298d8a828b0161289c565b989b979a50959850939692959293505050565b5f81518084528060208401602086015e5f6020828601015260207fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffe0601f83011685010191505092915050565b8215158152604060208201525f612a0660408301846129a0565b949350505050565b803573ffffffffffffffffffffffffffffffffffffffff81168114612a31575f5ffd5b919050565b5f5f5f5f5f5f5f5f610180898b031215612a4e575f5ffd5b612a5789612a0e565b975060208901359650604089013567ffffffffffffffff811115612a79575f5ffd5b612a858b828c016127a8565b9097509550612a9990508a60608b01612835565b9350612aa98a6101208b0161284b565b925061016089013567ffffffffffffffff811115612ac5575f5ffd5b612ad18b828c0161285b565b999c989b5096995094979396929594505050565b5f60208284031215612af5575f5ffd5b5035919050565b5f60208284031215612b0c575f5ffd5b61064e82612a0e565b7fff000000000000000000000000000000000000000000000000000000000000008816815260e060208201525f612b4f60e08301896129a0565b8281036040840152612b6181896129a0565b6060840188905273ffffffffffffffffffffffffffffffffffffffff8716608085015260a0840186905283810360c0850152845180825260208087019350909101905f5b81811015612bc3578351835260209384019390920191600101612ba5565b50909b9a5050505050505050505050565b5f5f5f5f5f6101208688031215612be9575f5ffd5b612bf286612a0e565b945060208601359350604086013567ffffffffffffffff811115612c14575f5ffd5b612c20888289016127a8565b9094509250612c3490508760608801612835565b90509295509295909350565b80358015158114612a31575f5ffd5b5f5f60408385031215612c60575f5ffd5b612c6983612a0e565b9150612c7760208401612c40565b90509250929050565b5f60208284031215612c90575f5ffd5b813560ff8116811461064e575f5ffd5b5f60208284031215612cb0575f5ffd5b813567ffffffffffffffff811115612cc6575f5ffd5b8201610120818503121561064e575f5ffd5b5f5f5f60e08486031215612cea575f5ffd5b833567ffffffffffffffff811115612d00575f5ffd5b612d0c8682870161289c565b9094509250612d2090508560208601612835565b90509250925092565b5f5f5f5f5f5f6101408789031215612d3f575f5ffd5b863567ffffffffffffffff811115612d55575f5ffd5b612d6189828a0161289c565b9097509550612d7590508860208901612835565b9350612d848860e0890161284b565b925061012087013567ffffffffffffffff811115612da0575f5ffd5b612dac89828a0161285b565b979a9699509497509295939492505050565b5f5f5f5f5f5f6101608789031215612dd4575f5ffd5b612ddd87612a0e565b955060208701359450604087013567ffffffffffffffff811115612dff575f5ffd5b612e0b89828a016127a8565b9095509350612e1f90508860608901612835565b9150612e2f88610120890161284b565b90509295509295509295565b7f4e487b71000000000000000000000000000000000000000000000000000000005f52602160045260245ffd5b5f5f83357fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffe1843603018112612e9b575f5ffd5b83018035915067ffffffffffffffff821115612eb5575f5ffd5b6020019150368190038213156127e6575f5ffd5b818382375f9101908152919050565b5f60208284031215612ee8575f5ffd5b61064e82612c40565b7f4e487b71000000000000000000000000000000000000000000000000000000005f52604160045260245ffd5b5f5f83357fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffe1843603018112612f51575f5ffd5b83018035915067ffffffffffffffff821115612f6b575f5ffd5b6020019150600581901b36038213156127e6575f5ffd5b5f8184825b858110156120765773ffffffffffffffffffffffffffffffffffffffff612fad83612a0e565b1683526020928301929190910190600101612f87565b80357fffffffff0000000000000000000000000000000000000000000000000000000081168114612a31575f5ffd5b5f8184825b85811015612076577fffffffff0000000000000000000000000000000000000000000000000000000061302983612fc3565b1683526020928301929190910190600101612ff7565b5f6020828403121561304f575f5ffd5b813567ffffffffffffffff8116811461064e575f5ffd5b7f4e487b71000000000000000000000000000000000000000000000000000000005f52603260045260245ffd5b5f82357fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffa18336030181126130c5575f5ffd5b9190910192915050565b7f4e487b71000000000000000000000000000000000000000000000000000000005f52601160045260245ffd5b80820180821115610ca657610ca66130cf565b602080825281018290525f6040600584901b8301810190830185837fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffa136839003015b8782101561327a577fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffc0878603018452823581811261318d575f5ffd5b890173ffffffffffffffffffffffffffffffffffffffff6131ad82612a0e565b168652602081810135908701526040810135368290037fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffe10181126131ef575f5ffd5b0160208101903567ffffffffffffffff81111561320a575f5ffd5b803603821315613218575f5ffd5b60606040880152806060880152808260808901375f6080828901015260807fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffe0601f83011688010196505050602083019250602084019350600182019150613151565b5092979650505050505050565b828152604060208201525f612a0660408301846129a0565b602080825282518282018190525f918401906040840190835b818110156120765783518352602093840193909201916001016132b8565b5f5f858511156132e4575f5ffd5b838611156132f0575f5ffd5b5050820193919092039150565b80357fffffffff00000000000000000000000000000000000000000000000000000000811690600484101561335c577fffffffff00000000000000000000000000000000000000000000000000000000808560040360031b1b82161691505b5092915050565b5f7fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff8203613393576133936130cf565b5060010190565b5f816133a8576133a86130cf565b507fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff0190565b5f82357ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffee18336030181126130c5575f5ffd5b5f60208284031215613410575f5ffd5b61064e82612fc356",
+}
+
+// PaceSmartAccount is an auto generated Go binding around an Ethereum contract.
+type PaceSmartAccount struct {
+	abi abi.ABI
+}
+
+// GetABI returns the ABI associated with this contract binding.
+func (c *PaceSmartAccount) GetABI() abi.ABI {
+	return c.abi
+}
+
+// NewPaceSmartAccount creates a new instance of PaceSmartAccount.
+func NewPaceSmartAccount() *PaceSmartAccount {
+	parsed, err := PaceSmartAccountMetaData.ParseABI()
+	if err != nil {
+		panic(errors.New("invalid ABI: " + err.Error()))
+	}
+	return &PaceSmartAccount{abi: *parsed}
+}
+
+// Instance creates a wrapper for a deployed contract instance at the given address.
+// Use this to create the instance object passed to abigen v2 library functions Call, Transact, etc.
+func (c *PaceSmartAccount) Instance(backend bind.ContractBackend, addr common.Address) *bind.BoundContract {
+	return bind.NewBoundContract(addr, c.abi, backend, backend, backend)
+}
+
+// PackConstructor is the Go binding used to pack the parameters required for
+// contract deployment.
+//
+// Solidity: constructor(address owner_, address policySigner_, address[] approvers_, uint8 threshold_) returns()
+func (paceSmartAccount *PaceSmartAccount) PackConstructor(owner_ common.Address, policySigner_ common.Address, approvers_ []common.Address, threshold_ uint8) []byte {
+	enc, err := paceSmartAccount.abi.Pack("", owner_, policySigner_, approvers_, threshold_)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// PackDECISIONALLOW is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x64029252.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function DECISION_ALLOW() view returns(uint8)
+func (paceSmartAccount *PaceSmartAccount) PackDECISIONALLOW() []byte {
+	enc, err := paceSmartAccount.abi.Pack("DECISION_ALLOW")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackDECISIONALLOW is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x64029252.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function DECISION_ALLOW() view returns(uint8)
+func (paceSmartAccount *PaceSmartAccount) TryPackDECISIONALLOW() ([]byte, error) {
+	return paceSmartAccount.abi.Pack("DECISION_ALLOW")
+}
+
+// UnpackDECISIONALLOW is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x64029252.
+//
+// Solidity: function DECISION_ALLOW() view returns(uint8)
+func (paceSmartAccount *PaceSmartAccount) UnpackDECISIONALLOW(data []byte) (uint8, error) {
+	out, err := paceSmartAccount.abi.Unpack("DECISION_ALLOW", data)
+	if err != nil {
+		return *new(uint8), err
+	}
+	out0 := *abi.ConvertType(out[0], new(uint8)).(*uint8)
+	return out0, nil
+}
+
+// PackDELEGATIONTYPEHASH is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xe7a324dc.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function DELEGATION_TYPEHASH() view returns(bytes32)
+func (paceSmartAccount *PaceSmartAccount) PackDELEGATIONTYPEHASH() []byte {
+	enc, err := paceSmartAccount.abi.Pack("DELEGATION_TYPEHASH")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackDELEGATIONTYPEHASH is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xe7a324dc.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function DELEGATION_TYPEHASH() view returns(bytes32)
+func (paceSmartAccount *PaceSmartAccount) TryPackDELEGATIONTYPEHASH() ([]byte, error) {
+	return paceSmartAccount.abi.Pack("DELEGATION_TYPEHASH")
+}
+
+// UnpackDELEGATIONTYPEHASH is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xe7a324dc.
+//
+// Solidity: function DELEGATION_TYPEHASH() view returns(bytes32)
+func (paceSmartAccount *PaceSmartAccount) UnpackDELEGATIONTYPEHASH(data []byte) ([32]byte, error) {
+	out, err := paceSmartAccount.abi.Unpack("DELEGATION_TYPEHASH", data)
+	if err != nil {
+		return *new([32]byte), err
+	}
+	out0 := *abi.ConvertType(out[0], new([32]byte)).(*[32]byte)
+	return out0, nil
+}
+
+// PackMAXDELEGATIONDEPTH is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x7969a713.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function MAX_DELEGATION_DEPTH() view returns(uint256)
+func (paceSmartAccount *PaceSmartAccount) PackMAXDELEGATIONDEPTH() []byte {
+	enc, err := paceSmartAccount.abi.Pack("MAX_DELEGATION_DEPTH")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackMAXDELEGATIONDEPTH is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x7969a713.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function MAX_DELEGATION_DEPTH() view returns(uint256)
+func (paceSmartAccount *PaceSmartAccount) TryPackMAXDELEGATIONDEPTH() ([]byte, error) {
+	return paceSmartAccount.abi.Pack("MAX_DELEGATION_DEPTH")
+}
+
+// UnpackMAXDELEGATIONDEPTH is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x7969a713.
+//
+// Solidity: function MAX_DELEGATION_DEPTH() view returns(uint256)
+func (paceSmartAccount *PaceSmartAccount) UnpackMAXDELEGATIONDEPTH(data []byte) (*big.Int, error) {
+	out, err := paceSmartAccount.abi.Unpack("MAX_DELEGATION_DEPTH", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackPDRTYPEHASH is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x42a29460.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function PDR_TYPEHASH() view returns(bytes32)
+func (paceSmartAccount *PaceSmartAccount) PackPDRTYPEHASH() []byte {
+	enc, err := paceSmartAccount.abi.Pack("PDR_TYPEHASH")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackPDRTYPEHASH is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x42a29460.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function PDR_TYPEHASH() view returns(bytes32)
+func (paceSmartAccount *PaceSmartAccount) TryPackPDRTYPEHASH() ([]byte, error) {
+	return paceSmartAccount.abi.Pack("PDR_TYPEHASH")
+}
+
+// UnpackPDRTYPEHASH is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x42a29460.
+//
+// Solidity: function PDR_TYPEHASH() view returns(bytes32)
+func (paceSmartAccount *PaceSmartAccount) UnpackPDRTYPEHASH(data []byte) ([32]byte, error) {
+	out, err := paceSmartAccount.abi.Unpack("PDR_TYPEHASH", data)
+	if err != nil {
+		return *new([32]byte), err
+	}
+	out0 := *abi.ConvertType(out[0], new([32]byte)).(*[32]byte)
+	return out0, nil
+}
+
+// PackApproverCount is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x128e9be6.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function approverCount() view returns(uint256)
+func (paceSmartAccount *PaceSmartAccount) PackApproverCount() []byte {
+	enc, err := paceSmartAccount.abi.Pack("approverCount")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackApproverCount is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x128e9be6.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function approverCount() view returns(uint256)
+func (paceSmartAccount *PaceSmartAccount) TryPackApproverCount() ([]byte, error) {
+	return paceSmartAccount.abi.Pack("approverCount")
+}
+
+// UnpackApproverCount is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x128e9be6.
+//
+// Solidity: function approverCount() view returns(uint256)
+func (paceSmartAccount *PaceSmartAccount) UnpackApproverCount(data []byte) (*big.Int, error) {
+	out, err := paceSmartAccount.abi.Unpack("approverCount", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackDomainSeparator is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf698da25.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function domainSeparator() view returns(bytes32)
+func (paceSmartAccount *PaceSmartAccount) PackDomainSeparator() []byte {
+	enc, err := paceSmartAccount.abi.Pack("domainSeparator")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackDomainSeparator is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf698da25.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function domainSeparator() view returns(bytes32)
+func (paceSmartAccount *PaceSmartAccount) TryPackDomainSeparator() ([]byte, error) {
+	return paceSmartAccount.abi.Pack("domainSeparator")
+}
+
+// UnpackDomainSeparator is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xf698da25.
+//
+// Solidity: function domainSeparator() view returns(bytes32)
+func (paceSmartAccount *PaceSmartAccount) UnpackDomainSeparator(data []byte) ([32]byte, error) {
+	out, err := paceSmartAccount.abi.Unpack("domainSeparator", data)
+	if err != nil {
+		return *new([32]byte), err
+	}
+	out0 := *abi.ConvertType(out[0], new([32]byte)).(*[32]byte)
+	return out0, nil
+}
+
+// PackEip712Domain is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x84b0196e.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function eip712Domain() view returns(bytes1 fields, string name, string version, uint256 chainId, address verifyingContract, bytes32 salt, uint256[] extensions)
+func (paceSmartAccount *PaceSmartAccount) PackEip712Domain() []byte {
+	enc, err := paceSmartAccount.abi.Pack("eip712Domain")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackEip712Domain is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x84b0196e.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function eip712Domain() view returns(bytes1 fields, string name, string version, uint256 chainId, address verifyingContract, bytes32 salt, uint256[] extensions)
+func (paceSmartAccount *PaceSmartAccount) TryPackEip712Domain() ([]byte, error) {
+	return paceSmartAccount.abi.Pack("eip712Domain")
+}
+
+// Eip712DomainOutput serves as a container for the return parameters of contract
+// method Eip712Domain.
+type Eip712DomainOutput struct {
+	Fields            [1]byte
+	Name              string
+	Version           string
+	ChainId           *big.Int
+	VerifyingContract common.Address
+	Salt              [32]byte
+	Extensions        []*big.Int
+}
+
+// UnpackEip712Domain is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x84b0196e.
+//
+// Solidity: function eip712Domain() view returns(bytes1 fields, string name, string version, uint256 chainId, address verifyingContract, bytes32 salt, uint256[] extensions)
+func (paceSmartAccount *PaceSmartAccount) UnpackEip712Domain(data []byte) (Eip712DomainOutput, error) {
+	out, err := paceSmartAccount.abi.Unpack("eip712Domain", data)
+	outstruct := new(Eip712DomainOutput)
+	if err != nil {
+		return *outstruct, err
+	}
+	outstruct.Fields = *abi.ConvertType(out[0], new([1]byte)).(*[1]byte)
+	outstruct.Name = *abi.ConvertType(out[1], new(string)).(*string)
+	outstruct.Version = *abi.ConvertType(out[2], new(string)).(*string)
+	outstruct.ChainId = abi.ConvertType(out[3], new(big.Int)).(*big.Int)
+	outstruct.VerifyingContract = *abi.ConvertType(out[4], new(common.Address)).(*common.Address)
+	outstruct.Salt = *abi.ConvertType(out[5], new([32]byte)).(*[32]byte)
+	outstruct.Extensions = *abi.ConvertType(out[6], new([]*big.Int)).(*[]*big.Int)
+	return *outstruct, nil
+}
+
+// PackExecute is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf4968a0c.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function execute(address target, uint256 value, bytes data, (uint64,bytes32,uint8,bool,uint64,bytes32) t, (bytes32,bytes32) policySig) payable returns(bool success, bytes result)
+func (paceSmartAccount *PaceSmartAccount) PackExecute(target common.Address, value *big.Int, data []byte, t PaceSmartAccountPDRTerms, policySig PaceSmartAccountSig) []byte {
+	enc, err := paceSmartAccount.abi.Pack("execute", target, value, data, t, policySig)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackExecute is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf4968a0c.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function execute(address target, uint256 value, bytes data, (uint64,bytes32,uint8,bool,uint64,bytes32) t, (bytes32,bytes32) policySig) payable returns(bool success, bytes result)
+func (paceSmartAccount *PaceSmartAccount) TryPackExecute(target common.Address, value *big.Int, data []byte, t PaceSmartAccountPDRTerms, policySig PaceSmartAccountSig) ([]byte, error) {
+	return paceSmartAccount.abi.Pack("execute", target, value, data, t, policySig)
+}
+
+// ExecuteOutput serves as a container for the return parameters of contract
+// method Execute.
+type ExecuteOutput struct {
+	Success bool
+	Result  []byte
+}
+
+// UnpackExecute is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xf4968a0c.
+//
+// Solidity: function execute(address target, uint256 value, bytes data, (uint64,bytes32,uint8,bool,uint64,bytes32) t, (bytes32,bytes32) policySig) payable returns(bool success, bytes result)
+func (paceSmartAccount *PaceSmartAccount) UnpackExecute(data []byte) (ExecuteOutput, error) {
+	out, err := paceSmartAccount.abi.Unpack("execute", data)
+	outstruct := new(ExecuteOutput)
+	if err != nil {
+		return *outstruct, err
+	}
+	outstruct.Success = *abi.ConvertType(out[0], new(bool)).(*bool)
+	outstruct.Result = *abi.ConvertType(out[1], new([]byte)).(*[]byte)
+	return *outstruct, nil
+}
+
+// PackExecuteBatch is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf0780608.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function executeBatch((address,uint256,bytes)[] calls, (uint64,bytes32,uint8,bool,uint64,bytes32) t, (bytes32,bytes32) policySig, (bytes32,bytes32)[] approvals) payable returns()
+func (paceSmartAccount *PaceSmartAccount) PackExecuteBatch(calls []PaceSmartAccountCall, t PaceSmartAccountPDRTerms, policySig PaceSmartAccountSig, approvals []PaceSmartAccountSig) []byte {
+	enc, err := paceSmartAccount.abi.Pack("executeBatch", calls, t, policySig, approvals)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackExecuteBatch is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf0780608.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function executeBatch((address,uint256,bytes)[] calls, (uint64,bytes32,uint8,bool,uint64,bytes32) t, (bytes32,bytes32) policySig, (bytes32,bytes32)[] approvals) payable returns()
+func (paceSmartAccount *PaceSmartAccount) TryPackExecuteBatch(calls []PaceSmartAccountCall, t PaceSmartAccountPDRTerms, policySig PaceSmartAccountSig, approvals []PaceSmartAccountSig) ([]byte, error) {
+	return paceSmartAccount.abi.Pack("executeBatch", calls, t, policySig, approvals)
+}
+
+// PackExecuteDelegated is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x1c428c46.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function executeDelegated((address,uint256,bytes) c, (uint64,bytes32,uint8,bool,uint64,bytes32) t, (bytes32,bytes32) delegateSig, (bytes32,bytes32)[] approvals, ((address,address,bytes32,address[],bytes4[],uint256,uint256,uint64,bytes32),(bytes32,bytes32))[] chain) payable returns(bool success, bytes result)
+func (paceSmartAccount *PaceSmartAccount) PackExecuteDelegated(c PaceSmartAccountCall, t PaceSmartAccountPDRTerms, delegateSig PaceSmartAccountSig, approvals []PaceSmartAccountSig, chain []PaceSmartAccountSignedDelegation) []byte {
+	enc, err := paceSmartAccount.abi.Pack("executeDelegated", c, t, delegateSig, approvals, chain)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackExecuteDelegated is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x1c428c46.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function executeDelegated((address,uint256,bytes) c, (uint64,bytes32,uint8,bool,uint64,bytes32) t, (bytes32,bytes32) delegateSig, (bytes32,bytes32)[] approvals, ((address,address,bytes32,address[],bytes4[],uint256,uint256,uint64,bytes32),(bytes32,bytes32))[] chain) payable returns(bool success, bytes result)
+func (paceSmartAccount *PaceSmartAccount) TryPackExecuteDelegated(c PaceSmartAccountCall, t PaceSmartAccountPDRTerms, delegateSig PaceSmartAccountSig, approvals []PaceSmartAccountSig, chain []PaceSmartAccountSignedDelegation) ([]byte, error) {
+	return paceSmartAccount.abi.Pack("executeDelegated", c, t, delegateSig, approvals, chain)
+}
+
+// ExecuteDelegatedOutput serves as a container for the return parameters of contract
+// method ExecuteDelegated.
+type ExecuteDelegatedOutput struct {
+	Success bool
+	Result  []byte
+}
+
+// UnpackExecuteDelegated is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x1c428c46.
+//
+// Solidity: function executeDelegated((address,uint256,bytes) c, (uint64,bytes32,uint8,bool,uint64,bytes32) t, (bytes32,bytes32) delegateSig, (bytes32,bytes32)[] approvals, ((address,address,bytes32,address[],bytes4[],uint256,uint256,uint64,bytes32),(bytes32,bytes32))[] chain) payable returns(bool success, bytes result)
+func (paceSmartAccount *PaceSmartAccount) UnpackExecuteDelegated(data []byte) (ExecuteDelegatedOutput, error) {
+	out, err := paceSmartAccount.abi.Unpack("executeDelegated", data)
+	outstruct := new(ExecuteDelegatedOutput)
+	if err != nil {
+		return *outstruct, err
+	}
+	outstruct.Success = *abi.ConvertType(out[0], new(bool)).(*bool)
+	outstruct.Result = *abi.ConvertType(out[1], new([]byte)).(*[]byte)
+	return *outstruct, nil
+}
+
+// PackExecuteWithApprovals is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x1fe14494.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function executeWithApprovals(address target, uint256 value, bytes data, (uint64,bytes32,uint8,bool,uint64,bytes32) t, (bytes32,bytes32) policySig, (bytes32,bytes32)[] approvals) payable returns(bool success, bytes result)
+func (paceSmartAccount *PaceSmartAccount) PackExecuteWithApprovals(target common.Address, value *big.Int, data []byte, t PaceSmartAccountPDRTerms, policySig PaceSmartAccountSig, approvals []PaceSmartAccountSig) []byte {
+	enc, err := paceSmartAccount.abi.Pack("executeWithApprovals", target, value, data, t, policySig, approvals)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackExecuteWithApprovals is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x1fe14494.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function executeWithApprovals(address target, uint256 value, bytes data, (uint64,bytes32,uint8,bool,uint64,bytes32) t, (bytes32,bytes32) policySig, (bytes32,bytes32)[] approvals) payable returns(bool success, bytes result)
+func (paceSmartAccount *PaceSmartAccount) TryPackExecuteWithApprovals(target common.Address, value *big.Int, data []byte, t PaceSmartAccountPDRTerms, policySig PaceSmartAccountSig, approvals []PaceSmartAccountSig) ([]byte, error) {
+	return paceSmartAccount.abi.Pack("executeWithApprovals", target, value, data, t, policySig, approvals)
+}
+
+// ExecuteWithApprovalsOutput serves as a container for the return parameters of contract
+// method ExecuteWithApprovals.
+type ExecuteWithApprovalsOutput struct {
+	Success bool
+	Result  []byte
+}
+
+// UnpackExecuteWithApprovals is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x1fe14494.
+//
+// Solidity: function executeWithApprovals(address target, uint256 value, bytes data, (uint64,bytes32,uint8,bool,uint64,bytes32) t, (bytes32,bytes32) policySig, (bytes32,bytes32)[] approvals) payable returns(bool success, bytes result)
+func (paceSmartAccount *PaceSmartAccount) UnpackExecuteWithApprovals(data []byte) (ExecuteWithApprovalsOutput, error) {
+	out, err := paceSmartAccount.abi.Unpack("executeWithApprovals", data)
+	outstruct := new(ExecuteWithApprovalsOutput)
+	if err != nil {
+		return *outstruct, err
+	}
+	outstruct.Success = *abi.ConvertType(out[0], new(bool)).(*bool)
+	outstruct.Result = *abi.ConvertType(out[1], new([]byte)).(*[]byte)
+	return *outstruct, nil
+}
+
+// PackHashBatch is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xec4c3fad.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function hashBatch((address,uint256,bytes)[] calls, (uint64,bytes32,uint8,bool,uint64,bytes32) t) view returns(bytes32)
+func (paceSmartAccount *PaceSmartAccount) PackHashBatch(calls []PaceSmartAccountCall, t PaceSmartAccountPDRTerms) []byte {
+	enc, err := paceSmartAccount.abi.Pack("hashBatch", calls, t)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackHashBatch is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xec4c3fad.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function hashBatch((address,uint256,bytes)[] calls, (uint64,bytes32,uint8,bool,uint64,bytes32) t) view returns(bytes32)
+func (paceSmartAccount *PaceSmartAccount) TryPackHashBatch(calls []PaceSmartAccountCall, t PaceSmartAccountPDRTerms) ([]byte, error) {
+	return paceSmartAccount.abi.Pack("hashBatch", calls, t)
+}
+
+// UnpackHashBatch is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xec4c3fad.
+//
+// Solidity: function hashBatch((address,uint256,bytes)[] calls, (uint64,bytes32,uint8,bool,uint64,bytes32) t) view returns(bytes32)
+func (paceSmartAccount *PaceSmartAccount) UnpackHashBatch(data []byte) ([32]byte, error) {
+	out, err := paceSmartAccount.abi.Unpack("hashBatch", data)
+	if err != nil {
+		return *new([32]byte), err
+	}
+	out0 := *abi.ConvertType(out[0], new([32]byte)).(*[32]byte)
+	return out0, nil
+}
+
+// PackHashDelegation is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xe656d339.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function hashDelegation((address,address,bytes32,address[],bytes4[],uint256,uint256,uint64,bytes32) d) view returns(bytes32)
+func (paceSmartAccount *PaceSmartAccount) PackHashDelegation(d PaceSmartAccountDelegation) []byte {
+	enc, err := paceSmartAccount.abi.Pack("hashDelegation", d)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackHashDelegation is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xe656d339.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function hashDelegation((address,address,bytes32,address[],bytes4[],uint256,uint256,uint64,bytes32) d) view returns(bytes32)
+func (paceSmartAccount *PaceSmartAccount) TryPackHashDelegation(d PaceSmartAccountDelegation) ([]byte, error) {
+	return paceSmartAccount.abi.Pack("hashDelegation", d)
+}
+
+// UnpackHashDelegation is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xe656d339.
+//
+// Solidity: function hashDelegation((address,address,bytes32,address[],bytes4[],uint256,uint256,uint64,bytes32) d) view returns(bytes32)
+func (paceSmartAccount *PaceSmartAccount) UnpackHashDelegation(data []byte) ([32]byte, error) {
+	out, err := paceSmartAccount.abi.Unpack("hashDelegation", data)
+	if err != nil {
+		return *new([32]byte), err
+	}
+	out0 := *abi.ConvertType(out[0], new([32]byte)).(*[32]byte)
+	return out0, nil
+}
+
+// PackHashPDR is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xd64063c2.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function hashPDR(address target, uint256 value, bytes data, (uint64,bytes32,uint8,bool,uint64,bytes32) t) view returns(bytes32)
+func (paceSmartAccount *PaceSmartAccount) PackHashPDR(target common.Address, value *big.Int, data []byte, t PaceSmartAccountPDRTerms) []byte {
+	enc, err := paceSmartAccount.abi.Pack("hashPDR", target, value, data, t)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackHashPDR is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xd64063c2.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function hashPDR(address target, uint256 value, bytes data, (uint64,bytes32,uint8,bool,uint64,bytes32) t) view returns(bytes32)
+func (paceSmartAccount *PaceSmartAccount) TryPackHashPDR(target common.Address, value *big.Int, data []byte, t PaceSmartAccountPDRTerms) ([]byte, error) {
+	return paceSmartAccount.abi.Pack("hashPDR", target, value, data, t)
+}
+
+// UnpackHashPDR is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xd64063c2.
+//
+// Solidity: function hashPDR(address target, uint256 value, bytes data, (uint64,bytes32,uint8,bool,uint64,bytes32) t) view returns(bytes32)
+func (paceSmartAccount *PaceSmartAccount) UnpackHashPDR(data []byte) ([32]byte, error) {
+	out, err := paceSmartAccount.abi.Unpack("hashPDR", data)
+	if err != nil {
+		return *new([32]byte), err
+	}
+	out0 := *abi.ConvertType(out[0], new([32]byte)).(*[32]byte)
+	return out0, nil
+}
+
+// PackIsApprover is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x6d218e48.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function isApprover(address approver) view returns(bool)
+func (paceSmartAccount *PaceSmartAccount) PackIsApprover(approver common.Address) []byte {
+	enc, err := paceSmartAccount.abi.Pack("isApprover", approver)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackIsApprover is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x6d218e48.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function isApprover(address approver) view returns(bool)
+func (paceSmartAccount *PaceSmartAccount) TryPackIsApprover(approver common.Address) ([]byte, error) {
+	return paceSmartAccount.abi.Pack("isApprover", approver)
+}
+
+// UnpackIsApprover is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x6d218e48.
+//
+// Solidity: function isApprover(address approver) view returns(bool)
+func (paceSmartAccount *PaceSmartAccount) UnpackIsApprover(data []byte) (bool, error) {
+	out, err := paceSmartAccount.abi.Unpack("isApprover", data)
+	if err != nil {
+		return *new(bool), err
+	}
+	out0 := *abi.ConvertType(out[0], new(bool)).(*bool)
+	return out0, nil
+}
+
+// PackIsRevoked is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x4294857f.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function isRevoked(bytes32 delegationHash) view returns(bool)
+func (paceSmartAccount *PaceSmartAccount) PackIsRevoked(delegationHash [32]byte) []byte {
+	enc, err := paceSmartAccount.abi.Pack("isRevoked", delegationHash)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackIsRevoked is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x4294857f.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function isRevoked(bytes32 delegationHash) view returns(bool)
+func (paceSmartAccount *PaceSmartAccount) TryPackIsRevoked(delegationHash [32]byte) ([]byte, error) {
+	return paceSmartAccount.abi.Pack("isRevoked", delegationHash)
+}
+
+// UnpackIsRevoked is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x4294857f.
+//
+// Solidity: function isRevoked(bytes32 delegationHash) view returns(bool)
+func (paceSmartAccount *PaceSmartAccount) UnpackIsRevoked(data []byte) (bool, error) {
+	out, err := paceSmartAccount.abi.Unpack("isRevoked", data)
+	if err != nil {
+		return *new(bool), err
+	}
+	out0 := *abi.ConvertType(out[0], new(bool)).(*bool)
+	return out0, nil
+}
+
+// PackIsValidSignature is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x1626ba7e.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function isValidSignature(bytes32 hash, bytes signature) view returns(bytes4)
+func (paceSmartAccount *PaceSmartAccount) PackIsValidSignature(hash [32]byte, signature []byte) []byte {
+	enc, err := paceSmartAccount.abi.Pack("isValidSignature", hash, signature)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackIsValidSignature is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x1626ba7e.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function isValidSignature(bytes32 hash, bytes signature) view returns(bytes4)
+func (paceSmartAccount *PaceSmartAccount) TryPackIsValidSignature(hash [32]byte, signature []byte) ([]byte, error) {
+	return paceSmartAccount.abi.Pack("isValidSignature", hash, signature)
+}
+
+// UnpackIsValidSignature is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x1626ba7e.
+//
+// Solidity: function isValidSignature(bytes32 hash, bytes signature) view returns(bytes4)
+func (paceSmartAccount *PaceSmartAccount) UnpackIsValidSignature(data []byte) ([4]byte, error) {
+	out, err := paceSmartAccount.abi.Unpack("isValidSignature", data)
+	if err != nil {
+		return *new([4]byte), err
+	}
+	out0 := *abi.ConvertType(out[0], new([4]byte)).(*[4]byte)
+	return out0, nil
+}
+
+// PackNonce is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xaffed0e0.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function nonce() view returns(uint64)
+func (paceSmartAccount *PaceSmartAccount) PackNonce() []byte {
+	enc, err := paceSmartAccount.abi.Pack("nonce")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackNonce is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xaffed0e0.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function nonce() view returns(uint64)
+func (paceSmartAccount *PaceSmartAccount) TryPackNonce() ([]byte, error) {
+	return paceSmartAccount.abi.Pack("nonce")
+}
+
+// UnpackNonce is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xaffed0e0.
+//
+// Solidity: function nonce() view returns(uint64)
+func (paceSmartAccount *PaceSmartAccount) UnpackNonce(data []byte) (uint64, error) {
+	out, err := paceSmartAccount.abi.Unpack("nonce", data)
+	if err != nil {
+		return *new(uint64), err
+	}
+	out0 := *abi.ConvertType(out[0], new(uint64)).(*uint64)
+	return out0, nil
+}
+
+// PackOwner is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x8da5cb5b.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function owner() view returns(address)
+func (paceSmartAccount *PaceSmartAccount) PackOwner() []byte {
+	enc, err := paceSmartAccount.abi.Pack("owner")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackOwner is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x8da5cb5b.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function owner() view returns(address)
+func (paceSmartAccount *PaceSmartAccount) TryPackOwner() ([]byte, error) {
+	return paceSmartAccount.abi.Pack("owner")
+}
+
+// UnpackOwner is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x8da5cb5b.
+//
+// Solidity: function owner() view returns(address)
+func (paceSmartAccount *PaceSmartAccount) UnpackOwner(data []byte) (common.Address, error) {
+	out, err := paceSmartAccount.abi.Unpack("owner", data)
+	if err != nil {
+		return *new(common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
+	return out0, nil
+}
+
+// PackPolicySigner is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x38eab6b9.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function policySigner() view returns(address)
+func (paceSmartAccount *PaceSmartAccount) PackPolicySigner() []byte {
+	enc, err := paceSmartAccount.abi.Pack("policySigner")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackPolicySigner is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x38eab6b9.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function policySigner() view returns(address)
+func (paceSmartAccount *PaceSmartAccount) TryPackPolicySigner() ([]byte, error) {
+	return paceSmartAccount.abi.Pack("policySigner")
+}
+
+// UnpackPolicySigner is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x38eab6b9.
+//
+// Solidity: function policySigner() view returns(address)
+func (paceSmartAccount *PaceSmartAccount) UnpackPolicySigner(data []byte) (common.Address, error) {
+	out, err := paceSmartAccount.abi.Unpack("policySigner", data)
+	if err != nil {
+		return *new(common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
+	return out0, nil
+}
+
+// PackRenounceOwnership is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x715018a6.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function renounceOwnership() view returns()
+func (paceSmartAccount *PaceSmartAccount) PackRenounceOwnership() []byte {
+	enc, err := paceSmartAccount.abi.Pack("renounceOwnership")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackRenounceOwnership is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x715018a6.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function renounceOwnership() view returns()
+func (paceSmartAccount *PaceSmartAccount) TryPackRenounceOwnership() ([]byte, error) {
+	return paceSmartAccount.abi.Pack("renounceOwnership")
+}
+
+// PackRevokeDelegation is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xb96f2b07.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function revokeDelegation(bytes32 delegationHash) returns()
+func (paceSmartAccount *PaceSmartAccount) PackRevokeDelegation(delegationHash [32]byte) []byte {
+	enc, err := paceSmartAccount.abi.Pack("revokeDelegation", delegationHash)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackRevokeDelegation is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xb96f2b07.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function revokeDelegation(bytes32 delegationHash) returns()
+func (paceSmartAccount *PaceSmartAccount) TryPackRevokeDelegation(delegationHash [32]byte) ([]byte, error) {
+	return paceSmartAccount.abi.Pack("revokeDelegation", delegationHash)
+}
+
+// PackSetApprover is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xd76fd2e7.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function setApprover(address approver, bool enabled) returns()
+func (paceSmartAccount *PaceSmartAccount) PackSetApprover(approver common.Address, enabled bool) []byte {
+	enc, err := paceSmartAccount.abi.Pack("setApprover", approver, enabled)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSetApprover is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xd76fd2e7.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function setApprover(address approver, bool enabled) returns()
+func (paceSmartAccount *PaceSmartAccount) TryPackSetApprover(approver common.Address, enabled bool) ([]byte, error) {
+	return paceSmartAccount.abi.Pack("setApprover", approver, enabled)
+}
+
+// PackSetPolicySigner is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xd5ee2fbe.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function setPolicySigner(address newSigner) returns()
+func (paceSmartAccount *PaceSmartAccount) PackSetPolicySigner(newSigner common.Address) []byte {
+	enc, err := paceSmartAccount.abi.Pack("setPolicySigner", newSigner)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSetPolicySigner is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xd5ee2fbe.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function setPolicySigner(address newSigner) returns()
+func (paceSmartAccount *PaceSmartAccount) TryPackSetPolicySigner(newSigner common.Address) ([]byte, error) {
+	return paceSmartAccount.abi.Pack("setPolicySigner", newSigner)
+}
+
+// PackSetThreshold is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xe5a98603.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function setThreshold(uint8 newThreshold) returns()
+func (paceSmartAccount *PaceSmartAccount) PackSetThreshold(newThreshold uint8) []byte {
+	enc, err := paceSmartAccount.abi.Pack("setThreshold", newThreshold)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSetThreshold is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xe5a98603.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function setThreshold(uint8 newThreshold) returns()
+func (paceSmartAccount *PaceSmartAccount) TryPackSetThreshold(newThreshold uint8) ([]byte, error) {
+	return paceSmartAccount.abi.Pack("setThreshold", newThreshold)
+}
+
+// PackSpent is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xae20bed3.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function spent(bytes32 delegationHash) view returns(uint256)
+func (paceSmartAccount *PaceSmartAccount) PackSpent(delegationHash [32]byte) []byte {
+	enc, err := paceSmartAccount.abi.Pack("spent", delegationHash)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSpent is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xae20bed3.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function spent(bytes32 delegationHash) view returns(uint256)
+func (paceSmartAccount *PaceSmartAccount) TryPackSpent(delegationHash [32]byte) ([]byte, error) {
+	return paceSmartAccount.abi.Pack("spent", delegationHash)
+}
+
+// UnpackSpent is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xae20bed3.
+//
+// Solidity: function spent(bytes32 delegationHash) view returns(uint256)
+func (paceSmartAccount *PaceSmartAccount) UnpackSpent(data []byte) (*big.Int, error) {
+	out, err := paceSmartAccount.abi.Unpack("spent", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackThreshold is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x42cde4e8.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function threshold() view returns(uint8)
+func (paceSmartAccount *PaceSmartAccount) PackThreshold() []byte {
+	enc, err := paceSmartAccount.abi.Pack("threshold")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackThreshold is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x42cde4e8.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function threshold() view returns(uint8)
+func (paceSmartAccount *PaceSmartAccount) TryPackThreshold() ([]byte, error) {
+	return paceSmartAccount.abi.Pack("threshold")
+}
+
+// UnpackThreshold is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x42cde4e8.
+//
+// Solidity: function threshold() view returns(uint8)
+func (paceSmartAccount *PaceSmartAccount) UnpackThreshold(data []byte) (uint8, error) {
+	out, err := paceSmartAccount.abi.Unpack("threshold", data)
+	if err != nil {
+		return *new(uint8), err
+	}
+	out0 := *abi.ConvertType(out[0], new(uint8)).(*uint8)
+	return out0, nil
+}
+
+// PackTransferOwnership is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf2fde38b.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function transferOwnership(address newOwner) returns()
+func (paceSmartAccount *PaceSmartAccount) PackTransferOwnership(newOwner common.Address) []byte {
+	enc, err := paceSmartAccount.abi.Pack("transferOwnership", newOwner)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackTransferOwnership is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf2fde38b.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function transferOwnership(address newOwner) returns()
+func (paceSmartAccount *PaceSmartAccount) TryPackTransferOwnership(newOwner common.Address) ([]byte, error) {
+	return paceSmartAccount.abi.Pack("transferOwnership", newOwner)
+}
+
+// PaceSmartAccountApproverSet represents a ApproverSet event raised by the PaceSmartAccount contract.
+type PaceSmartAccountApproverSet struct {
+	Approver common.Address
+	Enabled  bool
+	Raw      *types.Log // Blockchain specific contextual infos
+}
+
+const PaceSmartAccountApproverSetEventName = "ApproverSet"
+
+// ContractEventName returns the user-defined event name.
+func (PaceSmartAccountApproverSet) ContractEventName() string {
+	return PaceSmartAccountApproverSetEventName
+}
+
+// UnpackApproverSetEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event ApproverSet(address indexed approver, bool enabled)
+func (paceSmartAccount *PaceSmartAccount) UnpackApproverSetEvent(log *types.Log) (*PaceSmartAccountApproverSet, error) {
+	event := "ApproverSet"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != paceSmartAccount.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(PaceSmartAccountApproverSet)
+	if len(log.Data) > 0 {
+		if err := paceSmartAccount.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range paceSmartAccount.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// PaceSmartAccountDelegationRevoked represents a DelegationRevoked event raised by the PaceSmartAccount contract.
+type PaceSmartAccountDelegationRevoked struct {
+	DelegationHash [32]byte
+	Raw            *types.Log // Blockchain specific contextual infos
+}
+
+const PaceSmartAccountDelegationRevokedEventName = "DelegationRevoked"
+
+// ContractEventName returns the user-defined event name.
+func (PaceSmartAccountDelegationRevoked) ContractEventName() string {
+	return PaceSmartAccountDelegationRevokedEventName
+}
+
+// UnpackDelegationRevokedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event DelegationRevoked(bytes32 indexed delegationHash)
+func (paceSmartAccount *PaceSmartAccount) UnpackDelegationRevokedEvent(log *types.Log) (*PaceSmartAccountDelegationRevoked, error) {
+	event := "DelegationRevoked"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != paceSmartAccount.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(PaceSmartAccountDelegationRevoked)
+	if len(log.Data) > 0 {
+		if err := paceSmartAccount.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range paceSmartAccount.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// PaceSmartAccountDelegationUsed represents a DelegationUsed event raised by the PaceSmartAccount contract.
+type PaceSmartAccountDelegationUsed struct {
+	PdrHash  [32]byte
+	Delegate common.Address
+	Chain    [][32]byte
+	Raw      *types.Log // Blockchain specific contextual infos
+}
+
+const PaceSmartAccountDelegationUsedEventName = "DelegationUsed"
+
+// ContractEventName returns the user-defined event name.
+func (PaceSmartAccountDelegationUsed) ContractEventName() string {
+	return PaceSmartAccountDelegationUsedEventName
+}
+
+// UnpackDelegationUsedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event DelegationUsed(bytes32 indexed pdrHash, address indexed delegate, bytes32[] chain)
+func (paceSmartAccount *PaceSmartAccount) UnpackDelegationUsedEvent(log *types.Log) (*PaceSmartAccountDelegationUsed, error) {
+	event := "DelegationUsed"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != paceSmartAccount.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(PaceSmartAccountDelegationUsed)
+	if len(log.Data) > 0 {
+		if err := paceSmartAccount.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range paceSmartAccount.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// PaceSmartAccountEIP712DomainChanged represents a EIP712DomainChanged event raised by the PaceSmartAccount contract.
+type PaceSmartAccountEIP712DomainChanged struct {
+	Raw *types.Log // Blockchain specific contextual infos
+}
+
+const PaceSmartAccountEIP712DomainChangedEventName = "EIP712DomainChanged"
+
+// ContractEventName returns the user-defined event name.
+func (PaceSmartAccountEIP712DomainChanged) ContractEventName() string {
+	return PaceSmartAccountEIP712DomainChangedEventName
+}
+
+// UnpackEIP712DomainChangedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event EIP712DomainChanged()
+func (paceSmartAccount *PaceSmartAccount) UnpackEIP712DomainChangedEvent(log *types.Log) (*PaceSmartAccountEIP712DomainChanged, error) {
+	event := "EIP712DomainChanged"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != paceSmartAccount.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(PaceSmartAccountEIP712DomainChanged)
+	if len(log.Data) > 0 {
+		if err := paceSmartAccount.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range paceSmartAccount.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// PaceSmartAccountExecuted represents a Executed event raised by the PaceSmartAccount contract.
+type PaceSmartAccountExecuted struct {
+	PdrHash  [32]byte
+	EventId  [32]byte
+	Target   common.Address
+	Selector [4]byte
+	Value    *big.Int
+	Success  bool
+	Raw      *types.Log // Blockchain specific contextual infos
+}
+
+const PaceSmartAccountExecutedEventName = "Executed"
+
+// ContractEventName returns the user-defined event name.
+func (PaceSmartAccountExecuted) ContractEventName() string {
+	return PaceSmartAccountExecutedEventName
+}
+
+// UnpackExecutedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Executed(bytes32 indexed pdrHash, bytes32 indexed eventId, address target, bytes4 selector, uint256 value, bool success)
+func (paceSmartAccount *PaceSmartAccount) UnpackExecutedEvent(log *types.Log) (*PaceSmartAccountExecuted, error) {
+	event := "Executed"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != paceSmartAccount.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(PaceSmartAccountExecuted)
+	if len(log.Data) > 0 {
+		if err := paceSmartAccount.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range paceSmartAccount.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// PaceSmartAccountOwnershipTransferred represents a OwnershipTransferred event raised by the PaceSmartAccount contract.
+type PaceSmartAccountOwnershipTransferred struct {
+	PreviousOwner common.Address
+	NewOwner      common.Address
+	Raw           *types.Log // Blockchain specific contextual infos
+}
+
+const PaceSmartAccountOwnershipTransferredEventName = "OwnershipTransferred"
+
+// ContractEventName returns the user-defined event name.
+func (PaceSmartAccountOwnershipTransferred) ContractEventName() string {
+	return PaceSmartAccountOwnershipTransferredEventName
+}
+
+// UnpackOwnershipTransferredEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event OwnershipTransferred(address indexed previousOwner, address indexed newOwner)
+func (paceSmartAccount *PaceSmartAccount) UnpackOwnershipTransferredEvent(log *types.Log) (*PaceSmartAccountOwnershipTransferred, error) {
+	event := "OwnershipTransferred"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != paceSmartAccount.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(PaceSmartAccountOwnershipTransferred)
+	if len(log.Data) > 0 {
+		if err := paceSmartAccount.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range paceSmartAccount.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// PaceSmartAccountPolicySignerChanged represents a PolicySignerChanged event raised by the PaceSmartAccount contract.
+type PaceSmartAccountPolicySignerChanged struct {
+	PreviousSigner common.Address
+	NewSigner      common.Address
+	Raw            *types.Log // Blockchain specific contextual infos
+}
+
+const PaceSmartAccountPolicySignerChangedEventName = "PolicySignerChanged"
+
+// ContractEventName returns the user-defined event name.
+func (PaceSmartAccountPolicySignerChanged) ContractEventName() string {
+	return PaceSmartAccountPolicySignerChangedEventName
+}
+
+// UnpackPolicySignerChangedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event PolicySignerChanged(address indexed previousSigner, address indexed newSigner)
+func (paceSmartAccount *PaceSmartAccount) UnpackPolicySignerChangedEvent(log *types.Log) (*PaceSmartAccountPolicySignerChanged, error) {
+	event := "PolicySignerChanged"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != paceSmartAccount.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(PaceSmartAccountPolicySignerChanged)
+	if len(log.Data) > 0 {
+		if err := paceSmartAccount.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range paceSmartAccount.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// PaceSmartAccountThresholdChanged represents a ThresholdChanged event raised by the PaceSmartAccount contract.
+type PaceSmartAccountThresholdChanged struct {
+	PreviousThreshold uint8
+	NewThreshold      uint8
+	Raw               *types.Log // Blockchain specific contextual infos
+}
+
+const PaceSmartAccountThresholdChangedEventName = "ThresholdChanged"
+
+// ContractEventName returns the user-defined event name.
+func (PaceSmartAccountThresholdChanged) ContractEventName() string {
+	return PaceSmartAccountThresholdChangedEventName
+}
+
+// UnpackThresholdChangedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event ThresholdChanged(uint8 previousThreshold, uint8 newThreshold)
+func (paceSmartAccount *PaceSmartAccount) UnpackThresholdChangedEvent(log *types.Log) (*PaceSmartAccountThresholdChanged, error) {
+	event := "ThresholdChanged"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != paceSmartAccount.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(PaceSmartAccountThresholdChanged)
+	if len(log.Data) > 0 {
+		if err := paceSmartAccount.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range paceSmartAccount.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// UnpackError attempts to decode the provided error data using user-defined
+// error definitions.
+func (paceSmartAccount *PaceSmartAccount) UnpackError(raw []byte) (any, error) {
+	if bytes.Equal(raw[:4], paceSmartAccount.abi.Errors["ApproverUnchanged"].ID.Bytes()[:4]) {
+		return paceSmartAccount.UnpackApproverUnchangedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], paceSmartAccount.abi.Errors["ApproversNotSorted"].ID.Bytes()[:4]) {
+		return paceSmartAccount.UnpackApproversNotSortedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], paceSmartAccount.abi.Errors["CallFailed"].ID.Bytes()[:4]) {
+		return paceSmartAccount.UnpackCallFailedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], paceSmartAccount.abi.Errors["DecisionNotAllow"].ID.Bytes()[:4]) {
+		return paceSmartAccount.UnpackDecisionNotAllowError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], paceSmartAccount.abi.Errors["DelegationChainTooLong"].ID.Bytes()[:4]) {
+		return paceSmartAccount.UnpackDelegationChainTooLongError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], paceSmartAccount.abi.Errors["DelegationExpired"].ID.Bytes()[:4]) {
+		return paceSmartAccount.UnpackDelegationExpiredError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], paceSmartAccount.abi.Errors["DelegationParentMismatch"].ID.Bytes()[:4]) {
+		return paceSmartAccount.UnpackDelegationParentMismatchError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], paceSmartAccount.abi.Errors["DelegatorMismatch"].ID.Bytes()[:4]) {
+		return paceSmartAccount.UnpackDelegatorMismatchError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], paceSmartAccount.abi.Errors["DuplicateApprover"].ID.Bytes()[:4]) {
+		return paceSmartAccount.UnpackDuplicateApproverError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], paceSmartAccount.abi.Errors["ECDSAInvalidSignature"].ID.Bytes()[:4]) {
+		return paceSmartAccount.UnpackECDSAInvalidSignatureError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], paceSmartAccount.abi.Errors["ECDSAInvalidSignatureLength"].ID.Bytes()[:4]) {
+		return paceSmartAccount.UnpackECDSAInvalidSignatureLengthError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], paceSmartAccount.abi.Errors["ECDSAInvalidSignatureS"].ID.Bytes()[:4]) {
+		return paceSmartAccount.UnpackECDSAInvalidSignatureSError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], paceSmartAccount.abi.Errors["EmptyDelegationChain"].ID.Bytes()[:4]) {
+		return paceSmartAccount.UnpackEmptyDelegationChainError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], paceSmartAccount.abi.Errors["InsufficientGas"].ID.Bytes()[:4]) {
+		return paceSmartAccount.UnpackInsufficientGasError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], paceSmartAccount.abi.Errors["InvalidDelegationSignature"].ID.Bytes()[:4]) {
+		return paceSmartAccount.UnpackInvalidDelegationSignatureError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], paceSmartAccount.abi.Errors["InvalidNonce"].ID.Bytes()[:4]) {
+		return paceSmartAccount.UnpackInvalidNonceError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], paceSmartAccount.abi.Errors["InvalidShortString"].ID.Bytes()[:4]) {
+		return paceSmartAccount.UnpackInvalidShortStringError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], paceSmartAccount.abi.Errors["InvalidThreshold"].ID.Bytes()[:4]) {
+		return paceSmartAccount.UnpackInvalidThresholdError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], paceSmartAccount.abi.Errors["NotApprover"].ID.Bytes()[:4]) {
+		return paceSmartAccount.UnpackNotApproverError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], paceSmartAccount.abi.Errors["OwnableInvalidOwner"].ID.Bytes()[:4]) {
+		return paceSmartAccount.UnpackOwnableInvalidOwnerError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], paceSmartAccount.abi.Errors["OwnableUnauthorizedAccount"].ID.Bytes()[:4]) {
+		return paceSmartAccount.UnpackOwnableUnauthorizedAccountError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], paceSmartAccount.abi.Errors["PDRExpired"].ID.Bytes()[:4]) {
+		return paceSmartAccount.UnpackPDRExpiredError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], paceSmartAccount.abi.Errors["ReentrancyGuardReentrantCall"].ID.Bytes()[:4]) {
+		return paceSmartAccount.UnpackReentrancyGuardReentrantCallError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], paceSmartAccount.abi.Errors["RenounceDisabled"].ID.Bytes()[:4]) {
+		return paceSmartAccount.UnpackRenounceDisabledError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], paceSmartAccount.abi.Errors["RevokedDelegation"].ID.Bytes()[:4]) {
+		return paceSmartAccount.UnpackRevokedDelegationError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], paceSmartAccount.abi.Errors["SelectorNotDelegated"].ID.Bytes()[:4]) {
+		return paceSmartAccount.UnpackSelectorNotDelegatedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], paceSmartAccount.abi.Errors["StringTooLong"].ID.Bytes()[:4]) {
+		return paceSmartAccount.UnpackStringTooLongError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], paceSmartAccount.abi.Errors["TargetNotDelegated"].ID.Bytes()[:4]) {
+		return paceSmartAccount.UnpackTargetNotDelegatedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], paceSmartAccount.abi.Errors["TooFewApprovals"].ID.Bytes()[:4]) {
+		return paceSmartAccount.UnpackTooFewApprovalsError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], paceSmartAccount.abi.Errors["UnauthorizedDelegate"].ID.Bytes()[:4]) {
+		return paceSmartAccount.UnpackUnauthorizedDelegateError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], paceSmartAccount.abi.Errors["UnauthorizedPolicySigner"].ID.Bytes()[:4]) {
+		return paceSmartAccount.UnpackUnauthorizedPolicySignerError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], paceSmartAccount.abi.Errors["ValueOverCallCap"].ID.Bytes()[:4]) {
+		return paceSmartAccount.UnpackValueOverCallCapError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], paceSmartAccount.abi.Errors["ValueOverTotalCap"].ID.Bytes()[:4]) {
+		return paceSmartAccount.UnpackValueOverTotalCapError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], paceSmartAccount.abi.Errors["ZeroAddress"].ID.Bytes()[:4]) {
+		return paceSmartAccount.UnpackZeroAddressError(raw[4:])
+	}
+	return nil, errors.New("Unknown error")
+}
+
+// PaceSmartAccountApproverUnchanged represents a ApproverUnchanged error raised by the PaceSmartAccount contract.
+type PaceSmartAccountApproverUnchanged struct {
+	Approver common.Address
+	Enabled  bool
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ApproverUnchanged(address approver, bool enabled)
+func PaceSmartAccountApproverUnchangedErrorID() common.Hash {
+	return common.HexToHash("0x4e495586ceaa23cfc3fa9b1a066448107f6cfe90cb2aa6f988a432038e0c34a4")
+}
+
+// UnpackApproverUnchangedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ApproverUnchanged(address approver, bool enabled)
+func (paceSmartAccount *PaceSmartAccount) UnpackApproverUnchangedError(raw []byte) (*PaceSmartAccountApproverUnchanged, error) {
+	out := new(PaceSmartAccountApproverUnchanged)
+	if err := paceSmartAccount.abi.UnpackIntoInterface(out, "ApproverUnchanged", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// PaceSmartAccountApproversNotSorted represents a ApproversNotSorted error raised by the PaceSmartAccount contract.
+type PaceSmartAccountApproversNotSorted struct {
+	Previous common.Address
+	Next     common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ApproversNotSorted(address previous, address next)
+func PaceSmartAccountApproversNotSortedErrorID() common.Hash {
+	return common.HexToHash("0xf9ca829644d779c157a3abb9dc5da6b36be3621ba87fa0f194351b99b5fa873c")
+}
+
+// UnpackApproversNotSortedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ApproversNotSorted(address previous, address next)
+func (paceSmartAccount *PaceSmartAccount) UnpackApproversNotSortedError(raw []byte) (*PaceSmartAccountApproversNotSorted, error) {
+	out := new(PaceSmartAccountApproversNotSorted)
+	if err := paceSmartAccount.abi.UnpackIntoInterface(out, "ApproversNotSorted", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// PaceSmartAccountCallFailed represents a CallFailed error raised by the PaceSmartAccount contract.
+type PaceSmartAccountCallFailed struct {
+	Index      *big.Int
+	ReturnData []byte
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error CallFailed(uint256 index, bytes returnData)
+func PaceSmartAccountCallFailedErrorID() common.Hash {
+	return common.HexToHash("0x5c0dee5d32a1e145396705da49c1e64a2b1d63387f78c2697100f655567f5de9")
+}
+
+// UnpackCallFailedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error CallFailed(uint256 index, bytes returnData)
+func (paceSmartAccount *PaceSmartAccount) UnpackCallFailedError(raw []byte) (*PaceSmartAccountCallFailed, error) {
+	out := new(PaceSmartAccountCallFailed)
+	if err := paceSmartAccount.abi.UnpackIntoInterface(out, "CallFailed", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// PaceSmartAccountDecisionNotAllow represents a DecisionNotAllow error raised by the PaceSmartAccount contract.
+type PaceSmartAccountDecisionNotAllow struct {
+	Decision uint8
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error DecisionNotAllow(uint8 decision)
+func PaceSmartAccountDecisionNotAllowErrorID() common.Hash {
+	return common.HexToHash("0x5558510d1f9ae3493b6a0364d16405915145626649a26ea27b80fecae6930f42")
+}
+
+// UnpackDecisionNotAllowError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error DecisionNotAllow(uint8 decision)
+func (paceSmartAccount *PaceSmartAccount) UnpackDecisionNotAllowError(raw []byte) (*PaceSmartAccountDecisionNotAllow, error) {
+	out := new(PaceSmartAccountDecisionNotAllow)
+	if err := paceSmartAccount.abi.UnpackIntoInterface(out, "DecisionNotAllow", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// PaceSmartAccountDelegationChainTooLong represents a DelegationChainTooLong error raised by the PaceSmartAccount contract.
+type PaceSmartAccountDelegationChainTooLong struct {
+	Length *big.Int
+	Max    *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error DelegationChainTooLong(uint256 length, uint256 max)
+func PaceSmartAccountDelegationChainTooLongErrorID() common.Hash {
+	return common.HexToHash("0x16f3d1080d43f22b03f4dd9c6b737e3f8cbeab7892b14d25c73c92846bff1846")
+}
+
+// UnpackDelegationChainTooLongError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error DelegationChainTooLong(uint256 length, uint256 max)
+func (paceSmartAccount *PaceSmartAccount) UnpackDelegationChainTooLongError(raw []byte) (*PaceSmartAccountDelegationChainTooLong, error) {
+	out := new(PaceSmartAccountDelegationChainTooLong)
+	if err := paceSmartAccount.abi.UnpackIntoInterface(out, "DelegationChainTooLong", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// PaceSmartAccountDelegationExpired represents a DelegationExpired error raised by the PaceSmartAccount contract.
+type PaceSmartAccountDelegationExpired struct {
+	DelegationHash [32]byte
+	Expiry         uint64
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error DelegationExpired(bytes32 delegationHash, uint64 expiry)
+func PaceSmartAccountDelegationExpiredErrorID() common.Hash {
+	return common.HexToHash("0xdf04f3236ba06c266b0275e2bb89b96d657529ccb8c1d2ccec93b30b9395dd73")
+}
+
+// UnpackDelegationExpiredError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error DelegationExpired(bytes32 delegationHash, uint64 expiry)
+func (paceSmartAccount *PaceSmartAccount) UnpackDelegationExpiredError(raw []byte) (*PaceSmartAccountDelegationExpired, error) {
+	out := new(PaceSmartAccountDelegationExpired)
+	if err := paceSmartAccount.abi.UnpackIntoInterface(out, "DelegationExpired", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// PaceSmartAccountDelegationParentMismatch represents a DelegationParentMismatch error raised by the PaceSmartAccount contract.
+type PaceSmartAccountDelegationParentMismatch struct {
+	Index    *big.Int
+	Expected [32]byte
+	Got      [32]byte
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error DelegationParentMismatch(uint256 index, bytes32 expected, bytes32 got)
+func PaceSmartAccountDelegationParentMismatchErrorID() common.Hash {
+	return common.HexToHash("0xc7ed69474af7eaea03c800f7703abe4f6c46709b42291e0397bed5312b3f8369")
+}
+
+// UnpackDelegationParentMismatchError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error DelegationParentMismatch(uint256 index, bytes32 expected, bytes32 got)
+func (paceSmartAccount *PaceSmartAccount) UnpackDelegationParentMismatchError(raw []byte) (*PaceSmartAccountDelegationParentMismatch, error) {
+	out := new(PaceSmartAccountDelegationParentMismatch)
+	if err := paceSmartAccount.abi.UnpackIntoInterface(out, "DelegationParentMismatch", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// PaceSmartAccountDelegatorMismatch represents a DelegatorMismatch error raised by the PaceSmartAccount contract.
+type PaceSmartAccountDelegatorMismatch struct {
+	Index    *big.Int
+	Expected common.Address
+	Got      common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error DelegatorMismatch(uint256 index, address expected, address got)
+func PaceSmartAccountDelegatorMismatchErrorID() common.Hash {
+	return common.HexToHash("0x6d266bec08e9b2a4d38ba8e4263ec70bf178186bfbeef6f8c618a79eb059eabc")
+}
+
+// UnpackDelegatorMismatchError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error DelegatorMismatch(uint256 index, address expected, address got)
+func (paceSmartAccount *PaceSmartAccount) UnpackDelegatorMismatchError(raw []byte) (*PaceSmartAccountDelegatorMismatch, error) {
+	out := new(PaceSmartAccountDelegatorMismatch)
+	if err := paceSmartAccount.abi.UnpackIntoInterface(out, "DelegatorMismatch", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// PaceSmartAccountDuplicateApprover represents a DuplicateApprover error raised by the PaceSmartAccount contract.
+type PaceSmartAccountDuplicateApprover struct {
+	Approver common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error DuplicateApprover(address approver)
+func PaceSmartAccountDuplicateApproverErrorID() common.Hash {
+	return common.HexToHash("0x8ef2e4072c917aba67764509a21e284d7495409ca42535a92fafcb5d86b141c8")
+}
+
+// UnpackDuplicateApproverError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error DuplicateApprover(address approver)
+func (paceSmartAccount *PaceSmartAccount) UnpackDuplicateApproverError(raw []byte) (*PaceSmartAccountDuplicateApprover, error) {
+	out := new(PaceSmartAccountDuplicateApprover)
+	if err := paceSmartAccount.abi.UnpackIntoInterface(out, "DuplicateApprover", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// PaceSmartAccountECDSAInvalidSignature represents a ECDSAInvalidSignature error raised by the PaceSmartAccount contract.
+type PaceSmartAccountECDSAInvalidSignature struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ECDSAInvalidSignature()
+func PaceSmartAccountECDSAInvalidSignatureErrorID() common.Hash {
+	return common.HexToHash("0xf645eedf0193584640b6b90cb9477e4c95b98636c148a891d4c0a146dc46e75a")
+}
+
+// UnpackECDSAInvalidSignatureError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ECDSAInvalidSignature()
+func (paceSmartAccount *PaceSmartAccount) UnpackECDSAInvalidSignatureError(raw []byte) (*PaceSmartAccountECDSAInvalidSignature, error) {
+	out := new(PaceSmartAccountECDSAInvalidSignature)
+	if err := paceSmartAccount.abi.UnpackIntoInterface(out, "ECDSAInvalidSignature", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// PaceSmartAccountECDSAInvalidSignatureLength represents a ECDSAInvalidSignatureLength error raised by the PaceSmartAccount contract.
+type PaceSmartAccountECDSAInvalidSignatureLength struct {
+	Length *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ECDSAInvalidSignatureLength(uint256 length)
+func PaceSmartAccountECDSAInvalidSignatureLengthErrorID() common.Hash {
+	return common.HexToHash("0xfce698f7e8e5342cd615f641317bc45fe7e1e4a8b0a14dd1383ff8dc9c41917f")
+}
+
+// UnpackECDSAInvalidSignatureLengthError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ECDSAInvalidSignatureLength(uint256 length)
+func (paceSmartAccount *PaceSmartAccount) UnpackECDSAInvalidSignatureLengthError(raw []byte) (*PaceSmartAccountECDSAInvalidSignatureLength, error) {
+	out := new(PaceSmartAccountECDSAInvalidSignatureLength)
+	if err := paceSmartAccount.abi.UnpackIntoInterface(out, "ECDSAInvalidSignatureLength", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// PaceSmartAccountECDSAInvalidSignatureS represents a ECDSAInvalidSignatureS error raised by the PaceSmartAccount contract.
+type PaceSmartAccountECDSAInvalidSignatureS struct {
+	S [32]byte
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ECDSAInvalidSignatureS(bytes32 s)
+func PaceSmartAccountECDSAInvalidSignatureSErrorID() common.Hash {
+	return common.HexToHash("0xd78bce0cccb935155ed6428d1c13e50b7f3550fd2b66b9fe266006fea4a5e1eb")
+}
+
+// UnpackECDSAInvalidSignatureSError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ECDSAInvalidSignatureS(bytes32 s)
+func (paceSmartAccount *PaceSmartAccount) UnpackECDSAInvalidSignatureSError(raw []byte) (*PaceSmartAccountECDSAInvalidSignatureS, error) {
+	out := new(PaceSmartAccountECDSAInvalidSignatureS)
+	if err := paceSmartAccount.abi.UnpackIntoInterface(out, "ECDSAInvalidSignatureS", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// PaceSmartAccountEmptyDelegationChain represents a EmptyDelegationChain error raised by the PaceSmartAccount contract.
+type PaceSmartAccountEmptyDelegationChain struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error EmptyDelegationChain()
+func PaceSmartAccountEmptyDelegationChainErrorID() common.Hash {
+	return common.HexToHash("0x103a9ca208b54ad7e843f53ecf2bfbff1e25c4eaeef07e81378845ddfd738b14")
+}
+
+// UnpackEmptyDelegationChainError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error EmptyDelegationChain()
+func (paceSmartAccount *PaceSmartAccount) UnpackEmptyDelegationChainError(raw []byte) (*PaceSmartAccountEmptyDelegationChain, error) {
+	out := new(PaceSmartAccountEmptyDelegationChain)
+	if err := paceSmartAccount.abi.UnpackIntoInterface(out, "EmptyDelegationChain", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// PaceSmartAccountInsufficientGas represents a InsufficientGas error raised by the PaceSmartAccount contract.
+type PaceSmartAccountInsufficientGas struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error InsufficientGas()
+func PaceSmartAccountInsufficientGasErrorID() common.Hash {
+	return common.HexToHash("0x1c26714c035362f785e44b6773a87881da86705e5698c55bb550907617bb1353")
+}
+
+// UnpackInsufficientGasError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error InsufficientGas()
+func (paceSmartAccount *PaceSmartAccount) UnpackInsufficientGasError(raw []byte) (*PaceSmartAccountInsufficientGas, error) {
+	out := new(PaceSmartAccountInsufficientGas)
+	if err := paceSmartAccount.abi.UnpackIntoInterface(out, "InsufficientGas", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// PaceSmartAccountInvalidDelegationSignature represents a InvalidDelegationSignature error raised by the PaceSmartAccount contract.
+type PaceSmartAccountInvalidDelegationSignature struct {
+	Index     *big.Int
+	Recovered common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error InvalidDelegationSignature(uint256 index, address recovered)
+func PaceSmartAccountInvalidDelegationSignatureErrorID() common.Hash {
+	return common.HexToHash("0x80dcbe04b21704482db8bb1a63ff8a5c95cbe31170bc6e59d0cddd84dcf79482")
+}
+
+// UnpackInvalidDelegationSignatureError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error InvalidDelegationSignature(uint256 index, address recovered)
+func (paceSmartAccount *PaceSmartAccount) UnpackInvalidDelegationSignatureError(raw []byte) (*PaceSmartAccountInvalidDelegationSignature, error) {
+	out := new(PaceSmartAccountInvalidDelegationSignature)
+	if err := paceSmartAccount.abi.UnpackIntoInterface(out, "InvalidDelegationSignature", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// PaceSmartAccountInvalidNonce represents a InvalidNonce error raised by the PaceSmartAccount contract.
+type PaceSmartAccountInvalidNonce struct {
+	Expected uint64
+	Got      uint64
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error InvalidNonce(uint64 expected, uint64 got)
+func PaceSmartAccountInvalidNonceErrorID() common.Hash {
+	return common.HexToHash("0xf917ffea6a1641a1e8b15877a7966d24eb1021272cd5d703237e70bfe6ba3116")
+}
+
+// UnpackInvalidNonceError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error InvalidNonce(uint64 expected, uint64 got)
+func (paceSmartAccount *PaceSmartAccount) UnpackInvalidNonceError(raw []byte) (*PaceSmartAccountInvalidNonce, error) {
+	out := new(PaceSmartAccountInvalidNonce)
+	if err := paceSmartAccount.abi.UnpackIntoInterface(out, "InvalidNonce", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// PaceSmartAccountInvalidShortString represents a InvalidShortString error raised by the PaceSmartAccount contract.
+type PaceSmartAccountInvalidShortString struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error InvalidShortString()
+func PaceSmartAccountInvalidShortStringErrorID() common.Hash {
+	return common.HexToHash("0xb3512b0c6163e5f0bafab72bb631b9d58cd7a731b082f910338aa21c83d5c274")
+}
+
+// UnpackInvalidShortStringError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error InvalidShortString()
+func (paceSmartAccount *PaceSmartAccount) UnpackInvalidShortStringError(raw []byte) (*PaceSmartAccountInvalidShortString, error) {
+	out := new(PaceSmartAccountInvalidShortString)
+	if err := paceSmartAccount.abi.UnpackIntoInterface(out, "InvalidShortString", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// PaceSmartAccountInvalidThreshold represents a InvalidThreshold error raised by the PaceSmartAccount contract.
+type PaceSmartAccountInvalidThreshold struct {
+	Threshold     *big.Int
+	ApproverCount *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error InvalidThreshold(uint256 threshold, uint256 approverCount)
+func PaceSmartAccountInvalidThresholdErrorID() common.Hash {
+	return common.HexToHash("0x7b7a98f144b22ac349117faf884147efe6b9d8f459322b9ed0cb76310884f093")
+}
+
+// UnpackInvalidThresholdError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error InvalidThreshold(uint256 threshold, uint256 approverCount)
+func (paceSmartAccount *PaceSmartAccount) UnpackInvalidThresholdError(raw []byte) (*PaceSmartAccountInvalidThreshold, error) {
+	out := new(PaceSmartAccountInvalidThreshold)
+	if err := paceSmartAccount.abi.UnpackIntoInterface(out, "InvalidThreshold", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// PaceSmartAccountNotApprover represents a NotApprover error raised by the PaceSmartAccount contract.
+type PaceSmartAccountNotApprover struct {
+	Signer common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotApprover(address signer)
+func PaceSmartAccountNotApproverErrorID() common.Hash {
+	return common.HexToHash("0xec37f14686a75744fb46deb050b359b6fc4b435a57c6181aa8ff686d7e9d6092")
+}
+
+// UnpackNotApproverError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotApprover(address signer)
+func (paceSmartAccount *PaceSmartAccount) UnpackNotApproverError(raw []byte) (*PaceSmartAccountNotApprover, error) {
+	out := new(PaceSmartAccountNotApprover)
+	if err := paceSmartAccount.abi.UnpackIntoInterface(out, "NotApprover", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// PaceSmartAccountOwnableInvalidOwner represents a OwnableInvalidOwner error raised by the PaceSmartAccount contract.
+type PaceSmartAccountOwnableInvalidOwner struct {
+	Owner common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error OwnableInvalidOwner(address owner)
+func PaceSmartAccountOwnableInvalidOwnerErrorID() common.Hash {
+	return common.HexToHash("0x1e4fbdf7f3ef8bcaa855599e3abf48b232380f183f08f6f813d9ffa5bd585188")
+}
+
+// UnpackOwnableInvalidOwnerError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error OwnableInvalidOwner(address owner)
+func (paceSmartAccount *PaceSmartAccount) UnpackOwnableInvalidOwnerError(raw []byte) (*PaceSmartAccountOwnableInvalidOwner, error) {
+	out := new(PaceSmartAccountOwnableInvalidOwner)
+	if err := paceSmartAccount.abi.UnpackIntoInterface(out, "OwnableInvalidOwner", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// PaceSmartAccountOwnableUnauthorizedAccount represents a OwnableUnauthorizedAccount error raised by the PaceSmartAccount contract.
+type PaceSmartAccountOwnableUnauthorizedAccount struct {
+	Account common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error OwnableUnauthorizedAccount(address account)
+func PaceSmartAccountOwnableUnauthorizedAccountErrorID() common.Hash {
+	return common.HexToHash("0x118cdaa7a341953d1887a2245fd6665d741c67c8c50581daa59e1d03373fa188")
+}
+
+// UnpackOwnableUnauthorizedAccountError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error OwnableUnauthorizedAccount(address account)
+func (paceSmartAccount *PaceSmartAccount) UnpackOwnableUnauthorizedAccountError(raw []byte) (*PaceSmartAccountOwnableUnauthorizedAccount, error) {
+	out := new(PaceSmartAccountOwnableUnauthorizedAccount)
+	if err := paceSmartAccount.abi.UnpackIntoInterface(out, "OwnableUnauthorizedAccount", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// PaceSmartAccountPDRExpired represents a PDRExpired error raised by the PaceSmartAccount contract.
+type PaceSmartAccountPDRExpired struct {
+	Expiry uint64
+	NowTs  *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error PDRExpired(uint64 expiry, uint256 nowTs)
+func PaceSmartAccountPDRExpiredErrorID() common.Hash {
+	return common.HexToHash("0xfda15cc861007bde129bc91fa53402690f9e32bda8fa2d0c5e28dbfbefdcd96e")
+}
+
+// UnpackPDRExpiredError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error PDRExpired(uint64 expiry, uint256 nowTs)
+func (paceSmartAccount *PaceSmartAccount) UnpackPDRExpiredError(raw []byte) (*PaceSmartAccountPDRExpired, error) {
+	out := new(PaceSmartAccountPDRExpired)
+	if err := paceSmartAccount.abi.UnpackIntoInterface(out, "PDRExpired", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// PaceSmartAccountReentrancyGuardReentrantCall represents a ReentrancyGuardReentrantCall error raised by the PaceSmartAccount contract.
+type PaceSmartAccountReentrancyGuardReentrantCall struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ReentrancyGuardReentrantCall()
+func PaceSmartAccountReentrancyGuardReentrantCallErrorID() common.Hash {
+	return common.HexToHash("0x3ee5aeb571de7fc460830b4d0017439a1ca56fb0bc39062227ade4fe4a24c1ca")
+}
+
+// UnpackReentrancyGuardReentrantCallError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ReentrancyGuardReentrantCall()
+func (paceSmartAccount *PaceSmartAccount) UnpackReentrancyGuardReentrantCallError(raw []byte) (*PaceSmartAccountReentrancyGuardReentrantCall, error) {
+	out := new(PaceSmartAccountReentrancyGuardReentrantCall)
+	if err := paceSmartAccount.abi.UnpackIntoInterface(out, "ReentrancyGuardReentrantCall", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// PaceSmartAccountRenounceDisabled represents a RenounceDisabled error raised by the PaceSmartAccount contract.
+type PaceSmartAccountRenounceDisabled struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error RenounceDisabled()
+func PaceSmartAccountRenounceDisabledErrorID() common.Hash {
+	return common.HexToHash("0x8905116560d0223388013a6344e0f340294b54bf7b203773dd2cb8f2e5a0d511")
+}
+
+// UnpackRenounceDisabledError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error RenounceDisabled()
+func (paceSmartAccount *PaceSmartAccount) UnpackRenounceDisabledError(raw []byte) (*PaceSmartAccountRenounceDisabled, error) {
+	out := new(PaceSmartAccountRenounceDisabled)
+	if err := paceSmartAccount.abi.UnpackIntoInterface(out, "RenounceDisabled", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// PaceSmartAccountRevokedDelegation represents a RevokedDelegation error raised by the PaceSmartAccount contract.
+type PaceSmartAccountRevokedDelegation struct {
+	DelegationHash [32]byte
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error RevokedDelegation(bytes32 delegationHash)
+func PaceSmartAccountRevokedDelegationErrorID() common.Hash {
+	return common.HexToHash("0x9929bd17589848dbccf7577d9e978304cf3707c6d6a0d025e00313c8bb5cc8b5")
+}
+
+// UnpackRevokedDelegationError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error RevokedDelegation(bytes32 delegationHash)
+func (paceSmartAccount *PaceSmartAccount) UnpackRevokedDelegationError(raw []byte) (*PaceSmartAccountRevokedDelegation, error) {
+	out := new(PaceSmartAccountRevokedDelegation)
+	if err := paceSmartAccount.abi.UnpackIntoInterface(out, "RevokedDelegation", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// PaceSmartAccountSelectorNotDelegated represents a SelectorNotDelegated error raised by the PaceSmartAccount contract.
+type PaceSmartAccountSelectorNotDelegated struct {
+	DelegationHash [32]byte
+	Selector       [4]byte
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error SelectorNotDelegated(bytes32 delegationHash, bytes4 selector)
+func PaceSmartAccountSelectorNotDelegatedErrorID() common.Hash {
+	return common.HexToHash("0x92ac9f7614d8bbe5544a986dff6d357632be7d6e070b9f704427910a40599fbe")
+}
+
+// UnpackSelectorNotDelegatedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error SelectorNotDelegated(bytes32 delegationHash, bytes4 selector)
+func (paceSmartAccount *PaceSmartAccount) UnpackSelectorNotDelegatedError(raw []byte) (*PaceSmartAccountSelectorNotDelegated, error) {
+	out := new(PaceSmartAccountSelectorNotDelegated)
+	if err := paceSmartAccount.abi.UnpackIntoInterface(out, "SelectorNotDelegated", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// PaceSmartAccountStringTooLong represents a StringTooLong error raised by the PaceSmartAccount contract.
+type PaceSmartAccountStringTooLong struct {
+	Str string
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error StringTooLong(string str)
+func PaceSmartAccountStringTooLongErrorID() common.Hash {
+	return common.HexToHash("0x305a27a93f8e33b7392df0a0f91d6fc63847395853c45991eec52dbf24d72381")
+}
+
+// UnpackStringTooLongError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error StringTooLong(string str)
+func (paceSmartAccount *PaceSmartAccount) UnpackStringTooLongError(raw []byte) (*PaceSmartAccountStringTooLong, error) {
+	out := new(PaceSmartAccountStringTooLong)
+	if err := paceSmartAccount.abi.UnpackIntoInterface(out, "StringTooLong", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// PaceSmartAccountTargetNotDelegated represents a TargetNotDelegated error raised by the PaceSmartAccount contract.
+type PaceSmartAccountTargetNotDelegated struct {
+	DelegationHash [32]byte
+	Target         common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error TargetNotDelegated(bytes32 delegationHash, address target)
+func PaceSmartAccountTargetNotDelegatedErrorID() common.Hash {
+	return common.HexToHash("0x22cb699d47dd5f39fe2b8bd20c04361f9c92a1a90a98d90f9379bde3000b52dc")
+}
+
+// UnpackTargetNotDelegatedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error TargetNotDelegated(bytes32 delegationHash, address target)
+func (paceSmartAccount *PaceSmartAccount) UnpackTargetNotDelegatedError(raw []byte) (*PaceSmartAccountTargetNotDelegated, error) {
+	out := new(PaceSmartAccountTargetNotDelegated)
+	if err := paceSmartAccount.abi.UnpackIntoInterface(out, "TargetNotDelegated", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// PaceSmartAccountTooFewApprovals represents a TooFewApprovals error raised by the PaceSmartAccount contract.
+type PaceSmartAccountTooFewApprovals struct {
+	Got       *big.Int
+	Threshold *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error TooFewApprovals(uint256 got, uint256 threshold)
+func PaceSmartAccountTooFewApprovalsErrorID() common.Hash {
+	return common.HexToHash("0x3ef8fc50e4d3704999ee4403f6d9b84267637b4b117e8c115d8b3681f2876bec")
+}
+
+// UnpackTooFewApprovalsError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error TooFewApprovals(uint256 got, uint256 threshold)
+func (paceSmartAccount *PaceSmartAccount) UnpackTooFewApprovalsError(raw []byte) (*PaceSmartAccountTooFewApprovals, error) {
+	out := new(PaceSmartAccountTooFewApprovals)
+	if err := paceSmartAccount.abi.UnpackIntoInterface(out, "TooFewApprovals", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// PaceSmartAccountUnauthorizedDelegate represents a UnauthorizedDelegate error raised by the PaceSmartAccount contract.
+type PaceSmartAccountUnauthorizedDelegate struct {
+	Delegate  common.Address
+	Recovered common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error UnauthorizedDelegate(address delegate, address recovered)
+func PaceSmartAccountUnauthorizedDelegateErrorID() common.Hash {
+	return common.HexToHash("0x8d2c08d1a79fb87b67a3d0833986ceb89e552cd80eb0e082c5ec16f59192c2e5")
+}
+
+// UnpackUnauthorizedDelegateError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error UnauthorizedDelegate(address delegate, address recovered)
+func (paceSmartAccount *PaceSmartAccount) UnpackUnauthorizedDelegateError(raw []byte) (*PaceSmartAccountUnauthorizedDelegate, error) {
+	out := new(PaceSmartAccountUnauthorizedDelegate)
+	if err := paceSmartAccount.abi.UnpackIntoInterface(out, "UnauthorizedDelegate", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// PaceSmartAccountUnauthorizedPolicySigner represents a UnauthorizedPolicySigner error raised by the PaceSmartAccount contract.
+type PaceSmartAccountUnauthorizedPolicySigner struct {
+	Recovered common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error UnauthorizedPolicySigner(address recovered)
+func PaceSmartAccountUnauthorizedPolicySignerErrorID() common.Hash {
+	return common.HexToHash("0x590f6edf5effb6223ee831989831e01fbb8e98b41886bbb2eb335df6bdaa290c")
+}
+
+// UnpackUnauthorizedPolicySignerError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error UnauthorizedPolicySigner(address recovered)
+func (paceSmartAccount *PaceSmartAccount) UnpackUnauthorizedPolicySignerError(raw []byte) (*PaceSmartAccountUnauthorizedPolicySigner, error) {
+	out := new(PaceSmartAccountUnauthorizedPolicySigner)
+	if err := paceSmartAccount.abi.UnpackIntoInterface(out, "UnauthorizedPolicySigner", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// PaceSmartAccountValueOverCallCap represents a ValueOverCallCap error raised by the PaceSmartAccount contract.
+type PaceSmartAccountValueOverCallCap struct {
+	DelegationHash [32]byte
+	Value          *big.Int
+	Cap            *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ValueOverCallCap(bytes32 delegationHash, uint256 value, uint256 cap)
+func PaceSmartAccountValueOverCallCapErrorID() common.Hash {
+	return common.HexToHash("0x70e33c922b27546f3015b62b61a3bcc25bfd992aa6947617b713322ba8783388")
+}
+
+// UnpackValueOverCallCapError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ValueOverCallCap(bytes32 delegationHash, uint256 value, uint256 cap)
+func (paceSmartAccount *PaceSmartAccount) UnpackValueOverCallCapError(raw []byte) (*PaceSmartAccountValueOverCallCap, error) {
+	out := new(PaceSmartAccountValueOverCallCap)
+	if err := paceSmartAccount.abi.UnpackIntoInterface(out, "ValueOverCallCap", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// PaceSmartAccountValueOverTotalCap represents a ValueOverTotalCap error raised by the PaceSmartAccount contract.
+type PaceSmartAccountValueOverTotalCap struct {
+	DelegationHash [32]byte
+	Total          *big.Int
+	Cap            *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ValueOverTotalCap(bytes32 delegationHash, uint256 total, uint256 cap)
+func PaceSmartAccountValueOverTotalCapErrorID() common.Hash {
+	return common.HexToHash("0xa62e67b7f34a882f9fd3aa59d7a50aa23e221668a26cec586d79afeb94d95bd6")
+}
+
+// UnpackValueOverTotalCapError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ValueOverTotalCap(bytes32 delegationHash, uint256 total, uint256 cap)
+func (paceSmartAccount *PaceSmartAccount) UnpackValueOverTotalCapError(raw []byte) (*PaceSmartAccountValueOverTotalCap, error) {
+	out := new(PaceSmartAccountValueOverTotalCap)
+	if err := paceSmartAccount.abi.UnpackIntoInterface(out, "ValueOverTotalCap", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// PaceSmartAccountZeroAddress represents a ZeroAddress error raised by the PaceSmartAccount contract.
+type PaceSmartAccountZeroAddress struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ZeroAddress()
+func PaceSmartAccountZeroAddressErrorID() common.Hash {
+	return common.HexToHash("0xd92e233df2717d4a40030e20904abd27b68fcbeede117eaaccbbdac9618c8c73")
+}
+
+// UnpackZeroAddressError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ZeroAddress()
+func (paceSmartAccount *PaceSmartAccount) UnpackZeroAddressError(raw []byte) (*PaceSmartAccountZeroAddress, error) {
+	out := new(PaceSmartAccountZeroAddress)
+	if err := paceSmartAccount.abi.UnpackIntoInterface(out, "ZeroAddress", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
