@@ -1,0 +1,95 @@
+package evm
+
+import (
+	"bytes"
+	"math/big"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+)
+
+func sampleCache() *cacheFile {
+	code := hexutil.Bytes{0x60, 0x00, 0x60, 0x00, 0xf3}
+	ch := crypto.Keccak256Hash(code)
+	bal := hexutil.Big(*big.NewInt(1e18))
+	zero := hexutil.Big(*new(big.Int))
+	fee := hexutil.Big(*big.NewInt(7))
+	return &cacheFile{
+		Format: cacheFormat, Version: cacheVersion, ChainID: 31337,
+		Block: cacheHeader{Number: 12, Hash: common.HexToHash("0x12"), ParentHash: common.HexToHash("0x11"), Timestamp: 1_700_000_012, GasLimit: 30_000_000, BaseFee: &fee},
+		Accounts: map[common.Address]*cacheAccount{
+			common.HexToAddress("0xaa"): {Balance: &bal, Nonce: 1, CodeHash: ch},
+			common.HexToAddress("0xbb"): {Balance: &zero, Nonce: 3, CodeHash: types.EmptyCodeHash},
+			common.HexToAddress("0xcc"): nil,
+		},
+		Codes:       map[common.Hash]hexutil.Bytes{ch: code},
+		Storage:     map[common.Address]map[common.Hash]common.Hash{common.HexToAddress("0xaa"): {common.HexToHash("0x1"): common.HexToHash("0x2a")}},
+		BlockHashes: map[uint64]common.Hash{11: common.HexToHash("0x11"), 3: common.HexToHash("0x03")},
+	}
+}
+
+func TestCacheRoundTrip(t *testing.T) {
+	enc, err := encodeCache(sampleCache())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := decodeCache(enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ := encodeCache(c)
+	if !bytes.Equal(enc, again) {
+		t.Fatalf("re-encoding changed the bytes:\n%s\n%s", enc, again)
+	}
+	for name, mutate := range map[string]func(*cacheFile){
+		"format":        func(c *cacheFile) { c.Format = "other" },
+		"version":       func(c *cacheFile) { c.Version = 2 },
+		"chain id":      func(c *cacheFile) { c.ChainID = 0 },
+		"block hash":    func(c *cacheFile) { c.Block.Hash = common.Hash{} },
+		"missing code":  func(c *cacheFile) { c.Codes = nil },
+		"no balance":    func(c *cacheFile) { c.Accounts[common.HexToAddress("0xaa")].Balance = nil },
+		"future hashes": func(c *cacheFile) { c.BlockHashes[12] = common.Hash{} },
+	} {
+		c := sampleCache()
+		mutate(c)
+		b, _ := encodeCache(c)
+		if _, err := decodeCache(b); err == nil {
+			t.Errorf("%s: a bad cache decoded", name)
+		}
+	}
+	if _, err := decodeCache(append(enc, []byte("{}")...)); err == nil {
+		t.Error("trailing data accepted")
+	}
+	if _, err := decodeCache(bytes.Replace(enc, []byte(`"format"`), []byte(`"extra": 1, "format"`), 1)); err == nil {
+		t.Error("unknown field accepted")
+	}
+}
+
+func FuzzDecodeCache(f *testing.F) {
+	enc, _ := encodeCache(sampleCache())
+	f.Add(enc)
+	f.Add([]byte(`{"format":"afr-fork-cache","version":1,"chain_id":1,"block":{"number":1,"hash":"0x0000000000000000000000000000000000000000000000000000000000000001"}}`))
+	f.Add([]byte(`{}`))
+	f.Add(enc[:len(enc)/2])
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := decodeCache(data)
+		if err != nil {
+			return
+		}
+		b1, err := encodeCache(c)
+		if err != nil {
+			t.Fatalf("encode of a decoded cache: %v", err)
+		}
+		c2, err := decodeCache(b1)
+		if err != nil {
+			t.Fatalf("decode of an encoded cache: %v\n%s", err, b1)
+		}
+		b2, _ := encodeCache(c2)
+		if !bytes.Equal(b1, b2) {
+			t.Fatalf("encoding not stable:\n%s\n%s", b1, b2)
+		}
+	})
+}
