@@ -243,12 +243,13 @@ func Open(dir string, opts Options) (*Recorder, error) {
 	if _, err := io.ReadFull(opts.Rand, r.nonce[:]); err != nil {
 		return nil, err
 	}
+	r.notify = newNotifier()
 	if err := r.recover(); err != nil {
+		r.notify.close()
 		salts.close()
 		r.closeStreams()
 		return nil, err
 	}
-	r.notify = newNotifier()
 	if opts.Sync == SyncGroup {
 		r.wg.Add(1)
 		go r.syncLoop()
