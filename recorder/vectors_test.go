@@ -1,0 +1,253 @@
+package recorder_test
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentflightrecorder/afr/recorder"
+	"github.com/agentflightrecorder/afr/recorder/segment"
+)
+
+const vectorDir = "../fixtures/vectors"
+
+type encodingVector struct {
+	Desc          string          `json:"desc"`
+	Type          string          `json:"type"`
+	Valid         bool            `json:"valid"`
+	CBOR          string          `json:"cbor"`
+	Digest        string          `json:"digest"`
+	ErrorContains string          `json:"error_contains"`
+	Decoded       json.RawMessage `json:"decoded"`
+}
+
+func loadVectors(t testing.TB, dir string) map[string][]byte {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(vectorDir, dir, "*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no vectors in %s: %v", dir, err)
+	}
+	out := map[string][]byte{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[strings.TrimSuffix(filepath.Base(f), ".json")] = b
+	}
+	return out
+}
+
+func unhex(t testing.TB, s string) []byte {
+	t.Helper()
+	b, err := hex.DecodeString(strings.TrimPrefix(s, "0x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// decodeAny decodes by vector type and returns the object, its canonical
+// re-encoding and its digest (if the type has one).
+func decodeAny(typ string, b []byte) (obj any, again []byte, digest string, err error) {
+	switch typ {
+	case "record":
+		e, err := recorder.DecodeEnvelope(b)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		again, _ = recorder.EncodeEnvelope(e)
+		return e, again, recorder.RecordDigest(b).String(), nil
+	case "payload":
+		p, err := recorder.DecodePayload(b)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		again, _ = recorder.EncodePayload(p)
+		return p, again, "", nil
+	case "epoch_header":
+		h, err := recorder.DecodeEpochHeader(b)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		again, _ = recorder.EncodeEpochHeader(h)
+		return h, again, recorder.EpochRoot(b).String(), nil
+	}
+	return nil, nil, "", errors.New("unknown vector type " + typ)
+}
+
+func TestEncodingVectors(t *testing.T) {
+	for name, raw := range loadVectors(t, "encoding") {
+		t.Run(name, func(t *testing.T) {
+			var v encodingVector
+			if err := json.Unmarshal(raw, &v); err != nil {
+				t.Fatal(err)
+			}
+			obj, again, digest, err := decodeAny(v.Type, unhex(t, v.CBOR))
+			if !v.Valid {
+				if err == nil {
+					t.Fatalf("%s: accepted, want rejection", v.Desc)
+				}
+				if !strings.Contains(err.Error(), v.ErrorContains) {
+					t.Fatalf("%s: error %q does not mention %q", v.Desc, err, v.ErrorContains)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", v.Desc, err)
+			}
+			if !bytes.Equal(again, unhex(t, v.CBOR)) {
+				t.Fatalf("re-encoding differs")
+			}
+			if digest != v.Digest {
+				t.Fatalf("digest %s, want %s", digest, v.Digest)
+			}
+			j, _ := json.Marshal(obj)
+			var a, b any
+			json.Unmarshal(j, &a)
+			json.Unmarshal(v.Decoded, &b)
+			ja, _ := json.Marshal(a)
+			jb, _ := json.Marshal(b)
+			if !bytes.Equal(ja, jb) {
+				t.Fatalf("decoded object differs:\n got %s\nwant %s", ja, jb)
+			}
+		})
+	}
+}
+
+func TestCryptoVectors(t *testing.T) {
+	for name, raw := range loadVectors(t, "crypto") {
+		t.Run(name, func(t *testing.T) {
+			var v struct {
+				Master, Salt, Session, Plaintext, Nonce string
+				Epoch, Seq                              uint64
+				Encrypt                                 bool
+				EpochKey                                string `json:"epoch_key"`
+				EventKey                                string `json:"event_key"`
+				Commitment, Frame                       string
+				FrameDigest                             string `json:"frame_digest"`
+			}
+			if err := json.Unmarshal(raw, &v); err != nil {
+				t.Fatal(err)
+			}
+			var session recorder.SessionID
+			copy(session[:], unhex(t, v.Session))
+			ek, err := recorder.EpochKey(unhex(t, v.Master), unhex(t, v.Salt), session, v.Epoch)
+			if err != nil || hex.EncodeToString(ek[:]) != v.EpochKey {
+				t.Fatalf("epoch key %x (%v), want %s", ek, err, v.EpochKey)
+			}
+			k := recorder.DeriveEventKey(ek, v.Seq)
+			if hex.EncodeToString(k[:]) != v.EventKey {
+				t.Fatalf("event key %x, want %s", k, v.EventKey)
+			}
+			pt := unhex(t, v.Plaintext)
+			if c := recorder.Commitment(&k, session, v.Seq, pt); c.String() != v.Commitment {
+				t.Fatalf("commitment %s, want %s", c, v.Commitment)
+			}
+			var nonce [recorder.NonceSize]byte
+			copy(nonce[:], unhex(t, v.Nonce))
+			frame, _ := recorder.SealPayload(nil, &k, session, v.Seq, pt, v.Encrypt, nonce)
+			if hex.EncodeToString(frame) != v.Frame || recorder.PayloadFrameDigest(frame).String() != v.FrameDigest {
+				t.Fatal("payload frame or its digest differs")
+			}
+			got, err := recorder.OpenPayload(&k, session, v.Seq, unhex(t, v.Frame))
+			if err != nil || !bytes.Equal(got, pt) {
+				t.Fatalf("open: %v", err)
+			}
+			// The same frame is bound to its position: another seq fails.
+			if _, err := recorder.OpenPayload(&k, session, v.Seq+1, frame); err == nil {
+				t.Fatal("frame opened at another sequence number")
+			}
+		})
+	}
+}
+
+func TestMerkleVectors(t *testing.T) {
+	for name, raw := range loadVectors(t, "merkle") {
+		t.Run(name, func(t *testing.T) {
+			var v struct {
+				Leaves []recorder.Digest
+				Root   recorder.Digest
+				Proofs [][]recorder.Digest
+			}
+			if err := json.Unmarshal(raw, &v); err != nil {
+				t.Fatal(err)
+			}
+			if got := recorder.MerkleRoot(v.Leaves); got != v.Root {
+				t.Fatalf("root %s, want %s", got, v.Root)
+			}
+			for i, p := range v.Proofs {
+				if err := recorder.VerifyInclusion(v.Leaves[i], uint64(i), uint64(len(v.Leaves)), p, v.Root); err != nil {
+					t.Fatalf("leaf %d: %v", i, err)
+				}
+				if err := recorder.VerifyInclusion(v.Leaves[(i+1)%len(v.Leaves)], uint64(i), uint64(len(v.Leaves)), p, v.Root); err == nil && len(v.Leaves) > 1 {
+					t.Fatalf("leaf %d: proof accepted another leaf", i)
+				}
+			}
+		})
+	}
+}
+
+func TestSegmentVectors(t *testing.T) {
+	for name, raw := range loadVectors(t, "segment") {
+		t.Run(name, func(t *testing.T) {
+			var v struct {
+				File, Kind  string
+				Valid, Torn bool
+				Frames      []string
+			}
+			if err := json.Unmarshal(raw, &v); err != nil {
+				t.Fatal(err)
+			}
+			b := unhex(t, v.File)
+			var got []string
+			_, err := segment.Scan(bytes.NewReader(b), int64(len(b)), name, v.Kind, 0, func(f segment.Frame) error {
+				got = append(got, hex.EncodeToString(f.Data))
+				return nil
+			})
+			if (err == nil) != v.Valid {
+				t.Fatalf("valid=%v but scan error %v", v.Valid, err)
+			}
+			if strings.Join(got, ",") != strings.Join(v.Frames, ",") {
+				t.Fatalf("frames %v, want %v", got, v.Frames)
+			}
+			var ce *segment.CorruptError
+			if !v.Valid && !v.Torn && !errors.As(err, &ce) {
+				t.Fatalf("damage reported as %v, want corruption", err)
+			}
+		})
+	}
+}
+
+// The checked-in vectors must be exactly what the generator writes today.
+func TestVectorsUpToDate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the generator")
+	}
+	tmp := t.TempDir()
+	cmd := exec.Command("go", "run", "./fixtures/vectors/gen", tmp)
+	cmd.Dir = ".."
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("generator: %v\n%s", err, out)
+	}
+	for _, dir := range []string{"encoding", "crypto", "merkle", "segment"} {
+		want, _ := filepath.Glob(filepath.Join(tmp, dir, "*.json"))
+		have, _ := filepath.Glob(filepath.Join(vectorDir, dir, "*.json"))
+		if len(want) != len(have) {
+			t.Fatalf("%s: %d vectors checked in, generator writes %d (run make vectors)", dir, len(have), len(want))
+		}
+		for _, w := range want {
+			a, _ := os.ReadFile(w)
+			b, _ := os.ReadFile(filepath.Join(vectorDir, dir, filepath.Base(w)))
+			if !bytes.Equal(a, b) {
+				t.Fatalf("%s/%s is stale (run make vectors)", dir, filepath.Base(w))
+			}
+		}
+	}
+}
