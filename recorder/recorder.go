@@ -586,27 +586,66 @@ func (r *Recorder) persist(full bool) error {
 	if policy == SyncNone && len(r.unsent) == 0 {
 		return nil
 	}
-	var err error
-	for _, w := range []*segment.Writer{r.payloads, r.records, r.epochs} {
-		if policy == SyncEvent || policy == SyncGroup {
-			err = errors.Join(err, w.Sync())
-		} else {
-			err = errors.Join(err, w.Flush())
-		}
-	}
-	if policy == SyncEvent || policy == SyncGroup {
-		err = errors.Join(err, r.salts.sync())
+	files, err := r.flush(policy == SyncEvent || policy == SyncGroup)
+	if err == nil {
+		err = syncFiles(files)
 	}
 	if err != nil {
 		return r.fail(err)
 	}
-	r.durable = r.next
-	for _, s := range r.unsent {
-		r.notify.push(s)
-	}
-	r.unsent = r.unsent[:0]
-	r.cond.Broadcast()
+	r.advance(r.next)
 	return nil
+}
+
+// flush hands buffered frames to the operating system and, if fsync is
+// wanted, returns the files to fsync; r.mu is held.
+func (r *Recorder) flush(fsync bool) ([]*os.File, error) {
+	var files []*os.File
+	for _, w := range []*segment.Writer{r.payloads, r.records, r.epochs} {
+		if err := w.Flush(); err != nil {
+			return nil, err
+		}
+		files = append(files, w.File())
+	}
+	if !fsync {
+		return nil, nil
+	}
+	if r.salts.dirty {
+		r.salts.dirty = false
+		files = append(files, r.salts.f)
+	}
+	return files, nil
+}
+
+// syncFiles fsyncs files in parallel. A file closed meanwhile by segment
+// rotation was fsynced before it was closed.
+func syncFiles(files []*os.File) error {
+	errs := make([]error, len(files))
+	var wg sync.WaitGroup
+	for i, f := range files {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := f.Sync(); err != nil && !errors.Is(err, os.ErrClosed) {
+				errs[i] = err
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// advance records that events [0, upto) are durable, announces the sealed
+// epochs they complete, and wakes waiters; r.mu is held.
+func (r *Recorder) advance(upto uint64) {
+	if upto > r.durable {
+		r.durable = upto
+	}
+	for len(r.unsent) > 0 && r.unsent[0].Header.FirstSeq+r.unsent[0].Header.Count <= r.durable {
+		r.notify.push(r.unsent[0])
+		r.unsent = r.unsent[1:]
+	}
+	r.cond.Broadcast()
 }
 
 // waitDurable blocks until event seq is durable; r.mu is held.
@@ -642,8 +681,23 @@ func (r *Recorder) syncLoop() {
 			time.Sleep(r.opts.GroupWindow)
 		}
 		r.mu.Lock()
-		if r.durable < r.next {
-			r.persist(false) // a failure is sticky and wakes the waiters
+		if r.durable >= r.next || r.err != nil || r.closed {
+			r.mu.Unlock()
+			continue
+		}
+		// Flush under the lock, fsync without it: writers keep appending
+		// during the fsync, and the next round covers them all at once.
+		files, err := r.flush(true)
+		target := r.next
+		r.mu.Unlock()
+		if err == nil {
+			err = syncFiles(files)
+		}
+		r.mu.Lock()
+		if err != nil {
+			r.fail(err) // sticky; wakes the waiters
+		} else {
+			r.advance(target)
 		}
 		r.mu.Unlock()
 	}
