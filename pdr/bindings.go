@@ -1,0 +1,67 @@
+package pdr
+
+import (
+	"github.com/agentflightrecorder/afr/contracts/bindings"
+)
+
+// Binding returns the terms as the PaceSmartAccount binding's struct.
+func (t Terms) Binding() bindings.PaceSmartAccountPDRTerms {
+	return bindings.PaceSmartAccountPDRTerms{
+		Nonce: t.Nonce, PolicyId: t.PolicyID, Decision: uint8(t.Decision), ApprovalRequired: t.ApprovalRequired,
+		Expiry: t.Expiry, EventId: t.EventID,
+	}
+}
+
+// Binding returns the signature as the PaceSmartAccount binding's Sig.
+func (s Signature) Binding() bindings.PaceSmartAccountSig {
+	return bindings.PaceSmartAccountSig{R: s.R(), Vs: s.VS()}
+}
+
+// BindingSigs converts signatures for the binding.
+func BindingSigs(sigs []Signature) []bindings.PaceSmartAccountSig {
+	out := make([]bindings.PaceSmartAccountSig, len(sigs))
+	for i, s := range sigs {
+		out[i] = s.Binding()
+	}
+	return out
+}
+
+// Binding returns the call as the binding's Call.
+func (c Call) Binding() bindings.PaceSmartAccountCall {
+	return bindings.PaceSmartAccountCall{Target: c.Target, Value: value(c.Value), Data: nonNil(c.Data)}
+}
+
+// Binding returns the delegation as the binding's Delegation.
+func (d *Delegation) Binding() bindings.PaceSmartAccountDelegation {
+	return bindings.PaceSmartAccountDelegation{
+		Delegator: d.Delegator, Delegate: d.Delegate, Parent: d.Parent, Targets: nonNil(d.Targets),
+		Selectors: nonNil(d.Selectors), MaxValuePerCall: value(d.MaxValuePerCall), MaxValueTotal: value(d.MaxValueTotal),
+		Expiry: d.Expiry, Salt: d.Salt,
+	}
+}
+
+// BindingChain converts a delegation chain for the binding.
+func BindingChain(chain []SignedDelegation) []bindings.PaceSmartAccountSignedDelegation {
+	out := make([]bindings.PaceSmartAccountSignedDelegation, len(chain))
+	for i := range chain {
+		out[i] = bindings.PaceSmartAccountSignedDelegation{
+			Delegation: chain[i].Delegation.Binding(), Signature: chain[i].Signature.Binding(),
+		}
+	}
+	return out
+}
+
+// Calldata returns the account calldata that executes s for call c: execute when no approval is
+// required, executeWithApprovals when it is, executeDelegated when s carries a delegation chain.
+func (s *SignedPDR) Calldata(c Call) []byte {
+	acct := bindings.NewPaceSmartAccount()
+	t := s.PDR.Terms().Binding()
+	switch {
+	case len(s.Delegations) > 0:
+		return acct.PackExecuteDelegated(c.Binding(), t, s.Signature.Binding(), BindingSigs(s.Approvals), BindingChain(s.Delegations))
+	case s.PDR.ApprovalRequired:
+		return acct.PackExecuteWithApprovals(c.Target, value(c.Value), nonNil(c.Data), t, s.Signature.Binding(), BindingSigs(s.Approvals))
+	default:
+		return acct.PackExecute(c.Target, value(c.Value), nonNil(c.Data), t, s.Signature.Binding())
+	}
+}

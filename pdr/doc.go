@@ -1,0 +1,24 @@
+// Package pdr implements AFR's Policy Decision Records (DESIGN.md §4.7): the EIP-712 records
+// that authorise one on-chain call through a PaceSmartAccount (contracts/src/PaceSmartAccount.sol),
+// the scoped delegations that let another key sign them, and a small policy engine that turns an
+// agent's intent into a decision with reasons and a signed PDR.
+//
+// Hashing follows EIP-712 exactly as the contract does (domain name "PaceSmartAccount", version
+// "1", the chain id and the account address), and Verify applies the contract's checks in the
+// contract's order, so that Go and Solidity accept and reject the same records with the same
+// error. The differential tests in this package run the contract in go-ethereum's simulated
+// chain on random inputs to prove it.
+//
+// Signatures are ERC-2098 compact secp256k1 signatures (r, yParity<<255 | s) with low s, the
+// form the contract takes; a malleable twin of a valid signature cannot be written in it.
+//
+// Records encode to JSON (snake_case, hex and decimal strings) and to deterministic CBOR
+// (RFC 8949 §4.2 core deterministic encoding, fxamacker/cbor/v2); the CBOR decoder rejects any
+// input that is not exactly the canonical encoding of the value it decodes to.
+//
+// # Security
+//
+// A PDR authorises a call only together with on-chain state: the nonce, the policy signer, the
+// approvers, revocations and delegation spending live in the account. Verify takes a snapshot of
+// that state (State); its answer is only as current as the snapshot.
+package pdr

@@ -1,0 +1,221 @@
+package pdr
+
+import (
+	"math/big"
+
+	"github.com/ethereum/go-ethereum/accounts/abi"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+)
+
+// EIP-712 domain of every PaceSmartAccount.
+const (
+	DomainName    = "PaceSmartAccount"
+	DomainVersion = "1"
+)
+
+// EIP-712 type strings, exactly as in the contract.
+const (
+	PDRType        = "PDR(uint64 nonce,address target,uint256 value,bytes32 dataHash,bytes32 policyId,uint8 decision,bool approvalRequired,uint64 expiry,bytes32 eventId)"
+	DelegationType = "Delegation(address delegator,address delegate,bytes32 parent,address[] targets,bytes4[] selectors,uint256 maxValuePerCall,uint256 maxValueTotal,uint64 expiry,bytes32 salt)"
+	domainType     = "EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)"
+)
+
+var (
+	// PDRTypeHash is keccak256(PDRType).
+	PDRTypeHash = crypto.Keccak256Hash([]byte(PDRType))
+	// DelegationTypeHash is keccak256(DelegationType).
+	DelegationTypeHash = crypto.Keccak256Hash([]byte(DelegationType))
+	domainTypeHash     = crypto.Keccak256Hash([]byte(domainType))
+	nameHash           = crypto.Keccak256Hash([]byte(DomainName))
+	versionHash        = crypto.Keccak256Hash([]byte(DomainVersion))
+)
+
+// Domain identifies one PaceSmartAccount on one chain: the EIP-712 domain's chain id and
+// verifying contract.
+type Domain struct {
+	ChainID uint64
+	Account common.Address
+}
+
+// Separator returns the EIP-712 domain separator.
+func (d Domain) Separator() common.Hash {
+	return keccakWords(domainTypeHash, nameHash, versionHash, u64(d.ChainID), addr(d.Account))
+}
+
+// typedDigest returns keccak256("\x19\x01" ‖ domainSeparator ‖ structHash).
+func (d Domain) typedDigest(structHash common.Hash) common.Hash {
+	sep := d.Separator()
+	return crypto.Keccak256Hash([]byte{0x19, 0x01}, sep[:], structHash[:])
+}
+
+// Decision is a policy decision; only Allow executes on chain.
+type Decision uint8
+
+// Decisions.
+const (
+	Deny  Decision = 0
+	Allow Decision = 1
+)
+
+// String returns "allow", "deny" or "decision(N)".
+func (d Decision) String() string {
+	switch d {
+	case Allow:
+		return "allow"
+	case Deny:
+		return "deny"
+	}
+	return "decision(" + big.NewInt(int64(d)).String() + ")"
+}
+
+// PDR is a Policy Decision Record: the decision to allow (or deny) exactly one call (or batch)
+// from one account on one chain.
+type PDR struct {
+	Domain
+	// Nonce must equal the account's nonce when the PDR is executed.
+	Nonce uint64
+	// Target is the called address (the account itself for a batch).
+	Target common.Address
+	// Value is the wei sent (the sum for a batch); nil means zero.
+	Value *big.Int
+	// DataHash is keccak256 of the calldata (BatchDataHash for a batch).
+	DataHash common.Hash
+	// PolicyID identifies the policy that decided (see Policy.ID).
+	PolicyID common.Hash
+	Decision Decision
+	// ApprovalRequired says that the account's approvers must also sign.
+	ApprovalRequired bool
+	// Expiry is the last valid block timestamp (inclusive).
+	Expiry uint64
+	// EventID is the recorder event id of the intent.
+	EventID common.Hash
+}
+
+// Call is one call (target, value, calldata).
+type Call struct {
+	Target common.Address
+	Value  *big.Int
+	Data   []byte
+}
+
+// Selector returns the first four bytes of the calldata, or zero when it is shorter.
+func (c Call) Selector() [4]byte {
+	var s [4]byte
+	if len(c.Data) >= 4 {
+		copy(s[:], c.Data)
+	}
+	return s
+}
+
+// Terms are the PDR fields that the call does not imply.
+type Terms struct {
+	Nonce            uint64
+	PolicyID         common.Hash
+	Decision         Decision
+	ApprovalRequired bool
+	Expiry           uint64
+	EventID          common.Hash
+}
+
+// ForCall returns the PDR for call c under terms t in domain d.
+func ForCall(d Domain, c Call, t Terms) PDR {
+	return PDR{
+		Domain: d, Nonce: t.Nonce, Target: c.Target, Value: value(c.Value), DataHash: crypto.Keccak256Hash(c.Data),
+		PolicyID: t.PolicyID, Decision: t.Decision, ApprovalRequired: t.ApprovalRequired, Expiry: t.Expiry, EventID: t.EventID,
+	}
+}
+
+// ForBatch returns the PDR for a batch: target is the account, value the sum of the values and
+// the data hash BatchDataHash(calls).
+func ForBatch(d Domain, calls []Call, t Terms) PDR {
+	total := new(big.Int)
+	for _, c := range calls {
+		total.Add(total, value(c.Value))
+	}
+	return PDR{
+		Domain: d, Nonce: t.Nonce, Target: d.Account, Value: total, DataHash: BatchDataHash(calls),
+		PolicyID: t.PolicyID, Decision: t.Decision, ApprovalRequired: t.ApprovalRequired, Expiry: t.Expiry, EventID: t.EventID,
+	}
+}
+
+// Terms returns the PDR fields that the call does not imply.
+func (p *PDR) Terms() Terms {
+	return Terms{p.Nonce, p.PolicyID, p.Decision, p.ApprovalRequired, p.Expiry, p.EventID}
+}
+
+// Matches reports whether the PDR is for exactly call c.
+func (p *PDR) Matches(c Call) bool {
+	return p.Target == c.Target && value(p.Value).Cmp(value(c.Value)) == 0 && p.DataHash == crypto.Keccak256Hash(c.Data)
+}
+
+// StructHash returns the EIP-712 hashStruct of the PDR.
+func (p *PDR) StructHash() common.Hash {
+	return keccakWords(PDRTypeHash, u64(p.Nonce), addr(p.Target), u256(p.Value), p.DataHash, p.PolicyID,
+		u64(uint64(p.Decision)), boolWord(p.ApprovalRequired), u64(p.Expiry), p.EventID)
+}
+
+// Digest returns the EIP-712 digest that the policy signer, delegates and approvers sign, and
+// that the contract emits as pdrHash.
+func (p *PDR) Digest() common.Hash {
+	return p.Domain.typedDigest(p.StructHash())
+}
+
+// BatchDataHash returns keccak256(abi.encode(calls)) for calls as the contract's Call[] type.
+func BatchDataHash(calls []Call) common.Hash {
+	type call struct {
+		Target common.Address
+		Value  *big.Int
+		Data   []byte
+	}
+	in := make([]call, len(calls))
+	for i, c := range calls {
+		in[i] = call{c.Target, value(c.Value), c.Data}
+	}
+	enc, err := batchArgs.Pack(in)
+	if err != nil {
+		panic("pdr: encoding batch: " + err.Error()) // only on a negative or >256-bit value
+	}
+	return crypto.Keccak256Hash(enc)
+}
+
+var batchArgs = func() abi.Arguments {
+	t, err := abi.NewType("tuple[]", "", []abi.ArgumentMarshaling{
+		{Name: "target", Type: "address"}, {Name: "value", Type: "uint256"}, {Name: "data", Type: "bytes"},
+	})
+	if err != nil {
+		panic(err)
+	}
+	return abi.Arguments{{Type: t}}
+}()
+
+// ---- word helpers ----
+
+func keccakWords(words ...common.Hash) common.Hash {
+	buf := make([]byte, 0, 32*len(words))
+	for _, w := range words {
+		buf = append(buf, w[:]...)
+	}
+	return crypto.Keccak256Hash(buf)
+}
+
+func u64(v uint64) common.Hash { return common.BigToHash(new(big.Int).SetUint64(v)) }
+
+func u256(v *big.Int) common.Hash { return common.BigToHash(value(v)) }
+
+func addr(a common.Address) common.Hash { return common.BytesToHash(a[:]) }
+
+func boolWord(b bool) common.Hash {
+	if b {
+		return u64(1)
+	}
+	return common.Hash{}
+}
+
+// value returns v, or zero for nil.
+func value(v *big.Int) *big.Int {
+	if v == nil {
+		return new(big.Int)
+	}
+	return v
+}

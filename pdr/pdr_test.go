@@ -1,0 +1,208 @@
+package pdr_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"math/big"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/math"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/signer/core/apitypes"
+
+	"github.com/agentflightrecorder/afr/pdr"
+)
+
+// TestDigestMatchesGethTypedData cross-checks the hand-written EIP-712 hashing against
+// go-ethereum's generic implementation (signer/core/apitypes).
+func TestDigestMatchesGethTypedData(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 16 {
+		dom := pdr.Domain{ChainID: r.Uint64N(1 << 40), Account: randAddr(r)}
+		p := pdr.ForCall(dom, pdr.Call{Target: randAddr(r), Value: randUint256(r), Data: randBytes(r, 50)}, randTerms(r))
+		d := randDelegation(r)
+		types := apitypes.Types{
+			"EIP712Domain": {{Name: "name", Type: "string"}, {Name: "version", Type: "string"}, {Name: "chainId", Type: "uint256"}, {Name: "verifyingContract", Type: "address"}},
+			"PDR": {{Name: "nonce", Type: "uint64"}, {Name: "target", Type: "address"}, {Name: "value", Type: "uint256"}, {Name: "dataHash", Type: "bytes32"},
+				{Name: "policyId", Type: "bytes32"}, {Name: "decision", Type: "uint8"}, {Name: "approvalRequired", Type: "bool"}, {Name: "expiry", Type: "uint64"}, {Name: "eventId", Type: "bytes32"}},
+			"Delegation": {{Name: "delegator", Type: "address"}, {Name: "delegate", Type: "address"}, {Name: "parent", Type: "bytes32"}, {Name: "targets", Type: "address[]"},
+				{Name: "selectors", Type: "bytes4[]"}, {Name: "maxValuePerCall", Type: "uint256"}, {Name: "maxValueTotal", Type: "uint256"}, {Name: "expiry", Type: "uint64"}, {Name: "salt", Type: "bytes32"}},
+		}
+		domain := apitypes.TypedDataDomain{Name: pdr.DomainName, Version: pdr.DomainVersion,
+			ChainId: math.NewHexOrDecimal256(int64(dom.ChainID)), VerifyingContract: dom.Account.Hex()}
+		msg := apitypes.TypedDataMessage{
+			"nonce": new(big.Int).SetUint64(p.Nonce), "target": p.Target.Hex(), "value": p.Value, "dataHash": p.DataHash[:],
+			"policyId": p.PolicyID[:], "decision": big.NewInt(int64(p.Decision)), "approvalRequired": p.ApprovalRequired,
+			"expiry": new(big.Int).SetUint64(p.Expiry), "eventId": p.EventID[:],
+		}
+		got, _, err := apitypes.TypedDataAndHash(apitypes.TypedData{Types: types, PrimaryType: "PDR", Domain: domain, Message: msg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if common.BytesToHash(got) != p.Digest() {
+			t.Fatalf("PDR digest: geth %x, pdr %x", got, p.Digest())
+		}
+		targets := make([]any, len(d.Targets))
+		for i, a := range d.Targets {
+			targets[i] = a.Hex()
+		}
+		sels := make([]any, len(d.Selectors))
+		for i, s := range d.Selectors {
+			sels[i] = s[:]
+		}
+		dmsg := apitypes.TypedDataMessage{"delegator": d.Delegator.Hex(), "delegate": d.Delegate.Hex(), "parent": d.Parent[:], "targets": targets,
+			"selectors": sels, "maxValuePerCall": d.MaxValuePerCall, "maxValueTotal": d.MaxValueTotal, "expiry": new(big.Int).SetUint64(d.Expiry), "salt": d.Salt[:]}
+		got, _, err = apitypes.TypedDataAndHash(apitypes.TypedData{Types: types, PrimaryType: "Delegation", Domain: domain, Message: dmsg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if common.BytesToHash(got) != d.Digest(dom) {
+			t.Fatalf("delegation digest: geth %x, pdr %x", got, d.Digest(dom))
+		}
+	}
+}
+
+func TestSignatureForms(t *testing.T) {
+	key, _ := crypto.GenerateKey()
+	digest := crypto.Keccak256Hash([]byte("x"))
+	s, err := pdr.Sign(key, digest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, err := s.Recover(digest); err != nil || a != crypto.PubkeyToAddress(key.PublicKey) {
+		t.Fatalf("recover: %v %v", a, err)
+	}
+	back, err := pdr.FromRSV(s.RSV())
+	if err != nil || back != s {
+		t.Fatalf("rsv round trip: %v", err)
+	}
+	// The malleable twin (r, N−s, v^1) is refused in 65-byte form.
+	rsv := s.RSV()
+	sv := new(big.Int).SetBytes(rsv[32:64])
+	new(big.Int).Sub(crypto.S256().Params().N, sv).FillBytes(rsv[32:64])
+	rsv[64] = 55 - rsv[64] // 27 <-> 28
+	if _, err := pdr.FromRSV(rsv); !errors.Is(err, pdr.ErrInvalidSignatureS) {
+		t.Fatalf("malleable twin: %v, want ErrInvalidSignatureS", err)
+	}
+}
+
+func samplePDR(t *testing.T) pdr.SignedPDR {
+	t.Helper()
+	policy, _ := crypto.GenerateKey()
+	approver, _ := crypto.GenerateKey()
+	owner, _ := crypto.GenerateKey()
+	dom := pdr.Domain{ChainID: 10, Account: common.HexToAddress("0x00000000000000000000000000000000000000aa")}
+	call := pdr.Call{Target: common.HexToAddress("0xbb"), Value: big.NewInt(12345), Data: []byte{1, 2, 3, 4, 5}}
+	s, err := pdr.SignPDR(policy, pdr.ForCall(dom, call, pdr.Terms{Nonce: 7, PolicyID: common.Hash{1}, Decision: pdr.Allow, ApprovalRequired: true, Expiry: 99, EventID: common.Hash{2}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Approve(approver); err != nil {
+		t.Fatal(err)
+	}
+	d, err := pdr.SignDelegation(owner, dom, pdr.Delegation{Delegator: crypto.PubkeyToAddress(owner.PublicKey), Delegate: common.Address{3},
+		Targets: []common.Address{call.Target}, Selectors: [][4]byte{call.Selector()}, MaxValuePerCall: big.NewInt(5), MaxValueTotal: new(big.Int).Lsh(big.NewInt(1), 200), Expiry: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Delegations = []pdr.SignedDelegation{d}
+	return s
+}
+
+func TestEncodingsRoundTrip(t *testing.T) {
+	s := samplePDR(t)
+	enc, err := pdr.EncodeCBOR(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back pdr.SignedPDR
+	if err := pdr.DecodeCBOR(enc, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, s) {
+		t.Fatalf("cbor round trip:\n got %+v\nwant %+v", back, s)
+	}
+	if back.PDR.Digest() != s.PDR.Digest() {
+		t.Fatal("digest changed in cbor round trip")
+	}
+	js, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fromJSON pdr.SignedPDR
+	if err := json.Unmarshal(js, &fromJSON); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(fromJSON, s) {
+		t.Fatalf("json round trip:\n got %+v\nwant %+v\n%s", fromJSON, s, js)
+	}
+	if !bytes.Contains(js, []byte(`"decision":"allow"`)) || !bytes.Contains(js, []byte(`"value":"0x3039"`)) {
+		t.Fatalf("json shape: %s", js)
+	}
+}
+
+func TestDecodeRejectsNonCanonicalCBOR(t *testing.T) {
+	enc, err := pdr.EncodeCBOR(samplePDR(t).PDR)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Nonce 7 re-encoded in a longer form (0x18 0x07): same value, not canonical.
+	i := bytes.Index(enc, []byte{0x03, 0x07})
+	if i < 0 {
+		t.Fatalf("nonce not found in %x", enc)
+	}
+	bad := append(append(append([]byte{}, enc[:i+1]...), 0x18, 0x07), enc[i+2:]...)
+	var p pdr.PDR
+	if err := pdr.DecodeCBOR(bad, &p); !errors.Is(err, pdr.ErrNonCanonical) {
+		t.Fatalf("long-form nonce: %v, want ErrNonCanonical", err)
+	}
+	if err := pdr.DecodeCBOR(enc, &p); err != nil {
+		t.Fatalf("canonical input rejected: %v", err)
+	}
+}
+
+func FuzzDecodeCBOR(f *testing.F) {
+	s := samplePDRForFuzz()
+	enc, _ := pdr.EncodeCBOR(s)
+	f.Add(enc)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var p pdr.SignedPDR
+		if err := pdr.DecodeCBOR(data, &p); err != nil {
+			return
+		}
+		again, err := pdr.EncodeCBOR(p)
+		if err != nil {
+			t.Fatalf("decoded value does not encode: %v", err)
+		}
+		if !bytes.Equal(again, data) {
+			t.Fatalf("accepted non-canonical input %x (re-encodes to %x)", data, again)
+		}
+	})
+}
+
+func samplePDRForFuzz() pdr.SignedPDR {
+	return pdr.SignedPDR{PDR: pdr.PDR{Domain: pdr.Domain{ChainID: 1}, Nonce: 3, Value: big.NewInt(9), Decision: pdr.Allow, Expiry: 100}}
+}
+
+func TestVerifyRejectsPDRForOtherCall(t *testing.T) {
+	policy, _ := crypto.GenerateKey()
+	dom := pdr.Domain{ChainID: 1, Account: common.Address{9}}
+	call := pdr.Call{Target: common.Address{1}, Data: []byte{1, 2, 3, 4}}
+	s, _ := pdr.SignPDR(policy, pdr.ForCall(dom, call, pdr.Terms{Nonce: 0, Decision: pdr.Allow, Expiry: 10}))
+	st := &pdr.State{PolicySigner: crypto.PubkeyToAddress(policy.PublicKey)}
+	if err := pdr.Verify(st, &s, call, 10, false); err != nil {
+		t.Fatalf("valid PDR rejected: %v", err)
+	}
+	other := call
+	other.Data = []byte{1, 2, 3, 5}
+	if err := pdr.Verify(st, &s, other, 10, false); !errors.Is(err, pdr.ErrUnauthorizedPolicySigner) {
+		t.Fatalf("other calldata: %v", err)
+	}
+	if err := pdr.Verify(st, &s, call, 11, false); !errors.Is(err, pdr.ErrPDRExpired) {
+		t.Fatalf("expired: %v", err)
+	}
+}

@@ -1,0 +1,197 @@
+package pdr
+
+import (
+	"crypto/ecdsa"
+	"fmt"
+	"math/big"
+
+	"github.com/ethereum/go-ethereum/common"
+)
+
+// SignedPDR is a PDR with the signatures that make it executable: the policy signer's (or, with
+// a delegation chain, the last delegate's) and, when approval is required, the approvers'.
+type SignedPDR struct {
+	PDR PDR
+	// Signature is by the policy signer, or by the last delegate when Delegations is not empty.
+	Signature Signature
+	// Approvals must be sorted by strictly increasing signer address (SortApprovals).
+	Approvals []Signature
+	// Delegations is the chain from the owner to the signing delegate, owner's link first.
+	Delegations []SignedDelegation
+}
+
+// State is the part of a PaceSmartAccount's on-chain state that decides whether a PDR executes.
+type State struct {
+	Owner        common.Address
+	PolicySigner common.Address
+	Approvers    map[common.Address]bool
+	Threshold    uint8
+	Nonce        uint64
+	// Revoked and Spent are keyed by delegation digest; nil maps mean none.
+	Revoked map[common.Hash]bool
+	Spent   map[common.Hash]*big.Int
+}
+
+// SignPDR signs p's digest with key, returning a SignedPDR without approvals.
+func SignPDR(key *ecdsa.PrivateKey, p PDR) (SignedPDR, error) {
+	sig, err := Sign(key, p.Digest())
+	if err != nil {
+		return SignedPDR{}, err
+	}
+	return SignedPDR{PDR: p, Signature: sig}, nil
+}
+
+// Approve adds the approver key's signature and keeps the approvals sorted.
+func (s *SignedPDR) Approve(key *ecdsa.PrivateKey) error {
+	sig, err := Sign(key, s.PDR.Digest())
+	if err != nil {
+		return err
+	}
+	s.Approvals = append(s.Approvals, sig)
+	return SortApprovals(s.PDR.Digest(), s.Approvals)
+}
+
+// SortApprovals sorts approval signatures over digest by signer address, as the contract requires.
+func SortApprovals(digest common.Hash, sigs []Signature) error {
+	signers := make([]common.Address, len(sigs))
+	for i, s := range sigs {
+		a, err := s.Recover(digest)
+		if err != nil {
+			return err
+		}
+		signers[i] = a
+	}
+	for i := 1; i < len(sigs); i++ { // insertion sort: a handful of approvers
+		for j := i; j > 0 && signers[j].Cmp(signers[j-1]) < 0; j-- {
+			signers[j], signers[j-1] = signers[j-1], signers[j]
+			sigs[j], sigs[j-1] = sigs[j-1], sigs[j]
+		}
+	}
+	return nil
+}
+
+// Verify reports whether s authorises call c on the account with state st at block timestamp
+// now, with the checks, order and outcome of the contract: execute (withApprovals false) or
+// executeWithApprovals (true) when s has no delegations, executeDelegated when it has. It
+// returns nil or an *Error whose Name is the custom error the contract reverts with.
+//
+// As on chain, the digest is computed from c and the PDR's terms: s.PDR's Target, Value and
+// DataHash are not trusted, so a PDR signed for another call fails as an unauthorised signer.
+// Verify does not change st.
+func Verify(st *State, s *SignedPDR, c Call, now uint64, withApprovals bool) error {
+	p := ForCall(s.PDR.Domain, c, s.PDR.Terms())
+	return verify(st, s, &p, c, now, withApprovals)
+}
+
+// VerifyBatch is Verify for executeBatch (no delegations; approvals checked when required).
+func VerifyBatch(st *State, s *SignedPDR, calls []Call, now uint64) error {
+	if len(s.Delegations) != 0 {
+		return fmt.Errorf("pdr: batches cannot be delegated")
+	}
+	p := ForBatch(s.PDR.Domain, calls, s.PDR.Terms())
+	return verify(st, s, &p, Call{}, now, true)
+}
+
+func verify(st *State, s *SignedPDR, p *PDR, c Call, now uint64, withApprovals bool) error {
+	if p.Nonce != st.Nonce {
+		return fail(ErrInvalidNonce, fmt.Sprintf("nonce %d, want %d", p.Nonce, st.Nonce))
+	}
+	if p.Decision != Allow {
+		return fail(ErrDecisionNotAllow, "decision is "+p.Decision.String())
+	}
+	if now > p.Expiry {
+		return fail(ErrPDRExpired, fmt.Sprintf("expired at %d, now %d", p.Expiry, now))
+	}
+	digest := p.Digest()
+	if len(s.Delegations) == 0 {
+		signer, err := s.Signature.Recover(digest)
+		if err != nil {
+			return err
+		}
+		if signer != st.PolicySigner {
+			return fail(ErrUnauthorizedPolicySigner, "signed by "+signer.Hex()+", not the policy signer")
+		}
+		if p.ApprovalRequired && !withApprovals {
+			return fail(ErrTooFewApprovals, fmt.Sprintf("0 approvals, want %d", st.Threshold))
+		}
+	} else {
+		delegate, err := checkChain(st, s.Delegations, p.Domain, c, now)
+		if err != nil {
+			return err
+		}
+		signer, err := s.Signature.Recover(digest)
+		if err != nil {
+			return err
+		}
+		if signer != delegate {
+			return fail(ErrUnauthorizedDelegate, "signed by "+signer.Hex()+", not delegate "+delegate.Hex())
+		}
+	}
+	if p.ApprovalRequired {
+		return checkApprovals(st, digest, s.Approvals)
+	}
+	return nil
+}
+
+func checkApprovals(st *State, digest common.Hash, sigs []Signature) error {
+	required := int(st.Threshold)
+	if required == 0 {
+		required = 1
+	}
+	if len(sigs) < required {
+		return fail(ErrTooFewApprovals, fmt.Sprintf("%d approvals, want %d", len(sigs), required))
+	}
+	var previous common.Address
+	for _, sig := range sigs {
+		signer, err := sig.Recover(digest)
+		if err != nil {
+			return err
+		}
+		switch c := signer.Cmp(previous); {
+		case c == 0:
+			return fail(ErrDuplicateApprover, "approver "+signer.Hex()+" signed twice")
+		case c < 0:
+			return fail(ErrApproversNotSorted, "approver "+signer.Hex()+" after "+previous.Hex())
+		}
+		if !st.Approvers[signer] {
+			return fail(ErrNotApprover, signer.Hex()+" is not an approver")
+		}
+		previous = signer
+	}
+	return nil
+}
+
+// checkChain walks the delegation chain for call c and returns the last delegate.
+func checkChain(st *State, chain []SignedDelegation, dom Domain, c Call, now uint64) (common.Address, error) {
+	n := len(chain)
+	if n > MaxDelegationDepth {
+		return common.Address{}, fail(ErrDelegationChainTooLong, fmt.Sprintf("chain of %d, max %d", n, MaxDelegationDepth))
+	}
+	delegator, parent := st.Owner, common.Hash{}
+	for i := range chain {
+		link := &chain[i]
+		d := &link.Delegation
+		h := d.Digest(dom)
+		if d.Delegator != delegator {
+			return common.Address{}, fail(ErrDelegatorMismatch, fmt.Sprintf("link %d delegator %s, want %s", i, d.Delegator.Hex(), delegator.Hex()))
+		}
+		if d.Parent != parent {
+			return common.Address{}, fail(ErrDelegationParentMismatch, fmt.Sprintf("link %d parent %s, want %s", i, d.Parent.Hex(), parent.Hex()))
+		}
+		signer, err := link.Signature.Recover(h)
+		if err != nil {
+			return common.Address{}, err
+		}
+		if signer != delegator {
+			return common.Address{}, fail(ErrInvalidDelegationSig, fmt.Sprintf("link %d signed by %s", i, signer.Hex()))
+		}
+		if st.Revoked[h] {
+			return common.Address{}, fail(ErrRevokedDelegation, "delegation "+h.Hex()+" revoked")
+		}
+		if err := d.allows(h, c, st.Spent[h], now); err != nil {
+			return common.Address{}, err
+		}
+		delegator, parent = d.Delegate, h
+	}
+	return delegator, nil
+}
