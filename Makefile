@@ -11,7 +11,7 @@ export PATH := $(BIN):$(PATH)
 GOFLAGS_TEST ?= -count=1
 FUZZTIME     ?= 10s
 
-.PHONY: all setup build test test-go test-forge fuzz bench demo vectors clean help
+.PHONY: all setup build test test-go test-forge gas-snapshot fuzz bench demo vectors clean help
 
 all: build
 
@@ -35,8 +35,14 @@ test-go:
 	$(GO) vet ./...
 	$(GO) test $(GOFLAGS_TEST) ./...
 
+# forge tests, then the gas regression check: `forge snapshot --check` fails with forge's diff
+# when any test's gas differs from the committed .gas-snapshot. Update it on purpose with
+# `make gas-snapshot` and commit the new file together with the change that caused it.
 test-forge:
-	@if ls contracts/src/*.sol >/dev/null 2>&1; then forge build && forge test; fi
+	@if ls contracts/src/*.sol >/dev/null 2>&1; then forge build && forge test && forge snapshot --check .gas-snapshot; fi
+
+gas-snapshot: setup ## rewrite .gas-snapshot after an intended gas change (commit it with the change)
+	forge snapshot --snap .gas-snapshot
 
 fuzz: setup ## run each fuzz target for FUZZTIME (default 10s)
 	@for pkg in $$($(GO) list ./...); do \
