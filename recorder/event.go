@@ -35,6 +35,30 @@ func (d *Digest) UnmarshalText(b []byte) error {
 	return err
 }
 
+// Bytes is a byte string: a CBOR byte string on the wire and 0x-prefixed
+// hex in JSON.
+type Bytes []byte
+
+// String returns b as 0x-prefixed hex.
+func (b Bytes) String() string { return "0x" + hex.EncodeToString(b) }
+
+// MarshalText implements encoding.TextMarshaler.
+func (b Bytes) MarshalText() ([]byte, error) { return []byte(b.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler; the 0x prefix is optional.
+func (b *Bytes) UnmarshalText(t []byte) error {
+	s := string(t)
+	if len(s) >= 2 && (s[:2] == "0x" || s[:2] == "0X") {
+		s = s[2:]
+	}
+	v, err := hex.DecodeString(s)
+	if err != nil {
+		return fmt.Errorf("bytes: %w", err)
+	}
+	*b = v
+	return nil
+}
+
 // SessionID identifies one log: every record and epoch header carries it, so
 // records of another session cannot be spliced in unnoticed.
 type SessionID [16]byte
@@ -143,9 +167,9 @@ type Intent struct {
 	Args map[string]any `cbor:"2,keyasint,omitempty" json:"args,omitempty"`
 	// Chain fields, for on-chain intents (KindChainTx).
 	ChainID uint64 `cbor:"3,keyasint,omitempty" json:"chain_id,omitempty"`
-	Target  []byte `cbor:"4,keyasint,omitempty" json:"target,omitempty"` // 20-byte address
-	Value   []byte `cbor:"5,keyasint,omitempty" json:"value,omitempty"`  // big-endian uint256, no leading zeros
-	Data    []byte `cbor:"6,keyasint,omitempty" json:"data,omitempty"`   // calldata
+	Target  Bytes  `cbor:"4,keyasint,omitempty" json:"target,omitempty"` // 20-byte address
+	Value   Bytes  `cbor:"5,keyasint,omitempty" json:"value,omitempty"`  // big-endian uint256, no leading zeros
+	Data    Bytes  `cbor:"6,keyasint,omitempty" json:"data,omitempty"`   // calldata
 }
 
 // Decision is a policy or approval outcome.
@@ -192,14 +216,14 @@ type PolicyEvaluation struct {
 	Decision Decision `cbor:"2,keyasint" json:"decision"`
 	Rule     string   `cbor:"3,keyasint,omitempty" json:"rule,omitempty"`
 	Reasons  []string `cbor:"4,keyasint,omitempty" json:"reasons,omitempty"`
-	PDRHash  []byte   `cbor:"5,keyasint,omitempty" json:"pdr_hash,omitempty"` // EIP-712 digest of the PDR
+	PDRHash  Bytes    `cbor:"5,keyasint,omitempty" json:"pdr_hash,omitempty"` // EIP-712 digest of the PDR
 }
 
 // Approval is a human approval, carried as a signature, not a string.
 type Approval struct {
 	Approver  string   `cbor:"1,keyasint" json:"approver"` // e.g. an address
 	Decision  Decision `cbor:"2,keyasint" json:"decision"`
-	Signature []byte   `cbor:"3,keyasint,omitempty" json:"signature,omitempty"`
+	Signature Bytes    `cbor:"3,keyasint,omitempty" json:"signature,omitempty"`
 }
 
 // Status is an execution outcome.
@@ -248,8 +272,8 @@ type Execution struct {
 	End          int64  `cbor:"3,keyasint,omitempty" json:"end,omitempty"`
 	ExitCode     *int64 `cbor:"4,keyasint,omitempty" json:"exit_code,omitempty"`
 	Error        string `cbor:"5,keyasint,omitempty" json:"error,omitempty"`
-	OutputDigest []byte `cbor:"6,keyasint,omitempty" json:"output_digest,omitempty"`
-	TxHash       []byte `cbor:"7,keyasint,omitempty" json:"tx_hash,omitempty"`
+	OutputDigest Bytes  `cbor:"6,keyasint,omitempty" json:"output_digest,omitempty"`
+	TxHash       Bytes  `cbor:"7,keyasint,omitempty" json:"tx_hash,omitempty"`
 	Block        uint64 `cbor:"8,keyasint,omitempty" json:"block,omitempty"`
 }
 
@@ -266,8 +290,8 @@ type Effect struct {
 // (empty Before for a created file, empty After for a deleted one).
 type FileWrite struct {
 	Path   string `cbor:"1,keyasint" json:"path"`
-	Before []byte `cbor:"2,keyasint,omitempty" json:"before,omitempty"`
-	After  []byte `cbor:"3,keyasint,omitempty" json:"after,omitempty"`
+	Before Bytes  `cbor:"2,keyasint,omitempty" json:"before,omitempty"`
+	After  Bytes  `cbor:"3,keyasint,omitempty" json:"after,omitempty"`
 }
 
 // APICall records an outbound API request.
@@ -275,8 +299,8 @@ type APICall struct {
 	Method         string `cbor:"1,keyasint" json:"method"`
 	URL            string `cbor:"2,keyasint" json:"url"`
 	Status         int    `cbor:"3,keyasint,omitempty" json:"status,omitempty"`
-	RequestDigest  []byte `cbor:"4,keyasint,omitempty" json:"request_digest,omitempty"`
-	ResponseDigest []byte `cbor:"5,keyasint,omitempty" json:"response_digest,omitempty"`
+	RequestDigest  Bytes  `cbor:"4,keyasint,omitempty" json:"request_digest,omitempty"`
+	ResponseDigest Bytes  `cbor:"5,keyasint,omitempty" json:"response_digest,omitempty"`
 }
 
 // DBChange records a database mutation.
@@ -285,24 +309,24 @@ type DBChange struct {
 	Table     string `cbor:"2,keyasint,omitempty" json:"table,omitempty"`
 	Operation string `cbor:"3,keyasint" json:"operation"` // insert, update, delete, ddl …
 	Rows      uint64 `cbor:"4,keyasint,omitempty" json:"rows,omitempty"`
-	Digest    []byte `cbor:"5,keyasint,omitempty" json:"digest,omitempty"`
+	Digest    Bytes  `cbor:"5,keyasint,omitempty" json:"digest,omitempty"`
 }
 
 // ChainState records a storage slot or balance change of a contract.
 type ChainState struct {
 	ChainID uint64 `cbor:"1,keyasint" json:"chain_id"`
-	Address []byte `cbor:"2,keyasint" json:"address"`
-	Slot    []byte `cbor:"3,keyasint,omitempty" json:"slot,omitempty"` // empty: balance change
-	Before  []byte `cbor:"4,keyasint,omitempty" json:"before,omitempty"`
-	After   []byte `cbor:"5,keyasint,omitempty" json:"after,omitempty"`
+	Address Bytes  `cbor:"2,keyasint" json:"address"`
+	Slot    Bytes  `cbor:"3,keyasint,omitempty" json:"slot,omitempty"` // empty: balance change
+	Before  Bytes  `cbor:"4,keyasint,omitempty" json:"before,omitempty"`
+	After   Bytes  `cbor:"5,keyasint,omitempty" json:"after,omitempty"`
 }
 
 // ChainLog records an emitted EVM log.
 type ChainLog struct {
-	ChainID uint64   `cbor:"1,keyasint" json:"chain_id"`
-	Address []byte   `cbor:"2,keyasint" json:"address"`
-	Topics  [][]byte `cbor:"3,keyasint,omitempty" json:"topics,omitempty"`
-	Data    []byte   `cbor:"4,keyasint,omitempty" json:"data,omitempty"`
+	ChainID uint64  `cbor:"1,keyasint" json:"chain_id"`
+	Address Bytes   `cbor:"2,keyasint" json:"address"`
+	Topics  []Bytes `cbor:"3,keyasint,omitempty" json:"topics,omitempty"`
+	Data    Bytes   `cbor:"4,keyasint,omitempty" json:"data,omitempty"`
 }
 
 // ContextProvenance lists every input the action depended on.
@@ -314,7 +338,7 @@ type ContextProvenance struct {
 // Input is one input by content digest and source.
 type Input struct {
 	Source string `cbor:"1,keyasint" json:"source"` // e.g. "user", "file:/etc/hosts", "retrieval:kb", "agent:planner"
-	Digest []byte `cbor:"2,keyasint" json:"digest"`
+	Digest Bytes  `cbor:"2,keyasint" json:"digest"`
 }
 
 // CodeProvenance says which code produced the action.
@@ -322,7 +346,7 @@ type CodeProvenance struct {
 	AgentVersion string `cbor:"1,keyasint,omitempty" json:"agent_version,omitempty"`
 	ModelID      string `cbor:"2,keyasint,omitempty" json:"model_id,omitempty"`
 	ToolVersion  string `cbor:"3,keyasint,omitempty" json:"tool_version,omitempty"`
-	CodeHash     []byte `cbor:"4,keyasint,omitempty" json:"code_hash,omitempty"` // contract code hash for on-chain tools
+	CodeHash     Bytes  `cbor:"4,keyasint,omitempty" json:"code_hash,omitempty"` // contract code hash for on-chain tools
 }
 
 // DelegationProvenance records authority passed from one principal to
@@ -331,7 +355,7 @@ type DelegationProvenance struct {
 	Delegator string   `cbor:"1,keyasint" json:"delegator"`
 	Delegate  string   `cbor:"2,keyasint" json:"delegate"`
 	Scope     []string `cbor:"3,keyasint,omitempty" json:"scope,omitempty"`
-	Token     []byte   `cbor:"4,keyasint,omitempty" json:"token,omitempty"`  // signed delegation (e.g. EIP-712)
+	Token     Bytes    `cbor:"4,keyasint,omitempty" json:"token,omitempty"`  // signed delegation (e.g. EIP-712)
 	Parent    *uint64  `cbor:"5,keyasint,omitempty" json:"parent,omitempty"` // event that delegated
 }
 

@@ -137,13 +137,13 @@ func (o *Options) setDefaults(dir string) {
 
 // Event is what a caller records. The recorder fills in the envelope.
 type Event struct {
-	Tool  string
-	Kind  Kind
-	Group string // optional concurrency-group tag
+	Tool  string `json:"tool"`
+	Kind  Kind   `json:"kind"`
+	Group string `json:"group,omitempty"` // optional concurrency-group tag
 	// After is the logical clock of a causally earlier event from another
 	// recorder (e.g. the delegating agent's); the event's clock will exceed it.
-	After   uint64
-	Payload Payload
+	After   uint64  `json:"after,omitempty"`
+	Payload Payload `json:"payload"`
 }
 
 // Receipt acknowledges a recorded event.

@@ -11,6 +11,7 @@ package workload
 
 import (
 	"crypto/sha256"
+	"encoding/hex"
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
@@ -150,7 +151,7 @@ func (g *Generator) event(cat int) recorder.Event {
 		p.Intent = &recorder.Intent{Tool: tool, Args: map[string]any{"query": g.pick(searches), "k": uint64(5)}}
 		kind = recorder.KindObservation
 	case "code_exec":
-		p.Intent = &recorder.Intent{Tool: tool, Args: map[string]any{"lang": "python", "code_sha256": g.digest()}}
+		p.Intent = &recorder.Intent{Tool: tool, Args: map[string]any{"lang": "python", "code_sha256": hex.EncodeToString(g.digest())}}
 	case "approval":
 		kind = recorder.KindApproval
 		p.Intent = &recorder.Intent{Tool: tool, Args: map[string]any{"action": "deploy", "env": "prod"}}

@@ -1,0 +1,61 @@
+package recorder_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/agentflightrecorder/afr/recorder"
+	"github.com/agentflightrecorder/afr/recorder/workload"
+)
+
+func TestParseEventJSON(t *testing.T) {
+	ev, err := recorder.ParseEventJSON([]byte(`{"tool":"shell","kind":"tool_call","group":"g1",
+		"payload":{"intent":{"tool":"shell","args":{"cmd":"ls","n":3,"neg":-2,"ratio":0.5,"list":[1,{"x":2}]}},
+		"execution":{"status":"ok","exit_code":0,"output_digest":"0xabcd"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := ev.Payload.Intent.Args
+	if args["n"] != uint64(3) || args["neg"] != int64(-2) || args["ratio"] != 0.5 {
+		t.Fatalf("numbers not normalised: %#v", args)
+	}
+	if inner := args["list"].([]any)[1].(map[string]any); inner["x"] != uint64(2) {
+		t.Fatalf("nested number not normalised: %#v", inner)
+	}
+	if !bytes.Equal(ev.Payload.Execution.OutputDigest, []byte{0xab, 0xcd}) || ev.Kind != recorder.KindToolCall {
+		t.Fatalf("parsed %+v", ev)
+	}
+	for _, bad := range []string{
+		`{"tool":"x","kind":"tool_call","payload":{},"extra":1}`,           // unknown field
+		`{"tool":"x","kind":"nope","payload":{}}`,                          // unknown kind
+		`{"kind":"tool_call","payload":{}}`,                                // no tool
+		`{"tool":"x","kind":"tool_call","payload":{"intent":{"tol":"x"}}}`, // typo in a nested field
+		`{"tool":"x","kind":"tool_call","payload":{}} {}`,                  // trailing data
+		`{"tool":"x","kind":"tool_call","payload":{"execution":{"status":"fine"}}}`,
+	} {
+		if _, err := recorder.ParseEventJSON([]byte(bad)); err == nil {
+			t.Errorf("accepted %s", bad)
+		}
+	}
+}
+
+// Events survive JSON → event → CBOR unchanged: the workload's events,
+// written as JSON and parsed back, encode to the same payload bytes.
+func TestEventJSONRoundTrip(t *testing.T) {
+	for i, ev := range workload.Generate(42, 300) {
+		j, err := json.Marshal(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := recorder.ParseEventJSON(j)
+		if err != nil {
+			t.Fatalf("event %d: %v\n%s", i, err, j)
+		}
+		a, _ := recorder.EncodePayload(&ev.Payload)
+		b, _ := recorder.EncodePayload(&back.Payload)
+		if !bytes.Equal(a, b) || back.Tool != ev.Tool || back.Kind != ev.Kind || back.Group != ev.Group {
+			t.Fatalf("event %d changed through JSON:\n%s", i, j)
+		}
+	}
+}
