@@ -1,0 +1,322 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+
+	"github.com/agentflightrecorder/afr/recorder"
+)
+
+func init() {
+	register(&command{name: "record", summary: "append events (JSON Lines) to a log", run: runRecord, usage: `
+Usage: afr record --log DIR [flags] [FILE]
+
+Reads events as JSON Lines from FILE (or standard input) and appends them to
+the log in DIR, creating it if needed (--recorder is then required). Each
+line is one event in AFR's event JSON (docs/SPEC.md, "Event JSON"):
+
+  {"tool":"shell","kind":"tool_call","payload":{"intent":{"tool":"shell","args":{"cmd":"ls"}}}}
+
+An invalid line stops the command with its line number; every line before it
+is recorded and durable. With --json, a receipt per event is written to
+standard output: {"seq":…,"clock":…,"epoch":…,"digest":"0x…"}.
+
+Examples:
+  afr record --log ./afr-log --recorder ops-1 --encrypt events.jsonl
+  my-agent | afr record --log ./afr-log --json > receipts.jsonl`})
+
+	register(&command{name: "seal", summary: "seal the open epoch of a log", run: runSeal, usage: `
+Usage: afr seal --log DIR [--json]
+
+Seals the log's open epoch (if it holds any event) and makes it durable, so
+its root can be anchored. Opening the log also repairs a torn tail left by a
+crash; what was repaired is reported.
+
+Example:
+  afr seal --log ./afr-log`})
+
+	register(&command{name: "status", summary: "show a log's events, epochs and unsealed tail", run: runStatus, usage: `
+Usage: afr status --log DIR [--json]
+
+Reads the log without changing it and reports its recorder, session, number
+of events and epochs, the last epoch root, and the events not yet sealed in
+an epoch (the unanchorable tail).
+
+Example:
+  afr status --log ./afr-log --json`})
+
+	register(&command{name: "proof", summary: "print the inclusion proof of one event", run: runProof, usage: `
+Usage: afr proof --log DIR --seq N [--json]
+
+Builds the RFC 6962 inclusion proof of event N: the record, the header of its
+epoch and the audit path, and checks it. Anyone holding the proof can verify
+it against the anchored root of that epoch (docs/SPEC.md).
+
+Example:
+  afr proof --log ./afr-log --seq 42 --json`})
+}
+
+func openFlags(fs interface {
+	String(string, string, string) *string
+}) *string {
+	return fs.String("log", "", "log directory (required)")
+}
+
+func runRecord(e *env, args []string) error {
+	fs := commands["record"].flags(e)
+	dir := openFlags(fs)
+	rec := fs.String("recorder", "", "recorder (operator) id, required when creating the log")
+	encrypt := fs.Bool("encrypt", false, "encrypt payloads with per-event keys (fixed when the log is created)")
+	syncName := fs.String("sync", "group", "durability: group, event, write or none (see docs/ARCHITECTURE.md)")
+	epochSize := fs.Int("epoch-size", 100, "seal an epoch after this many events")
+	jsonOut := fs.Bool("json", false, "write a JSON receipt per event to standard output")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *dir == "" {
+		return usageError{"--log is required"}
+	}
+	policy, err := recorder.ParseSyncPolicy(*syncName)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	var in io.Reader = e.stdin
+	name := "standard input"
+	switch fs.NArg() {
+	case 0:
+	case 1:
+		f, err := os.Open(fs.Arg(0))
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		in, name = f, fs.Arg(0)
+	default:
+		return usageError{"at most one input file"}
+	}
+	r, err := recorder.Open(*dir, recorder.Options{Recorder: *rec, Encrypt: *encrypt, Sync: policy, EpochSize: *epochSize})
+	if err != nil {
+		return err
+	}
+	reportRecovery(e, r.Recovery())
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 64<<10), recorder.MaxPayloadSize*3)
+	ctx := context.Background()
+	var n int
+	var first, last recorder.Receipt
+	var failure error
+	for line := 1; sc.Scan(); line++ {
+		b := sc.Bytes()
+		if len(b) == 0 {
+			continue
+		}
+		ev, err := recorder.ParseEventJSON(b)
+		if err != nil {
+			failure = fmt.Errorf("%s:%d: %w", name, line, err)
+			break
+		}
+		rc, err := r.Record(ctx, ev)
+		if err != nil {
+			failure = fmt.Errorf("%s:%d: %w", name, line, err)
+			break
+		}
+		if n == 0 {
+			first = rc
+		}
+		last = rc
+		n++
+		if *jsonOut {
+			writeJSONLine(e.stdout, rc)
+		}
+	}
+	if err := sc.Err(); err != nil && failure == nil {
+		failure = fmt.Errorf("%s: %w", name, err)
+	}
+	if err := r.Close(); err != nil {
+		return errors.Join(failure, err)
+	}
+	if !*jsonOut {
+		if n == 0 {
+			fmt.Fprintln(e.stderr, "afr record: no events")
+		} else {
+			fmt.Fprintf(e.stderr, "afr record: %d events recorded (seq %d..%d), open epoch sealed on close\n", n, first.Seq, last.Seq)
+		}
+	}
+	return failure
+}
+
+func reportRecovery(e *env, rec recorder.Recovery) {
+	for _, rp := range rec.Repairs {
+		fmt.Fprintf(e.stderr, "afr: recovered after a crash: %s\n", rp)
+	}
+	if rec.DroppedRecords+rec.DroppedPayloads+rec.DroppedHeaders > 0 {
+		fmt.Fprintf(e.stderr, "afr: recovered after a crash: cut %d records, %d payloads, %d epoch headers that were never acknowledged\n",
+			rec.DroppedRecords, rec.DroppedPayloads, rec.DroppedHeaders)
+	}
+}
+
+func runSeal(e *env, args []string) error {
+	fs := commands["seal"].flags(e)
+	dir := openFlags(fs)
+	jsonOut := fs.Bool("json", false, "write the sealed epoch as JSON")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *dir == "" {
+		return usageError{"--log is required"}
+	}
+	if _, err := recorder.ReadManifest(*dir); err != nil {
+		return fmt.Errorf("%w (hint: is %s an AFR log?)", err, *dir)
+	}
+	r, err := recorder.Open(*dir, recorder.Options{})
+	if err != nil {
+		return err
+	}
+	reportRecovery(e, r.Recovery())
+	s, ok, err := r.Seal()
+	if cerr := r.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	type out struct {
+		Sealed bool                  `json:"sealed"`
+		Epoch  *recorder.EpochHeader `json:"epoch,omitempty"`
+		Root   *recorder.Digest      `json:"root,omitempty"`
+	}
+	if *jsonOut {
+		o := out{Sealed: ok}
+		if ok {
+			o.Epoch, o.Root = &s.Header, &s.Root
+		}
+		return writeJSON(e.stdout, o)
+	}
+	if !ok {
+		fmt.Fprintln(e.stdout, "nothing to seal: the open epoch is empty")
+		return nil
+	}
+	fmt.Fprintf(e.stdout, "sealed epoch %d: events %d..%d, root %s\n", s.Header.Epoch, s.Header.FirstSeq, s.Header.FirstSeq+s.Header.Count-1, s.Root)
+	return nil
+}
+
+// logStatus is the JSON of afr status.
+type logStatus struct {
+	Dir        string             `json:"dir"`
+	Recorder   string             `json:"recorder"`
+	Session    recorder.SessionID `json:"session"`
+	Encrypted  bool               `json:"encrypted"`
+	Events     uint64             `json:"events"`
+	Epochs     uint64             `json:"epochs"`
+	Sealed     uint64             `json:"sealed_events"`
+	Unsealed   uint64             `json:"unsealed_events"`
+	LastRoot   *recorder.Digest   `json:"last_root,omitempty"`
+	LastRecord *recorder.Digest   `json:"last_record,omitempty"`
+	Problem    string             `json:"problem,omitempty"`
+}
+
+func runStatus(e *env, args []string) error {
+	fs := commands["status"].flags(e)
+	dir := openFlags(fs)
+	jsonOut := fs.Bool("json", false, "write the status as JSON")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *dir == "" {
+		return usageError{"--log is required"}
+	}
+	l, err := recorder.OpenLog(*dir)
+	if err != nil {
+		return err
+	}
+	st := logStatus{Dir: *dir, Recorder: l.Manifest.Recorder, Session: l.Manifest.Session, Encrypted: l.Manifest.Encrypted}
+	var problems []error
+	if err := l.Records(func(seq uint64, raw []byte) error {
+		st.Events = seq + 1
+		d := recorder.RecordDigest(raw)
+		st.LastRecord = &d
+		return nil
+	}); err != nil {
+		problems = append(problems, err)
+	}
+	if err := l.Epochs(func(t uint64, raw []byte) error {
+		h, err := recorder.DecodeEpochHeader(raw)
+		if err != nil {
+			return err
+		}
+		st.Epochs = t + 1
+		st.Sealed = h.FirstSeq + h.Count
+		r := recorder.EpochRoot(raw)
+		st.LastRoot = &r
+		return nil
+	}); err != nil {
+		problems = append(problems, err)
+	}
+	if st.Events > st.Sealed {
+		st.Unsealed = st.Events - st.Sealed
+	}
+	if len(problems) > 0 {
+		st.Problem = errors.Join(problems...).Error() + " (hint: afr verify explains; afr seal repairs a torn tail)"
+	}
+	if *jsonOut {
+		return writeJSON(e.stdout, st)
+	}
+	fmt.Fprintf(e.stdout, "log        %s\nrecorder   %s\nsession    %s\nencrypted  %v\nevents     %d\nepochs     %d (events 0..%d sealed)\nunsealed   %d\n",
+		st.Dir, st.Recorder, st.Session, st.Encrypted, st.Events, st.Epochs, int64(st.Sealed)-1, st.Unsealed)
+	if st.LastRoot != nil {
+		fmt.Fprintf(e.stdout, "last root  %s\n", st.LastRoot)
+	}
+	if st.Problem != "" {
+		fmt.Fprintf(e.stdout, "problem    %s\n", st.Problem)
+	}
+	return nil
+}
+
+func runProof(e *env, args []string) error {
+	fs := commands["proof"].flags(e)
+	dir := openFlags(fs)
+	seqStr := fs.String("seq", "", "sequence number of the event (required)")
+	jsonOut := fs.Bool("json", false, "write the proof as JSON")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *dir == "" || *seqStr == "" {
+		return usageError{"--log and --seq are required"}
+	}
+	seq, err := strconv.ParseUint(*seqStr, 10, 64)
+	if err != nil {
+		return usageError{"--seq: not a sequence number: " + *seqStr}
+	}
+	l, err := recorder.OpenLog(*dir)
+	if err != nil {
+		return err
+	}
+	p, err := l.InclusionProof(seq)
+	if err != nil {
+		return err
+	}
+	root, err := p.Verify()
+	if err != nil {
+		return err
+	}
+	if *jsonOut {
+		return writeJSON(e.stdout, struct {
+			*recorder.InclusionProof
+			Root recorder.Digest `json:"root"`
+		}{p, root})
+	}
+	h, _ := recorder.DecodeEpochHeader(p.Header)
+	fmt.Fprintf(e.stdout, "event %d is leaf %d of %d in epoch %d\nrecord digest %s\nepoch root    %s (compare with the anchored root)\naudit path    %d hashes\n",
+		seq, p.Index, h.Count, h.Epoch, recorder.RecordDigest(p.Record), root, len(p.Path))
+	return nil
+}
+
+func writeJSONLine(w io.Writer, v any) {
+	b, _ := jsonMarshal(v)
+	w.Write(append(b, '\n'))
+}

@@ -1,0 +1,185 @@
+// Command afr is the Agent Flight Recorder's command-line tool: record agent
+// events into a tamper-evident log, seal epochs, inspect a log and prove
+// that an event is in it.
+//
+// Run "afr help" for the commands and "afr help <command>" for one of them.
+// Exit codes: 0 success, 1 error, 2 usage error, 3 verification found
+// tampering, 4 verification found the log incomplete.
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"sort"
+	"strings"
+)
+
+// Exit codes.
+const (
+	exitOK         = 0
+	exitError      = 1
+	exitUsage      = 2
+	exitTampered   = 3
+	exitIncomplete = 4
+)
+
+// command is one afr subcommand.
+type command struct {
+	name    string
+	summary string
+	usage   string // flags are appended by the flag set
+	run     func(env *env, args []string) error
+}
+
+// env carries the process's streams so commands are testable.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+var commands = map[string]*command{}
+
+func register(c *command) { commands[c.name] = c }
+
+// usageError is returned for bad invocations: exit code 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+// codeError carries a specific exit code, with an error to print (nil when
+// the message was already printed).
+type codeError struct {
+	code int
+	err  error
+}
+
+func (e codeError) Error() string {
+	if e.err == nil {
+		return ""
+	}
+	return e.err.Error()
+}
+func (e codeError) Unwrap() error { return e.err }
+
+func main() {
+	os.Exit(run(&env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}, os.Args[1:]))
+}
+
+func run(e *env, args []string) int {
+	if len(args) == 0 {
+		mainUsage(e.stderr)
+		return exitUsage
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		if len(args) > 1 {
+			if c, ok := commands[args[1]]; ok {
+				c.flags(e).Usage()
+				return exitOK
+			}
+			fmt.Fprintf(e.stderr, "afr: unknown command %q\n", args[1])
+			return exitUsage
+		}
+		mainUsage(e.stdout)
+		return exitOK
+	case "-version", "--version", "version":
+		fmt.Fprintln(e.stdout, "afr", version())
+		return exitOK
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(e.stderr, "afr: unknown command %q (hint: afr help lists the commands)\n", args[0])
+		return exitUsage
+	}
+	err := c.run(e, args[1:])
+	var ue usageError
+	var ce codeError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, flag.ErrHelp):
+		return exitOK
+	case errors.As(err, &ue):
+		fmt.Fprintf(e.stderr, "afr %s: %s\n(hint: afr help %s)\n", c.name, ue.msg, c.name)
+		return exitUsage
+	case errors.As(err, &ce):
+		if ce.err != nil {
+			fmt.Fprintf(e.stderr, "afr %s: %v\n", c.name, ce.err)
+		}
+		return ce.code
+	default:
+		fmt.Fprintf(e.stderr, "afr %s: %v\n", c.name, err)
+		return exitError
+	}
+}
+
+func mainUsage(w io.Writer) {
+	fmt.Fprint(w, `afr — the Agent Flight Recorder
+
+Usage: afr <command> [flags] [arguments]
+
+Commands:
+`)
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-9s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprint(w, `
+Run "afr help <command>" for a command's flags and examples.
+Exit codes: 0 ok, 1 error, 2 usage, 3 tampered, 4 incomplete.
+`)
+}
+
+// flags returns the command's flag set with its usage text.
+func (c *command) flags(e *env) *flag.FlagSet {
+	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(e.stderr, "%s\n\nFlags:\n", strings.TrimSpace(c.usage))
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parse parses flags; a flag error is a usage error (already printed).
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return codeError{code: exitUsage}
+	}
+	return nil
+}
+
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(unknown)"
+	}
+	v := bi.Main.Version
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			v += " " + s.Value[:12]
+		}
+	}
+	return v
+}
+
+// writeJSON writes v as indented JSON.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
