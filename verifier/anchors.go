@@ -1,0 +1,107 @@
+package verifier
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+
+	"github.com/agentflightrecorder/afr/recorder"
+)
+
+// Anchor is one epoch root as committed on chain (or by any other party the
+// verifier trusts): EpochAnchor.anchor(epoch, root, prevRoot).
+type Anchor struct {
+	Epoch    uint64          `json:"epoch"`
+	Root     recorder.Digest `json:"root"`
+	PrevRoot recorder.Digest `json:"prev_root"`
+	// Where the anchor came from, for reports (e.g. a transaction hash).
+	Source string `json:"source,omitempty"`
+}
+
+// AnchorSource supplies the anchored roots of one operator. Implementations
+// return every anchor they know, in any order; the verifier checks them for
+// consistency itself. An error means the anchors could not be read at all
+// (unreachable chain, unreadable file), never a verdict.
+type AnchorSource interface {
+	Anchors(ctx context.Context) ([]Anchor, error)
+}
+
+// AnchorList is an in-memory AnchorSource.
+type AnchorList []Anchor
+
+// Anchors implements AnchorSource.
+func (l AnchorList) Anchors(context.Context) ([]Anchor, error) { return l, nil }
+
+// AnchorsFile is an AnchorSource reading a JSON file: an object
+// {"anchors": [{"epoch": 0, "root": "0x…", "prev_root": "0x…"}, …]}
+// (docs/SPEC.md, "Anchor file").
+type AnchorsFile string
+
+// Anchors implements AnchorSource.
+func (f AnchorsFile) Anchors(context.Context) ([]Anchor, error) {
+	b, err := os.ReadFile(string(f))
+	if err != nil {
+		return nil, err
+	}
+	var doc struct {
+		Anchors []Anchor `json:"anchors"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return nil, fmt.Errorf("verifier: anchors file %s: %w", f, err)
+	}
+	return doc.Anchors, nil
+}
+
+// WriteAnchorsFile writes anchors in the format AnchorsFile reads.
+func WriteAnchorsFile(path string, anchors []Anchor) error {
+	b, err := json.MarshalIndent(struct {
+		Anchors []Anchor `json:"anchors"`
+	}{anchors}, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// AnchorsFromLog returns the anchors an honest operator would have
+// committed for the epochs of a log: for tests, demos and local use.
+func AnchorsFromLog(src Source) ([]Anchor, error) {
+	var out []Anchor
+	err := src.Epochs(func(t uint64, raw []byte) error {
+		h, err := recorder.DecodeEpochHeader(raw)
+		if err != nil {
+			return err
+		}
+		out = append(out, Anchor{Epoch: t, Root: recorder.EpochRoot(raw), PrevRoot: h.PrevRoot})
+		return nil
+	})
+	return out, err
+}
+
+// anchorIndex checks the anchors for consistency and indexes them by epoch.
+func anchorIndex(anchors []Anchor, c *collector) map[uint64]Anchor {
+	sorted := append([]Anchor(nil), anchors...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Epoch < sorted[j].Epoch })
+	idx := make(map[uint64]Anchor, len(sorted))
+	for _, a := range sorted {
+		if prev, ok := idx[a.Epoch]; ok {
+			if prev.Root != a.Root {
+				c.add(Finding{Kind: KindAnchorConflict, Epoch: u64(a.Epoch), Expected: prev.Root.String(), Found: a.Root.String(),
+					Detail: "two different roots anchored for one epoch (equivocation by the operator key)"})
+			}
+			continue
+		}
+		idx[a.Epoch] = a
+		if a.Epoch == 0 && !a.PrevRoot.IsZero() {
+			c.add(Finding{Kind: KindAnchorConflict, Epoch: u64(0), Expected: recorder.Digest{}.String(), Found: a.PrevRoot.String(),
+				Detail: "the anchor of epoch 0 has a non-zero back-pointer"})
+		}
+		if p, ok := idx[a.Epoch-1]; ok && a.Epoch > 0 && p.Root != a.PrevRoot {
+			c.add(Finding{Kind: KindAnchorConflict, Epoch: u64(a.Epoch), Expected: p.Root.String(), Found: a.PrevRoot.String(),
+				Detail: "the anchor's back-pointer is not the previous anchored root"})
+		}
+	}
+	return idx
+}

@@ -1,0 +1,470 @@
+// Package verifier decides whether an AFR log (or a disclosure bundle) is
+// intact: it checks every record, the hash chain, each epoch's RFC 6962
+// Merkle root and chain head, the epoch chain, and each epoch root against
+// the roots anchored on chain, and optionally the payloads — by digest, or
+// decrypted with event keys and checked against their commitments. The
+// formats are those of docs/SPEC.md; the checks and finding kinds are listed
+// in its "Verification" section.
+//
+// The outcome is one of three verdicts with a list of findings:
+//
+//   - Verified: every check passed and every event is in an epoch whose
+//     root matches its anchor.
+//   - Tampered: some evidence contradicts itself or the anchors.
+//   - Incomplete: nothing contradicts the anchors, but something is
+//     missing: events after the last anchored (or sealed) epoch, a
+//     truncated or torn tail, payloads missing or not disclosed.
+//
+// # Security
+//
+// A log is never reported verified unless every record is covered by an
+// epoch whose root equals the anchored root. Failure classes are kept apart:
+// a decode failure, a chain break, a Merkle mismatch and an anchor mismatch
+// are separate findings, and one never hides another.
+package verifier
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/agentflightrecorder/afr/recorder"
+	"github.com/agentflightrecorder/afr/recorder/segment"
+)
+
+// Source is a log to verify. *recorder.Log implements it; so does an
+// in-memory image (see package tamper). Each method calls visit with the
+// frames of one stream in order. A *segment.CorruptError or a
+// *segment.TornTailError ends a stream; the verifier turns them into
+// findings. Other errors abort the verification.
+type Source interface {
+	Records(visit func(seq uint64, raw []byte) error) error
+	Payloads(visit func(seq uint64, frame []byte) error) error
+	Epochs(visit func(epoch uint64, raw []byte) error) error
+}
+
+// PayloadLevel selects how far payloads are checked.
+type PayloadLevel uint8
+
+// Payload levels: the paper's two verification levels, plus skipping.
+const (
+	// PayloadsDigest checks every stored payload frame against the digest in
+	// its record: no keys needed (the default).
+	PayloadsDigest PayloadLevel = iota
+	// PayloadsSkip checks hashes, proofs and anchors only.
+	PayloadsSkip
+	// PayloadsOpen also decrypts every payload with its event key and checks
+	// the plaintext against its commitment and the payload format.
+	PayloadsOpen
+)
+
+// Keys returns the event key of event seq in epoch. It returns an error
+// wrapping recorder.ErrKeyErased for an erased epoch. *recorder.Keyring
+// implements it.
+type Keys interface {
+	EventKey(epoch, seq uint64) (recorder.EventKey, error)
+}
+
+// Options tune a verification.
+type Options struct {
+	Payloads PayloadLevel
+	Keys     Keys // required for PayloadsOpen
+	// Recorder and Session, when set, are the identity the log must have.
+	// Otherwise it is taken from the first epoch header (or record): the
+	// anchors then decide whether that identity is the operator's.
+	Recorder string
+	Session  *recorder.SessionID
+	// MaxFindings bounds the findings kept (default 1000); the verdict
+	// always accounts for all of them.
+	MaxFindings int
+}
+
+// record is what the verifier keeps per record.
+type record struct {
+	digest  recorder.Digest
+	payload recorder.Digest // commitment to the payload frame (zero if undecodable)
+	ok      bool            // decoded
+}
+
+// header is what the verifier keeps per epoch header.
+type header struct {
+	raw  []byte
+	root recorder.Digest
+	h    *recorder.EpochHeader // nil if undecodable
+}
+
+// VerifyLog verifies a log against anchors. The error is non-nil only when
+// the verification could not run (an I/O error, a cancelled context, keys
+// missing for PayloadsOpen); every problem with the log itself is a finding.
+func VerifyLog(ctx context.Context, src Source, anchors AnchorSource, opts Options) (*Report, error) {
+	if opts.Payloads == PayloadsOpen && opts.Keys == nil {
+		return nil, errors.New("verifier: PayloadsOpen needs Options.Keys")
+	}
+	if opts.MaxFindings == 0 {
+		opts.MaxFindings = 1000
+	}
+	var as []Anchor
+	if anchors != nil {
+		var err error
+		if as, err = anchors.Anchors(ctx); err != nil {
+			return nil, fmt.Errorf("verifier: reading anchors: %w", err)
+		}
+	}
+	v := &logVerifier{opts: opts, c: &collector{max: opts.MaxFindings}}
+	if err := v.readHeaders(src); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := v.readRecords(src); err != nil {
+		return nil, err
+	}
+	v.checkEpochs()
+	v.checkAnchors(anchorIndex(as, v.c))
+	if opts.Payloads != PayloadsSkip {
+		if err := v.checkPayloads(src); err != nil {
+			return nil, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	rep := &v.rep
+	rep.Findings, rep.Dropped, rep.Verdict = v.c.findings, v.c.dropped, v.c.verdict
+	if rep.Findings == nil {
+		rep.Findings = []Finding{}
+	}
+	return rep, nil
+}
+
+type logVerifier struct {
+	opts    Options
+	c       *collector
+	rep     Report
+	headers []header
+	records []record
+	// identity every record and header must carry
+	recorder string
+	session  recorder.SessionID
+	haveID   bool
+}
+
+// streamEnd turns a stream's terminating error into a finding.
+func (v *logVerifier) streamEnd(stream string, next uint64, err error) error {
+	var corrupt *segment.CorruptError
+	var torn *segment.TornTailError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &corrupt):
+		v.c.add(Finding{Kind: KindSegmentCorrupt, Seq: u64(next), Detail: fmt.Sprintf("%s stream unreadable from frame %d on: %v", stream, next, err)})
+		return nil
+	case errors.As(err, &torn):
+		v.c.add(Finding{Kind: KindTornTail, Seq: u64(next), Detail: fmt.Sprintf("%s stream ends in a torn frame after frame %d: %v", stream, next, err)})
+		return nil
+	}
+	return fmt.Errorf("verifier: reading %s: %w", stream, err)
+}
+
+func (v *logVerifier) setIdentity(rec string, s recorder.SessionID) {
+	if v.haveID {
+		return
+	}
+	v.recorder, v.session, v.haveID = rec, s, true
+	if v.opts.Recorder != "" {
+		v.recorder = v.opts.Recorder
+	}
+	if v.opts.Session != nil {
+		v.session = *v.opts.Session
+	}
+}
+
+func (v *logVerifier) readHeaders(src Source) error {
+	var n uint64
+	err := src.Epochs(func(t uint64, raw []byte) error {
+		hd := header{raw: raw, root: recorder.EpochRoot(raw)}
+		h, err := recorder.DecodeEpochHeader(raw)
+		if err != nil {
+			v.c.add(Finding{Kind: KindHeaderDecode, Epoch: u64(t), Detail: err.Error()})
+		} else {
+			hd.h = h
+			v.setIdentity(h.Recorder, h.Session)
+		}
+		v.headers = append(v.headers, hd)
+		n++
+		return nil
+	})
+	v.rep.Epochs = n
+	return v.streamEnd("epochs", n, err)
+}
+
+func (v *logVerifier) readRecords(src Source) error {
+	var prev recorder.Digest
+	var prevClock uint64
+	var shift int64 // seq − position of the last record, to report each shift once
+	var n uint64
+	err := src.Records(func(i uint64, raw []byte) error {
+		rec := record{digest: recorder.RecordDigest(raw)}
+		e, err := recorder.DecodeEnvelope(raw)
+		if err != nil {
+			v.c.add(Finding{Kind: KindRecordDecode, Seq: u64(i), Detail: err.Error()})
+		} else {
+			rec.ok, rec.payload = true, e.Payload
+			v.setIdentity(e.Recorder, e.Session)
+			if s := int64(e.Seq) - int64(i); s != shift && s != 0 {
+				v.c.add(Finding{Kind: KindSequence, Seq: u64(i), Expected: fmt.Sprint(i), Found: fmt.Sprint(e.Seq),
+					Detail: "the record's sequence number is not its position: records inserted, deleted or reordered here"})
+				shift = s
+			} else if s == 0 {
+				shift = 0
+			}
+			if e.Recorder != v.recorder || e.Session != v.session {
+				v.c.add(Finding{Kind: KindForeignRecord, Seq: u64(i), Expected: idString(v.recorder, v.session), Found: idString(e.Recorder, e.Session),
+					Detail: "record of another session or recorder"})
+			}
+			if e.Prev != prev {
+				v.c.add(Finding{Kind: KindChainBreak, Seq: u64(i), Expected: prev.String(), Found: e.Prev.String(),
+					Detail: chainBreakDetail(i)})
+			}
+			if i > 0 && e.Clock <= prevClock {
+				v.c.add(Finding{Kind: KindClock, Seq: u64(i), Expected: fmt.Sprintf("> %d", prevClock), Found: fmt.Sprint(e.Clock),
+					Detail: "logical clock does not increase"})
+			}
+			prevClock = e.Clock
+		}
+		prev = rec.digest
+		v.records = append(v.records, rec)
+		n++
+		return nil
+	})
+	v.rep.Events = n
+	return v.streamEnd("records", n, err)
+}
+
+func chainBreakDetail(i uint64) string {
+	if i == 0 {
+		return "the first record does not start the chain"
+	}
+	return fmt.Sprintf("record %d does not link to record %d: one of them was changed, or records were removed or inserted between them", i, i-1)
+}
+
+func idString(rec string, s recorder.SessionID) string { return fmt.Sprintf("%s/%s", rec, s) }
+
+// checkEpochs checks the epoch chain and each epoch's tree and chain head.
+func (v *logVerifier) checkEpochs() {
+	var nextSeq uint64
+	var prevRoot recorder.Digest
+	for t, hd := range v.headers {
+		ep := u64(uint64(t))
+		h := hd.h
+		if h == nil {
+			prevRoot = hd.root
+			continue
+		}
+		if h.Epoch != uint64(t) || h.FirstSeq != nextSeq {
+			v.c.add(Finding{Kind: KindEpochSequence, Epoch: ep,
+				Expected: fmt.Sprintf("epoch %d from event %d", t, nextSeq), Found: fmt.Sprintf("epoch %d from event %d", h.Epoch, h.FirstSeq),
+				Detail: "the epoch header does not continue the previous epoch: headers inserted, removed, reordered or replaced"})
+		}
+		if h.PrevRoot != prevRoot {
+			v.c.add(Finding{Kind: KindEpochLink, Epoch: ep, Expected: prevRoot.String(), Found: h.PrevRoot.String(),
+				Detail: "prev_root is not the root of the previous epoch header"})
+		}
+		if h.Recorder != v.recorder || h.Session != v.session {
+			v.c.add(Finding{Kind: KindForeignRecord, Epoch: ep, Expected: idString(v.recorder, v.session), Found: idString(h.Recorder, h.Session),
+				Detail: "epoch header of another session or recorder"})
+		}
+		nextSeq = h.FirstSeq + h.Count
+		prevRoot = hd.root
+		end := h.FirstSeq + h.Count
+		if end < h.FirstSeq { // overflow: a forged count
+			end = ^uint64(0)
+		}
+		if end > uint64(len(v.records)) {
+			// Classified with the anchors: missing records of an epoch that
+			// is present are always evidence removed (a writer makes an
+			// epoch's records durable before its header).
+			have := uint64(0)
+			if uint64(len(v.records)) > h.FirstSeq {
+				have = uint64(len(v.records)) - h.FirstSeq
+			}
+			v.c.add(Finding{Kind: KindRecordsMissing, Epoch: ep, Seq: u64(h.FirstSeq + have),
+				Expected: fmt.Sprintf("%d records", h.Count), Found: fmt.Sprintf("%d records", have),
+				Detail: "the epoch header commits to records that are not in the log"})
+			continue
+		}
+		digests := make([]recorder.Digest, 0, h.Count)
+		for _, r := range v.records[h.FirstSeq:end] {
+			digests = append(digests, r.digest)
+		}
+		if got := recorder.MerkleRoot(digests); got != h.MerkleRoot {
+			v.c.add(Finding{Kind: KindMerkleMismatch, Epoch: ep, Seq: u64(h.FirstSeq), Expected: h.MerkleRoot.String(), Found: got.String(),
+				Detail: fmt.Sprintf("records %d..%d do not give the epoch's Merkle root", h.FirstSeq, end-1)})
+		}
+		if last := digests[len(digests)-1]; last != h.LastRecord {
+			v.c.add(Finding{Kind: KindChainHeadMismatch, Epoch: ep, Seq: u64(end - 1), Expected: h.LastRecord.String(), Found: last.String(),
+				Detail: "the epoch's chain head is not its last record's digest: the hash chain and the Merkle tree do not commit to the same records"})
+		}
+	}
+	if nextSeq < uint64(len(v.records)) {
+		v.c.add(Finding{Kind: KindUnsealed, Seq: u64(nextSeq), Count: 0,
+			Detail: fmt.Sprintf("%d events after the last sealed epoch are in no epoch and cannot be anchored yet", uint64(len(v.records))-nextSeq)})
+	}
+}
+
+// checkAnchors compares each epoch root with its anchor and classifies
+// what is missing. A header is matched with the anchor of the epoch it
+// claims (its position if it cannot be decoded), so a header removed from
+// the middle shows up as exactly that epoch missing.
+func (v *logVerifier) checkAnchors(idx map[uint64]Anchor) {
+	var maxAnchored uint64
+	for t := range idx {
+		maxAnchored = max(maxAnchored, t)
+	}
+	matched := map[uint64]bool{}
+	present := map[uint64]bool{}
+	var maxPresent uint64
+	var unanchored []uint64
+	for p, hd := range v.headers {
+		e := uint64(p)
+		if hd.h != nil {
+			e = hd.h.Epoch
+		}
+		maxPresent = max(maxPresent, e)
+		present[e] = true
+		a, ok := idx[e]
+		switch {
+		case !ok && (len(idx) == 0 || e > maxAnchored):
+			unanchored = append(unanchored, e)
+		case !ok:
+			v.c.add(Finding{Kind: KindAnchorConflict, Epoch: u64(e), Detail: "the anchors skip this epoch although later epochs are anchored (EpochAnchor forbids gaps)"})
+		case hd.root != a.Root:
+			v.c.add(Finding{Kind: KindAnchorMismatch, Epoch: u64(e), Expected: a.Root.String(), Found: hd.root.String(),
+				Detail: "the epoch root differs from the anchored root: the header was replaced, or this log is a fork of the anchored one"})
+		default:
+			matched[e] = true
+		}
+	}
+	// Anchored epochs the log does not have: missing between epochs that
+	// are present is removal; missing at the end is a truncated copy.
+	var truncatedFrom *uint64
+	for e := uint64(0); len(idx) > 0 && e <= maxAnchored; e++ {
+		if _, ok := idx[e]; !ok || present[e] {
+			continue
+		}
+		if len(v.headers) > 0 && e < maxPresent {
+			v.c.add(Finding{Kind: KindEpochMissing, Epoch: u64(e), Expected: idx[e].Root.String(),
+				Detail: "an anchored epoch is missing between epochs the log has: its header was removed"})
+		} else if truncatedFrom == nil {
+			truncatedFrom = u64(e)
+		}
+	}
+	if truncatedFrom != nil {
+		v.c.add(Finding{Kind: KindTruncated, Epoch: truncatedFrom,
+			Expected: fmt.Sprintf("epochs up to %d (anchored)", maxAnchored), Found: fmt.Sprintf("%d epoch headers", len(v.headers)),
+			Detail: "the log ends before epochs that were anchored: this copy is truncated or older than the anchors"})
+	}
+	if len(unanchored) > 0 {
+		detail := fmt.Sprintf("%d epochs from epoch %d on have no anchor yet", len(unanchored), unanchored[0])
+		if len(idx) == 0 {
+			detail = "no anchors were given: nothing ties the log to an external commitment"
+		}
+		v.c.add(Finding{Kind: KindUnanchored, Epoch: u64(unanchored[0]), Detail: detail})
+	}
+	// Coverage: the prefix of epochs whose roots match their anchors.
+	for t := range v.headers {
+		h := v.headers[t].h
+		if h == nil || h.Epoch != uint64(t) || !matched[uint64(t)] {
+			break
+		}
+		v.rep.AnchoredEpochs++
+		v.rep.AnchoredEvents = min(h.FirstSeq+h.Count, uint64(len(v.records)))
+	}
+}
+
+// checkPayloads checks stored payload frames against their records and,
+// with keys, opens them.
+func (v *logVerifier) checkPayloads(src Source) error {
+	epochOf := v.epochIndex()
+	var n uint64
+	err := src.Payloads(func(i uint64, frame []byte) error {
+		n++
+		if i >= uint64(len(v.records)) {
+			return nil // payloads without records: never acknowledged
+		}
+		r := v.records[i]
+		if !r.ok {
+			return nil // the record's own finding covers it
+		}
+		v.rep.PayloadsChecked++
+		if recorder.PayloadFrameDigest(frame) != r.payload {
+			v.c.add(Finding{Kind: KindPayloadMismatch, Seq: u64(i), Expected: r.payload.String(), Found: recorder.PayloadFrameDigest(frame).String(),
+				Detail: "the stored payload is not the one the record commits to: edited, or swapped with another event's"})
+			return nil
+		}
+		if v.opts.Payloads == PayloadsOpen {
+			v.open(i, epochOf(i), frame)
+		}
+		return nil
+	})
+	if err := v.streamEnd("payloads", n, err); err != nil {
+		return err
+	}
+	if n < uint64(len(v.records)) {
+		v.c.add(Finding{Kind: KindPayloadMissing, Seq: u64(n), Detail: fmt.Sprintf("%d payloads absent from the log", uint64(len(v.records))-n)})
+	}
+	return nil
+}
+
+// epochIndex maps a sequence number to the epoch whose header covers it;
+// events past the last header belong to the next epoch.
+func (v *logVerifier) epochIndex() func(seq uint64) uint64 {
+	return func(seq uint64) uint64 {
+		lo, hi := 0, len(v.headers)
+		for lo < hi {
+			m := (lo + hi) / 2
+			h := v.headers[m].h
+			if h != nil && seq < h.FirstSeq+h.Count {
+				hi = m
+			} else {
+				lo = m + 1
+			}
+		}
+		return uint64(lo)
+	}
+}
+
+func (v *logVerifier) open(seq, epoch uint64, frame []byte) {
+	k, err := v.opts.Keys.EventKey(epoch, seq)
+	if errors.Is(err, recorder.ErrKeyErased) {
+		v.c.add(Finding{Kind: KindPayloadErased, Seq: u64(seq), Epoch: u64(epoch), Detail: "key material erased: the payload is unrecoverable by design; hashes, proofs and anchors still verify"})
+		return
+	}
+	if err != nil {
+		v.c.add(Finding{Kind: KindPayloadMissing, Seq: u64(seq), Detail: "no key for this payload: " + err.Error()})
+		return
+	}
+	checkOpen(v.c, &k, v.session, seq, frame)
+	v.rep.PayloadsOpened++
+}
+
+// checkOpen decrypts a frame with its event key and checks the commitment
+// and the payload format, adding a finding for each failure.
+func checkOpen(c *collector, k *recorder.EventKey, session recorder.SessionID, seq uint64, frame []byte) *recorder.Payload {
+	pt, err := recorder.OpenPayload(k, session, seq, frame)
+	switch {
+	case errors.Is(err, recorder.ErrCommitmentMismatch):
+		c.add(Finding{Kind: KindPayloadCommit, Seq: u64(seq), Detail: "the decrypted payload does not match its commitment"})
+		return nil
+	case err != nil:
+		c.add(Finding{Kind: KindPayloadDecrypt, Seq: u64(seq), Detail: err.Error()})
+		return nil
+	}
+	p, err := recorder.DecodePayload(pt)
+	if err != nil {
+		c.add(Finding{Kind: KindPayloadDecode, Seq: u64(seq), Detail: err.Error()})
+		return nil
+	}
+	return p
+}
