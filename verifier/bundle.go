@@ -1,0 +1,320 @@
+package verifier
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/agentflightrecorder/afr/recorder"
+	"github.com/fxamacker/cbor/v2"
+)
+
+// BundleVersion is the disclosure-bundle format version (docs/SPEC.md,
+// "Disclosure bundle").
+const BundleVersion = 1
+
+// MaxBundleSize bounds a bundle accepted by DecodeBundle (64 MiB).
+const MaxBundleSize = 64 << 20
+
+// Bundle discloses chosen events of a log to a third party: their records,
+// the inclusion proofs and epoch headers that tie them to anchored roots,
+// and optionally their payload frames and per-event keys. It never holds an
+// epoch key or the master key.
+type Bundle struct {
+	Version  uint8              `cbor:"0,keyasint" json:"version"`
+	Recorder string             `cbor:"1,keyasint" json:"recorder"`
+	Session  recorder.SessionID `cbor:"2,keyasint" json:"session"`
+	Headers  []recorder.Bytes   `cbor:"3,keyasint" json:"headers"` // encoded epoch headers, by epoch
+	Events   []DisclosedEvent   `cbor:"4,keyasint" json:"events"`  // by sequence number
+}
+
+// DisclosedEvent is one event of a bundle.
+type DisclosedEvent struct {
+	Record  recorder.Bytes    `cbor:"1,keyasint" json:"record"`                      // encoded envelope
+	Index   uint64            `cbor:"2,keyasint" json:"index"`                       // leaf index in its epoch
+	Path    []recorder.Digest `cbor:"3,keyasint" json:"path"`                        // RFC 6962 audit path
+	Payload recorder.Bytes    `cbor:"4,keyasint,omitempty" json:"payload,omitempty"` // stored payload frame
+	Key     recorder.Bytes    `cbor:"5,keyasint,omitempty" json:"key,omitempty"`     // 64-byte event key
+}
+
+var bundleEnc, bundleDec = func() (cbor.EncMode, cbor.DecMode) {
+	eo := cbor.CoreDetEncOptions()
+	eo.IndefLength = cbor.IndefLengthForbidden
+	em, err := eo.EncMode()
+	if err != nil {
+		panic(err)
+	}
+	dm, err := cbor.DecOptions{
+		DupMapKey: cbor.DupMapKeyEnforcedAPF, IndefLength: cbor.IndefLengthForbidden,
+		MaxNestedLevels: 8, MaxArrayElements: 1 << 20, MaxMapPairs: 16,
+		ExtraReturnErrors: cbor.ExtraDecErrorUnknownField,
+	}.DecMode()
+	if err != nil {
+		panic(err)
+	}
+	return em, dm
+}()
+
+// Encode returns the bundle's canonical CBOR encoding.
+func (b *Bundle) Encode() ([]byte, error) { return bundleEnc.Marshal(b) }
+
+// DecodeBundle decodes a bundle, rejecting non-canonical or oversized input.
+func DecodeBundle(data []byte) (*Bundle, error) {
+	if len(data) > MaxBundleSize {
+		return nil, fmt.Errorf("verifier: bundle is %d bytes, limit %d", len(data), MaxBundleSize)
+	}
+	var b Bundle
+	if err := bundleDec.Unmarshal(data, &b); err != nil {
+		return nil, fmt.Errorf("verifier: decode bundle: %w", err)
+	}
+	again, err := bundleEnc.Marshal(&b)
+	if err != nil || !bytes.Equal(again, data) {
+		return nil, fmt.Errorf("verifier: decode bundle: %w", recorder.ErrNonCanonical)
+	}
+	if b.Version == 0 || b.Version > BundleVersion {
+		return nil, fmt.Errorf("verifier: bundle version %d, this build reads up to %d", b.Version, BundleVersion)
+	}
+	for i, e := range b.Events {
+		if len(e.Key) != 0 && len(e.Key) != recorder.EventKeySize {
+			return nil, fmt.Errorf("verifier: bundle event %d: key of %d bytes, want %d", i, len(e.Key), recorder.EventKeySize)
+		}
+	}
+	return &b, nil
+}
+
+// DiscloseOptions choose what a bundle carries besides records and proofs.
+type DiscloseOptions struct {
+	Payloads bool // include the stored payload frames
+	Keys     Keys // if set, include each event's key (implies Payloads)
+}
+
+// Disclose builds a bundle for the events seqs of a log. Every event must
+// be in a sealed epoch. The log is read once.
+func Disclose(log *recorder.Log, seqs []uint64, opts DiscloseOptions) (*Bundle, error) {
+	if len(seqs) == 0 {
+		return nil, errors.New("verifier: no events to disclose")
+	}
+	want := map[uint64]bool{}
+	for _, s := range seqs {
+		want[s] = true
+	}
+	// Epochs of the wanted events.
+	type ep struct {
+		raw []byte
+		h   *recorder.EpochHeader
+	}
+	var epochs []ep
+	err := log.Epochs(func(_ uint64, raw []byte) error {
+		h, err := recorder.DecodeEpochHeader(raw)
+		if err != nil {
+			return err
+		}
+		epochs = append(epochs, ep{raw, h})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	epochOf := func(seq uint64) int {
+		i := sort.Search(len(epochs), func(i int) bool { return epochs[i].h.FirstSeq+epochs[i].h.Count > seq })
+		if i < len(epochs) && epochs[i].h.FirstSeq <= seq {
+			return i
+		}
+		return -1
+	}
+	needed := map[int]bool{}
+	for s := range want {
+		t := epochOf(s)
+		if t < 0 {
+			return nil, fmt.Errorf("verifier: event %d is not in a sealed epoch (hint: afr seal)", s)
+		}
+		needed[t] = true
+	}
+	// One pass over the records: digests of the needed epochs.
+	digests := map[int][]recorder.Digest{}
+	records := map[uint64][]byte{}
+	err = log.Records(func(seq uint64, raw []byte) error {
+		if t := epochOf(seq); t >= 0 && needed[t] {
+			digests[t] = append(digests[t], recorder.RecordDigest(raw))
+			if want[seq] {
+				records[seq] = raw
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	frames := map[uint64][]byte{}
+	if opts.Payloads || opts.Keys != nil {
+		if err := log.Payloads(func(seq uint64, f []byte) error {
+			if want[seq] {
+				frames[seq] = f
+			}
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+	}
+	b := &Bundle{Version: BundleVersion, Recorder: log.Manifest.Recorder, Session: log.Manifest.Session}
+	ts := make([]int, 0, len(needed))
+	for t := range needed {
+		ts = append(ts, t)
+	}
+	sort.Ints(ts)
+	for _, t := range ts {
+		if uint64(len(digests[t])) != epochs[t].h.Count {
+			return nil, fmt.Errorf("verifier: epoch %d has %d records, its header says %d: verify the log first", t, len(digests[t]), epochs[t].h.Count)
+		}
+		b.Headers = append(b.Headers, epochs[t].raw)
+	}
+	sorted := make([]uint64, 0, len(want))
+	for s := range want {
+		sorted = append(sorted, s)
+	}
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
+	for _, s := range sorted {
+		t := epochOf(s)
+		h := epochs[t].h
+		path, err := recorder.MerklePath(digests[t], s-h.FirstSeq)
+		if err != nil {
+			return nil, err
+		}
+		if path == nil {
+			path = []recorder.Digest{}
+		}
+		ev := DisclosedEvent{Record: records[s], Index: s - h.FirstSeq, Path: path}
+		if opts.Payloads || opts.Keys != nil {
+			f, ok := frames[s]
+			if !ok {
+				return nil, fmt.Errorf("verifier: event %d has no payload in the log", s)
+			}
+			ev.Payload = f
+		}
+		if opts.Keys != nil {
+			k, err := opts.Keys.EventKey(h.Epoch, s)
+			if err != nil {
+				return nil, fmt.Errorf("verifier: key of event %d: %w", s, err)
+			}
+			ev.Key = k[:]
+		}
+		b.Events = append(b.Events, ev)
+	}
+	return b, nil
+}
+
+// BundleReport is the result of verifying a bundle: the report, and for each
+// disclosed event whose payload opened, the payload.
+type BundleReport struct {
+	Report
+	Payloads map[uint64]*recorder.Payload `json:"payloads,omitempty"`
+}
+
+// VerifyBundle checks every event of a bundle against the anchors: record
+// format and identity, inclusion proof to its epoch's Merkle root, the epoch
+// root against its anchor, and — at the chosen payload level — the payload
+// frame against the record and, with a disclosed key, the plaintext against
+// its commitment. Events not in the bundle are not judged.
+func VerifyBundle(ctx context.Context, b *Bundle, anchors AnchorSource, level PayloadLevel) (*BundleReport, error) {
+	var as []Anchor
+	if anchors != nil {
+		var err error
+		if as, err = anchors.Anchors(ctx); err != nil {
+			return nil, fmt.Errorf("verifier: reading anchors: %w", err)
+		}
+	}
+	c := &collector{max: 1000}
+	idx := anchorIndex(as, c)
+	rep := &BundleReport{Payloads: map[uint64]*recorder.Payload{}}
+	type hdr struct {
+		h    *recorder.EpochHeader
+		root recorder.Digest
+	}
+	var headers []hdr
+	for i, raw := range b.Headers {
+		h, err := recorder.DecodeEpochHeader(raw)
+		if err != nil {
+			c.add(Finding{Kind: KindHeaderDecode, Epoch: u64(uint64(i)), Detail: err.Error()})
+			continue
+		}
+		ep := u64(h.Epoch)
+		if h.Recorder != b.Recorder || h.Session != b.Session {
+			c.add(Finding{Kind: KindForeignRecord, Epoch: ep, Expected: idString(b.Recorder, b.Session), Found: idString(h.Recorder, h.Session), Detail: "epoch header of another session or recorder"})
+		}
+		root := recorder.EpochRoot(raw)
+		switch a, ok := idx[h.Epoch]; {
+		case !ok:
+			c.add(Finding{Kind: KindUnanchored, Epoch: ep, Detail: "no anchor for this epoch"})
+		case a.Root != root:
+			c.add(Finding{Kind: KindAnchorMismatch, Epoch: ep, Expected: a.Root.String(), Found: root.String(), Detail: "the epoch root differs from the anchored root"})
+		default:
+			rep.AnchoredEpochs++
+		}
+		headers = append(headers, hdr{h, root})
+		rep.Epochs++
+	}
+	for _, ev := range b.Events {
+		rep.Events++
+		e, err := recorder.DecodeEnvelope(ev.Record)
+		if err != nil {
+			c.add(Finding{Kind: KindRecordDecode, Detail: err.Error()})
+			continue
+		}
+		seq := u64(e.Seq)
+		var h *hdr
+		for i := range headers {
+			if hh := headers[i].h; e.Seq >= hh.FirstSeq && e.Seq < hh.FirstSeq+hh.Count {
+				h = &headers[i]
+			}
+		}
+		if h == nil {
+			c.add(Finding{Kind: KindRecordsMissing, Seq: seq, Detail: "the bundle has no epoch header covering this event"})
+			continue
+		}
+		if e.Recorder != b.Recorder || e.Session != b.Session {
+			c.add(Finding{Kind: KindForeignRecord, Seq: seq, Expected: idString(b.Recorder, b.Session), Found: idString(e.Recorder, e.Session), Detail: "record of another session or recorder"})
+		}
+		if ev.Index != e.Seq-h.h.FirstSeq {
+			c.add(Finding{Kind: KindSequence, Seq: seq, Expected: fmt.Sprint(e.Seq - h.h.FirstSeq), Found: fmt.Sprint(ev.Index), Detail: "the proof's leaf index is not the record's position in its epoch"})
+			continue
+		}
+		if err := recorder.VerifyInclusion(recorder.RecordDigest(ev.Record), ev.Index, h.h.Count, ev.Path, h.h.MerkleRoot); err != nil {
+			c.add(Finding{Kind: KindProofInvalid, Seq: seq, Epoch: u64(h.h.Epoch), Detail: err.Error()})
+			continue
+		}
+		if a, ok := idx[h.h.Epoch]; ok && a.Root == h.root {
+			rep.AnchoredEvents++
+		}
+		if level == PayloadsSkip {
+			continue
+		}
+		if len(ev.Payload) == 0 {
+			c.add(Finding{Kind: KindPayloadMissing, Seq: seq, Detail: "payload not disclosed"})
+			continue
+		}
+		rep.PayloadsChecked++
+		if recorder.PayloadFrameDigest(ev.Payload) != e.Payload {
+			c.add(Finding{Kind: KindPayloadMismatch, Seq: seq, Detail: "the disclosed payload is not the one the record commits to"})
+			continue
+		}
+		if len(ev.Key) == 0 {
+			if level == PayloadsOpen {
+				c.add(Finding{Kind: KindPayloadMissing, Seq: seq, Detail: "event key not disclosed: the payload cannot be opened"})
+			}
+			continue
+		}
+		var k recorder.EventKey
+		copy(k[:], ev.Key)
+		if p := checkOpen(c, &k, b.Session, e.Seq, ev.Payload); p != nil {
+			rep.Payloads[e.Seq] = p
+			rep.PayloadsOpened++
+		}
+	}
+	rep.Findings, rep.Dropped, rep.Verdict = c.findings, c.dropped, c.verdict
+	if rep.Findings == nil {
+		rep.Findings = []Finding{}
+	}
+	return rep, nil
+}
