@@ -81,7 +81,24 @@ type Env struct {
 	accounts []Account
 	txs      uint64 // transactions executed, for synthetic tx hashes
 	snaps    []snapshot
+	// evms holds the untraced EVMs kept between calls and transactions on
+	// db: [0] with the block's fees (transactions, calls with a gas price),
+	// [1] with BASEFEE and BLOBBASEFEE reading zero (calls without one).
+	evms [2]*reusedEVM
 }
+
+// reusedEVM is an untraced EVM with go-ethereum's default precompiles, kept
+// by an Env for the block context it was built for. go-ethereum reuses one
+// EVM for every transaction of a block in the same way: ApplyMessage resets
+// the transaction context, and the EVM's JUMPDEST analyses (keyed by code
+// hash) stay valid for later calls.
+type reusedEVM struct {
+	evm   *vm.EVM
+	block Block // as built; BaseFee and BlobBaseFee are copies
+}
+
+// execHook, when set (by tests), sees every EVM just before it executes.
+var execHook func(*vm.EVM)
 
 type snapshot struct {
 	db    *state.StateDB
@@ -383,67 +400,69 @@ func (e *Env) message(msg ethereum.CallMsg, b Block, nonce uint64, checkNonce bo
 	if gas == 0 {
 		gas = b.GasLimit
 	}
-	toU256 := func(name string, v *big.Int) (*uint256.Int, error) {
-		if v == nil {
-			return new(uint256.Int), nil
+	// One allocation for the message and its values.
+	v := new(struct {
+		m                                        core.Message
+		value, price, feeCap, tipCap, blobFeeCap uint256.Int
+	})
+	toU256 := func(dst *uint256.Int, name string, x *big.Int) error {
+		if x == nil {
+			return nil
 		}
-		u, overflow := uint256.FromBig(v)
-		if overflow || v.Sign() < 0 {
-			return nil, fmt.Errorf("evm: %s out of range", name)
+		if x.Sign() < 0 || dst.SetFromBig(x) {
+			return fmt.Errorf("evm: %s out of range", name)
 		}
-		return u, nil
+		return nil
 	}
-	value, err := toU256("value", msg.Value)
-	if err != nil {
+	if err := toU256(&v.value, "value", msg.Value); err != nil {
 		return nil, err
 	}
-	var price, feeCap, tipCap *uint256.Int
+	price, feeCap, tipCap := &v.price, &v.feeCap, &v.tipCap
 	if msg.GasPrice != nil && (msg.GasFeeCap != nil || msg.GasTipCap != nil) {
 		return nil, errors.New("evm: both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified")
 	}
 	if msg.GasPrice != nil {
-		if price, err = toU256("gas price", msg.GasPrice); err != nil {
+		if err := toU256(price, "gas price", msg.GasPrice); err != nil {
 			return nil, err
 		}
 		feeCap, tipCap = price, price
 	} else {
-		if feeCap, err = toU256("max fee per gas", msg.GasFeeCap); err != nil {
+		if err := toU256(feeCap, "max fee per gas", msg.GasFeeCap); err != nil {
 			return nil, err
 		}
-		if tipCap, err = toU256("max priority fee per gas", msg.GasTipCap); err != nil {
+		if err := toU256(tipCap, "max priority fee per gas", msg.GasTipCap); err != nil {
 			return nil, err
 		}
-		price = new(uint256.Int)
 		if !feeCap.IsZero() || !tipCap.IsZero() {
-			base := new(uint256.Int)
+			var base uint256.Int
 			if b.BaseFee != nil {
-				base, _ = uint256.FromBig(b.BaseFee)
+				base.SetFromBig(b.BaseFee)
 			}
-			price = new(uint256.Int).Add(tipCap, base)
+			price.Add(tipCap, &base)
 			if price.Gt(feeCap) {
-				price = feeCap.Clone()
+				price.Set(feeCap)
 			}
 		}
 	}
-	blobFeeCap, err := toU256("max fee per blob gas", msg.BlobGasFeeCap)
-	if err != nil {
+	if err := toU256(&v.blobFeeCap, "max fee per blob gas", msg.BlobGasFeeCap); err != nil {
 		return nil, err
 	}
-	m := &core.Message{
+	v.m = core.Message{
 		To:                    msg.To,
 		From:                  msg.From,
 		Nonce:                 nonce,
-		Value:                 value,
+		Value:                 &v.value,
 		GasLimit:              gas,
 		GasPrice:              price,
 		GasFeeCap:             feeCap,
 		GasTipCap:             tipCap,
 		Data:                  msg.Data,
 		AccessList:            msg.AccessList,
-		BlobGasFeeCap:         blobFeeCap,
+		BlobGasFeeCap:         &v.blobFeeCap,
 		BlobHashes:            msg.BlobHashes,
 		SetCodeAuthorizations: msg.AuthorizationList,
 	}
+	m := &v.m
 	if !checkNonce {
 		m.SkipNonceCheck()
 	}
@@ -481,11 +500,10 @@ func (e *Env) exec(ctx context.Context, msg ethereum.CallMsg, opts *CallOptions,
 	}
 	b := e.block
 	opts.Block.apply(&b)
-	rules := e.rules(b)
 
 	db := e.db
 	var precompiles vm.PrecompiledContracts
-	revert := func() {}
+	snap := -1 // journal snapshot a call reverts to
 	switch {
 	case commit:
 		if len(opts.State) > 0 {
@@ -494,7 +512,7 @@ func (e *Env) exec(ctx context.Context, msg ethereum.CallMsg, opts *CallOptions,
 					return nil, errors.New("evm: movePrecompileToAddress applies to calls only")
 				}
 			}
-			if err := opts.State.apply(db, vm.ActivePrecompiledContracts(rules)); err != nil {
+			if err := opts.State.apply(db, vm.ActivePrecompiledContracts(e.rules(b))); err != nil {
 				return nil, err
 			}
 		}
@@ -503,49 +521,78 @@ func (e *Env) exec(ctx context.Context, msg ethereum.CallMsg, opts *CallOptions,
 		// clears the journal: work on a copy.
 		db = db.Copy()
 		if len(opts.State) > 0 {
-			precompiles = vm.ActivePrecompiledContracts(rules)
+			precompiles = vm.ActivePrecompiledContracts(e.rules(b))
 			if err := opts.State.apply(db, precompiles); err != nil {
 				return nil, err
 			}
 		}
 	default:
-		id := db.Snapshot()
-		revert = func() { db.RevertToSnapshot(id) }
+		// A call on the Env's own state: everything it changes is in the
+		// journal, and reverting to this snapshot undoes it.
+		snap = db.Snapshot()
 	}
-	defer revert()
+	if snap >= 0 {
+		defer db.RevertToSnapshot(snap)
+	}
 
 	nonce := db.GetNonce(msg.From)
 	m, err := e.message(msg, b, nonce, commit)
 	if err != nil {
 		return nil, err
 	}
-	bctx := e.blockContext(b)
-	if !commit && m.GasPrice.IsZero() {
-		// As eth_call: BASEFEE reads zero when no gas price is given.
-		bctx.BaseFee = new(big.Int)
-		bctx.BlobBaseFee = new(big.Int)
-	}
+	// As eth_call: BASEFEE reads zero when no gas price is given.
+	zeroFees := !commit && m.GasPrice.IsZero()
 	e.txs++
-	txHash := crypto.Keccak256Hash([]byte("afr/evm tx"), binary.BigEndian.AppendUint64(nil, e.txs))
+	// A transaction's logs stay in the state under its hash, so it is set
+	// now; a call's logs are discarded with the call, and its hash is only
+	// computed if it emitted any.
+	var txHash common.Hash
+	if commit {
+		txHash = e.txHash()
+	}
 	db.SetTxContext(txHash, int(e.txs-1), 0)
 
-	var tr *tracer
-	var vmdb vm.StateDB = db
-	cfg := vm.Config{NoBaseFee: true}
-	if opts.Trace {
-		if tr, err = newTracer(e.chain); err != nil {
-			return nil, err
+	var (
+		tr     *tracer
+		evm    *vm.EVM
+		reused *reusedEVM
+	)
+	if !opts.Trace && db == e.db {
+		reused = e.reusedEVM(b, zeroFees)
+		evm = reused.evm
+	} else {
+		bctx := e.blockContext(b)
+		if zeroFees {
+			bctx.BaseFee = new(big.Int)
+			bctx.BlobBaseFee = new(big.Int)
 		}
-		cfg.Tracer = tr.hooks()
-		vmdb = state.NewHookedState(db, cfg.Tracer)
+		var vmdb vm.StateDB = db
+		cfg := vm.Config{NoBaseFee: true}
+		if opts.Trace {
+			if tr, err = newTracer(e.chain); err != nil {
+				return nil, err
+			}
+			cfg.Tracer = tr.hooks()
+			vmdb = state.NewHookedState(db, cfg.Tracer)
+		}
+		evm = vm.NewEVM(bctx, vmdb, e.chain, cfg)
+		defer evm.Release()
+		if precompiles != nil {
+			evm.SetPrecompiles(precompiles)
+		}
 	}
-	evm := vm.NewEVM(bctx, vmdb, e.chain, cfg)
-	defer evm.Release()
-	if precompiles != nil {
-		evm.SetPrecompiles(precompiles)
+	if ctx.Done() != nil {
+		stop := context.AfterFunc(ctx, evm.Cancel)
+		defer func() {
+			if !stop() && reused != nil {
+				// Cancel ran or is running: this EVM stays aborted.
+				e.dropEVM(reused)
+			}
+		}()
 	}
-	stop := context.AfterFunc(ctx, evm.Cancel)
-	defer stop()
+	if execHook != nil {
+		execHook(evm)
+	}
 
 	if tr != nil {
 		tr.start(evm, m)
@@ -575,7 +622,17 @@ func (e *Env) exec(ctx context.Context, msg ethereum.CallMsg, opts *CallOptions,
 		out.ContractAddress = crypto.CreateAddress(msg.From, nonce)
 	}
 	if res.Err == nil {
-		out.Logs = db.GetLogs(txHash, b.Number, b.Hash, b.Time)
+		if logs := db.GetLogs(txHash, b.Number, b.Hash, b.Time); len(logs) > 0 {
+			if !commit {
+				// The slice is the state's own, which the revert truncates.
+				logs = append([]*types.Log(nil), logs...)
+				h := e.txHash()
+				for _, l := range logs {
+					l.TxHash = h
+				}
+			}
+			out.Logs = logs
+		}
 	}
 	if tr != nil {
 		if out.Trace, err = tr.finish(res); err != nil {
@@ -583,12 +640,79 @@ func (e *Env) exec(ctx context.Context, msg ethereum.CallMsg, opts *CallOptions,
 		}
 	}
 	if commit {
-		db.Finalise(rules)
+		db.Finalise(e.rules(b))
 		if serr := e.readErr(db); serr != nil {
 			return nil, serr
 		}
 	}
 	return out, nil
+}
+
+// txHash is the synthetic hash of the e.txs-th transaction or call.
+func (e *Env) txHash() common.Hash {
+	var buf [len("afr/evm tx") + 8]byte
+	n := copy(buf[:], "afr/evm tx")
+	binary.BigEndian.PutUint64(buf[n:], e.txs)
+	return crypto.Keccak256Hash(buf[:])
+}
+
+// reusedEVM returns the Env's untraced EVM on e.db for block b, building it
+// when the block context (or the state) changed since the last use.
+func (e *Env) reusedEVM(b Block, zeroFees bool) *reusedEVM {
+	i := 0
+	if zeroFees {
+		i = 1
+	}
+	r := e.evms[i]
+	if r != nil && sameBlockContext(&r.block, &b, zeroFees) {
+		if r.evm.StateDB != vm.StateDB(e.db) {
+			r.evm.SetStateDB(e.db) // after Revert
+		}
+		return r
+	}
+	if r != nil {
+		r.evm.Release()
+	}
+	bctx := e.blockContext(b)
+	if zeroFees {
+		bctx.BaseFee = new(big.Int)
+		bctx.BlobBaseFee = new(big.Int)
+	}
+	// Keep copies of the fees: the caller may change its big.Ints in place.
+	b.BaseFee, b.BlobBaseFee = bctx.BaseFee, bctx.BlobBaseFee
+	r = &reusedEVM{evm: vm.NewEVM(bctx, e.db, e.chain, vm.Config{NoBaseFee: true}), block: b}
+	e.evms[i] = r
+	return r
+}
+
+// dropEVM forgets r (a cancelled EVM cannot be used again).
+func (e *Env) dropEVM(r *reusedEVM) {
+	for i := range e.evms {
+		if e.evms[i] == r {
+			e.evms[i] = nil
+		}
+	}
+}
+
+// sameBlockContext reports whether an EVM built for block a serves block b.
+// Block.Hash is not part of the EVM's context (it only labels logs).
+func sameBlockContext(a, b *Block, zeroFees bool) bool {
+	if a.Number != b.Number || a.Time != b.Time || a.GasLimit != b.GasLimit ||
+		a.Coinbase != b.Coinbase || a.PrevRandao != b.PrevRandao {
+		return false
+	}
+	return zeroFees || (bigEq(a.BaseFee, b.BaseFee) && bigEq(a.BlobBaseFee, b.BlobBaseFee))
+}
+
+// bigEq compares two fees, nil meaning zero.
+func bigEq(x, y *big.Int) bool {
+	switch {
+	case x == nil || x.Sign() == 0:
+		return y == nil || y.Sign() == 0
+	case y == nil:
+		return false
+	}
+	return x.Cmp(y) == 0
 }
 
 func (e *Env) readErr(db *state.StateDB) error {
