@@ -5,12 +5,12 @@ import (
 	"crypto/cipher"
 	"crypto/hkdf"
 	"crypto/hmac"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash"
+	"io"
 	"os"
 )
 
@@ -190,30 +190,36 @@ func OpenPayload(k *EventKey, session SessionID, seq uint64, frame []byte) ([]by
 	return plaintext, nil
 }
 
-// loadOrCreateMaster reads the master key file, creating it (mode 0600) with
-// fresh random bytes if absent. A key file readable or writable by group or
-// others is refused.
-func loadOrCreateMaster(path string) ([]byte, error) {
-	st, err := os.Stat(path)
-	if errors.Is(err, os.ErrNotExist) {
-		k := make([]byte, KeySize)
-		if _, err := rand.Read(k); err != nil {
-			return nil, err
-		}
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if err != nil {
-			return nil, err
-		}
-		if _, err := f.Write(k); err != nil {
-			f.Close()
-			return nil, err
-		}
-		if err := f.Sync(); err != nil {
-			f.Close()
-			return nil, err
-		}
-		return k, f.Close()
+// loadOrCreateMaster reads the master key file, creating it (mode 0600)
+// with bytes from rnd if absent.
+func loadOrCreateMaster(path string, rnd io.Reader) ([]byte, error) {
+	_, err := os.Stat(path)
+	if !errors.Is(err, os.ErrNotExist) {
+		return readMaster(path)
 	}
+	k := make([]byte, KeySize)
+	if _, err := io.ReadFull(rnd, k); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.Write(k); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return k, f.Close()
+}
+
+// readMaster reads the master key file. A key file readable or writable by
+// group or others is refused.
+func readMaster(path string) ([]byte, error) {
+	st, err := os.Stat(path)
 	if err != nil {
 		return nil, err
 	}

@@ -229,7 +229,7 @@ func Open(dir string, opts Options) (*Recorder, error) {
 	if err := os.MkdirAll(opts.KeyDir, 0o700); err != nil {
 		return nil, err
 	}
-	master, err := loadOrCreateMaster(filepath.Join(opts.KeyDir, "master.key"))
+	master, err := loadOrCreateMaster(filepath.Join(opts.KeyDir, "master.key"), opts.Rand)
 	if err != nil {
 		return nil, err
 	}

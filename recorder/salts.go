@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 )
 
 // saltFile stores one random 32-byte salt per epoch at offset 32·epoch. An
@@ -88,18 +89,11 @@ type Keyring struct {
 // OpenKeyring opens the key directory of a store (default <dir>/keys) for
 // the session of that store. It does not create keys.
 func OpenKeyring(keyDir string, session SessionID) (*Keyring, error) {
-	st, err := os.Stat(keyDir + "/master.key")
+	master, err := readMaster(filepath.Join(keyDir, "master.key"))
 	if err != nil {
 		return nil, fmt.Errorf("recorder: key directory %s: %w", keyDir, err)
 	}
-	if st.Mode().Perm()&0o077 != 0 {
-		return nil, fmt.Errorf("recorder: master key %s/master.key has mode %04o; it must not be accessible to group or others (hint: chmod 600)", keyDir, st.Mode().Perm())
-	}
-	master, err := loadOrCreateMaster(keyDir + "/master.key")
-	if err != nil {
-		return nil, err
-	}
-	salts, err := openSaltFile(keyDir + "/epoch-salts")
+	salts, err := openSaltFile(filepath.Join(keyDir, "epoch-salts"))
 	if err != nil {
 		return nil, err
 	}
