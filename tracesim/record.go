@@ -1,0 +1,124 @@
+package tracesim
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/big"
+
+	"github.com/agentflightrecorder/afr/recorder"
+)
+
+// Record returns the effects as the recorder's typed fields: one ChainState
+// per changed storage slot (32-byte slot, before and after), one ChainState
+// per balance change (no slot; big-endian amounts without leading zeros) and
+// one ChainLog per emitted log, in that order.
+func (e *Effects) Record(chainID uint64) []recorder.Effect {
+	var out []recorder.Effect
+	for _, sc := range e.Storage {
+		for _, s := range sc.Slots {
+			out = append(out, recorder.Effect{ChainState: &recorder.ChainState{
+				ChainID: chainID, Address: sc.Address.Bytes(), Slot: s.Slot.Bytes(), Before: s.Before.Bytes(), After: s.After.Bytes(),
+			}})
+		}
+	}
+	for _, b := range e.Balances {
+		out = append(out, recorder.Effect{ChainState: &recorder.ChainState{
+			ChainID: chainID, Address: b.Address.Bytes(), Before: minimal(b.Before.Big()), After: minimal(b.After.Big()),
+		}})
+	}
+	for _, ev := range e.Events {
+		l := &recorder.ChainLog{ChainID: chainID, Address: ev.Address.Bytes(), Data: []byte(ev.Data)}
+		if len(l.Data) == 0 {
+			l.Data = nil
+		}
+		for _, t := range ev.Topics {
+			l.Topics = append(l.Topics, t.Bytes())
+		}
+		out = append(out, recorder.Effect{ChainLog: l})
+	}
+	return out
+}
+
+func minimal(v *big.Int) []byte {
+	if v.Sign() == 0 {
+		return nil
+	}
+	return v.Bytes()
+}
+
+// Execution returns the recorder's execution field for the replayed
+// transaction: status ok or reverted (failed for an aborted execution), the
+// revert reason as Error, the transaction hash and block.
+func (r *ReplayResult) Execution() *recorder.Execution {
+	x := &recorder.Execution{Status: recorder.StatusOK, TxHash: r.TxHash.Bytes(), Block: r.Block}
+	switch r.Effects.Status {
+	case StatusReverted:
+		x.Status, x.Error = recorder.StatusReverted, r.Effects.Error
+	case StatusFailed:
+		x.Status, x.Error = recorder.StatusFailed, r.Effects.Error
+	}
+	return x
+}
+
+// Ext keys under which Payload puts what the recorder has no typed field
+// for. Values are the JSON of the fields (see docs/SPEC.md, "Tracesim
+// output") decoded as generic maps, lists and strings.
+const (
+	ExtCalls     = "tracesim.calls"
+	ExtTransfers = "tracesim.transfers"
+	ExtRevert    = "tracesim.revert"
+)
+
+// Payload returns the recorder fields rebuilt from the replay: intent,
+// execution, effects, and in Ext the call tree, the token transfers and the
+// decoded revert.
+func (r *ReplayResult) Payload() *recorder.Payload {
+	in := r.Intent.Record()
+	p := &recorder.Payload{Intent: &in, Execution: r.Execution(), Effects: r.Effects.Record(r.ChainID)}
+	ext := map[string]any{}
+	if r.Effects.Calls != nil {
+		ext[ExtCalls] = generic(r.Effects.Calls)
+	}
+	if len(r.Effects.Transfers) > 0 {
+		ext[ExtTransfers] = generic(r.Effects.Transfers)
+	}
+	if r.Effects.Revert != nil {
+		ext[ExtRevert] = generic(r.Effects.Revert)
+	}
+	if len(ext) > 0 {
+		p.Ext = ext
+	}
+	return p
+}
+
+// generic turns v into maps, lists, strings and bools through its JSON
+// (numbers become decimal strings), the shapes deterministic CBOR keeps.
+func generic(v any) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var out any
+	if err := dec.Decode(&out); err != nil {
+		return nil
+	}
+	return stringNumbers(out)
+}
+
+func stringNumbers(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		return x.String()
+	case []any:
+		for i := range x {
+			x[i] = stringNumbers(x[i])
+		}
+	case map[string]any:
+		for k := range x {
+			x[k] = stringNumbers(x[k])
+		}
+	}
+	return v
+}
