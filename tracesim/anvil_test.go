@@ -183,7 +183,7 @@ func buildScenario(t *testing.T) *scenario {
 		Tool: "swapExactTokensForTokens(uint256,uint256,address[],address,uint256)", Revert: true},
 		alice, router.pack(t, "swapExactTokensForTokens", ether(1), ether(1_000_000_000), []common.Address{a["TKA"], a["TKB"]}, alice, deadline), nil)
 	add(&txCase{Name: "pace_execute", Desc: "ERC-20 transfer routed through PaceSmartAccount.execute with a signed PDR", Target: a["PACE"],
-		Tool: "execute(address,uint256,bytes,(uint64,bytes32,uint8,bool,uint64,bytes32),(bytes32,bytes32))",
+		Tool:  "execute(address,uint256,bytes,(uint64,bytes32,uint8,bool,uint64,bytes32),(bytes32,bytes32))",
 		Inner: []string{"transfer(address,uint256)"}, Transfers: 1},
 		alice, pace.pack(t, "execute", a["TKA"], big.NewInt(0), paceTransfer, terms1, compactSign(t, policyKey, d1)), nil)
 	add(&txCase{Name: "pace_batch", Desc: "approve + Uniswap swap as one PaceSmartAccount.executeBatch", Target: a["PACE"],
@@ -450,6 +450,13 @@ func writeFixtures(t *testing.T, s *scenario, cache string, results map[string]*
 	addrs := map[string]string{"alice": s.alice.Hex(), "bob": s.bob.Hex(), "carol": s.carol.Hex()}
 	for k, v := range s.addrs {
 		addrs[k] = v.Hex()
+	}
+	pabi, err := os.ReadFile(filepath.Join(paceABIDir, "PaceSmartAccount.abi.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(fixtureABIs, "PaceSmartAccount.abi.json"), pabi, 0o644); err != nil {
+		t.Fatal(err)
 	}
 	writeJSON(t, fixtureAddrs, map[string]any{"chain_id": s.chainID, "hardfork": anvilHardfork, "block": s.block, "addresses": addrs})
 	for _, tc := range s.cases {

@@ -41,7 +41,7 @@ type Call struct {
 	Error string `json:"error,omitempty"`
 	// Inner lists the calls this call makes by construction: a PACE
 	// account's execute / executeBatch, multicall(bytes[]), Multicall3.
-	Inner []InnerCall `json:"inner,omitempty"`
+	Inner []InnerCall   `json:"inner,omitempty"`
 	Data  hexutil.Bytes `json:"data"`
 }
 

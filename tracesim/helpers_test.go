@@ -5,6 +5,7 @@ package tracesim
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
@@ -148,10 +149,16 @@ func loadPACE(t testing.TB) artifact {
 // testRegistry loads every ABI the tests decode with: the Uniswap builds,
 // the PACE account, the fixture ABIs (test tokens, collisions, Multicall3),
 // and binds the given addresses.
-func testRegistry(t testing.TB, addrs map[string]common.Address) *Registry {
+func testRegistry(t testing.TB, addrs map[string]common.Address, dirs ...string) *Registry {
 	t.Helper()
 	r := NewRegistry()
-	for _, d := range []string{paceABIDir, fixtureABIs, uniCoreBuild, uniPeriBuild} {
+	if len(dirs) == 0 {
+		// The live test decodes with the current PACE ABI; the committed
+		// fixtures with the snapshot taken when they were recorded
+		// (first registration of a name wins).
+		dirs = []string{paceABIDir, fixtureABIs, uniCoreBuild, uniPeriBuild}
+	}
+	for _, d := range dirs {
 		if _, err := r.LoadDir(d); err != nil {
 			t.Fatal(err)
 		}
@@ -295,3 +302,5 @@ func countingServer(t testing.TB) (string, func() int64) {
 	t.Cleanup(srv.Close)
 	return srv.URL, n.Load
 }
+
+func errorsIs(err, target error) bool { return errors.Is(err, target) }

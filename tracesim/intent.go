@@ -146,7 +146,9 @@ func CompareIntent(recorded recorder.Intent, observed Intent) []Difference {
 	}
 	obs := observed.Record()
 	var d []Difference
-	add := func(field, rec, o string) { d = append(d, Difference{Field: field, Recorded: rec, Observed: o, Level: level}) }
+	add := func(field, rec, o string) {
+		d = append(d, Difference{Field: field, Recorded: rec, Observed: o, Level: level})
+	}
 	if recorded.ChainID != 0 && recorded.ChainID != obs.ChainID {
 		add("chain_id", fmt.Sprint(recorded.ChainID), fmt.Sprint(obs.ChainID))
 	}

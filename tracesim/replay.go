@@ -465,9 +465,9 @@ func (r *Replayer) Replay(ctx context.Context, txHash common.Hash) (*ReplayResul
 
 	out := &ReplayResult{
 		ChainID: b.ChainID, TxHash: txHash, Block: b.number(), BlockHash: *b.Header.Hash, Index: idx,
-		Intent:  IntentOf(r.opts.Registry, b.ChainID, t.From, t.Tx.To(), t.Tx.Value(), t.Tx.Data()),
-		Effects: EffectsOf(r.opts.Registry, res),
-		Receipt: Receipt{Status: uint64(*rc.Status), GasUsed: uint64(rc.GasUsed), Logs: len(rc.Logs)},
+		Intent:   IntentOf(r.opts.Registry, b.ChainID, t.From, t.Tx.To(), t.Tx.Value(), t.Tx.Data()),
+		Effects:  EffectsOf(r.opts.Registry, res),
+		Receipt:  Receipt{Status: uint64(*rc.Status), GasUsed: uint64(rc.GasUsed), Logs: len(rc.Logs)},
 		Fidelity: Fidelity{OK: len(mism) == 0, Mismatches: mism},
 		Stats:    Stats{Requests: r.Requests() - before, Executed: idx + 1},
 	}
@@ -528,7 +528,9 @@ func callMsg(t *minedTx) ethereum.CallMsg {
 // compareReceipt lists the differences between a receipt and a replay.
 func compareReceipt(prefix string, rc *rpcReceipt, res *evm.Result, full bool) []Mismatch {
 	var out []Mismatch
-	add := func(field, want, got string) { out = append(out, Mismatch{Field: prefix + field, Receipt: want, Replay: got}) }
+	add := func(field, want, got string) {
+		out = append(out, Mismatch{Field: prefix + field, Receipt: want, Replay: got})
+	}
 	status := uint64(1)
 	if res.Failed() {
 		status = 0
