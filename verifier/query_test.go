@@ -1,0 +1,148 @@
+package verifier_test
+
+import (
+	"context"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/agentflightrecorder/afr/recorder"
+	"github.com/agentflightrecorder/afr/verifier"
+)
+
+// incident records a small prompt-injection incident among benign noise:
+// a retrieval returns injected text (3), the lead delegates to the ops
+// agent citing it (5), ops runs a shell command (7), asks for approval (8),
+// and drops a table (10). Events 0–2, 4, 6, 9, 11 are unrelated.
+func incident(t *testing.T) (*testLog, map[uint64]bool) {
+	t.Helper()
+	dir := t.TempDir()
+	r, err := recorder.Open(dir, recorder.Options{Recorder: "incident", Encrypt: true, EpochSize: 4, EpochMaxAge: -1, Sync: recorder.SyncNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := func(b byte) recorder.Bytes { return recorder.Bytes{b, b, b} }
+	p3, p7, p8 := uint64(3), uint64(7), uint64(8)
+	shell := func(cmd string, parents ...uint64) recorder.Event {
+		return recorder.Event{Tool: "shell", Kind: recorder.KindToolCall, Payload: recorder.Payload{
+			Intent:  &recorder.Intent{Tool: "shell", Args: map[string]any{"cmd": cmd}},
+			Context: &recorder.ContextProvenance{Parents: parents}}}
+	}
+	evs := []recorder.Event{
+		shell("ls"), shell("git status"), shell("make build", 1),
+		{Tool: "retrieval", Kind: recorder.KindObservation, Payload: recorder.Payload{
+			Intent:  &recorder.Intent{Tool: "retrieval", Args: map[string]any{"query": "runbook"}},
+			Context: &recorder.ContextProvenance{Inputs: []recorder.Input{{Source: "web:evil.example", Digest: d(1)}}}}},
+		shell("go test ./...", 2),
+		{Tool: "delegate", Kind: recorder.KindDelegation, Payload: recorder.Payload{
+			Delegation: &recorder.DelegationProvenance{Delegator: "agent:lead", Delegate: "agent:ops", Scope: []string{"shell", "db"}, Token: d(2), Parent: &p3},
+			Context:    &recorder.ContextProvenance{Parents: []uint64{3}}}},
+		shell("cat README.md", 4),
+		shell("psql -c '\\dt'", 5),
+		{Tool: "approval", Kind: recorder.KindApproval, Payload: recorder.Payload{
+			Policy:   &recorder.PolicyEvaluation{PolicyID: "prod-db", Decision: recorder.DecisionAsk},
+			Approval: &recorder.Approval{Approver: "alice", Decision: recorder.DecisionAllow, Signature: d(3)},
+			Context:  &recorder.ContextProvenance{Parents: []uint64{p7}}}},
+		shell("echo done", 6),
+		{Tool: "db_query", Kind: recorder.KindToolCall, Payload: recorder.Payload{
+			Intent:    &recorder.Intent{Tool: "db_query", Args: map[string]any{"sql": "DROP TABLE users"}},
+			Policy:    &recorder.PolicyEvaluation{PolicyID: "prod-db", Decision: recorder.DecisionAllow},
+			Effects:   []recorder.Effect{{DBChange: &recorder.DBChange{Database: "prod", Table: "users", Operation: "ddl"}}},
+			Context:   &recorder.ContextProvenance{Parents: []uint64{p7, p8}},
+			Execution: &recorder.Execution{Status: recorder.StatusOK}}},
+		shell("ls -la", 9),
+	}
+	for _, ev := range evs {
+		if _, err := r.Record(context.Background(), ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	man := r.Manifest()
+	r.Close()
+	kr, err := recorder.OpenKeyring(dir+"/keys", man.Session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { kr.Close() })
+	lg := &testLog{dir: dir, keys: kr, man: man}
+	return lg, map[uint64]bool{3: true, 5: true, 7: true, 8: true, 10: true}
+}
+
+func TestQueries(t *testing.T) {
+	lg, truth := incident(t)
+	l, _ := recorder.OpenLog(lg.dir)
+	ix, err := verifier.IndexLog(l, lg.keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seqs := func(evs []*verifier.Event) []uint64 { return verifier.Seqs(evs) }
+	check := func(name string, got, want []uint64) {
+		t.Helper()
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: got %v, want %v", name, got, want)
+		}
+	}
+	check("tool", seqs(ix.Find(verifier.Query{Tool: "db_query"})), []uint64{10})
+	check("kind", seqs(ix.Find(verifier.Query{Kind: recorder.KindApproval})), []uint64{8})
+	check("approver", seqs(ix.Find(verifier.Query{Approver: "alice"})), []uint64{8})
+	check("decision", seqs(ix.Find(verifier.Query{Decision: recorder.DecisionAsk})), []uint64{8})
+	check("field=", seqs(ix.Find(verifier.Query{Fields: []verifier.FieldMatch{{Path: "intent.args.cmd", Value: "ls"}}})), []uint64{0})
+	check("field~", seqs(ix.Find(verifier.Query{Fields: []verifier.FieldMatch{{Path: "intent.args.sql", Value: "DROP", Contains: true}}})), []uint64{10})
+	check("nested field", seqs(ix.Find(verifier.Query{Fields: []verifier.FieldMatch{{Path: "effects.0.db_change.table", Value: "users"}}})), []uint64{10})
+	check("input source", seqs(ix.Find(verifier.Query{Fields: []verifier.FieldMatch{{Path: "context.inputs.0.source", Value: "web:", Contains: true}}})), []uint64{3})
+	all := ix.Find(verifier.Query{})
+	mid := time.Unix(0, all[6].Envelope.Time)
+	check("time range", seqs(ix.Find(verifier.Query{Tool: "shell", Since: mid})), []uint64{6, 7, 9, 11})
+	check("combined", seqs(ix.Find(verifier.Query{Tool: "shell", Until: mid})), []uint64{0, 1, 2, 4})
+
+	// Causal chain from the destructive action: precision and recall 1.0
+	// against the incident's ground truth.
+	evs, links, err := ix.CausalChain(10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tp int
+	for _, ev := range evs {
+		if truth[ev.Seq] {
+			tp++
+		}
+	}
+	if precision, recall := float64(tp)/float64(len(evs)), float64(tp)/float64(len(truth)); precision != 1 || recall != 1 {
+		t.Fatalf("causal chain %v: precision %.2f recall %.2f", seqs(evs), precision, recall)
+	}
+	if len(links) != 6 { // 3→5 twice: as context and as the delegation's parent
+		t.Fatalf("links %v", links)
+	}
+	chain, _ := ix.DelegationChain(10)
+	if len(chain) != 1 || chain[0].Delegator != "agent:lead" || chain[0].Delegate != "agent:ops" || chain[0].Seq != 5 {
+		t.Fatalf("delegation chain %+v", chain)
+	}
+	if ds := ix.Delegations("agent:ops"); len(ds) != 1 {
+		t.Fatalf("delegations of agent:ops: %+v", ds)
+	}
+	if _, _, err := ix.CausalChain(99); err == nil {
+		t.Fatal("causal chain of an unknown event")
+	}
+
+	// A query answer carries its proofs: disclose the causal chain and
+	// verify the bundle; the same queries run over the bundle.
+	b, err := verifier.Disclose(l, seqs(evs), verifier.DiscloseOptions{Keys: lg.keys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	anchors, _ := verifier.AnchorsFromLog(l)
+	rep, err := verifier.VerifyBundle(context.Background(), b, verifier.AnchorList(anchors), verifier.PayloadsOpen)
+	if err != nil || rep.Verdict != verifier.Verified {
+		t.Fatalf("answer bundle: %v %v", err, rep.Findings)
+	}
+	bx := verifier.IndexBundle(b)
+	bevs, _, _ := bx.CausalChain(10)
+	check("causal chain over the bundle", seqs(bevs), seqs(evs))
+	check("approver over the bundle", seqs(bx.Find(verifier.Query{Approver: "alice"})), []uint64{8})
+
+	// Without keys an encrypted log's payloads are unknown: payload
+	// conditions match nothing, envelope conditions still work.
+	nokeys, _ := verifier.IndexLog(l, nil)
+	check("no keys: approver", seqs(nokeys.Find(verifier.Query{Approver: "alice"})), nil)
+	check("no keys: tool", seqs(nokeys.Find(verifier.Query{Tool: "db_query"})), []uint64{10})
+}
