@@ -14,10 +14,13 @@ import (
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient/simulated"
 	"github.com/ethereum/go-ethereum/params"
+	"github.com/holiman/uint256"
 )
 
 const benchSlots = 16 // slots read by the call of BenchmarkCall
@@ -92,6 +95,40 @@ func BenchmarkCall(b *testing.B) {
 			b.StopTimer()
 			if n := f.Stats().Requests - before; n != 0 {
 				b.Fatalf("warm calls made %d requests", n)
+			}
+		})
+		// Where the in-process time goes: go-ethereum's ApplyMessage on the
+		// Env's kept EVM with the message built once (Env.Call minus this
+		// package's own work), and the interpreter alone (EVM.Call: no
+		// intrinsic gas, access-list preparation or gas accounting of the
+		// transaction), each followed by the journal revert a call needs.
+		b.Run(call.name+"/inprocess-geth-ApplyMessage", func(b *testing.B) {
+			evm := e.reusedEVM(e.block, true)
+			m, err := e.message(msg, e.block, 0, false)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				snap := e.db.Snapshot()
+				res, err := core.ApplyMessage(evm.evm, m, nil)
+				e.db.RevertToSnapshot(snap)
+				if err != nil || res.Err != nil {
+					b.Fatal(err, res.Err)
+				}
+			}
+		})
+		b.Run(call.name+"/inprocess-geth-interpreter", func(b *testing.B) {
+			evm := e.reusedEVM(e.block, true).evm
+			zero := new(uint256.Int)
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				snap := e.db.Snapshot()
+				_, _, err := evm.Call(msg.From, *msg.To, msg.Data, vm.NewGasBudget(DefaultGasLimit, 0), zero)
+				e.db.RevertToSnapshot(snap)
+				if err != nil {
+					b.Fatal(err)
+				}
 			}
 		})
 		b.Run(call.name+"/anvil-eth_call", func(b *testing.B) {

@@ -516,19 +516,19 @@ func (e *Env) exec(ctx context.Context, msg ethereum.CallMsg, opts *CallOptions,
 				return nil, err
 			}
 		}
-	case len(opts.State) > 0 || opts.Trace:
-		// Overrides are finalised (and the traced path may finalise), which
-		// clears the journal: work on a copy.
+	case len(opts.State) > 0:
+		// Overrides are finalised (so that they are the values SSTORE gas
+		// is measured against, as in eth_call), which clears the journal:
+		// work on a copy.
 		db = db.Copy()
-		if len(opts.State) > 0 {
-			precompiles = vm.ActivePrecompiledContracts(e.rules(b))
-			if err := opts.State.apply(db, precompiles); err != nil {
-				return nil, err
-			}
+		precompiles = vm.ActivePrecompiledContracts(e.rules(b))
+		if err := opts.State.apply(db, precompiles); err != nil {
+			return nil, err
 		}
 	default:
-		// A call on the Env's own state: everything it changes is in the
-		// journal, and reverting to this snapshot undoes it.
+		// A call on the Env's own state, traced or not: nothing finalises
+		// it, so everything it changes is in the journal, and reverting to
+		// this snapshot undoes it.
 		snap = db.Snapshot()
 	}
 	if snap >= 0 {

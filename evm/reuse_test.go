@@ -96,19 +96,25 @@ func TestCallLeavesNoTrace(t *testing.T) {
 	nonce, _ := e.Nonce(from)
 	e.SetBlock(Block{Number: 5, Time: 1_700_000_000, GasLimit: DefaultGasLimit, BaseFee: big.NewInt(7)})
 
-	call := func(key, value int64) *Result {
+	call := func(key, value int64, trace bool) *Result {
 		t.Helper()
 		msg := ethereum.CallMsg{From: from, To: &addr, GasPrice: big.NewInt(100), Data: store.pack(t, "set", big.NewInt(key), big.NewInt(value))}
-		res, err := e.Call(ctx, msg, nil)
-		if err != nil || res.Failed() || len(res.Logs) != 1 {
+		res, err := e.Call(ctx, msg, &CallOptions{Trace: trace})
+		if err != nil || res.Failed() || len(res.Logs) != 1 || (res.Trace != nil) != trace {
 			t.Fatalf("set(%d, %d): %v %+v", key, value, err, res)
 		}
 		return res
 	}
-	r1 := call(1, 11)
-	r2 := call(2, 22)
-	if v, _ := e.Storage(addr, slotOf(1)); v != (common.Hash{}) {
-		t.Fatalf("slot written by a call = %x, want zero", v)
+	r1 := call(1, 11, false)
+	r2 := call(2, 22, false)
+	rt := call(3, 33, true)
+	if post := rt.Trace.Post[addr].Storage[slotOf(3)]; post != common.BigToHash(big.NewInt(33)) {
+		t.Fatalf("traced call: post-state of the written slot = %x, want 33", post)
+	}
+	for _, k := range []uint64{1, 2, 3} {
+		if v, _ := e.Storage(addr, slotOf(k)); v != (common.Hash{}) {
+			t.Fatalf("slot %d written by a call = %x, want zero", k, v)
+		}
 	}
 	if v, _ := e.Storage(addr, common.Hash{}); v != (common.Hash{}) {
 		t.Fatalf("counter after calls = %x, want zero", v)
@@ -119,11 +125,11 @@ func TestCallLeavesNoTrace(t *testing.T) {
 	if n, _ := e.Nonce(from); n != nonce {
 		t.Fatalf("sender nonce after calls = %d, want %d", n, nonce)
 	}
-	l1, l2 := r1.Logs[0], r2.Logs[0]
-	if l1.Topics[1] != common.BigToHash(big.NewInt(1)) || l2.Topics[1] != common.BigToHash(big.NewInt(2)) {
-		t.Fatalf("log keys %x, %x; want 1, 2 (a later call changed an earlier result)", l1.Topics[1], l2.Topics[1])
+	l1, l2, l3 := r1.Logs[0], r2.Logs[0], rt.Logs[0]
+	if l1.Topics[1] != common.BigToHash(big.NewInt(1)) || l2.Topics[1] != common.BigToHash(big.NewInt(2)) || l3.Topics[1] != common.BigToHash(big.NewInt(3)) {
+		t.Fatalf("log keys %x, %x, %x; want 1, 2, 3 (a later call changed an earlier result)", l1.Topics[1], l2.Topics[1], l3.Topics[1])
 	}
-	if l1.TxHash == (common.Hash{}) || l1.TxHash == l2.TxHash || l1.BlockNumber != 5 {
+	if l1.TxHash == (common.Hash{}) || l1.TxHash == l2.TxHash || l2.TxHash == l3.TxHash || l1.BlockNumber != 5 {
 		t.Fatalf("log tx hashes %s, %s at block %d; want distinct non-zero hashes at block 5", l1.TxHash, l2.TxHash, l1.BlockNumber)
 	}
 	// The same call as a transaction sees none of the calls' effects.
