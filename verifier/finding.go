@@ -72,6 +72,7 @@ const (
 	KindEpochMissing      Kind = "epoch_missing"       // an anchored epoch is missing between epochs that are present
 	KindAnchorConflict    Kind = "anchor_conflict"     // the anchor source itself is inconsistent (two roots for an epoch, broken back-pointer)
 	KindPayloadMismatch   Kind = "payload_mismatch"    // a stored payload frame is not the one its record commits to (edited, swapped)
+	KindPayloadLost       Kind = "payload_lost"        // the payload of an event in a sealed epoch is missing or unreadable
 	KindPayloadDecrypt    Kind = "payload_decrypt"     // a disclosed payload does not decrypt under its event key
 	KindPayloadCommit     Kind = "payload_commitment"  // a disclosed payload does not match its commitment
 	KindPayloadDecode     Kind = "payload_decode"      // a disclosed payload is not a valid canonical payload
@@ -82,7 +83,7 @@ const (
 	KindUnsealed       Kind = "unsealed"        // events after the last sealed epoch
 	KindUnanchored     Kind = "unanchored"      // epochs (and their events) after the last anchored epoch
 	KindTruncated      Kind = "truncated"       // the log ends before anchored epochs it should contain
-	KindPayloadMissing Kind = "payload_missing" // payloads absent or not disclosed
+	KindPayloadMissing Kind = "payload_missing" // payloads of unsealed events absent, or not disclosed
 
 	// Notices.
 	KindPayloadErased Kind = "payload_erased" // the epoch's key material was destroyed (crypto-erasure)
@@ -94,7 +95,7 @@ var kindClass = map[Kind]Class{
 	KindClock: ClassTampered, KindEpochSequence: ClassTampered, KindEpochLink: ClassTampered,
 	KindMerkleMismatch: ClassTampered, KindChainHeadMismatch: ClassTampered, KindRecordsMissing: ClassTampered,
 	KindAnchorMismatch: ClassTampered, KindEpochMissing: ClassTampered, KindAnchorConflict: ClassTampered,
-	KindPayloadMismatch: ClassTampered, KindPayloadDecrypt: ClassTampered, KindPayloadCommit: ClassTampered,
+	KindPayloadMismatch: ClassTampered, KindPayloadLost: ClassTampered, KindPayloadDecrypt: ClassTampered, KindPayloadCommit: ClassTampered,
 	KindPayloadDecode: ClassTampered, KindProofInvalid: ClassTampered,
 	KindTornTail: ClassIncomplete, KindUnsealed: ClassIncomplete, KindUnanchored: ClassIncomplete,
 	KindTruncated: ClassIncomplete, KindPayloadMissing: ClassIncomplete,

@@ -174,14 +174,15 @@ type Query struct {
 func (ix *Index) Find(q Query) []*Event {
 	var out []*Event
 	for _, ev := range ix.events {
-		if q.matches(ev) {
+		if q.Match(ev) {
 			out = append(out, ev)
 		}
 	}
 	return out
 }
 
-func (q *Query) matches(ev *Event) bool {
+// Match reports whether ev satisfies every condition of q.
+func (q *Query) Match(ev *Event) bool {
 	e := &ev.Envelope
 	p := ev.Payload
 	switch {

@@ -148,6 +148,8 @@ type logVerifier struct {
 	recorder string
 	session  recorder.SessionID
 	haveID   bool
+	// sealedEnd is the first event not covered by the epoch headers.
+	sealedEnd uint64
 }
 
 // streamEnd turns a stream's terminating error into a finding.
@@ -307,6 +309,7 @@ func (v *logVerifier) checkEpochs() {
 				Detail: "the epoch's chain head is not its last record's digest: the hash chain and the Merkle tree do not commit to the same records"})
 		}
 	}
+	v.sealedEnd = nextSeq
 	if nextSeq < uint64(len(v.records)) {
 		v.c.add(Finding{Kind: KindUnsealed, Seq: u64(nextSeq), Count: 0,
 			Detail: fmt.Sprintf("%d events after the last sealed epoch are in no epoch and cannot be anchored yet", uint64(len(v.records))-nextSeq)})
@@ -411,8 +414,15 @@ func (v *logVerifier) checkPayloads(src Source) error {
 	if err := v.streamEnd("payloads", n, err); err != nil {
 		return err
 	}
-	if n < uint64(len(v.records)) {
-		v.c.add(Finding{Kind: KindPayloadMissing, Seq: u64(n), Detail: fmt.Sprintf("%d payloads absent from the log", uint64(len(v.records))-n)})
+	// A writer makes payloads durable before records, and records before
+	// their epoch header: only payloads of unsealed events can be missing
+	// after a crash.
+	if lost := min(v.sealedEnd, uint64(len(v.records))); n < lost {
+		v.c.add(Finding{Kind: KindPayloadLost, Seq: u64(n), Count: lost - n,
+			Detail: fmt.Sprintf("the payloads of %d events in sealed epochs are missing or unreadable", lost-n)})
+	}
+	if from := max(n, v.sealedEnd); from < uint64(len(v.records)) {
+		v.c.add(Finding{Kind: KindPayloadMissing, Seq: u64(from), Detail: fmt.Sprintf("%d payloads of unsealed events absent from the log", uint64(len(v.records))-from)})
 	}
 	return nil
 }

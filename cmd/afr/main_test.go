@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"strconv"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -15,5 +16,23 @@ func TestMain(m *testing.M) {
 }
 
 func TestScripts(t *testing.T) {
-	testscript.Run(t, testscript.Params{Dir: "testdata"})
+	testscript.Run(t, testscript.Params{Dir: "testdata", Cmds: map[string]func(*testscript.TestScript, bool, []string){
+		// flipbyte FILE OFFSET flips the low bit of one byte (negative
+		// offsets count from the end).
+		"flipbyte": func(ts *testscript.TestScript, neg bool, args []string) {
+			if len(args) != 2 {
+				ts.Fatalf("usage: flipbyte FILE OFFSET")
+			}
+			name := ts.MkAbs(args[0])
+			b, err := os.ReadFile(name)
+			ts.Check(err)
+			off, err := strconv.Atoi(args[1])
+			ts.Check(err)
+			if off < 0 {
+				off += len(b)
+			}
+			b[off] ^= 1
+			ts.Check(os.WriteFile(name, b, 0o600))
+		},
+	}})
 }

@@ -1,0 +1,316 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentflightrecorder/afr/recorder"
+	"github.com/agentflightrecorder/afr/verifier"
+)
+
+func init() {
+	register(&command{name: "verify", summary: "verify a log or a disclosure bundle against anchored roots", run: runVerify, usage: `
+Usage: afr verify (--log DIR | --bundle FILE) [--anchors FILE] [flags]
+
+Checks every record, the hash chain, each epoch's Merkle root and chain head,
+the epoch chain, and every epoch root against the anchored roots, then the
+payloads at the chosen level:
+
+  skip    hashes, proofs and anchors only
+  digest  also every stored payload against its record (default; no keys)
+  open    also decrypt each payload with its event key and check it against
+          its commitment (--keys for a log; a bundle carries its keys)
+
+The verdict is verified (exit 0), tampered (exit 3) or incomplete (exit 4),
+with a finding per problem: kind, epoch, event, expected and found.
+Anchors come from --anchors, a JSON file {"anchors":[{"epoch":0,"root":"0x…",
+"prev_root":"0x…"},…]}; without anchors nothing ties the log to an external
+commitment and the verdict is at best incomplete.
+
+Examples:
+  afr verify --log ./afr-log --anchors anchors.json
+  afr verify --log ./afr-log --anchors anchors.json --keys ./afr-log/keys --level open --json
+  afr verify --bundle event-42.afrb --anchors anchors.json`})
+
+	register(&command{name: "disclose", summary: "export a disclosure bundle for chosen events", run: runDisclose, usage: `
+Usage: afr disclose --log DIR --seq LIST -o FILE [--keys DIR] [--no-payloads]
+
+Writes a bundle (docs/SPEC.md, "Disclosure bundle") with the records of the
+chosen events, their inclusion proofs and the epoch headers that tie them to
+the anchored roots, their stored payloads and — with --keys — their per-event
+keys, so a third party can read exactly those payloads and nothing else.
+LIST is comma-separated sequence numbers and ranges: 3,7,10-12.
+
+Examples:
+  afr disclose --log ./afr-log --seq 42 --keys ./afr-log/keys -o event-42.afrb
+  afr disclose --log ./afr-log --seq 0-99 --no-payloads -o epoch0.afrb`})
+
+	register(&command{name: "anchors", summary: "write the anchors an honest operator commits for a log", run: runAnchors, usage: `
+Usage: afr anchors --log DIR [-o FILE]
+
+Writes, as an anchors file, the epoch roots of the log as they are now: what
+"afr anchor" commits on chain. A verifier must get anchors from a party it
+trusts (the chain); this file is for local use and for tests.
+
+Example:
+  afr anchors --log ./afr-log -o anchors.json`})
+}
+
+func parseLevel(s string) (verifier.PayloadLevel, error) {
+	switch s {
+	case "skip":
+		return verifier.PayloadsSkip, nil
+	case "digest":
+		return verifier.PayloadsDigest, nil
+	case "open":
+		return verifier.PayloadsOpen, nil
+	}
+	return 0, usageError{fmt.Sprintf("--level %q: want skip, digest or open", s)}
+}
+
+func runVerify(e *env, args []string) error {
+	fs := commands["verify"].flags(e)
+	logDir := fs.String("log", "", "log directory to verify")
+	bundleFile := fs.String("bundle", "", "disclosure bundle to verify")
+	anchorsFile := fs.String("anchors", "", "anchors file (JSON)")
+	keyDir := fs.String("keys", "", "key directory, for --level open on a log")
+	levelName := fs.String("level", "digest", "payload checks: skip, digest or open")
+	jsonOut := fs.Bool("json", false, "write the report as JSON")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if (*logDir == "") == (*bundleFile == "") {
+		return usageError{"give exactly one of --log and --bundle"}
+	}
+	level, err := parseLevel(*levelName)
+	if err != nil {
+		return err
+	}
+	var anchors verifier.AnchorSource
+	if *anchorsFile != "" {
+		anchors = verifier.AnchorsFile(*anchorsFile)
+	}
+	ctx := context.Background()
+	var rep *verifier.Report
+	var payloads map[uint64]*recorder.Payload
+	if *bundleFile != "" {
+		b, err := readBundle(*bundleFile)
+		if err != nil {
+			return err
+		}
+		br, err := verifier.VerifyBundle(ctx, b, anchors, level)
+		if err != nil {
+			return err
+		}
+		rep, payloads = &br.Report, br.Payloads
+	} else {
+		l, err := recorder.OpenLog(*logDir)
+		if err != nil {
+			return err
+		}
+		opts := verifier.Options{Payloads: level}
+		if level == verifier.PayloadsOpen {
+			kr, err := openKeys(*keyDir, *logDir, l.Manifest.Session)
+			if err != nil {
+				return err
+			}
+			defer kr.Close()
+			opts.Keys = kr
+		}
+		start := time.Now()
+		stop := progress(e, "verifying "+*logDir)
+		rep, err = verifier.VerifyLog(ctx, l, anchors, opts)
+		stop(time.Since(start))
+		if err != nil {
+			return err
+		}
+	}
+	if *jsonOut {
+		if err := writeJSON(e.stdout, struct {
+			*verifier.Report
+			Payloads map[uint64]*recorder.Payload `json:"payloads,omitempty"`
+		}{rep, payloads}); err != nil {
+			return err
+		}
+	} else {
+		printReport(e, rep, payloads)
+	}
+	switch rep.Verdict {
+	case verifier.Tampered:
+		return codeError{code: exitTampered}
+	case verifier.Incomplete:
+		return codeError{code: exitIncomplete}
+	}
+	return nil
+}
+
+func printReport(e *env, rep *verifier.Report, payloads map[uint64]*recorder.Payload) {
+	fmt.Fprintf(e.stdout, "%s\n", strings.ToUpper(rep.Verdict.String()))
+	fmt.Fprintf(e.stdout, "  events %d, epochs %d; anchored: %d epochs, %d events; payloads checked %d, opened %d\n",
+		rep.Events, rep.Epochs, rep.AnchoredEpochs, rep.AnchoredEvents, rep.PayloadsChecked, rep.PayloadsOpened)
+	for _, f := range rep.Findings {
+		fmt.Fprintf(e.stdout, "  - %s\n", f)
+	}
+	if rep.Dropped > 0 {
+		fmt.Fprintf(e.stdout, "  … and %d more findings (the verdict counts them)\n", rep.Dropped)
+	}
+	seqs := make([]uint64, 0, len(payloads))
+	for s := range payloads {
+		seqs = append(seqs, s)
+	}
+	sort.Slice(seqs, func(i, j int) bool { return seqs[i] < seqs[j] })
+	for _, s := range seqs {
+		b, _ := jsonMarshal(payloads[s])
+		fmt.Fprintf(e.stdout, "  payload %d: %s\n", s, b)
+	}
+}
+
+// progress prints a line on stderr for long work and returns a function to
+// finish it; it stays silent for work under a second.
+func progress(e *env, what string) func(time.Duration) {
+	done := make(chan struct{})
+	shown := make(chan bool, 1)
+	go func() {
+		select {
+		case <-done:
+			shown <- false
+		case <-time.After(time.Second):
+			fmt.Fprintf(e.stderr, "afr: %s…\n", what)
+			shown <- true
+		}
+	}()
+	return func(d time.Duration) {
+		close(done)
+		if <-shown {
+			fmt.Fprintf(e.stderr, "afr: %s: done in %s\n", what, d.Round(time.Millisecond))
+		}
+	}
+}
+
+func openKeys(keyDir, logDir string, session recorder.SessionID) (*recorder.Keyring, error) {
+	if keyDir == "" {
+		keyDir = filepath.Join(logDir, "keys")
+	}
+	return recorder.OpenKeyring(keyDir, session)
+}
+
+func readBundle(path string) (*verifier.Bundle, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return verifier.DecodeBundle(data)
+}
+
+// parseSeqList parses "3,7,10-12".
+func parseSeqList(s string) ([]uint64, error) {
+	var out []uint64
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.ParseUint(lo, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("--seq: %q is not a sequence number", lo)
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.ParseUint(hi, 10, 64); err != nil || b < a {
+				return nil, fmt.Errorf("--seq: bad range %q", part)
+			}
+			if b-a > 10_000_000 {
+				return nil, fmt.Errorf("--seq: range %q too large", part)
+			}
+		}
+		for x := a; x <= b; x++ {
+			out = append(out, x)
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("--seq: no events")
+	}
+	return out, nil
+}
+
+func runDisclose(e *env, args []string) error {
+	fs := commands["disclose"].flags(e)
+	logDir := fs.String("log", "", "log directory (required)")
+	seqList := fs.String("seq", "", "events to disclose: 3,7,10-12 (required)")
+	out := fs.String("o", "", "bundle file to write (required)")
+	keyDir := fs.String("keys", "", "key directory: include each event's key")
+	noPayloads := fs.Bool("no-payloads", false, "leave payloads out (hash-level disclosure)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *logDir == "" || *seqList == "" || *out == "" {
+		return usageError{"--log, --seq and -o are required"}
+	}
+	seqs, err := parseSeqList(*seqList)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	l, err := recorder.OpenLog(*logDir)
+	if err != nil {
+		return err
+	}
+	opts := verifier.DiscloseOptions{Payloads: !*noPayloads}
+	if *keyDir != "" {
+		if *noPayloads {
+			return usageError{"--keys and --no-payloads exclude each other"}
+		}
+		kr, err := recorder.OpenKeyring(*keyDir, l.Manifest.Session)
+		if err != nil {
+			return err
+		}
+		defer kr.Close()
+		opts.Keys = kr
+	}
+	b, err := verifier.Disclose(l, seqs, opts)
+	if err != nil {
+		return err
+	}
+	data, err := b.Encode()
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(*out, data, 0o600); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "afr disclose: %d events, %d epoch headers, %d bytes written to %s\n", len(b.Events), len(b.Headers), len(data), *out)
+	return nil
+}
+
+func runAnchors(e *env, args []string) error {
+	fs := commands["anchors"].flags(e)
+	logDir := fs.String("log", "", "log directory (required)")
+	out := fs.String("o", "", "file to write (default: standard output)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *logDir == "" {
+		return usageError{"--log is required"}
+	}
+	l, err := recorder.OpenLog(*logDir)
+	if err != nil {
+		return err
+	}
+	anchors, err := verifier.AnchorsFromLog(l)
+	if err != nil {
+		return err
+	}
+	if *out == "" {
+		return writeJSON(e.stdout, struct {
+			Anchors []verifier.Anchor `json:"anchors"`
+		}{anchors})
+	}
+	return verifier.WriteAnchorsFile(*out, anchors)
+}
