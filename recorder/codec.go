@@ -118,6 +118,15 @@ func encodeEnvelopeTo(buf *bytes.Buffer, e *Envelope) error {
 // DecodeEnvelope decodes a record, rejecting non-canonical or oversized input
 // and versions newer than FormatVersion.
 func DecodeEnvelope(data []byte) (*Envelope, error) {
+	if len(data) <= MaxRecordSize {
+		if e, ok := parseEnvelope(data); ok {
+			if err := e.check(); err != nil {
+				return nil, &DecodeError{"record", err}
+			}
+			return &e, nil
+		}
+	}
+	// Rejected (or oversized): the reflective decoder explains why.
 	var e Envelope
 	if err := decodeStrict("record", data, MaxRecordSize, &e); err != nil {
 		return nil, err

@@ -1,0 +1,164 @@
+package recorder
+
+import (
+	"encoding/binary"
+	"unicode/utf8"
+)
+
+// parseEnvelope decodes a record in a single pass without reflection or
+// re-encoding. The canonical encoding of an Envelope is fully determined
+// (keys 0–10 in order, key 5 optional, every head in its shortest form), so
+// any deviation is a rejection. It exists because the verifier decodes every
+// record of a log; DecodeEnvelope falls back to the reflective decoder only
+// to explain a rejection, and FuzzEnvelopeParsers checks that both accept
+// exactly the same inputs with the same result.
+func parseEnvelope(b []byte) (Envelope, bool) {
+	var e Envelope
+	p := parser{b: b}
+	n, ok := p.head(5)
+	if !ok || (n != 10 && n != 11) {
+		return e, false
+	}
+	for key := uint64(0); key <= 10; key++ {
+		if key == 5 && n == 10 {
+			continue // group omitted
+		}
+		if k, ok := p.head(0); !ok || k != key {
+			return e, false
+		}
+		switch key {
+		case 0:
+			v, ok := p.head(0)
+			if !ok || v == 0 || v > 255 {
+				return e, false
+			}
+			e.Version = uint8(v)
+		case 1:
+			if e.Recorder, ok = p.text(); !ok {
+				return e, false
+			}
+		case 2:
+			if !p.bytes(e.Session[:]) {
+				return e, false
+			}
+		case 3:
+			if e.Seq, ok = p.head(0); !ok {
+				return e, false
+			}
+		case 4:
+			if e.Clock, ok = p.head(0); !ok {
+				return e, false
+			}
+		case 5:
+			if e.Group, ok = p.text(); !ok || e.Group == "" {
+				return e, false // an empty group is omitted, never encoded
+			}
+		case 6:
+			if e.Time, ok = p.int64(); !ok {
+				return e, false
+			}
+		case 7:
+			if e.Tool, ok = p.text(); !ok {
+				return e, false
+			}
+		case 8:
+			v, ok := p.head(0)
+			if !ok || v > 255 {
+				return e, false
+			}
+			e.Kind = Kind(v)
+		case 9:
+			if !p.bytes(e.Payload[:]) {
+				return e, false
+			}
+		case 10:
+			if !p.bytes(e.Prev[:]) {
+				return e, false
+			}
+		}
+	}
+	return e, p.i == len(b)
+}
+
+type parser struct {
+	b []byte
+	i int
+}
+
+// head reads a data item head of the given major type in its shortest form
+// and returns its argument. Indefinite lengths and non-minimal arguments
+// fail.
+func (p *parser) head(major byte) (uint64, bool) {
+	if p.i >= len(p.b) || p.b[p.i]>>5 != major {
+		return 0, false
+	}
+	ai := p.b[p.i] & 0x1f
+	p.i++
+	switch {
+	case ai < 24:
+		return uint64(ai), true
+	case ai == 24:
+		if p.i+1 > len(p.b) || p.b[p.i] < 24 {
+			return 0, false
+		}
+		p.i++
+		return uint64(p.b[p.i-1]), true
+	case ai == 25:
+		if p.i+2 > len(p.b) {
+			return 0, false
+		}
+		v := uint64(binary.BigEndian.Uint16(p.b[p.i:]))
+		p.i += 2
+		return v, v > 0xff
+	case ai == 26:
+		if p.i+4 > len(p.b) {
+			return 0, false
+		}
+		v := uint64(binary.BigEndian.Uint32(p.b[p.i:]))
+		p.i += 4
+		return v, v > 0xffff
+	case ai == 27:
+		if p.i+8 > len(p.b) {
+			return 0, false
+		}
+		v := binary.BigEndian.Uint64(p.b[p.i:])
+		p.i += 8
+		return v, v > 0xffffffff
+	}
+	return 0, false
+}
+
+func (p *parser) text() (string, bool) {
+	n, ok := p.head(3)
+	if !ok || n > uint64(len(p.b)-p.i) {
+		return "", false
+	}
+	s := p.b[p.i : p.i+int(n)]
+	p.i += int(n)
+	return string(s), utf8.Valid(s)
+}
+
+func (p *parser) bytes(dst []byte) bool {
+	n, ok := p.head(2)
+	if !ok || n != uint64(len(dst)) || n > uint64(len(p.b)-p.i) {
+		return false
+	}
+	copy(dst, p.b[p.i:])
+	p.i += int(n)
+	return true
+}
+
+func (p *parser) int64() (int64, bool) {
+	if p.i >= len(p.b) {
+		return 0, false
+	}
+	switch p.b[p.i] >> 5 {
+	case 0:
+		v, ok := p.head(0)
+		return int64(v), ok && v <= 1<<63-1
+	case 1:
+		v, ok := p.head(1)
+		return -1 - int64(v), ok && v <= 1<<63-1
+	}
+	return 0, false
+}
