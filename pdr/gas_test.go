@@ -13,14 +13,15 @@ import (
 // included), measured from real receipts on the simulated chain under Osaka rules.
 //
 // DESIGN.md §4.7 targets ≤ 40,000 (policy signature) and ≤ 45,000 (policy + one approver).
-// The current contract does not reach them (see docs/CONTRACTS.md, "Gas"): the ceilings below
-// are the measured figures, so any regression fails, and the gap to the design targets is
-// logged on every run. Lower them when the contract gets cheaper.
+// The policy-only target is met and asserted. The approver target is not (see
+// docs/CONTRACTS.md, "Gas"): its ceiling is the measured figure, so any regression fails, and
+// the gap to the design target is logged on every run. Lower the ceilings when the contract
+// gets cheaper (the measured figures move by a few gas with the signatures' zero bytes).
 const (
 	designTargetPolicyOnly   = 40_000
 	designTargetWithApprover = 45_000
-	ceilingPolicyOnly        = 42_300
-	ceilingWithApprover      = 50_150
+	ceilingPolicyOnly        = 39_700
+	ceilingWithApprover      = 46_950
 )
 
 // execGas executes a 4-byte call to the STOP-only sink in a real transaction and returns the
@@ -45,7 +46,20 @@ func execGas(t *testing.T, c *chain, approvers ...*ecdsa.PrivateKey) uint64 {
 	if err := pdr.Verify(st, &s, call, c.now()+1, len(approvers) > 0); err != nil {
 		t.Fatalf("go rejects the PDR: %v", err)
 	}
-	return c.send(s.Calldata(call)).GasUsed
+	r := c.send(s.Calldata(call))
+	// The receipt's Executed event records exactly this call under this PDR.
+	if len(r.Logs) != 1 {
+		t.Fatalf("%d logs, want 1 Executed", len(r.Logs))
+	}
+	e, err := pdr.ParseExecuted(r.Logs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := pdr.Executed{PDRHash: s.PDR.Digest(), EventID: terms.EventID, Target: call.Target, Selector: call.Selector(), Value: e.Value, Success: true}
+	if *e != want || e.Value.Sign() != 0 {
+		t.Fatalf("Executed event %+v, want %+v", e, want)
+	}
+	return r.GasUsed
 }
 
 // TestGasTargets measures steady-state PACE executions (the nonce slot already nonzero, the
@@ -59,6 +73,9 @@ func TestGasTargets(t *testing.T) {
 		first, policy, designTargetPolicyOnly, int(policy)-designTargetPolicyOnly)
 	t.Logf("PACE executeWithApprovals, policy + 1 approver: %d gas (design target %d, %+d)",
 		approved, designTargetWithApprover, int(approved)-designTargetWithApprover)
+	if policy > designTargetPolicyOnly {
+		t.Errorf("policy-only execution: %d gas, over the design target %d", policy, designTargetPolicyOnly)
+	}
 	if policy > ceilingPolicyOnly {
 		t.Errorf("policy-only execution: %d gas, regression over the measured ceiling %d", policy, ceilingPolicyOnly)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/math"
+	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 
@@ -204,5 +205,27 @@ func TestVerifyRejectsPDRForOtherCall(t *testing.T) {
 	}
 	if err := pdr.Verify(st, &s, call, 11, false); !errors.Is(err, pdr.ErrPDRExpired) {
 		t.Fatalf("expired: %v", err)
+	}
+}
+
+func TestParseExecutedRejectsNonCanonical(t *testing.T) {
+	word := make([]byte, 64)
+	word[19], word[23], word[24] = 0x51, 0x01, 1
+	l := &types.Log{Topics: []common.Hash{pdr.ExecutedTopic, {1}, {2}}, Data: word}
+	if e, err := pdr.ParseExecuted(l); err != nil || !e.Success || e.Selector != [4]byte{0, 0, 0, 1} || e.Target != common.BytesToAddress([]byte{0x51}) {
+		t.Fatalf("canonical log: %+v, %v", e, err)
+	}
+	for _, mutate := range []func(l *types.Log){
+		func(l *types.Log) { l.Data[24] = 2 },
+		func(l *types.Log) { l.Data[31] = 1 },
+		func(l *types.Log) { l.Data = l.Data[:32] },
+		func(l *types.Log) { l.Topics = l.Topics[:2] },
+		func(l *types.Log) { l.Topics[0] = common.Hash{} },
+	} {
+		m := &types.Log{Topics: append([]common.Hash(nil), l.Topics...), Data: append([]byte(nil), l.Data...)}
+		mutate(m)
+		if _, err := pdr.ParseExecuted(m); err == nil {
+			t.Errorf("mutated log %+v accepted", m)
+		}
 	}
 }

@@ -5,7 +5,6 @@ import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
 import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
 import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
 import {IERC1271} from "@openzeppelin/contracts/interfaces/IERC1271.sol";
-import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
 
 /// @title PaceSmartAccount (PACE: Policy-Approved Contract Execution)
 /// @notice A smart account that executes a call only with a valid Policy Decision Record (PDR,
@@ -29,7 +28,7 @@ import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/Reentrancy
 ///
 /// @dev Hot-path storage is one slot (`_config`: policy signer, nonce, threshold) so a
 /// policy-signed call pays one cold SLOAD and one SSTORE. See docs/CONTRACTS.md for gas figures.
-contract PaceSmartAccount is Ownable, EIP712, ReentrancyGuardTransient, IERC1271 {
+contract PaceSmartAccount is Ownable, EIP712, IERC1271 {
     /// @notice The PDR fields that are not implied by the call itself.
     /// @param nonce must equal the account's current nonce
     /// @param policyId identifies the policy (e.g. hash of its canonical encoding) that decided
@@ -109,8 +108,12 @@ contract PaceSmartAccount is Ownable, EIP712, ReentrancyGuardTransient, IERC1271
     /// @dev ERC-1271 magic value: bytes4(keccak256("isValidSignature(bytes32,bytes)")).
     bytes4 internal constant _ERC1271_MAGIC = 0x1626ba7e;
 
-    /// @dev Packed hot-path state: policySigner (bits 0–159) | nonce (160–223) | threshold (224–231).
+    /// @dev Packed hot-path state: policySigner (bits 0–159) | nonce (160–223) | threshold (224–231)
+    /// | reentrancy lock (bit 255, set only while an execution calls out).
     uint256 private _config;
+
+    /// @dev The reentrancy lock bit of `_config`.
+    uint256 private constant _LOCK = 1 << 255;
 
     /// @notice Whether an address is an approver.
     mapping(address approver => bool) public isApprover;
@@ -129,13 +132,12 @@ contract PaceSmartAccount is Ownable, EIP712, ReentrancyGuardTransient, IERC1271
     /// @notice A call was executed under the PDR with digest `pdrHash`.
     /// @param pdrHash the EIP-712 digest of the PDR
     /// @param eventId the recorder event id bound in the PDR
-    /// @param target the called address
-    /// @param selector the first four bytes of the calldata (zero when shorter)
+    /// @param call the call, packed in one word (two data words in all, instead of four, save
+    /// ~500 gas per call): bytes 0–19 the target address, bytes 20–23 the selector (first four
+    /// bytes of the calldata, zero when shorter), byte 24 success (1) or failure (0), bytes
+    /// 25–31 zero. A batch reverts instead of recording a failed call. See {packCall}.
     /// @param value the wei sent
-    /// @param success whether the call succeeded (a batch reverts instead of failing a call)
-    event Executed(
-        bytes32 indexed pdrHash, bytes32 indexed eventId, address target, bytes4 selector, uint256 value, bool success
-    );
+    event Executed(bytes32 indexed pdrHash, bytes32 indexed eventId, bytes32 call, uint256 value);
 
     /// @notice A PDR signed by a delegate was accepted; `chain` lists the delegation digests
     /// from the owner's link to the delegate's.
@@ -236,6 +238,11 @@ contract PaceSmartAccount is Ownable, EIP712, ReentrancyGuardTransient, IERC1271
     /// impossible to revoke.
     error RenounceDisabled();
 
+    /// @notice An execution was re-entered (through its target), or the owner tried to rotate the
+    /// policy signer or threshold while an execution is calling out. Same selector as
+    /// OpenZeppelin's ReentrancyGuard error.
+    error ReentrancyGuardReentrantCall();
+
     // ---------------------------------------------------------------- construction
 
     /// @param owner_ the owner (administration, delegation root, ERC-1271 signer)
@@ -272,14 +279,11 @@ contract PaceSmartAccount is Ownable, EIP712, ReentrancyGuardTransient, IERC1271
     function execute(address target, uint256 value, bytes calldata data, PDRTerms calldata t, Sig calldata policySig)
         external
         payable
-        nonReentrant
         returns (bool success, bytes memory result)
     {
-        bytes32 digest = _pdrDigest(target, value, keccak256(data), t);
-        uint256 config = _checkPolicy(digest, t, policySig);
-        if (t.approvalRequired) revert TooFewApprovals(0, _threshold(config));
-        _consumeNonce(config);
-        return _call(digest, t.eventId, target, value, data);
+        // The assembly reads target, value, t and policySig at their fixed ABI head offsets.
+        (target, value, t, policySig, success, result);
+        _executeOne(data, 0, 0);
     }
 
     /// @notice Executes one call under a PDR, checking approver signatures when it requires them.
@@ -291,12 +295,15 @@ contract PaceSmartAccount is Ownable, EIP712, ReentrancyGuardTransient, IERC1271
         PDRTerms calldata t,
         Sig calldata policySig,
         Sig[] calldata approvals
-    ) external payable nonReentrant returns (bool success, bytes memory result) {
-        bytes32 digest = _pdrDigest(target, value, keccak256(data), t);
-        uint256 config = _checkPolicy(digest, t, policySig);
-        if (t.approvalRequired) _checkApprovals(digest, approvals, _threshold(config));
-        _consumeNonce(config);
-        return _call(digest, t.eventId, target, value, data);
+    ) external payable returns (bool success, bytes memory result) {
+        uint256 offset;
+        uint256 length;
+        assembly ("memory-safe") {
+            offset := approvals.offset
+            length := approvals.length
+        }
+        (target, value, t, policySig, success, result);
+        _executeOne(data, offset, length);
     }
 
     /// @notice Executes a batch atomically under one PDR (target = this account, value = sum of
@@ -304,17 +311,17 @@ contract PaceSmartAccount is Ownable, EIP712, ReentrancyGuardTransient, IERC1271
     function executeBatch(Call[] calldata calls, PDRTerms calldata t, Sig calldata policySig, Sig[] calldata approvals)
         external
         payable
-        nonReentrant
     {
         bytes32 digest = hashBatch(calls, t);
         uint256 config = _checkPolicy(digest, t, policySig);
         if (t.approvalRequired) _checkApprovals(digest, approvals, _threshold(config));
-        _consumeNonce(config);
+        _consumeNonceAndLock(config);
         for (uint256 i = 0; i < calls.length; i++) {
             Call calldata c = calls[i];
             (bool ok, bytes memory ret) = _call(digest, t.eventId, c.target, c.value, c.data);
             if (!ok) revert CallFailed(i, ret);
         }
+        _unlock();
     }
 
     /// @notice Executes one call under a PDR signed by a delegate, checking the whole delegation
@@ -330,10 +337,11 @@ contract PaceSmartAccount is Ownable, EIP712, ReentrancyGuardTransient, IERC1271
         Sig calldata delegateSig,
         Sig[] calldata approvals,
         SignedDelegation[] calldata chain
-    ) external payable nonReentrant returns (bool success, bytes memory result) {
+    ) external payable returns (bool success, bytes memory result) {
         (bytes32 digest, uint256 config) = _authorizeDelegated(c, t, delegateSig, approvals, chain);
-        _consumeNonce(config);
-        return _call(digest, t.eventId, c.target, c.value, c.data);
+        _consumeNonceAndLock(config);
+        (success, result) = _call(digest, t.eventId, c.target, c.value, c.data);
+        _unlock();
     }
 
     // ---------------------------------------------------------------- administration
@@ -341,7 +349,7 @@ contract PaceSmartAccount is Ownable, EIP712, ReentrancyGuardTransient, IERC1271
     /// @notice Rotates the policy signer.
     function setPolicySigner(address newSigner) external onlyOwner {
         if (newSigner == address(0)) revert ZeroAddress();
-        uint256 config = _config;
+        uint256 config = _loadConfig();
         emit PolicySignerChanged(address(uint160(config)), newSigner);
         _config = (config & ~uint256(type(uint160).max)) | uint160(newSigner);
     }
@@ -356,7 +364,7 @@ contract PaceSmartAccount is Ownable, EIP712, ReentrancyGuardTransient, IERC1271
     /// @notice Sets how many approvals a PDR that requires human approval needs.
     function setThreshold(uint8 newThreshold) external onlyOwner {
         _checkThreshold(newThreshold, approverCount);
-        uint256 config = _config;
+        uint256 config = _loadConfig();
         emit ThresholdChanged(_threshold(config), newThreshold);
         _config = (config & ~(uint256(0xff) << 224)) | (uint256(newThreshold) << 224);
     }
@@ -432,6 +440,13 @@ contract PaceSmartAccount is Ownable, EIP712, ReentrancyGuardTransient, IERC1271
         );
     }
 
+    /// @notice The `call` word of {Executed}: target ‖ selector ‖ success byte ‖ seven zero bytes.
+    function packCall(address target, bytes4 selector, bool success) public pure returns (bytes32) {
+        return bytes32(
+            (uint256(uint160(target)) << 96) | (uint256(uint32(selector)) << 64) | (success ? uint256(1) << 56 : 0)
+        );
+    }
+
     /// @notice ERC-1271: a signature is the account's if the owner made it (65-byte r‖s‖v, low s).
     function isValidSignature(bytes32 hash, bytes calldata signature) external view returns (bytes4) {
         (address recovered, ECDSA.RecoverError err,) = ECDSA.tryRecoverCalldata(hash, signature);
@@ -443,6 +458,180 @@ contract PaceSmartAccount is Ownable, EIP712, ReentrancyGuardTransient, IERC1271
 
     function _threshold(uint256 config) private pure returns (uint8) {
         return uint8(config >> 224);
+    }
+
+    /// @dev Loads `_config`, reverting while an execution is calling out (reentrancy guard: the
+    /// lock bit lives in the hot slot, so setting it costs nothing extra and clearing it ~100 gas,
+    /// against ~300 for a transient-storage guard).
+    function _loadConfig() private view returns (uint256 config) {
+        config = _config;
+        if (config & _LOCK != 0) revert ReentrancyGuardReentrantCall();
+    }
+
+    /// @dev The hot path of {execute} (`withApprovals` false) and {executeWithApprovals}, in
+    /// assembly: the same checks, in the same order and with the same errors as the Solidity
+    /// paths ({_checkPolicy}, {_checkApprovals}, {_consumeNonceAndLock}, {_call}), without
+    /// Solidity's memory management, library call overhead and ABI re-encoding (~2,000 gas).
+    /// Never returns to Solidity: it ends with RETURN of abi.encode(success, returndata), or
+    /// reverts. `approvals` is the calldata offset of the first approval (0 for {execute}, which
+    /// takes none), `approvalCount` their number (both checked against the calldata size by
+    /// Solidity's ABI decoder). Both entry points share the ABI head layout, so the static
+    /// arguments are read at fixed offsets (Solidity has validated `target` already): target
+    /// 0x04, value 0x24, data's offset 0x44, terms 0x64–0x123 (nonce, policyId, decision,
+    /// approvalRequired, expiry, eventId), policy signature 0x124–0x163 (r, vs).
+    ///
+    /// Signatures are recovered exactly as OpenZeppelin 5's `ECDSA.recover(hash, r, vs)`:
+    /// s = vs with the top bit cleared, v = 27 + top bit; s above n/2 reverts with
+    /// `ECDSAInvalidSignatureS(s)`; the ecrecover precompile's zero result (no output) reverts
+    /// with `ECDSAInvalidSignature()`. `testFuzz_RecoverMatchesOpenZeppelin` checks both
+    /// entry points against `ECDSA.tryRecover` on random and boundary (r, vs).
+    function _executeOne(bytes calldata data, uint256 approvals, uint256 approvalCount) private {
+        bytes32 separator = _domainSeparatorV4();
+        assembly {
+            /// Reverts with the custom error `selector` and one or two word arguments.
+            function fail1(selector, a) {
+                mstore(0x00, selector)
+                mstore(0x20, a)
+                revert(0x1c, 0x24)
+            }
+            function fail2(selector, a, b) {
+                mstore(0x00, selector)
+                mstore(0x20, a)
+                mstore(0x40, b) // clobbers the free memory pointer: we are reverting
+                revert(0x1c, 0x44)
+            }
+            /// ECDSA.recover(digest, r, vs) for the compact signature at calldata `sig`, using
+            /// memory m..m+0x7f and the scratch word 0x00.
+            function recoverSigner(digest, sig, m) -> signer {
+                let vs := calldataload(add(sig, 0x20))
+                let sv := shr(1, shl(1, vs))
+                if gt(sv, 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0) {
+                    fail1(0xd78bce0c, sv) // ECDSAInvalidSignatureS(bytes32)
+                }
+                mstore(m, digest)
+                mstore(add(m, 0x20), add(shr(255, vs), 27))
+                mstore(add(m, 0x40), calldataload(sig))
+                mstore(add(m, 0x60), sv)
+                mstore(0x00, 0) // the precompile writes nothing when it cannot recover
+                if iszero(staticcall(gas(), 0x01, m, 0x80, 0x00, 0x20)) { revert(0x00, 0x00) }
+                signer := mload(0x00)
+                if iszero(signer) {
+                    mstore(0x00, 0xf645eedf) // ECDSAInvalidSignature()
+                    revert(0x1c, 0x04)
+                }
+            }
+
+            let m := mload(0x40)
+            let config := sload(_config.slot)
+            if shr(255, config) {
+                mstore(0x00, 0x3ee5aeb5) // ReentrancyGuardReentrantCall()
+                revert(0x1c, 0x04)
+            }
+            // The calldata is copied once, past the scratch words, for hashing and for the call.
+            let d := add(m, 0x140)
+            calldatacopy(d, data.offset, data.length)
+
+            // digest = keccak256(0x1901 ‖ separator ‖ hashStruct(PDR)), see {_pdrDigest}.
+            let digest
+            {
+                mstore(m, 0x0071486a45a1589aa15196c44815c5236ce454fdb6a7bb8676534287cc1c1f80) // PDR_TYPEHASH
+                mstore(add(m, 0x20), calldataload(0x64)) // nonce
+                mstore(add(m, 0x40), calldataload(0x04)) // target
+                mstore(add(m, 0x60), calldataload(0x24)) // value
+                mstore(add(m, 0x80), keccak256(d, data.length)) // dataHash
+                calldatacopy(add(m, 0xa0), 0x84, 0xa0) // policyId, decision, approvalRequired, expiry, eventId
+                let structHash := keccak256(m, 0x140)
+                mstore(m, 0x1901)
+                mstore(add(m, 0x20), separator)
+                mstore(add(m, 0x40), structHash)
+                digest := keccak256(add(m, 0x1e), 0x42)
+            }
+
+            // Terms ({_checkTerms}). The uint64/uint8/bool fields are range-checked as Solidity's
+            // ABI decoder does when they are read (dirty words revert without data).
+            {
+                let nonce := calldataload(0x64)
+                let decision := calldataload(0xa4)
+                let expiry := calldataload(0xe4)
+                if or(
+                    or(gt(nonce, 0xffffffffffffffff), gt(decision, 0xff)),
+                    or(gt(calldataload(0xc4), 1), gt(expiry, 0xffffffffffffffff))
+                ) { revert(0x00, 0x00) }
+                let expected := and(shr(160, config), 0xffffffffffffffff)
+                if iszero(eq(nonce, expected)) { fail2(0xf917ffea, expected, nonce) } // InvalidNonce(uint64,uint64)
+                if iszero(eq(decision, 1)) { fail1(0x5558510d, decision) } // DecisionNotAllow(uint8)
+                if gt(timestamp(), expiry) { fail2(0xfda15cc8, expiry, timestamp()) } // PDRExpired(uint64,uint256)
+            }
+
+            // Policy signature.
+            {
+                let signer := recoverSigner(digest, 0x124, m)
+                if iszero(eq(signer, and(config, 0xffffffffffffffffffffffffffffffffffffffff))) {
+                    fail1(0x590f6edf, signer) // UnauthorizedPolicySigner(address)
+                }
+            }
+
+            // Approvals ({_checkApprovals}) when the PDR requires them.
+            if calldataload(0xc4) { // approvalRequired
+                let required := and(shr(224, config), 0xff)
+                if iszero(approvals) { fail2(0x3ef8fc50, 0, required) } // {execute}: TooFewApprovals(uint256,uint256)
+                if iszero(required) { required := 1 }
+                if lt(approvalCount, required) { fail2(0x3ef8fc50, approvalCount, required) }
+                let previous := 0
+                for { let i := 0 } lt(i, approvalCount) { i := add(i, 1) } {
+                    let signer := recoverSigner(digest, add(approvals, shl(6, i)), m)
+                    if eq(signer, previous) { fail1(0x8ef2e407, signer) } // DuplicateApprover(address)
+                    if lt(signer, previous) { fail2(0xf9ca8296, previous, signer) } // ApproversNotSorted(address,address)
+                    mstore(0x00, signer)
+                    mstore(0x20, isApprover.slot)
+                    if iszero(sload(keccak256(0x00, 0x40))) { fail1(0xec37f146, signer) } // NotApprover(address)
+                    previous := signer
+                }
+            }
+
+            // Consume the nonce and lock before calling out ({_consumeNonceAndLock}): one SSTORE.
+            let unlocked := or(
+                and(config, not(shl(160, 0xffffffffffffffff))),
+                shl(160, and(add(shr(160, config), 1), 0xffffffffffffffff))
+            )
+            sstore(_config.slot, or(unlocked, shl(255, 1)))
+
+            // The call ({_call}): never delegatecall. A failure with under _GAS_RESERVE (10,000)
+            // gas left may be 63/64 starvation by the sender: revert so the PDR is not burnt.
+            let success := call(gas(), calldataload(0x04), calldataload(0x24), d, data.length, 0x00, 0x00)
+            if iszero(success) {
+                if lt(gas(), 10000) {
+                    mstore(0x00, 0x1c26714c) // InsufficientGas()
+                    revert(0x1c, 0x04)
+                }
+            }
+            sstore(_config.slot, unlocked) // unlock: the slot is dirty now, ~100 gas
+
+            // emit Executed(digest, eventId, packCall(target, selector, success), value)
+            {
+                let selector := 0
+                if gt(data.length, 3) { selector := shr(224, calldataload(data.offset)) }
+                mstore(0x00, or(or(shl(96, calldataload(0x04)), shl(64, selector)), shl(56, success)))
+                mstore(0x20, calldataload(0x24))
+                // keccak256("Executed(bytes32,bytes32,bytes32,uint256)")
+                log3(
+                    0x00,
+                    0x40,
+                    0x454140892bf4890594dc9214e95b53b9462997f18d73804b336dcf62cb34940e,
+                    digest,
+                    calldataload(0x104) // eventId
+                )
+            }
+
+            // return abi.encode(success, returndata)
+            let n := returndatasize()
+            mstore(m, success)
+            mstore(add(m, 0x20), 0x40)
+            mstore(add(m, 0x40), n)
+            returndatacopy(add(m, 0x60), 0x00, n)
+            mstore(add(add(m, 0x60), n), 0) // zero the padding
+            return(m, add(0x60, and(add(n, 0x1f), not(0x1f))))
+        }
     }
 
     /// @dev EIP-712 digest of PDR(nonce, target, value, dataHash, policyId, decision,
@@ -473,7 +662,7 @@ contract PaceSmartAccount is Ownable, EIP712, ReentrancyGuardTransient, IERC1271
 
     /// @dev Checks nonce, decision, expiry and the policy signature; returns the loaded config.
     function _checkPolicy(bytes32 digest, PDRTerms calldata t, Sig calldata s) private view returns (uint256 config) {
-        config = _config;
+        config = _loadConfig();
         _checkTerms(config, t);
         address recovered = ECDSA.recover(digest, s.r, s.vs);
         if (recovered != address(uint160(config))) revert UnauthorizedPolicySigner(recovered);
@@ -500,13 +689,19 @@ contract PaceSmartAccount is Ownable, EIP712, ReentrancyGuardTransient, IERC1271
         }
     }
 
-    /// @dev Stores nonce + 1. Unchecked: a uint64 nonce cannot wrap in practice (2^64 calls);
-    /// if it did, the masked add would carry into the threshold bits, hence the explicit mask.
-    function _consumeNonce(uint256 config) private {
+    /// @dev Stores nonce + 1 with the lock bit set (one SSTORE); {_unlock} clears the bit once
+    /// the calls are done. Unchecked: a uint64 nonce cannot wrap in practice (2^64 calls); if it
+    /// did, the explicit mask keeps the carry out of the threshold bits.
+    function _consumeNonceAndLock(uint256 config) private {
         unchecked {
             uint256 n = uint64(config >> 160) + uint256(1);
-            _config = (config & ~(uint256(type(uint64).max) << 160)) | (uint256(uint64(n)) << 160);
+            _config = (config & ~(uint256(type(uint64).max) << 160)) | (uint256(uint64(n)) << 160) | _LOCK;
         }
+    }
+
+    /// @dev Clears the lock bit (nothing else can change `_config` while it is set).
+    function _unlock() private {
+        _config &= ~_LOCK;
     }
 
     /// @dev Calls out (never delegatecall), emits {Executed}. A failure that may be due to the
@@ -518,7 +713,7 @@ contract PaceSmartAccount is Ownable, EIP712, ReentrancyGuardTransient, IERC1271
         (success, result) = target.call{value: value}(data);
         if (!success && gasleft() < _GAS_RESERVE) revert InsufficientGas();
         bytes4 selector = data.length >= 4 ? bytes4(data[:4]) : bytes4(0);
-        emit Executed(digest, eventId, target, selector, value, success);
+        emit Executed(digest, eventId, packCall(target, selector, success), value);
     }
 
     /// @dev Gas that must remain after a failed call for the failure to count as the target's.
@@ -533,7 +728,7 @@ contract PaceSmartAccount is Ownable, EIP712, ReentrancyGuardTransient, IERC1271
         SignedDelegation[] calldata chain
     ) private returns (bytes32 digest, uint256 config) {
         digest = _pdrDigest(c.target, c.value, keccak256(c.data), t);
-        config = _config;
+        config = _loadConfig();
         _checkTerms(config, t);
         (address delegate, bytes32[] memory hashes) = _checkChain(c, chain);
         address recovered = ECDSA.recover(digest, delegateSig.r, delegateSig.vs);

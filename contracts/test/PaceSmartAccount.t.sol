@@ -2,11 +2,10 @@
 pragma solidity 0.8.37;
 
 import {Test} from "./utils/Test.sol";
-import {Sink, Counter, Reenterer} from "./utils/Targets.sol";
+import {Sink, Counter, Reenterer, AdminTarget} from "./utils/Targets.sol";
 import {PaceSmartAccount} from "../src/PaceSmartAccount.sol";
 import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
 import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
-import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
 
 /// @dev Keys, deployment and signing helpers shared by the PACE test contracts.
 abstract contract PaceBase is Test {
@@ -27,9 +26,7 @@ abstract contract PaceBase is Test {
     Sink internal sink;
     Counter internal counter;
 
-    event Executed(
-        bytes32 indexed pdrHash, bytes32 indexed eventId, address target, bytes4 selector, uint256 value, bool success
-    );
+    event Executed(bytes32 indexed pdrHash, bytes32 indexed eventId, bytes32 call, uint256 value);
     event DelegationUsed(bytes32 indexed pdrHash, address indexed delegate, bytes32[] chain);
 
     function setUp() public virtual {
@@ -83,6 +80,11 @@ abstract contract PaceBase is Test {
         for (uint256 i = 0; i < keys.length; i++) {
             sigs[i] = signDigest(keys[i], digest);
         }
+    }
+
+    /// @dev The `call` word of Executed, packed independently of the contract.
+    function packCall(address target, bytes4 selector, bool success) internal pure returns (bytes32) {
+        return bytes32(abi.encodePacked(target, selector, success, bytes7(0)));
     }
 
     function one(uint256 k) internal pure returns (uint256[] memory a) {
@@ -145,7 +147,11 @@ abstract contract PaceBase is Test {
 
     // ---- delegation helpers ----
 
-    function scope(address delegator, address delegate, bytes32 parent) internal view returns (PaceSmartAccount.Delegation memory d) {
+    function scope(address delegator, address delegate, bytes32 parent)
+        internal
+        view
+        returns (PaceSmartAccount.Delegation memory d)
+    {
         address[] memory targets = new address[](1);
         targets[0] = address(counter);
         bytes4[] memory selectors = new bytes4[](1);
@@ -205,7 +211,7 @@ contract PaceSmartAccountTest is PaceBase {
         bytes32 digest = account.hashPDR(address(counter), 0, data, t);
 
         vm.expectEmit(address(account));
-        emit Executed(digest, EVENT_ID, address(counter), Counter.bump.selector, 0, true);
+        emit Executed(digest, EVENT_ID, packCall(address(counter), Counter.bump.selector, true), 0);
         (bool ok,) = account.execute(address(counter), 0, data, t, s);
 
         vm.assertTrue(ok, "call succeeded");
@@ -244,7 +250,12 @@ contract PaceSmartAccountTest is PaceBase {
         bytes memory data = bumpData(1);
         PaceSmartAccount.PDRTerms memory t = terms(0, false);
         (bool ok,) = account.executeWithApprovals(
-            address(counter), 0, data, t, signPDR(POLICY_KEY, address(counter), 0, data, t), new PaceSmartAccount.Sig[](0)
+            address(counter),
+            0,
+            data,
+            t,
+            signPDR(POLICY_KEY, address(counter), 0, data, t),
+            new PaceSmartAccount.Sig[](0)
         );
         vm.assertTrue(ok, "executed without approvals");
     }
@@ -254,7 +265,7 @@ contract PaceSmartAccountTest is PaceBase {
         PaceSmartAccount.PDRTerms memory t = terms(0, false);
         bytes32 digest = account.hashPDR(address(counter), 0, data, t);
         vm.expectEmit(address(account));
-        emit Executed(digest, EVENT_ID, address(counter), Counter.fail.selector, 0, false);
+        emit Executed(digest, EVENT_ID, packCall(address(counter), Counter.fail.selector, false), 0);
         (bool ok, bytes memory ret) = account.execute(address(counter), 0, data, t, signDigest(POLICY_KEY, digest));
         vm.assertFalse(ok, "call failed");
         vm.assertEq(ret, abi.encodeWithSelector(Counter.Boom.selector, 42), "revert data returned");
@@ -491,7 +502,9 @@ contract PaceSmartAccountTest is PaceBase {
         // A second PDR, validly signed for nonce 1, that the target tries to use mid-call.
         bytes memory innerData = bumpData(100);
         PaceSmartAccount.PDRTerms memory inner = terms(1, false);
-        evil.arm(account, address(counter), innerData, inner, signPDR(POLICY_KEY, address(counter), 0, innerData, inner));
+        evil.arm(
+            account, address(counter), innerData, inner, signPDR(POLICY_KEY, address(counter), 0, innerData, inner)
+        );
 
         bytes memory data = abi.encodeCall(Reenterer.attack, ());
         PaceSmartAccount.PDRTerms memory t = terms(0, false);
@@ -501,11 +514,153 @@ contract PaceSmartAccountTest is PaceBase {
         vm.assertFalse(evil.reentered(), "re-entry must not execute");
         vm.assertEq(
             evil.reentryRevert(),
-            abi.encodeWithSelector(ReentrancyGuardTransient.ReentrancyGuardReentrantCall.selector),
+            abi.encodeWithSelector(PaceSmartAccount.ReentrancyGuardReentrantCall.selector),
             "blocked by the guard"
         );
         vm.assertEq(counter.count(), 0, "inner call had no effect");
         vm.assertEq(uint256(account.nonce()), 1, "only the outer nonce consumed");
+    }
+
+    /// @dev A (possibly invalid) signature component: boundary values of secp256k1 and the
+    /// EVM's precompile checks, or a random word.
+    function pickWord(uint8 kind, bytes32 rand) internal pure returns (uint256) {
+        uint256 p = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEFFFFFC2F; // field prime
+        uint256[11] memory edges = [
+            0,
+            1,
+            SECP256K1_N / 2,
+            SECP256K1_N / 2 + 1,
+            SECP256K1_N - 1,
+            SECP256K1_N,
+            SECP256K1_N + 1,
+            p - 1,
+            p,
+            (uint256(1) << 255) - 1,
+            type(uint256).max
+        ];
+        kind %= 16;
+        return kind < edges.length ? edges[kind] : uint256(rand);
+    }
+
+    /// @dev Expects exactly what OpenZeppelin's ECDSA.tryRecover(digest, r, vs) implies for a
+    /// signature checked against `authorized`: its error, or `otherwise(recovered)` for another
+    /// signer, or success.
+    function expectLikeOpenZeppelin(bytes32 digest, bytes32 r, bytes32 vs, address authorized, bytes4 otherwise)
+        internal
+    {
+        (address recovered, ECDSA.RecoverError err, bytes32 arg) = ECDSA.tryRecover(digest, r, vs);
+        if (err == ECDSA.RecoverError.InvalidSignatureS) {
+            vm.expectRevert(abi.encodeWithSelector(ECDSA.ECDSAInvalidSignatureS.selector, arg));
+        } else if (err == ECDSA.RecoverError.InvalidSignature) {
+            vm.expectRevert(abi.encodeWithSelector(ECDSA.ECDSAInvalidSignature.selector));
+        } else if (recovered != authorized) {
+            vm.expectRevert(abi.encodeWithSelector(otherwise, recovered));
+        }
+    }
+
+    /// @dev Differential test of the assembly hot path's signature recovery against
+    /// OpenZeppelin's ECDSA.tryRecover: policy signatures of {execute} and approvals of
+    /// {executeWithApprovals} built from boundary and random (r, s, parity), or real signatures
+    /// by random keys, are accepted or rejected exactly as OpenZeppelin decides.
+    function testFuzz_RecoverMatchesOpenZeppelin(
+        uint8 rKind,
+        uint8 sKind,
+        bytes32 rRand,
+        bytes32 sRand,
+        bool parity,
+        bool approval
+    ) public {
+        bytes memory data = bumpData(1);
+        PaceSmartAccount.PDRTerms memory t = terms(0, approval);
+        bytes32 digest = account.hashPDR(address(counter), 0, data, t);
+        bytes32 r;
+        bytes32 vs;
+        if (rKind % 4 == 3) {
+            // a real low-s signature by a random key (the key of a listed approver included)
+            uint256 key = uint256(rRand) % (SECP256K1_N - 1) + 1;
+            if (sKind % 8 == 0) key = approval ? APPROVER2_KEY : POLICY_KEY;
+            (r, vs) = vm.signCompact(key, digest);
+        } else {
+            r = bytes32(pickWord(rKind, rRand));
+            vs = bytes32((pickWord(sKind, sRand) & ((uint256(1) << 255) - 1)) | (parity ? uint256(1) << 255 : 0));
+        }
+        if (approval) {
+            PaceSmartAccount.Sig[] memory a = new PaceSmartAccount.Sig[](1);
+            a[0] = PaceSmartAccount.Sig(r, vs);
+            expectLikeOpenZeppelin(digest, r, vs, vm.addr(APPROVER2_KEY), PaceSmartAccount.NotApprover.selector);
+            account.executeWithApprovals(address(counter), 0, data, t, signDigest(POLICY_KEY, digest), a);
+        } else {
+            expectLikeOpenZeppelin(
+                digest, r, vs, vm.addr(POLICY_KEY), PaceSmartAccount.UnauthorizedPolicySigner.selector
+            );
+            account.execute(address(counter), 0, data, t, PaceSmartAccount.Sig(r, vs));
+        }
+    }
+
+    /// @dev The assembly path range-checks the uint64/uint8/bool terms as Solidity's ABI decoder
+    /// does: a dirty word reverts without data, and nothing executes.
+    function test_RevertWhen_DirtyTermsCalldata() public {
+        bytes memory data = bumpData(1);
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
+        // head: target 0x04, value 0x24, data offset 0x44, nonce 0x64, policyId 0x84, decision 0xa4,
+        // approvalRequired 0xc4, expiry 0xe4 (byte 4 + 0x?? is the word's most significant byte)
+        uint16[4] memory words = [uint16(0x64), 0xa4, 0xc4, 0xe4];
+        for (uint256 i = 0; i < words.length; i++) {
+            bytes memory cd = abi.encodeCall(PaceSmartAccount.execute, (address(counter), 0, data, t, s));
+            cd[words[i]] = 0x01;
+            (bool ok, bytes memory ret) = address(account).call(cd);
+            vm.assertFalse(ok, "dirty word accepted");
+            vm.assertEq(ret.length, 0, "reverts without data");
+        }
+        vm.assertEq(uint256(account.nonce()), 0, "nothing executed");
+    }
+
+    /// @dev While an execution calls out, the owner cannot rotate the policy signer or threshold
+    /// (the lock bit shares their slot): here the owner is the target itself.
+    function test_RevertWhen_AdminDuringExecution() public {
+        AdminTarget admin = new AdminTarget();
+        address[] memory approvers = new address[](1);
+        approvers[0] = vm.addr(APPROVER1_KEY);
+        account = new PaceSmartAccount(address(admin), vm.addr(POLICY_KEY), approvers, 1);
+        bytes memory data = abi.encodeCall(AdminTarget.rotate, ());
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        (bool ok,) = account.execute(address(admin), 0, data, t, signPDR(POLICY_KEY, address(admin), 0, data, t));
+        vm.assertTrue(ok, "outer call returned");
+        vm.assertEq(
+            admin.signerRevert(),
+            abi.encodeWithSelector(PaceSmartAccount.ReentrancyGuardReentrantCall.selector),
+            "setPolicySigner blocked"
+        );
+        vm.assertEq(
+            admin.thresholdRevert(),
+            abi.encodeWithSelector(PaceSmartAccount.ReentrancyGuardReentrantCall.selector),
+            "setThreshold blocked"
+        );
+        vm.assertEq(account.policySigner(), vm.addr(POLICY_KEY), "signer unchanged");
+        vm.assertEq(uint256(account.nonce()), 1, "nonce consumed, lock released");
+        vm.prank(address(admin));
+        account.setThreshold(1); // unlocked again after the execution
+    }
+
+    function test_PackCallMatchesEventLayout() public view {
+        vm.assertEq(
+            account.packCall(address(counter), Counter.bump.selector, true),
+            packCall(address(counter), Counter.bump.selector, true),
+            "success"
+        );
+        vm.assertEq(
+            account.packCall(address(0xBEEF), bytes4(0), false), packCall(address(0xBEEF), bytes4(0), false), "failure"
+        );
+    }
+
+    function test_ShortCalldataHasZeroSelector() public {
+        bytes memory data = hex"abcdef";
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        bytes32 digest = account.hashPDR(address(sink), 1 wei, data, t);
+        vm.expectEmit(address(account));
+        emit Executed(digest, EVENT_ID, packCall(address(sink), bytes4(0), false), 1 wei);
+        account.execute(address(sink), 1 wei, data, t, signDigest(POLICY_KEY, digest));
     }
 
     function test_RevertWhen_TargetStarvedOfGas() public {
@@ -616,7 +771,9 @@ contract PaceSmartAccountTest is PaceBase {
         PaceSmartAccount.Call memory c = PaceSmartAccount.Call(address(counter), 0, bumpData(1));
         PaceSmartAccount.PDRTerms memory t = terms(0, false); // the PDR itself is still valid
         PaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
-        vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.DelegationExpired.selector, h, chain[0].delegation.expiry));
+        vm.expectRevert(
+            abi.encodeWithSelector(PaceSmartAccount.DelegationExpired.selector, h, chain[0].delegation.expiry)
+        );
         account.executeDelegated(c, t, s, new PaceSmartAccount.Sig[](0), chain);
     }
 
@@ -661,7 +818,8 @@ contract PaceSmartAccountTest is PaceBase {
 
     function test_RevertWhen_DelegationParentMismatch() public {
         PaceSmartAccount.Delegation memory root = scope(vm.addr(OWNER_KEY), vm.addr(DELEGATE_KEY), 0);
-        PaceSmartAccount.Delegation memory sub = scope(vm.addr(DELEGATE_KEY), vm.addr(SUBDELEGATE_KEY), keccak256("other"));
+        PaceSmartAccount.Delegation memory sub =
+            scope(vm.addr(DELEGATE_KEY), vm.addr(SUBDELEGATE_KEY), keccak256("other"));
         PaceSmartAccount.SignedDelegation[] memory chain = new PaceSmartAccount.SignedDelegation[](2);
         chain[0] = signDelegation(OWNER_KEY, root);
         chain[1] = signDelegation(DELEGATE_KEY, sub);
@@ -827,8 +985,7 @@ contract PaceSmartAccountTest is PaceBase {
         uint64 expiry,
         bytes32 eventId
     ) public view {
-        PaceSmartAccount.PDRTerms memory t =
-            PaceSmartAccount.PDRTerms(n, policyId, decision, approval, expiry, eventId);
+        PaceSmartAccount.PDRTerms memory t = PaceSmartAccount.PDRTerms(n, policyId, decision, approval, expiry, eventId);
         vm.assertEq(account.hashPDR(target, value, data, t), referenceDigest(target, value, data, t), "digest");
     }
 
@@ -883,9 +1040,10 @@ contract PaceSmartAccountTest is PaceBase {
             PaceSmartAccount.Call memory c = PaceSmartAccount.Call(address(counter), v, bumpData(1));
             PaceSmartAccount.PDRTerms memory t = terms(n, false);
             PaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
-            (bool ok,) = address(account).call(
-                abi.encodeCall(PaceSmartAccount.executeDelegated, (c, t, s, new PaceSmartAccount.Sig[](0), chain))
-            );
+            (bool ok,) = address(account)
+                .call(
+                    abi.encodeCall(PaceSmartAccount.executeDelegated, (c, t, s, new PaceSmartAccount.Sig[](0), chain))
+                );
             bool within = total + v <= 3 ether;
             vm.assertEq(ok, within, "accepted iff within total cap");
             if (ok) {

@@ -65,3 +65,20 @@ contract Reenterer {
         }
     }
 }
+
+/// @dev An owner contract that tries to rotate its account's keys while the account calls it.
+contract AdminTarget {
+    bytes public signerRevert;
+    bytes public thresholdRevert;
+
+    function rotate() external {
+        try PaceSmartAccount(payable(msg.sender)).setPolicySigner(address(this)) {}
+        catch (bytes memory reason) {
+            signerRevert = reason;
+        }
+        try PaceSmartAccount(payable(msg.sender)).setThreshold(1) {}
+        catch (bytes memory reason) {
+            thresholdRevert = reason;
+        }
+    }
+}
