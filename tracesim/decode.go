@@ -518,7 +518,11 @@ func formatCall(name string, args []Arg) string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		fmt.Fprintf(&b, "%s=%s", a.Name, strings.Trim(normalizeValue(a.Value), `"`))
+		if s, ok := a.Value.(string); ok {
+			fmt.Fprintf(&b, "%s=%s", a.Name, s)
+		} else {
+			fmt.Fprintf(&b, "%s=%s", a.Name, normalizeValue(a.Value))
+		}
 	}
 	b.WriteByte(')')
 	return b.String()
