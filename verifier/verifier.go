@@ -27,6 +27,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
+	"sync"
 
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/recorder/segment"
@@ -150,6 +152,10 @@ type logVerifier struct {
 	haveID   bool
 	// sealedEnd is the first event not covered by the epoch headers.
 	sealedEnd uint64
+	// state of the in-order record checks
+	prev      recorder.Digest
+	prevClock uint64
+	shift     int64 // seq − position of the last record, to report each shift once
 }
 
 // streamEnd turns a stream's terminating error into a finding.
@@ -201,47 +207,119 @@ func (v *logVerifier) readHeaders(src Source) error {
 	return v.streamEnd("epochs", n, err)
 }
 
-func (v *logVerifier) readRecords(src Source) error {
-	var prev recorder.Digest
-	var prevClock uint64
-	var shift int64 // seq − position of the last record, to report each shift once
-	var n uint64
-	err := src.Records(func(i uint64, raw []byte) error {
-		rec := record{digest: recorder.RecordDigest(raw)}
+// recordBatch is a run of consecutive records decoded and hashed by a
+// worker; the checks that link records run in order on the results.
+type recordBatch struct {
+	first uint64
+	raw   [][]byte
+	out   []record
+	env   []recorder.Envelope
+	err   []error
+	done  chan struct{}
+}
+
+func (b *recordBatch) process() {
+	b.out = make([]record, len(b.raw))
+	b.env = make([]recorder.Envelope, len(b.raw))
+	b.err = make([]error, len(b.raw))
+	for k, raw := range b.raw {
+		b.out[k].digest = recorder.RecordDigest(raw)
 		e, err := recorder.DecodeEnvelope(raw)
 		if err != nil {
-			v.c.add(Finding{Kind: KindRecordDecode, Seq: u64(i), Detail: err.Error()})
+			b.err[k] = err
+			continue
+		}
+		b.env[k] = *e
+		b.out[k].ok, b.out[k].payload = true, e.Payload
+	}
+	close(b.done)
+}
+
+const batchSize = 4096
+
+// readRecords reads the records stream: workers decode and hash batches in
+// parallel while this goroutine checks sequence, identity, chain and clock
+// in order.
+func (v *logVerifier) readRecords(src Source) error {
+	workers := runtime.GOMAXPROCS(0)
+	work := make(chan *recordBatch, workers)
+	ordered := make(chan *recordBatch, 2*workers)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range work {
+				b.process()
+			}
+		}()
+	}
+	checked := make(chan struct{})
+	go func() {
+		defer close(checked)
+		for b := range ordered {
+			<-b.done
+			v.checkBatch(b)
+		}
+	}()
+	var n uint64
+	cur := &recordBatch{done: make(chan struct{})}
+	send := func() {
+		ordered <- cur
+		work <- cur
+		cur = &recordBatch{first: n, done: make(chan struct{}), raw: make([][]byte, 0, batchSize)}
+	}
+	err := src.Records(func(i uint64, raw []byte) error {
+		cur.raw = append(cur.raw, raw)
+		n++
+		if len(cur.raw) == batchSize {
+			send()
+		}
+		return nil
+	})
+	send()
+	close(work)
+	close(ordered)
+	wg.Wait()
+	<-checked
+	v.rep.Events = n
+	return v.streamEnd("records", n, err)
+}
+
+// checkBatch runs the in-order checks over a processed batch.
+func (v *logVerifier) checkBatch(b *recordBatch) {
+	for k := range b.raw {
+		i := b.first + uint64(k)
+		rec := b.out[k]
+		if b.err[k] != nil {
+			v.c.add(Finding{Kind: KindRecordDecode, Seq: u64(i), Detail: b.err[k].Error()})
 		} else {
-			rec.ok, rec.payload = true, e.Payload
+			e := &b.env[k]
 			v.setIdentity(e.Recorder, e.Session)
-			if s := int64(e.Seq) - int64(i); s != shift && s != 0 {
+			if s := int64(e.Seq) - int64(i); s != v.shift && s != 0 {
 				v.c.add(Finding{Kind: KindSequence, Seq: u64(i), Expected: fmt.Sprint(i), Found: fmt.Sprint(e.Seq),
 					Detail: "the record's sequence number is not its position: records inserted, deleted or reordered here"})
-				shift = s
+				v.shift = s
 			} else if s == 0 {
-				shift = 0
+				v.shift = 0
 			}
 			if e.Recorder != v.recorder || e.Session != v.session {
 				v.c.add(Finding{Kind: KindForeignRecord, Seq: u64(i), Expected: idString(v.recorder, v.session), Found: idString(e.Recorder, e.Session),
 					Detail: "record of another session or recorder"})
 			}
-			if e.Prev != prev {
-				v.c.add(Finding{Kind: KindChainBreak, Seq: u64(i), Expected: prev.String(), Found: e.Prev.String(),
+			if e.Prev != v.prev {
+				v.c.add(Finding{Kind: KindChainBreak, Seq: u64(i), Expected: v.prev.String(), Found: e.Prev.String(),
 					Detail: chainBreakDetail(i)})
 			}
-			if i > 0 && e.Clock <= prevClock {
-				v.c.add(Finding{Kind: KindClock, Seq: u64(i), Expected: fmt.Sprintf("> %d", prevClock), Found: fmt.Sprint(e.Clock),
+			if i > 0 && e.Clock <= v.prevClock {
+				v.c.add(Finding{Kind: KindClock, Seq: u64(i), Expected: fmt.Sprintf("> %d", v.prevClock), Found: fmt.Sprint(e.Clock),
 					Detail: "logical clock does not increase"})
 			}
-			prevClock = e.Clock
+			v.prevClock = e.Clock
 		}
-		prev = rec.digest
+		v.prev = rec.digest
 		v.records = append(v.records, rec)
-		n++
-		return nil
-	})
-	v.rep.Events = n
-	return v.streamEnd("records", n, err)
+	}
 }
 
 func chainBreakDetail(i uint64) string {

@@ -367,6 +367,9 @@ func Scan(r io.ReaderAt, size int64, name, kind string, first uint64, visit func
 	br := bufio.NewReaderSize(io.NewSectionReader(r, off, size-off), 256<<10)
 	var fh [FrameOverhead]byte
 	idx := first
+	// Frames are cut from shared arenas: one allocation per megabyte
+	// rather than per frame. A frame's slice stays valid after visit.
+	var arena []byte
 	for off < size {
 		if size-off < FrameOverhead {
 			return off, &tornError{reason: "frame header cut short"}
@@ -393,7 +396,11 @@ func Scan(r io.ReaderAt, size int64, name, kind string, first uint64, visit func
 		if off+FrameOverhead+n > size {
 			return off, &tornError{reason: fmt.Sprintf("frame of %d bytes cut short", n)}
 		}
-		data := make([]byte, n)
+		if int64(len(arena)) < n {
+			arena = make([]byte, max(n, min(1<<20, size-off)))
+		}
+		data := arena[:n:n]
+		arena = arena[n:]
 		if _, err := io.ReadFull(br, data); err != nil {
 			return off, err
 		}
