@@ -29,7 +29,7 @@ setup: node_modules/.installed ## install Go modules and the pinned npm toolchai
 build: setup ## build the afr CLI into bin/
 	$(GO) build -o bin/afr ./cmd/afr
 
-test: setup test-go test-forge ## run every test (Go unit/integration tests, forge tests)
+test: setup test-forge test-go ## run every test (forge tests and gas snapshot first: Go tests read their artifacts)
 
 test-go:
 	$(GO) vet ./...

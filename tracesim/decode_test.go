@@ -216,10 +216,10 @@ func TestLoadDirForgeAndWaffle(t *testing.T) {
 	r := NewRegistry()
 	rep, err := r.LoadDir("../contracts/out")
 	if err != nil {
-		t.Skipf("forge artifacts: %v", err)
+		t.Fatalf("forge artifacts (hint: make test builds them with forge first): %v", err)
 	}
 	if _, ok := r.Contract("PaceSmartAccount"); !ok {
-		t.Skip("contracts/out not built (make test-forge)")
+		t.Fatal("contracts/out holds no PaceSmartAccount artifact (hint: forge build)")
 	}
 	for p, why := range rep.Skipped {
 		if strings.Contains(p, "build-info") && !strings.Contains(why, "not an ABI") {

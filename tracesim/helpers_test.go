@@ -71,7 +71,7 @@ func loadWaffle(t testing.TB, path string) artifact {
 	t.Helper()
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		t.Skipf("Uniswap artifacts not installed (run make setup): %v", err)
+		t.Fatalf("Uniswap artifacts not installed (hint: run make setup): %v", err)
 	}
 	var a struct {
 		ABI      json.RawMessage `json:"abi"`
