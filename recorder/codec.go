@@ -8,6 +8,7 @@ import (
 	"hash"
 	"reflect"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/fxamacker/cbor/v2"
 )
@@ -106,9 +107,10 @@ func encodeEnvelopeTo(buf *bytes.Buffer, e *Envelope) error {
 	if err := e.check(); err != nil {
 		return fmt.Errorf("recorder: record: %w", err)
 	}
-	if err := encMode.(cbor.UserBufferEncMode).MarshalToBuffer(e, buf); err != nil {
-		return err
+	if !utf8.ValidString(e.Recorder) || !utf8.ValidString(e.Tool) || !utf8.ValidString(e.Group) {
+		return errors.New("recorder: record: string field is not valid UTF-8")
 	}
+	buf.Write(appendEnvelope(buf.AvailableBuffer(), e))
 	if buf.Len() > MaxRecordSize {
 		return fmt.Errorf("recorder: record is %d bytes, limit %d", buf.Len(), MaxRecordSize)
 	}

@@ -64,9 +64,9 @@ const (
 	// Record returns, without fsync. Survives a crash of the process, not of
 	// the machine.
 	SyncWrite
-	// SyncNone buffers in the process and writes when the buffer fills, an
-	// epoch seals, or on Flush/Close. Survives nothing in between: for bulk
-	// imports and benchmarks.
+	// SyncNone buffers in the process and writes when the buffer fills, or
+	// on Flush/Seal/Close. Survives nothing in between, and announces sealed
+	// epochs before they are written: for bulk imports and benchmarks.
 	SyncNone
 )
 
@@ -190,6 +190,7 @@ type Recorder struct {
 	open     *epochBuilder
 	openedAt time.Time
 	keys     *eventKeyDeriver // nil until the open epoch's key is loaded
+	nextKey  chan preparedKey // the next epoch's key, being prepared
 	nonce    [NonceSize]byte  // random per Open; XORed with seq per event
 	frameBuf []byte           // scratch for payload frames
 	envBuf   bytes.Buffer     // scratch for envelopes
@@ -523,18 +524,56 @@ func (r *Recorder) append(ev *Event, plaintext []byte) (Receipt, error) {
 	return rc, nil
 }
 
-// openEpochKey loads or creates the open epoch's salt and derives its key.
+// openEpochKey sets up the open epoch's key — prepared in the background
+// while the previous epoch filled, so the salt's file I/O and the HKDF are
+// off the hot path — and starts preparing the next epoch's; r.mu is held.
 func (r *Recorder) openEpochKey() error {
-	salt, err := r.salts.getOrCreate(r.open.epoch, r.opts.Rand)
-	if err != nil {
-		return err
+	if r.nextKey != nil {
+		p := <-r.nextKey
+		r.nextKey = nil
+		if p.err != nil {
+			return p.err
+		}
+		if p.epoch == r.open.epoch {
+			r.keys = p.keys
+		}
 	}
-	ek, err := EpochKey(r.master, salt, r.man.Session, r.open.epoch)
-	if err != nil {
-		return err
+	if r.keys == nil {
+		k, err := r.epochKeyDeriver(r.open.epoch)
+		if err != nil {
+			return err
+		}
+		r.keys = k
 	}
-	r.keys = newEventKeyDeriver(ek)
+	ch := make(chan preparedKey, 1)
+	r.nextKey = ch
+	r.wg.Add(1)
+	go func(epoch uint64) {
+		defer r.wg.Done()
+		k, err := r.epochKeyDeriver(epoch)
+		ch <- preparedKey{epoch, k, err}
+	}(r.open.epoch + 1)
 	return nil
+}
+
+// preparedKey is an epoch key made ready ahead of its epoch.
+type preparedKey struct {
+	epoch uint64
+	keys  *eventKeyDeriver
+	err   error
+}
+
+// epochKeyDeriver loads or creates epoch's salt and derives its key.
+func (r *Recorder) epochKeyDeriver(epoch uint64) (*eventKeyDeriver, error) {
+	salt, err := r.salts.getOrCreate(epoch, r.opts.Rand)
+	if err != nil {
+		return nil, err
+	}
+	ek, err := EpochKey(r.master, salt, r.man.Session, epoch)
+	if err != nil {
+		return nil, err
+	}
+	return newEventKeyDeriver(ek), nil
 }
 
 // fail makes a write error sticky: the streams may hold a partial event, so
@@ -583,7 +622,13 @@ func (r *Recorder) persist(full bool) error {
 	if full {
 		policy = SyncEvent
 	}
-	if policy == SyncNone && len(r.unsent) == 0 {
+	if policy == SyncNone {
+		// Nothing is durable under SyncNone, sealed epochs included: they
+		// are announced at once rather than after a flush, which would put
+		// write(2) calls on the hot path at every epoch boundary. A crash can
+		// then lose an epoch that was already anchored (the verifier reports
+		// the log as truncated); use another policy where that matters.
+		r.advance(r.next)
 		return nil
 	}
 	files, err := r.flush(policy == SyncEvent || policy == SyncGroup)
@@ -610,8 +655,7 @@ func (r *Recorder) flush(fsync bool) ([]*os.File, error) {
 	if !fsync {
 		return nil, nil
 	}
-	if r.salts.dirty {
-		r.salts.dirty = false
+	if r.salts.dirty.Swap(false) {
 		files = append(files, r.salts.f)
 	}
 	return files, nil

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 )
 
 // saltFile stores one random 32-byte salt per epoch at offset 32·epoch. An
@@ -14,7 +15,7 @@ import (
 // underivable, even with the master key: crypto-erasure.
 type saltFile struct {
 	f     *os.File
-	dirty bool
+	dirty atomic.Bool // written since the last fsync
 }
 
 func openSaltFile(path string) (*saltFile, error) {
@@ -52,15 +53,14 @@ func (s *saltFile) getOrCreate(epoch uint64, rnd io.Reader) ([]byte, error) {
 	if _, err := s.f.WriteAt(salt, int64(epoch)*KeySize); err != nil {
 		return nil, err
 	}
-	s.dirty = true
+	s.dirty.Store(true)
 	return salt, nil
 }
 
 func (s *saltFile) sync() error {
-	if !s.dirty {
+	if !s.dirty.Swap(false) {
 		return nil
 	}
-	s.dirty = false
 	return s.f.Sync()
 }
 

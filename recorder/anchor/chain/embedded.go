@@ -1,0 +1,194 @@
+package chain
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"fmt"
+	"math/big"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/eth/ethconfig"
+	"github.com/ethereum/go-ethereum/ethclient/simulated"
+	"github.com/ethereum/go-ethereum/node"
+)
+
+// EmbeddedChainID is the chain id of the embedded chain (go-ethereum's
+// simulated backend always uses 1337).
+const EmbeddedChainID = 1337
+
+// EmbeddedOptions configure an embedded chain.
+type EmbeddedOptions struct {
+	// Keys is the number of funded dev keys (default 4), each with 10,000 ETH.
+	// They are derived deterministically (DevKey) so every run has the same
+	// addresses; never use them on a real chain.
+	Keys int
+	// BlockPeriod mines an empty block this often, so confirmations advance
+	// without traffic (default 1s; negative: never). A block with the pending
+	// transactions is mined as soon as a transaction arrives (automine).
+	BlockPeriod time.Duration
+	// HTTP, when set, serves JSON-RPC (eth, net, web3) on this loopback
+	// address, e.g. "127.0.0.1:8545"; port 0 picks a free port.
+	HTTP string
+}
+
+// DevKey returns the i-th deterministic dev key of the embedded chain:
+// keccak256("afr embedded dev key " ‖ decimal i) as a secp256k1 scalar.
+func DevKey(i int) *ecdsa.PrivateKey {
+	k, err := crypto.ToECDSA(crypto.Keccak256([]byte(fmt.Sprintf("afr embedded dev key %d", i))))
+	if err != nil {
+		panic(err) // a keccak output is a valid scalar with overwhelming probability; checked by a test
+	}
+	return k
+}
+
+// Embedded is go-ethereum's in-process simulated chain (real blocks,
+// receipts and logs) with automine, periodic empty blocks and, optionally, a
+// JSON-RPC endpoint. It runs today's mainnet rules (Prague + Osaka), not the
+// dev chain's unreleased forks, so gas matches anvil and mainnet.
+type Embedded struct {
+	sim  *simulated.Backend
+	keys []*ecdsa.PrivateKey
+	url  string
+
+	mu     sync.Mutex // serialises Commit, Fork and Rollback
+	stop   chan struct{}
+	done   chan struct{}
+	closed sync.Once
+	paused bool
+}
+
+// NewEmbedded starts an embedded chain.
+func NewEmbedded(opts EmbeddedOptions) (*Embedded, error) {
+	if opts.Keys <= 0 {
+		opts.Keys = 4
+	}
+	if opts.BlockPeriod == 0 {
+		opts.BlockPeriod = time.Second
+	}
+	e := &Embedded{stop: make(chan struct{}), done: make(chan struct{})}
+	alloc := types.GenesisAlloc{}
+	bal := new(big.Int).Mul(big.NewInt(10_000), big.NewInt(1e18))
+	for i := range opts.Keys {
+		k := DevKey(i)
+		e.keys = append(e.keys, k)
+		alloc[Address(k)] = types.Account{Balance: bal}
+	}
+	options := []func(*node.Config, *ethconfig.Config){mainnetRules}
+	if opts.HTTP != "" {
+		host, port, err := freeAddr(opts.HTTP)
+		if err != nil {
+			return nil, err
+		}
+		options = append(options, func(nc *node.Config, _ *ethconfig.Config) {
+			nc.HTTPHost, nc.HTTPPort = host, port
+			nc.HTTPModules = []string{"eth", "net", "web3"}
+			nc.HTTPVirtualHosts = []string{"*"}
+		})
+		e.url = fmt.Sprintf("http://%s", net.JoinHostPort(host, fmt.Sprint(port)))
+	}
+	e.sim = simulated.NewBackend(alloc, options...)
+	go e.mine(opts.BlockPeriod)
+	return e, nil
+}
+
+// mainnetRules drops the dev chain's forks that are not live anywhere
+// (Amsterdam/Bogota state-access repricing), as the pdr and contracts gas
+// tests do.
+func mainnetRules(_ *node.Config, ec *ethconfig.Config) {
+	cfg := *ec.Genesis.Config
+	cfg.AmsterdamTime, cfg.BogotaTime, cfg.UBTTime = nil, nil, nil
+	ec.Genesis.Config = &cfg
+}
+
+// freeAddr resolves a loopback listen address, choosing a free port for
+// port 0.
+func freeAddr(addr string) (string, int, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", 0, fmt.Errorf("chain: http address %q: %w", addr, err)
+	}
+	ip := net.ParseIP(host)
+	if ip == nil || !ip.IsLoopback() {
+		return "", 0, fmt.Errorf("chain: http address %q: only loopback addresses are served", addr)
+	}
+	if port != "0" {
+		var p int
+		_, err := fmt.Sscan(port, &p)
+		return host, p, err
+	}
+	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if err != nil {
+		return "", 0, err
+	}
+	defer l.Close()
+	return host, l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// mine commits a block when transactions are pending (checked every 5 ms)
+// and an empty block every period.
+func (e *Embedded) mine(period time.Duration) {
+	defer close(e.done)
+	poll := time.NewTicker(5 * time.Millisecond)
+	defer poll.Stop()
+	last := time.Now()
+	ctx := context.Background()
+	for {
+		select {
+		case <-e.stop:
+			return
+		case <-poll.C:
+		}
+		e.mu.Lock()
+		if e.paused {
+			e.mu.Unlock()
+			continue
+		}
+		n, err := e.sim.Client().PendingTransactionCount(ctx)
+		if err == nil && (n > 0 || (period > 0 && time.Since(last) >= period)) {
+			e.sim.Commit()
+			last = time.Now()
+		}
+		e.mu.Unlock()
+	}
+}
+
+// Name implements Backend.
+func (e *Embedded) Name() string { return "embedded" }
+
+// Client implements Backend.
+func (e *Embedded) Client() Client { return e.sim.Client() }
+
+// URL implements Backend: the JSON-RPC endpoint, or "" when not served.
+func (e *Embedded) URL() string { return e.url }
+
+// Keys implements Backend.
+func (e *Embedded) Keys() []*ecdsa.PrivateKey { return e.keys }
+
+// Pause stops mining (transactions stay pending) until Resume: for tests of
+// stuck transactions.
+func (e *Embedded) Pause() { e.mu.Lock(); e.paused = true; e.mu.Unlock() }
+
+// Resume resumes mining.
+func (e *Embedded) Resume() { e.mu.Lock(); e.paused = false; e.mu.Unlock() }
+
+// Commit mines a block now.
+func (e *Embedded) Commit() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.sim.Commit()
+}
+
+// Close stops the chain.
+func (e *Embedded) Close() error {
+	var err error
+	e.closed.Do(func() {
+		close(e.stop)
+		<-e.done
+		err = e.sim.Close()
+	})
+	return err
+}

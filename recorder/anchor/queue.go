@@ -1,0 +1,199 @@
+package anchor
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+
+	"github.com/agentflightrecorder/afr/recorder"
+)
+
+// QueueFile is the name of the anchor queue in a log directory
+// (docs/SPEC.md, "Anchor queue").
+const QueueFile = "anchor-queue.json"
+
+// QueueFormat is the queue file's format tag; QueueVersion its version.
+const (
+	QueueFormat  = "afr-anchor-queue"
+	QueueVersion = 1
+)
+
+// Entry states.
+const (
+	StateQueued = "queued" // not sent yet
+	StateSent   = "sent"   // signed and sent, no receipt yet
+	StateMined  = "mined"  // in a block, not yet deep enough
+)
+
+// Entry is one epoch waiting for a confirmed anchor.
+type Entry struct {
+	Epoch    uint64          `json:"epoch"`
+	Root     recorder.Digest `json:"root"`
+	PrevRoot recorder.Digest `json:"prev_root"`
+	FirstSeq uint64          `json:"first_seq"`
+	Count    uint64          `json:"count"`
+	Sealed   time.Time       `json:"sealed"` // the header's seal time
+	Queued   time.Time       `json:"queued"`
+	State    string          `json:"state"`
+	// Nonce and Txs: the operator nonce used and every signed transaction
+	// sent for it (the first, then fee-bumped replacements), raw.
+	Nonce     uint64          `json:"nonce,omitempty"`
+	Txs       []hexutil.Bytes `json:"txs,omitempty"`
+	FirstSent time.Time       `json:"first_sent,omitempty"`
+	SentAt    time.Time       `json:"sent_at,omitempty"`
+	// Where it was mined (StateMined).
+	Tx        common.Hash `json:"tx,omitempty"`
+	Block     uint64      `json:"block,omitempty"`
+	BlockHash common.Hash `json:"block_hash,omitempty"`
+	GasUsed   uint64      `json:"gas_used,omitempty"`
+	Mined     time.Time   `json:"mined,omitempty"`
+}
+
+// Anchored is a confirmed anchor.
+type Anchored struct {
+	Epoch     uint64          `json:"epoch"`
+	Root      recorder.Digest `json:"root"`
+	Events    uint64          `json:"events_through"` // first_seq + count: events covered up to this epoch
+	Tx        common.Hash     `json:"tx"`
+	Block     uint64          `json:"block"`
+	BlockHash common.Hash     `json:"block_hash"`
+	GasUsed   uint64          `json:"gas_used"`
+	// Submissions counts the transactions signed for it (1 + fee bumps + resends after reorgs).
+	Submissions int       `json:"submissions"`
+	Sealed      time.Time `json:"sealed"`
+	FirstSent   time.Time `json:"first_sent"`
+	Mined       time.Time `json:"mined"`
+	Confirmed   time.Time `json:"confirmed"`
+}
+
+// Queue is the anchorer's persistent state: the file QueueFile in the log
+// directory, rewritten atomically at every state change.
+type Queue struct {
+	Format   string         `json:"format"`
+	Version  int            `json:"version"`
+	ChainID  uint64         `json:"chain_id"`
+	Contract common.Address `json:"contract"`
+	Operator common.Address `json:"operator"`
+	// Anchored lists the confirmed anchors in epoch order; Pending the
+	// epochs after them, in order.
+	Anchored []Anchored `json:"anchored"`
+	Pending  []*Entry   `json:"pending"`
+}
+
+// ReadQueue reads the anchor queue of a log directory. It returns
+// os.ErrNotExist (wrapped) when the log was never anchored.
+func ReadQueue(dir string) (*Queue, error) {
+	b, err := os.ReadFile(filepath.Join(dir, QueueFile))
+	if err != nil {
+		return nil, err
+	}
+	var q Queue
+	if err := json.Unmarshal(b, &q); err != nil {
+		return nil, fmt.Errorf("anchor: %s: %w", QueueFile, err)
+	}
+	if q.Format != QueueFormat {
+		return nil, fmt.Errorf("anchor: %s: format %q, want %q", QueueFile, q.Format, QueueFormat)
+	}
+	if q.Version > QueueVersion {
+		return nil, fmt.Errorf("anchor: %s: version %d, this build reads up to %d", QueueFile, q.Version, QueueVersion)
+	}
+	return &q, nil
+}
+
+// write replaces the queue file atomically (temporary file, fsync, rename,
+// fsync of the directory).
+func (q *Queue) write(dir string) error {
+	b, err := json.MarshalIndent(q, "", " ")
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Join(dir, QueueFile+".tmp")
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(append(b, '\n'))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, QueueFile)); err != nil {
+		return err
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// next is the epoch the queue expects next.
+func (q *Queue) next() uint64 {
+	if n := len(q.Pending); n > 0 {
+		return q.Pending[n-1].Epoch + 1
+	}
+	if n := len(q.Anchored); n > 0 {
+		return q.Anchored[n-1].Epoch + 1
+	}
+	return 0
+}
+
+// Window is the unanchored window: what a compromise now could still
+// rewrite without contradicting the chain.
+type Window struct {
+	// LastConfirmed is the last epoch with a confirmed anchor (nil: none).
+	LastConfirmed *uint64 `json:"last_confirmed_epoch"`
+	// ConfirmedAt is when it was confirmed.
+	ConfirmedAt *time.Time `json:"confirmed_at,omitempty"`
+	// Epochs sealed but not yet confirmed on chain.
+	Epochs int `json:"unanchored_epochs"`
+	// Events not covered by a confirmed anchor: in those epochs, plus the
+	// open epoch's when known.
+	Events uint64 `json:"unanchored_events"`
+	// Age is how long the window has been open: since the last confirmed
+	// anchor (or, before the first, since the first pending epoch was
+	// sealed); zero when Events is zero.
+	Age time.Duration `json:"age_ns"`
+}
+
+// Window computes the unanchored window from the queue, given the number of
+// events recorded in the log (0: unknown, only sealed epochs count).
+func (q *Queue) Window(recorded uint64, now time.Time) Window {
+	var w Window
+	var covered uint64
+	if n := len(q.Anchored); n > 0 {
+		a := q.Anchored[n-1]
+		w.LastConfirmed, w.ConfirmedAt, covered = &a.Epoch, &a.Confirmed, a.Events
+	}
+	w.Epochs = len(q.Pending)
+	sealed := covered
+	for _, e := range q.Pending {
+		sealed = max(sealed, e.FirstSeq+e.Count)
+	}
+	w.Events = max(recorded, sealed) - covered
+	if w.Events > 0 {
+		switch {
+		case w.ConfirmedAt != nil:
+			w.Age = now.Sub(*w.ConfirmedAt)
+		case len(q.Pending) > 0:
+			w.Age = now.Sub(q.Pending[0].Sealed)
+		}
+		w.Age = max(w.Age, 0)
+	}
+	return w
+}
+
+var errGap = errors.New("anchor: epoch gap")
