@@ -99,6 +99,16 @@ func MerkleRoot(records []Digest) Digest {
 	return rootOf(r)
 }
 
+// MerkleRootOfLeaves returns the RFC 6962 root over leaf hashes already
+// computed with LeafHash (so callers can compute them in parallel).
+func MerkleRootOfLeaves(leaves []Digest) Digest {
+	r := rangeFactory.NewEmptyRange(0)
+	for i := range leaves {
+		_ = r.Append(leaves[i][:], nil)
+	}
+	return rootOf(r)
+}
+
 func rootOf(r *compact.Range) Digest {
 	var d Digest
 	if r.End() == 0 {

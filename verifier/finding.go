@@ -56,37 +56,41 @@ type Kind string
 // Finding kinds. docs/SPEC.md ("Verification") lists them with their meaning.
 const (
 	// Tampered: the evidence contradicts itself or the anchors.
-	KindSegmentCorrupt    Kind = "segment_corrupt"     // stream bytes damaged before their end (checksum, length, header)
-	KindRecordDecode      Kind = "record_decode"       // a record is not a valid canonical record
-	KindHeaderDecode      Kind = "header_decode"       // an epoch header is not a valid canonical header
-	KindSequence          Kind = "sequence"            // a record's seq is not its position (insert, delete, reorder)
-	KindChainBreak        Kind = "chain_break"         // a record's prev is not the digest of the record before it
-	KindForeignRecord     Kind = "foreign_record"      // a record or header of another session or recorder
-	KindClock             Kind = "clock"               // logical clock not strictly increasing
-	KindEpochSequence     Kind = "epoch_sequence"      // an epoch header's number or first_seq does not continue the previous epoch
-	KindEpochLink         Kind = "epoch_link"          // an epoch header's prev_root is not the previous epoch's root
-	KindMerkleMismatch    Kind = "merkle_mismatch"     // the records of an epoch do not give its Merkle root
-	KindChainHeadMismatch Kind = "chain_head_mismatch" // an epoch's last_record is not the digest of its last record (chain and tree disagree)
-	KindRecordsMissing    Kind = "records_missing"     // an epoch header covers records that are not in the log
-	KindAnchorMismatch    Kind = "anchor_mismatch"     // an epoch root differs from the root anchored for that epoch (replaced header, fork, equivocation)
-	KindEpochMissing      Kind = "epoch_missing"       // an anchored epoch is missing between epochs that are present
-	KindAnchorConflict    Kind = "anchor_conflict"     // the anchor source itself is inconsistent (two roots for an epoch, broken back-pointer)
-	KindPayloadMismatch   Kind = "payload_mismatch"    // a stored payload frame is not the one its record commits to (edited, swapped)
-	KindPayloadLost       Kind = "payload_lost"        // the payload of an event in a sealed epoch is missing or unreadable
-	KindPayloadDecrypt    Kind = "payload_decrypt"     // a disclosed payload does not decrypt under its event key
-	KindPayloadCommit     Kind = "payload_commitment"  // a disclosed payload does not match its commitment
-	KindPayloadDecode     Kind = "payload_decode"      // a disclosed payload is not a valid canonical payload
-	KindProofInvalid      Kind = "proof_invalid"       // a bundle's inclusion proof does not lead to its epoch's Merkle root
+	KindSegmentCorrupt    Kind = "segment_corrupt"      // stream bytes damaged before their end (checksum, length, header)
+	KindRecordDecode      Kind = "record_decode"        // a record is not a valid canonical record
+	KindHeaderDecode      Kind = "header_decode"        // an epoch header is not a valid canonical header
+	KindSequence          Kind = "sequence"             // a record's seq is not its position (insert, delete, reorder)
+	KindChainBreak        Kind = "chain_break"          // a record's prev is not the digest of the record before it
+	KindForeignRecord     Kind = "foreign_record"       // a record or header of another session or recorder
+	KindClock             Kind = "clock"                // logical clock not strictly increasing
+	KindEpochSequence     Kind = "epoch_sequence"       // an epoch header's number or first_seq does not continue the previous epoch
+	KindEpochLink         Kind = "epoch_link"           // an epoch header's prev_root is not the previous epoch's root
+	KindMerkleMismatch    Kind = "merkle_mismatch"      // the records of an epoch do not give its Merkle root
+	KindChainHeadMismatch Kind = "chain_head_mismatch"  // an epoch's last_record is not the digest of its last record (chain and tree disagree)
+	KindRecordsMissing    Kind = "records_missing"      // an epoch header covers records that are not in the log
+	KindAnchorMismatch    Kind = "anchor_mismatch"      // an epoch root differs from the root anchored for that epoch (replaced header, fork, equivocation)
+	KindEpochMissing      Kind = "epoch_missing"        // an anchored epoch is missing between epochs that are present
+	KindAnchorConflict    Kind = "anchor_conflict"      // the anchor source itself is inconsistent (two roots for an epoch, broken back-pointer)
+	KindPayloadMismatch   Kind = "payload_mismatch"     // a stored payload frame is not the one its record commits to (edited, swapped)
+	KindPayloadLost       Kind = "payload_lost"         // the payload of an event in a sealed epoch is missing or unreadable
+	KindPayloadDecrypt    Kind = "payload_decrypt"      // a disclosed payload does not decrypt under its event key
+	KindPayloadCommit     Kind = "payload_commitment"   // a disclosed payload does not match its commitment
+	KindPayloadDecode     Kind = "payload_decode"       // a disclosed payload is not a valid canonical payload
+	KindProofInvalid      Kind = "proof_invalid"        // a bundle's inclusion proof does not lead to its epoch's Merkle root
+	KindExecUnrecorded    Kind = "execution_unrecorded" // a PACE execution on chain whose event id is not in the log, though the log was anchored after it
+	KindExecMismatch      Kind = "execution_mismatch"   // a PACE execution whose recorded event is not a matching chain_tx intent
 
 	// Incomplete: nothing contradicts the anchors, but evidence is missing.
-	KindTornTail       Kind = "torn_tail"       // a stream ends in a torn frame (a crash, or a partial copy)
-	KindUnsealed       Kind = "unsealed"        // events after the last sealed epoch
-	KindUnanchored     Kind = "unanchored"      // epochs (and their events) after the last anchored epoch
-	KindTruncated      Kind = "truncated"       // the log ends before anchored epochs it should contain
-	KindPayloadMissing Kind = "payload_missing" // payloads of unsealed events absent, or not disclosed
+	KindTornTail       Kind = "torn_tail"           // a stream ends in a torn frame (a crash, or a partial copy)
+	KindUnsealed       Kind = "unsealed"            // events after the last sealed epoch
+	KindUnanchored     Kind = "unanchored"          // epochs (and their events) after the last anchored epoch
+	KindTruncated      Kind = "truncated"           // the log ends before anchored epochs it should contain
+	KindPayloadMissing Kind = "payload_missing"     // payloads of unsealed events absent, or not disclosed
+	KindExecAfterLog   Kind = "execution_after_log" // a PACE execution after the last anchored epoch whose event id is not in the log
 
 	// Notices.
-	KindPayloadErased Kind = "payload_erased" // the epoch's key material was destroyed (crypto-erasure)
+	KindPayloadErased Kind = "payload_erased"             // the epoch's key material was destroyed (crypto-erasure)
+	KindExecUnchecked Kind = "execution_intent_unchecked" // PACE executions matched by event id only: their payloads were not readable
 )
 
 var kindClass = map[Kind]Class{
@@ -97,7 +101,9 @@ var kindClass = map[Kind]Class{
 	KindAnchorMismatch: ClassTampered, KindEpochMissing: ClassTampered, KindAnchorConflict: ClassTampered,
 	KindPayloadMismatch: ClassTampered, KindPayloadLost: ClassTampered, KindPayloadDecrypt: ClassTampered, KindPayloadCommit: ClassTampered,
 	KindPayloadDecode: ClassTampered, KindProofInvalid: ClassTampered,
-	KindTornTail: ClassIncomplete, KindUnsealed: ClassIncomplete, KindUnanchored: ClassIncomplete,
+	KindExecUnrecorded: ClassTampered, KindExecMismatch: ClassTampered, KindExecAfterLog: ClassIncomplete,
+	KindExecUnchecked: ClassNotice,
+	KindTornTail:      ClassIncomplete, KindUnsealed: ClassIncomplete, KindUnanchored: ClassIncomplete,
 	KindTruncated: ClassIncomplete, KindPayloadMissing: ClassIncomplete,
 	KindPayloadErased: ClassNotice,
 }

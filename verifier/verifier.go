@@ -84,6 +84,7 @@ type Options struct {
 // record is what the verifier keeps per record.
 type record struct {
 	digest  recorder.Digest
+	leaf    recorder.Digest // RFC 6962 leaf hash of digest
 	payload recorder.Digest // commitment to the payload frame (zero if undecodable)
 	ok      bool            // decoded
 }
@@ -224,6 +225,7 @@ func (b *recordBatch) process() {
 	b.err = make([]error, len(b.raw))
 	for k, raw := range b.raw {
 		b.out[k].digest = recorder.RecordDigest(raw)
+		b.out[k].leaf = recorder.LeafHash(b.out[k].digest)
 		e, err := recorder.DecodeEnvelope(raw)
 		if err != nil {
 			b.err[k] = err
@@ -262,6 +264,12 @@ func (v *logVerifier) readRecords(src Source) error {
 			v.checkBatch(b)
 		}
 	}()
+	// The headers tell how many records to expect.
+	if k := len(v.headers); k > 0 && v.headers[k-1].h != nil {
+		if end := v.headers[k-1].h.FirstSeq + v.headers[k-1].h.Count; end < 1<<28 {
+			v.records = make([]record, 0, end+batchSize)
+		}
+	}
 	var n uint64
 	cur := &recordBatch{done: make(chan struct{})}
 	send := func() {
@@ -331,8 +339,38 @@ func chainBreakDetail(i uint64) string {
 
 func idString(rec string, s recorder.SessionID) string { return fmt.Sprintf("%s/%s", rec, s) }
 
+// merkleRoots computes, in parallel, the Merkle root over the records each
+// header covers (zero where the header is undecodable or records are
+// missing).
+func (v *logVerifier) merkleRoots() []recorder.Digest {
+	roots := make([]recorder.Digest, len(v.headers))
+	workers := runtime.GOMAXPROCS(0)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			var leaves []recorder.Digest
+			for t := w; t < len(v.headers); t += workers {
+				h := v.headers[t].h
+				if h == nil || h.Count == 0 || h.FirstSeq+h.Count < h.FirstSeq || h.FirstSeq+h.Count > uint64(len(v.records)) {
+					continue
+				}
+				leaves = leaves[:0]
+				for _, r := range v.records[h.FirstSeq : h.FirstSeq+h.Count] {
+					leaves = append(leaves, r.leaf)
+				}
+				roots[t] = recorder.MerkleRootOfLeaves(leaves)
+			}
+		}(w)
+	}
+	wg.Wait()
+	return roots
+}
+
 // checkEpochs checks the epoch chain and each epoch's tree and chain head.
 func (v *logVerifier) checkEpochs() {
+	roots := v.merkleRoots()
 	var nextSeq uint64
 	var prevRoot recorder.Digest
 	for t, hd := range v.headers {
@@ -374,15 +412,11 @@ func (v *logVerifier) checkEpochs() {
 				Detail: "the epoch header commits to records that are not in the log"})
 			continue
 		}
-		digests := make([]recorder.Digest, 0, h.Count)
-		for _, r := range v.records[h.FirstSeq:end] {
-			digests = append(digests, r.digest)
-		}
-		if got := recorder.MerkleRoot(digests); got != h.MerkleRoot {
+		if got := roots[t]; got != h.MerkleRoot {
 			v.c.add(Finding{Kind: KindMerkleMismatch, Epoch: ep, Seq: u64(h.FirstSeq), Expected: h.MerkleRoot.String(), Found: got.String(),
 				Detail: fmt.Sprintf("records %d..%d do not give the epoch's Merkle root", h.FirstSeq, end-1)})
 		}
-		if last := digests[len(digests)-1]; last != h.LastRecord {
+		if last := v.records[end-1].digest; last != h.LastRecord {
 			v.c.add(Finding{Kind: KindChainHeadMismatch, Epoch: ep, Seq: u64(end - 1), Expected: h.LastRecord.String(), Found: last.String(),
 				Detail: "the epoch's chain head is not its last record's digest: the hash chain and the Merkle tree do not commit to the same records"})
 		}

@@ -196,4 +196,7 @@ func (q *Queue) Window(recorded uint64, now time.Time) Window {
 	return w
 }
 
-var errGap = errors.New("anchor: epoch gap")
+var (
+	errGap      = errors.New("anchor: epoch gap")
+	errNotExist = os.ErrNotExist
+)

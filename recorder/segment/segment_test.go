@@ -2,6 +2,8 @@ package segment
 
 import (
 	"bytes"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -201,6 +203,24 @@ func FuzzScan(f *testing.F) {
 	f.Add(seed[:len(seed)-4])
 	f.Add(seed[:HeaderSize])
 	f.Add([]byte("AFRSEG"))
+	// The segment vectors (valid and damaged files).
+	vectors, _ := filepath.Glob("../../fixtures/vectors/segment/*.json")
+	for _, name := range vectors {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		var v struct{ File string }
+		json.Unmarshal(b, &v)
+		raw, err := hex.DecodeString(v.File)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(raw)
+	}
+	if len(vectors) == 0 {
+		f.Fatal("no segment vectors")
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var frames [][]byte
 		end, err := Scan(bytes.NewReader(b), int64(len(b)), "fuzz", "records", 0, func(fr Frame) error {

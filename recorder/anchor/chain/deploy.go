@@ -27,12 +27,12 @@ type Deployment struct {
 	Deployer    common.Address `json:"deployer"`
 	EpochAnchor common.Address `json:"epoch_anchor"`
 	// Block is the block of the EpochAnchor deployment: log searches start there.
-	Block        uint64           `json:"block"`
-	Pace         *common.Address  `json:"pace_smart_account,omitempty"`
-	Owner        *common.Address  `json:"owner,omitempty"`
-	PolicySigner *common.Address  `json:"policy_signer,omitempty"`
-	Approvers    []common.Address `json:"approvers,omitempty"`
-	Threshold    uint8            `json:"threshold,omitempty"`
+	Block        uint64            `json:"block"`
+	Pace         *common.Address   `json:"pace_smart_account,omitempty"`
+	Owner        *common.Address   `json:"owner,omitempty"`
+	PolicySigner *common.Address   `json:"policy_signer,omitempty"`
+	Approvers    []common.Address  `json:"approvers,omitempty"`
+	Threshold    uint8             `json:"threshold,omitempty"`
 	GasUsed      map[string]uint64 `json:"gas_used"`
 }
 
