@@ -163,7 +163,7 @@ type SealedEpoch struct {
 // Errors callers branch on.
 var (
 	ErrClosed       = errors.New("recorder: closed")
-	ErrNewerVersion = errors.New("written by a newer format version")
+	ErrNewerVersion = segment.ErrNewerVersion
 )
 
 // Recorder appends events to a store. It is safe for concurrent use.
@@ -923,14 +923,5 @@ func loadOrCreateManifest(dir string, o *Options) (*Manifest, error) {
 	if err := os.Rename(tmp, filepath.Join(dir, "MANIFEST")); err != nil {
 		return nil, err
 	}
-	return m, syncDirectory(dir)
-}
-
-func syncDirectory(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return m, segment.SyncDir(dir)
 }

@@ -60,8 +60,9 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // Errors callers branch on.
 var (
-	// ErrNewerVersion is returned for a segment written by a newer format version.
-	ErrNewerVersion = errors.New("segment: written by a newer format version")
+	// ErrNewerVersion is returned for data written by a newer format
+	// version (package recorder returns it too).
+	ErrNewerVersion = errors.New("written by a newer format version")
 	// ErrTooLarge is returned when a frame exceeds MaxFrame.
 	ErrTooLarge = errors.New("segment: frame too large")
 )
@@ -190,7 +191,7 @@ func (w *Writer) startSegment() error {
 		return err
 	}
 	// Make the new file's directory entry durable before frames depend on it.
-	if err := syncDir(w.dir); err != nil {
+	if err := SyncDir(w.dir); err != nil {
 		f.Close()
 		return err
 	}
@@ -486,7 +487,9 @@ func (e *TornTailError) Error() string {
 	return fmt.Sprintf("segment: %s: torn tail at offset %d: %s", e.File, e.Offset, e.Reason)
 }
 
-func syncDir(dir string) error {
+// SyncDir fsyncs a directory, making file creations and renames in it
+// durable.
+func SyncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
 		return err
@@ -576,7 +579,7 @@ func (w *Writer) Truncate(n uint64) error {
 		nf.Close()
 		return err
 	}
-	if err := syncDir(w.dir); err != nil {
+	if err := SyncDir(w.dir); err != nil {
 		nf.Close()
 		return err
 	}
