@@ -1,0 +1,361 @@
+package verifier
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"sort"
+	"time"
+
+	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/agentflightrecorder/afr/contracts/bindings"
+	"github.com/agentflightrecorder/afr/pdr"
+	"github.com/agentflightrecorder/afr/recorder"
+	"github.com/agentflightrecorder/afr/recorder/segment"
+	"github.com/agentflightrecorder/afr/tracesim"
+)
+
+// ChainReader is what the chain checks read: events, calls and
+// transactions. go-ethereum's ethclient and simulated clients implement it.
+type ChainReader interface {
+	ethereum.LogFilterer
+	ethereum.ContractCaller
+	ethereum.TransactionReader
+	ethereum.ChainReader
+	ethereum.ChainIDReader
+}
+
+// ChainAnchors is an AnchorSource reading one operator's anchors from an
+// EpochAnchor contract: its Anchored events (operator indexed), cross-checked
+// with the contract's current head for that operator, so a node that hides
+// the latest events is noticed.
+type ChainAnchors struct {
+	Client   ChainReader
+	Contract common.Address
+	Operator common.Address
+	// FromBlock is where the event search starts (the deployment block).
+	FromBlock uint64
+}
+
+// Anchors implements AnchorSource. Source is "chain tx 0x… block N".
+func (c ChainAnchors) Anchors(ctx context.Context) ([]Anchor, error) {
+	ea := bindings.NewEpochAnchor()
+	logs, err := c.Client.FilterLogs(ctx, ethereum.FilterQuery{FromBlock: new(big.Int).SetUint64(c.FromBlock),
+		Addresses: []common.Address{c.Contract},
+		Topics:    [][]common.Hash{{ea.GetABI().Events["Anchored"].ID}, {common.BytesToHash(c.Operator[:])}}})
+	if err != nil {
+		return nil, fmt.Errorf("chain anchors: %w", err)
+	}
+	out := make([]Anchor, 0, len(logs))
+	var last *bindings.EpochAnchorAnchored
+	for i := range logs {
+		if logs[i].Removed {
+			continue
+		}
+		ev, err := ea.UnpackAnchoredEvent(&logs[i])
+		if err != nil {
+			return nil, fmt.Errorf("chain anchors: Anchored event in tx %s: %w", logs[i].TxHash, err)
+		}
+		out = append(out, Anchor{Epoch: ev.Epoch, Root: recorder.Digest(ev.Root), PrevRoot: recorder.Digest(ev.PrevRoot),
+			Source: fmt.Sprintf("chain tx %s block %d", logs[i].TxHash, logs[i].BlockNumber)})
+		if last == nil || ev.Epoch >= last.Epoch {
+			last = ev
+		}
+	}
+	res, err := c.Client.CallContract(ctx, ethereum.CallMsg{To: &c.Contract, Data: ea.PackHead(c.Operator)}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("chain anchors: head: %w", err)
+	}
+	if len(res) == 0 {
+		return nil, fmt.Errorf("chain anchors: no EpochAnchor at %s", c.Contract)
+	}
+	head, err := ea.UnpackHead(res)
+	if err != nil {
+		return nil, fmt.Errorf("chain anchors: head: %w", err)
+	}
+	switch {
+	case !head.Anchored && last == nil:
+	case head.Anchored != (last != nil) || head.Epoch != last.Epoch || head.Commitment != bindings.AnchorCommitment(last.Epoch, last.Root):
+		found := "no events"
+		if last != nil {
+			found = fmt.Sprintf("events up to epoch %d", last.Epoch)
+		}
+		return nil, fmt.Errorf("chain anchors: the contract's head for %s (anchored %v, epoch %d) does not match its %s: the node's event history is incomplete (hint: use an archive node or an earlier --from-block)",
+			c.Operator, head.Anchored, head.Epoch, found)
+	}
+	return out, nil
+}
+
+// Executions configures the on-chain completeness check of a
+// PaceSmartAccount: every Executed event of the account must name (by event
+// id) a chain_tx event of the log whose recorded intent matches the call.
+//
+// The event id bound in a PDR is the record digest (recorder.RecordDigest)
+// of the event that recorded the intent: the agent records the intent,
+// then has the PDR signed for that digest (docs/SPEC.md, "On-chain
+// completeness").
+type Executions struct {
+	Client  ChainReader
+	Account common.Address
+	// FromBlock is where the event search starts.
+	FromBlock uint64
+	// Registry decodes calldata for the intent comparison; nil means one
+	// with the PaceSmartAccount and EpochAnchor ABIs. It must know the ABIs
+	// the agent decoded its intents with, or functions and arguments differ.
+	Registry *tracesim.Registry
+	// Keys open encrypted payloads; without them only the event ids of an
+	// encrypted log are checked (a notice says so).
+	Keys Keys
+	// Slack is the clock tolerance between block timestamps and seal times
+	// (default 60s): an execution counts as before an epoch's seal only if
+	// its block is older than the seal by more than Slack.
+	Slack time.Duration
+}
+
+// ExecutionReport summarises a completeness check.
+type ExecutionReport struct {
+	Executions int `json:"executions"` // Executed events read
+	Recorded   int `json:"recorded"`   // whose event id is in the log
+	Matched    int `json:"matched"`    // whose recorded intent matches the call
+	Unchecked  int `json:"unchecked"`  // found by event id, payload not readable
+}
+
+// DefaultRegistry returns a registry with AFR's contract ABIs.
+func DefaultRegistry() *tracesim.Registry {
+	r := tracesim.NewRegistry()
+	_ = r.Add("PaceSmartAccount", "", bindings.NewPaceSmartAccount().GetABI())
+	_ = r.Add("EpochAnchor", "", bindings.NewEpochAnchor().GetABI())
+	return r
+}
+
+// CheckExecutions runs the completeness check of x against the log src and
+// adds its findings to rep (which must come from VerifyLog of the same log
+// against the chain's anchors), updating the verdict.
+func CheckExecutions(ctx context.Context, src Source, x Executions, rep *Report) (*ExecutionReport, error) {
+	if x.Slack == 0 {
+		x.Slack = time.Minute
+	}
+	reg := x.Registry
+	if reg == nil {
+		reg = DefaultRegistry()
+	}
+	_ = reg.Bind(x.Account, "PaceSmartAccount")
+	chainID, err := x.Client.ChainID(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("executions: %w", err)
+	}
+	logs, err := x.Client.FilterLogs(ctx, ethereum.FilterQuery{FromBlock: new(big.Int).SetUint64(x.FromBlock),
+		Addresses: []common.Address{x.Account}, Topics: [][]common.Hash{{pdr.ExecutedTopic}}})
+	if err != nil {
+		return nil, fmt.Errorf("executions: %w", err)
+	}
+	// Index the log: record digest → event, and the seal time of the last
+	// anchored epoch.
+	type rec struct {
+		seq   uint64
+		epoch uint64
+		env   *recorder.Envelope
+		p     *recorder.Payload
+		read  bool
+	}
+	byID := map[common.Hash]*rec{}
+	bySeq := map[uint64]*rec{}
+	var headers []*recorder.EpochHeader
+	if err := src.Epochs(func(_ uint64, raw []byte) error {
+		if h, err := recorder.DecodeEpochHeader(raw); err == nil {
+			headers = append(headers, h)
+		}
+		return nil
+	}); err != nil && !isStreamEnd(err) {
+		return nil, err
+	}
+	epochOf := func(seq uint64) uint64 {
+		return uint64(sort.Search(len(headers), func(i int) bool { return headers[i].FirstSeq+headers[i].Count > seq }))
+	}
+	if err := src.Records(func(seq uint64, raw []byte) error {
+		e, err := recorder.DecodeEnvelope(raw)
+		if err != nil {
+			return nil
+		}
+		r := &rec{seq: seq, epoch: epochOf(seq), env: e}
+		byID[common.Hash(recorder.RecordDigest(raw))] = r
+		bySeq[seq] = r
+		return nil
+	}); err != nil && !isStreamEnd(err) {
+		return nil, err
+	}
+	var sealedAt time.Time // seal time of the last anchored epoch
+	if rep.AnchoredEpochs > 0 && int(rep.AnchoredEpochs) <= len(headers) {
+		sealedAt = time.Unix(0, headers[rep.AnchoredEpochs-1].Time)
+	}
+	type exec struct {
+		ev  *pdr.Executed
+		log types.Log
+		r   *rec
+	}
+	var execs []exec
+	for i := range logs {
+		if logs[i].Removed {
+			continue
+		}
+		ev, err := pdr.ParseExecuted(&logs[i])
+		if err != nil {
+			return nil, fmt.Errorf("executions: tx %s: %w", logs[i].TxHash, err)
+		}
+		r := byID[ev.EventID]
+		if r != nil {
+			r.read = true
+		}
+		execs = append(execs, exec{ev, logs[i], r})
+	}
+	// Read the payloads of the events executions point at.
+	if err := src.Payloads(func(seq uint64, frame []byte) error {
+		r := bySeq[seq]
+		if r == nil || !r.read || recorder.PayloadFrameDigest(frame) != r.env.Payload {
+			return nil
+		}
+		var pt []byte
+		switch {
+		case len(frame) > 33 && frame[0] == recorder.ModePlain:
+			pt = frame[33:]
+		case x.Keys != nil:
+			k, err := x.Keys.EventKey(r.epoch, seq)
+			if err != nil {
+				return nil
+			}
+			if pt, err = recorder.OpenPayload(&k, r.env.Session, seq, frame); err != nil {
+				return nil
+			}
+		}
+		if pt != nil {
+			r.p, _ = recorder.DecodePayload(pt)
+		}
+		return nil
+	}); err != nil && !isStreamEnd(err) {
+		return nil, err
+	}
+	c := &collector{max: 1000, findings: rep.Findings, verdict: rep.Verdict}
+	out := &ExecutionReport{Executions: len(execs)}
+	blockTimes := map[uint64]time.Time{}
+	for _, e := range execs {
+		where := fmt.Sprintf("Executed in tx %s (block %d): event id %s, pdr %s", e.log.TxHash, e.log.BlockNumber, e.ev.EventID, e.ev.PDRHash)
+		if e.r == nil {
+			bt, ok := blockTimes[e.log.BlockNumber]
+			if !ok {
+				h, err := x.Client.HeaderByNumber(ctx, new(big.Int).SetUint64(e.log.BlockNumber))
+				if err != nil {
+					return nil, fmt.Errorf("executions: block %d: %w", e.log.BlockNumber, err)
+				}
+				bt = time.Unix(int64(h.Time), 0)
+				blockTimes[e.log.BlockNumber] = bt
+			}
+			if !sealedAt.IsZero() && bt.Add(x.Slack).Before(sealedAt) {
+				c.add(Finding{Kind: KindExecUnrecorded, Detail: where + fmt.Sprintf(": no event of the log has this id, yet the log was anchored through an epoch sealed at %s, after this execution (%s)",
+					sealedAt.UTC().Format(time.RFC3339), bt.UTC().Format(time.RFC3339))})
+			} else {
+				c.add(Finding{Kind: KindExecAfterLog, Detail: where + ": no event of the log has this id; the execution is after the last anchored epoch"})
+			}
+			continue
+		}
+		out.Recorded++
+		seq := e.r.seq
+		if e.r.env.Kind != recorder.KindChainTx {
+			c.add(Finding{Kind: KindExecMismatch, Seq: u64(seq), Epoch: u64(e.r.epoch), Expected: recorder.KindChainTx.String(), Found: e.r.env.Kind.String(),
+				Detail: where + ": the event with this id is not a chain_tx event"})
+			continue
+		}
+		if e.r.p == nil {
+			out.Unchecked++
+			continue
+		}
+		if e.r.p.Intent == nil {
+			c.add(Finding{Kind: KindExecMismatch, Seq: u64(seq), Epoch: u64(e.r.epoch), Detail: where + ": the event records no intent"})
+			continue
+		}
+		obs, decoded, err := observed(ctx, x.Client, reg, chainID.Uint64(), x.Account, e.log.TxHash, e.ev)
+		if err != nil {
+			return nil, err
+		}
+		var diffs []tracesim.Difference
+		if decoded {
+			diffs = tracesim.CompareIntent(*e.r.p.Intent, obs)
+		} else {
+			diffs = compareShallow(*e.r.p.Intent, e.ev)
+		}
+		if len(diffs) > 0 {
+			c.add(Finding{Kind: KindExecMismatch, Seq: u64(seq), Epoch: u64(e.r.epoch), Expected: diffs[0].Recorded, Found: diffs[0].Observed,
+				Detail: fmt.Sprintf("%s: the recorded intent differs from the execution in %d field(s), first %s", where, len(diffs), diffs[0].Field)})
+			continue
+		}
+		out.Matched++
+	}
+	if out.Unchecked > 0 {
+		c.add(Finding{Kind: KindExecUnchecked, Detail: fmt.Sprintf("%d executions found by event id, their intents not compared: encrypted payloads and no keys (hint: --keys)", out.Unchecked)})
+	}
+	rep.Findings, rep.Verdict = c.findings, c.verdict
+	rep.Dropped += c.dropped
+	return out, nil
+}
+
+// observed rebuilds the executed call as an intent: decoded from the
+// transaction's calldata when it called the account through a known entry
+// point, else from the Executed event alone (target, selector, value).
+func observed(ctx context.Context, cl ChainReader, reg *tracesim.Registry, chainID uint64, account common.Address, txHash common.Hash, ev *pdr.Executed) (tracesim.Intent, bool, error) {
+	tx, _, err := cl.TransactionByHash(ctx, txHash)
+	if err != nil {
+		return tracesim.Intent{}, false, fmt.Errorf("executions: transaction %s: %w", txHash, err)
+	}
+	if to := tx.To(); to != nil && *to == account {
+		from, _ := types.Sender(types.LatestSignerForChainID(tx.ChainId()), tx)
+		in := tracesim.IntentOf(reg, chainID, from, to, tx.Value(), tx.Data())
+		for _, inner := range in.Inner() {
+			if inner.Target != nil && *inner.Target == ev.Target && inner.Value.Big().Cmp(ev.Value) == 0 && selectorOf(inner) == ev.Selector {
+				return inner, true, nil
+			}
+		}
+	}
+	return tracesim.Intent{}, false, nil
+}
+
+// compareShallow compares a recorded intent with what an Executed event
+// says (target, selector, value), for calls whose calldata is not decodable
+// (another entry point of the account, or a relayer contract).
+func compareShallow(rec recorder.Intent, ev *pdr.Executed) []tracesim.Difference {
+	var d []tracesim.Difference
+	add := func(f, r, o string) {
+		d = append(d, tracesim.Difference{Field: f, Recorded: r, Observed: o, Level: "event"})
+	}
+	if common.BytesToAddress(rec.Target) != ev.Target || len(rec.Target) != 20 {
+		add("target", fmt.Sprintf("0x%x", []byte(rec.Target)), ev.Target.Hex())
+	}
+	if rv := new(big.Int).SetBytes(rec.Value); rv.Cmp(ev.Value) != 0 {
+		add("value", rv.String(), ev.Value.String())
+	}
+	var sel [4]byte
+	if len(rec.Data) >= 4 {
+		copy(sel[:], rec.Data)
+	}
+	if sel != ev.Selector {
+		add("selector", fmt.Sprintf("0x%x", sel), fmt.Sprintf("0x%x", ev.Selector))
+	}
+	return d
+}
+
+func selectorOf(in tracesim.Intent) [4]byte {
+	var s [4]byte
+	if in.Call != nil && len(in.Call.Data) >= 4 {
+		copy(s[:], in.Call.Data)
+	}
+	return s
+}
+
+// isStreamEnd reports a damaged stream end, which VerifyLog reports itself.
+func isStreamEnd(err error) bool {
+	var corrupt *segment.CorruptError
+	var torn *segment.TornTailError
+	return errors.As(err, &corrupt) || errors.As(err, &torn)
+}
