@@ -16,6 +16,7 @@ import (
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/recorder/segment"
 	"github.com/agentflightrecorder/afr/recorder/workload"
+	"github.com/transparency-dev/merkle/compact"
 )
 
 // The ablation ladder of the paper (docs/PERFORMANCE.md): each rung adds one
@@ -106,6 +107,8 @@ func dirSize(b *testing.B, dir string) int64 {
 	return n
 }
 
+var ladderRanges = &compact.RangeFactory{Hash: recorder.Hasher.HashChildren}
+
 // ladderLog implements the intermediate rungs with the package's own
 // encoders and the same segment writer the Recorder uses.
 type ladderLog struct {
@@ -114,7 +117,7 @@ type ladderLog struct {
 	epochs            *segment.Writer
 	seq               uint64
 	last, prevRoot    recorder.Digest
-	epoch             []recorder.Digest
+	epoch             *compact.Range // incremental, as the Recorder does
 	nepoch            uint64
 }
 
@@ -157,17 +160,24 @@ func (l *ladderLog) append(ev *recorder.Event) error {
 	if l.rung == "chain" {
 		return nil
 	}
-	l.epoch = append(l.epoch, l.last)
-	if len(l.epoch) == 100 {
+	if l.epoch == nil {
+		l.epoch = ladderRanges.NewEmptyRange(0)
+	}
+	leaf := recorder.LeafHash(l.last)
+	l.epoch.Append(leaf[:], nil)
+	if l.epoch.End() == 100 {
+		var root recorder.Digest
+		r, _ := l.epoch.GetRootHash(nil)
+		copy(root[:], r)
 		h := recorder.EpochHeader{Version: 1, Recorder: "bench", Epoch: l.nepoch, FirstSeq: l.seq - 100, Count: 100,
-			MerkleRoot: recorder.MerkleRoot(l.epoch), LastRecord: l.last, PrevRoot: l.prevRoot, Time: time.Now().UnixNano()}
+			MerkleRoot: root, LastRecord: l.last, PrevRoot: l.prevRoot, Time: time.Now().UnixNano()}
 		hb, err := recorder.EncodeEpochHeader(&h)
 		if err != nil {
 			return err
 		}
 		l.epochs.Append(hb)
 		l.prevRoot = recorder.EpochRoot(hb)
-		l.epoch = l.epoch[:0]
+		l.epoch = nil
 		l.nepoch++
 	}
 	return nil
