@@ -112,6 +112,13 @@ contract PaceSmartAccount is Ownable, EIP712, IERC1271 {
     /// | reentrancy lock (bit 255, set only while an execution calls out).
     uint256 private _config;
 
+    /// @dev The EIP-712 domain separator, chain id and address at deployment, which
+    /// OpenZeppelin's EIP712 also caches (in private immutables): the hot path compares and reads
+    /// them inline, without {_domainSeparatorV4}'s call (~80 gas), and calls it after a fork.
+    bytes32 private immutable _separator;
+    uint256 private immutable _separatorChainId;
+    address private immutable _self;
+
     /// @dev The reentrancy lock bit of `_config`.
     uint256 private constant _LOCK = 1 << 255;
 
@@ -225,6 +232,11 @@ contract PaceSmartAccount is Ownable, EIP712, IERC1271 {
     /// @notice The PDR was signed by `recovered`, not by the chain's last delegate `delegate`.
     error UnauthorizedDelegate(address delegate, address recovered);
 
+    /// @notice Compact execution calldata ({executeCompact_dFki0}) is shorter than its header,
+    /// approvals and value, its approvalRequired byte is above 1, or its value is longer than
+    /// 32 bytes or not minimal (a leading zero byte).
+    error MalformedCompactCall();
+
     /// @notice A zero address was given where a key is required.
     error ZeroAddress();
 
@@ -259,12 +271,43 @@ contract PaceSmartAccount is Ownable, EIP712, IERC1271 {
         }
         _checkThreshold(threshold_, approverCount);
         _config = uint256(uint160(policySigner_)) | (uint256(threshold_) << 224);
+        _separator = _domainSeparatorV4();
+        _separatorChainId = block.chainid;
+        _self = address(this);
         emit PolicySignerChanged(address(0), policySigner_);
         emit ThresholdChanged(0, threshold_);
     }
 
     /// @notice Accepts ETH.
     receive() external payable {}
+
+    /// @notice The compact form of {execute} and {executeWithApprovals}: the same PDR checks,
+    /// effects, event, errors and return value (abi.encode(success, returndata)) for calldata
+    /// packed without ABI padding, which saves ~2,000 gas of calldata and decoding per call
+    /// (docs/CONTRACTS.md, "Compact calldata"). The selector 0x0000008d was mined to be the
+    /// lowest of this contract, so Solidity's dispatcher finds it first (the technique of
+    /// Seaport's `fulfillBasicOrder_efficient_6GL6yc`); the arguments follow it, big-endian and
+    /// unpadded, where Solidity's ABI decoder does not look:
+    ///
+    ///     0    4   selector 0x0000008d        44   32  policyId
+    ///     4   20   target                     76   32  eventId
+    ///     24   8   nonce (uint64)             108  64  policy signature r ‖ vs
+    ///     32   8   expiry (uint64)            172  64n approvals r ‖ vs, sorted by signer
+    ///     40   1   decision (uint8)           172 + 64n       L bytes: value, minimal big-endian
+    ///     41   1   approvalRequired (0 or 1)  172 + 64n + L   the call data: every remaining byte
+    ///     42   1   n, the number of approvals
+    ///     43   1   L, the length of value (0–32; 0 for a zero value)
+    ///
+    /// The EIP-712 PDR signed is the same as for {execute}. Calldata shorter than 172 + 64n + L
+    /// bytes, with approvalRequired above 1, L above 32 or a value with a leading zero byte
+    /// reverts with {MalformedCompactCall}. With n = 0 and approval required it reverts with
+    /// TooFewApprovals(0, max(threshold, 1)), as {executeWithApprovals} does without approvals.
+    /// @return success whether the call succeeded
+    /// @return result the call's return data (or revert data)
+    function executeCompact_dFki0() external payable returns (bool success, bytes memory result) {
+        (success, result);
+        _executeCompact();
+    }
 
     // ---------------------------------------------------------------- execution
 
@@ -468,25 +511,111 @@ contract PaceSmartAccount is Ownable, EIP712, IERC1271 {
         if (config & _LOCK != 0) revert ReentrancyGuardReentrantCall();
     }
 
-    /// @dev The hot path of {execute} (`withApprovals` false) and {executeWithApprovals}, in
-    /// assembly: the same checks, in the same order and with the same errors as the Solidity
-    /// paths ({_checkPolicy}, {_checkApprovals}, {_consumeNonceAndLock}, {_call}), without
-    /// Solidity's memory management, library call overhead and ABI re-encoding (~2,000 gas).
-    /// Never returns to Solidity: it ends with RETURN of abi.encode(success, returndata), or
-    /// reverts. `approvals` is the calldata offset of the first approval (0 for {execute}, which
-    /// takes none), `approvalCount` their number (both checked against the calldata size by
-    /// Solidity's ABI decoder). Both entry points share the ABI head layout, so the static
-    /// arguments are read at fixed offsets (Solidity has validated `target` already): target
-    /// 0x04, value 0x24, data's offset 0x44, terms 0x64–0x123 (nonce, policyId, decision,
-    /// approvalRequired, expiry, eventId), policy signature 0x124–0x163 (r, vs).
+    /// @dev The EIP-712 domain separator: the cached one, rebuilt (by OpenZeppelin's EIP712)
+    /// only after a fork changed the chain id or when this code runs at another address.
+    function _separatorNow() private view returns (bytes32 separator) {
+        separator = _separator;
+        uint256 chainId = _separatorChainId;
+        address self = _self;
+        bool moved;
+        assembly ("memory-safe") {
+            moved := or(xor(chainid(), chainId), xor(address(), self))
+        }
+        if (moved) separator = _domainSeparatorV4();
+    }
+
+    /// @dev The ABI entry of the hot path ({execute}, {executeWithApprovals}): range-checks the
+    /// uint64/uint8/bool terms as Solidity's ABI decoder does (a dirty word reverts without
+    /// data), lays the PDR out in memory (see {_executeCore}) and runs {_executeCore}. Both
+    /// entry points share the ABI head layout, so the static arguments are read at fixed
+    /// offsets (Solidity has validated `target` already): target 0x04, value 0x24, data's
+    /// offset 0x44, terms 0x64–0x123 (nonce, policyId, decision, approvalRequired, expiry,
+    /// eventId), policy signature 0x124–0x163 (r, vs). `approvals` is the calldata offset of
+    /// the first approval (0 for {execute}, which takes none), `approvalCount` their number
+    /// (both checked against the calldata size by Solidity's ABI decoder).
+    function _executeOne(bytes calldata data, uint256 approvals, uint256 approvalCount) private {
+        bytes32 separator = _separatorNow();
+        assembly ("memory-safe") {
+            if or(
+                or(gt(calldataload(0x64), 0xffffffffffffffff), gt(calldataload(0xa4), 0xff)),
+                or(gt(calldataload(0xc4), 1), gt(calldataload(0xe4), 0xffffffffffffffff))
+            ) { revert(0x00, 0x00) }
+            mstore(0xa0, calldataload(0x64)) // nonce
+            calldatacopy(0xc0, 0x04, 0x40) // target, value
+            calldatacopy(0x120, 0x84, 0xa0) // policyId, decision, approvalRequired, expiry, eventId
+            calldatacopy(0x240, data.offset, data.length)
+        }
+        _executeCore(separator, data.length, 0x124, approvals, approvalCount);
+    }
+
+    /// @dev The compact entry of the hot path ({executeCompact_dFki0}; docs/CONTRACTS.md,
+    /// "Compact calldata"): checks and decodes the packed fields, lays the PDR out in memory as
+    /// {_executeOne} does and runs {_executeCore}.
+    function _executeCompact() private {
+        bytes32 separator = _separatorNow();
+        uint256 count;
+        uint256 dataLength;
+        assembly ("memory-safe") {
+            let w := calldataload(40) // decision, approvalRequired, n, L in its first four bytes
+            count := byte(2, w)
+            let valueLength := byte(3, w)
+            let valueAt := add(172, shl(6, count)) // past the header and the n approvals
+            let dataAt := add(valueAt, valueLength)
+            let v := calldataload(valueAt)
+            // Malformed: shorter than header, approvals and value; approvalRequired above 1;
+            // a value longer than 32 bytes or not minimal (a leading zero byte).
+            if or(
+                or(lt(calldatasize(), dataAt), gt(byte(1, w), 1)),
+                or(gt(valueLength, 32), and(iszero(iszero(valueLength)), iszero(byte(0, v))))
+            ) {
+                mstore(0x00, 0xa876ebd2) // MalformedCompactCall()
+                revert(0x1c, 0x04)
+            }
+            dataLength := sub(calldatasize(), dataAt)
+            mstore(0xa0, shr(192, calldataload(24))) // nonce
+            mstore(0xc0, shr(96, calldataload(4))) // target
+            mstore(0xe0, shr(shl(3, sub(32, valueLength)), v)) // value (0 when valueLength is 0)
+            mstore(0x120, calldataload(44)) // policyId
+            mstore(0x140, byte(0, w)) // decision
+            mstore(0x160, byte(1, w)) // approvalRequired
+            mstore(0x180, shr(192, calldataload(32))) // expiry
+            mstore(0x1a0, calldataload(76)) // eventId
+            calldatacopy(0x240, dataAt, dataLength)
+        }
+        _executeCore(separator, dataLength, 108, 172, count);
+    }
+
+    /// @dev The hot path of {execute} (`approvals` 0), {executeWithApprovals} and the compact
+    /// calldata, in assembly: the same checks, in the same order and with the same errors as the
+    /// Solidity paths ({_checkPolicy}, {_checkApprovals}, {_consumeNonceAndLock}, {_call}),
+    /// without Solidity's memory management, library call overhead and ABI re-encoding
+    /// (~2,000 gas). Never returns to Solidity: it ends with RETURN of abi.encode(success,
+    /// returndata), or reverts.
+    ///
+    /// Memory: the entry points run with nothing allocated (all their arguments are in
+    /// calldata), so the free memory pointer is 0x80, and lay out at fixed addresses the PDR
+    /// struct words 0xa0 nonce, 0xc0 target, 0xe0 value, 0x120 policyId, 0x140 decision,
+    /// 0x160 approvalRequired, 0x180 expiry, 0x1a0 eventId (all range-checked), and the call
+    /// data from 0x240 (`dataLength` bytes). This function writes the type hash at 0x80 and
+    /// the data hash at 0x100, and uses 0x1c0–0x23f as scratch. `separator` is
+    /// {_separatorNow}, computed by the entry point before the layout (rebuilding it after a
+    /// fork uses memory). `policySig` is the calldata offset of the policy signature (r, vs),
+    /// `approvals` that of the first approval (0: none may be given, the {execute} ABI entry)
+    /// and `approvalCount` their number; the entry point has checked that they lie within the
+    /// calldata.
     ///
     /// Signatures are recovered exactly as OpenZeppelin 5's `ECDSA.recover(hash, r, vs)`:
     /// s = vs with the top bit cleared, v = 27 + top bit; s above n/2 reverts with
     /// `ECDSAInvalidSignatureS(s)`; the ecrecover precompile's zero result (no output) reverts
-    /// with `ECDSAInvalidSignature()`. `testFuzz_RecoverMatchesOpenZeppelin` checks both
-    /// entry points against `ECDSA.tryRecover` on random and boundary (r, vs).
-    function _executeOne(bytes calldata data, uint256 approvals, uint256 approvalCount) private {
-        bytes32 separator = _domainSeparatorV4();
+    /// with `ECDSAInvalidSignature()`. `testFuzz_RecoverMatchesOpenZeppelin` checks every
+    /// entry point against `ECDSA.tryRecover` on random and boundary (r, vs).
+    function _executeCore(
+        bytes32 separator,
+        uint256 dataLength,
+        uint256 policySig,
+        uint256 approvals,
+        uint256 approvalCount
+    ) private {
         assembly {
             /// Reverts with the custom error `selector` and one or two word arguments.
             function fail1(selector, a) {
@@ -501,19 +630,19 @@ contract PaceSmartAccount is Ownable, EIP712, IERC1271 {
                 revert(0x1c, 0x44)
             }
             /// ECDSA.recover(digest, r, vs) for the compact signature at calldata `sig`, using
-            /// memory m..m+0x7f and the scratch word 0x00.
-            function recoverSigner(digest, sig, m) -> signer {
+            /// memory s..s+0x7f and the scratch word 0x00.
+            function recoverSigner(digest, sig, s) -> signer {
                 let vs := calldataload(add(sig, 0x20))
                 let sv := shr(1, shl(1, vs))
                 if gt(sv, 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0) {
                     fail1(0xd78bce0c, sv) // ECDSAInvalidSignatureS(bytes32)
                 }
-                mstore(m, digest)
-                mstore(add(m, 0x20), add(shr(255, vs), 27))
-                mstore(add(m, 0x40), calldataload(sig))
-                mstore(add(m, 0x60), sv)
+                mstore(s, digest)
+                mstore(add(s, 0x20), add(shr(255, vs), 27))
+                mstore(add(s, 0x40), calldataload(sig))
+                mstore(add(s, 0x60), sv)
                 mstore(0x00, 0) // the precompile writes nothing when it cannot recover
-                if iszero(staticcall(gas(), 0x01, m, 0x80, 0x00, 0x20)) { revert(0x00, 0x00) }
+                if iszero(staticcall(gas(), 0x01, s, 0x80, 0x00, 0x20)) { revert(0x00, 0x00) }
                 signer := mload(0x00)
                 if iszero(signer) {
                     mstore(0x00, 0xf645eedf) // ECDSAInvalidSignature()
@@ -521,42 +650,30 @@ contract PaceSmartAccount is Ownable, EIP712, IERC1271 {
                 }
             }
 
-            let m := mload(0x40)
             let config := sload(_config.slot)
             if shr(255, config) {
                 mstore(0x00, 0x3ee5aeb5) // ReentrancyGuardReentrantCall()
                 revert(0x1c, 0x04)
             }
-            // The calldata is copied once, past the scratch words, for hashing and for the call.
-            let d := add(m, 0x140)
-            calldatacopy(d, data.offset, data.length)
+            let scratch := 0x1c0
+            let d := 0x240
 
             // digest = keccak256(0x1901 ‖ separator ‖ hashStruct(PDR)), see {_pdrDigest}.
             let digest
             {
-                mstore(m, 0x0071486a45a1589aa15196c44815c5236ce454fdb6a7bb8676534287cc1c1f80) // PDR_TYPEHASH
-                mstore(add(m, 0x20), calldataload(0x64)) // nonce
-                mstore(add(m, 0x40), calldataload(0x04)) // target
-                mstore(add(m, 0x60), calldataload(0x24)) // value
-                mstore(add(m, 0x80), keccak256(d, data.length)) // dataHash
-                calldatacopy(add(m, 0xa0), 0x84, 0xa0) // policyId, decision, approvalRequired, expiry, eventId
-                let structHash := keccak256(m, 0x140)
-                mstore(m, 0x1901)
-                mstore(add(m, 0x20), separator)
-                mstore(add(m, 0x40), structHash)
-                digest := keccak256(add(m, 0x1e), 0x42)
+                mstore(0x80, 0x0071486a45a1589aa15196c44815c5236ce454fdb6a7bb8676534287cc1c1f80) // PDR_TYPEHASH
+                mstore(0x100, keccak256(d, dataLength)) // dataHash
+                mstore(scratch, 0x1901)
+                mstore(add(scratch, 0x20), separator)
+                mstore(add(scratch, 0x40), keccak256(0x80, 0x140)) // hashStruct(PDR)
+                digest := keccak256(add(scratch, 0x1e), 0x42)
             }
 
-            // Terms ({_checkTerms}). The uint64/uint8/bool fields are range-checked as Solidity's
-            // ABI decoder does when they are read (dirty words revert without data).
+            // Terms ({_checkTerms}).
             {
-                let nonce := calldataload(0x64)
-                let decision := calldataload(0xa4)
-                let expiry := calldataload(0xe4)
-                if or(
-                    or(gt(nonce, 0xffffffffffffffff), gt(decision, 0xff)),
-                    or(gt(calldataload(0xc4), 1), gt(expiry, 0xffffffffffffffff))
-                ) { revert(0x00, 0x00) }
+                let nonce := mload(0xa0)
+                let decision := mload(0x140)
+                let expiry := mload(0x180)
                 let expected := and(shr(160, config), 0xffffffffffffffff)
                 if iszero(eq(nonce, expected)) { fail2(0xf917ffea, expected, nonce) } // InvalidNonce(uint64,uint64)
                 if iszero(eq(decision, 1)) { fail1(0x5558510d, decision) } // DecisionNotAllow(uint8)
@@ -565,21 +682,21 @@ contract PaceSmartAccount is Ownable, EIP712, IERC1271 {
 
             // Policy signature.
             {
-                let signer := recoverSigner(digest, 0x124, m)
+                let signer := recoverSigner(digest, policySig, scratch)
                 if iszero(eq(signer, and(config, 0xffffffffffffffffffffffffffffffffffffffff))) {
                     fail1(0x590f6edf, signer) // UnauthorizedPolicySigner(address)
                 }
             }
 
             // Approvals ({_checkApprovals}) when the PDR requires them.
-            if calldataload(0xc4) { // approvalRequired
+            if mload(0x160) { // approvalRequired
                 let required := and(shr(224, config), 0xff)
                 if iszero(approvals) { fail2(0x3ef8fc50, 0, required) } // {execute}: TooFewApprovals(uint256,uint256)
                 if iszero(required) { required := 1 }
                 if lt(approvalCount, required) { fail2(0x3ef8fc50, approvalCount, required) }
                 let previous := 0
                 for { let i := 0 } lt(i, approvalCount) { i := add(i, 1) } {
-                    let signer := recoverSigner(digest, add(approvals, shl(6, i)), m)
+                    let signer := recoverSigner(digest, add(approvals, shl(6, i)), scratch)
                     if eq(signer, previous) { fail1(0x8ef2e407, signer) } // DuplicateApprover(address)
                     if lt(signer, previous) { fail2(0xf9ca8296, previous, signer) } // ApproversNotSorted(address,address)
                     mstore(0x00, signer)
@@ -598,7 +715,9 @@ contract PaceSmartAccount is Ownable, EIP712, IERC1271 {
 
             // The call ({_call}): never delegatecall. A failure with under _GAS_RESERVE (10,000)
             // gas left may be 63/64 starvation by the sender: revert so the PDR is not burnt.
-            let success := call(gas(), calldataload(0x04), calldataload(0x24), d, data.length, 0x00, 0x00)
+            let target := mload(0xc0)
+            let value := mload(0xe0)
+            let success := call(gas(), target, value, d, dataLength, 0x00, 0x00)
             if iszero(success) {
                 if lt(gas(), 10000) {
                     mstore(0x00, 0x1c26714c) // InsufficientGas()
@@ -610,27 +729,27 @@ contract PaceSmartAccount is Ownable, EIP712, IERC1271 {
             // emit Executed(digest, eventId, packCall(target, selector, success), value)
             {
                 let selector := 0
-                if gt(data.length, 3) { selector := shr(224, calldataload(data.offset)) }
-                mstore(0x00, or(or(shl(96, calldataload(0x04)), shl(64, selector)), shl(56, success)))
-                mstore(0x20, calldataload(0x24))
+                if gt(dataLength, 3) { selector := shr(224, mload(d)) }
+                mstore(0x00, or(or(shl(96, target), shl(64, selector)), shl(56, success)))
+                mstore(0x20, value)
                 // keccak256("Executed(bytes32,bytes32,bytes32,uint256)")
                 log3(
                     0x00,
                     0x40,
                     0x454140892bf4890594dc9214e95b53b9462997f18d73804b336dcf62cb34940e,
                     digest,
-                    calldataload(0x104) // eventId
+                    mload(0x1a0) // eventId
                 )
             }
 
             // return abi.encode(success, returndata)
             let n := returndatasize()
-            mstore(m, success)
-            mstore(add(m, 0x20), 0x40)
-            mstore(add(m, 0x40), n)
-            returndatacopy(add(m, 0x60), 0x00, n)
-            mstore(add(add(m, 0x60), n), 0) // zero the padding
-            return(m, add(0x60, and(add(n, 0x1f), not(0x1f))))
+            mstore(0x80, success)
+            mstore(0xa0, 0x40)
+            mstore(0xc0, n)
+            returndatacopy(0xe0, 0x00, n)
+            mstore(add(0xe0, n), 0) // zero the padding
+            return(0x80, add(0x60, and(add(n, 0x1f), not(0x1f))))
         }
     }
 
