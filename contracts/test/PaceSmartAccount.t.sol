@@ -145,6 +145,110 @@ abstract contract PaceBase is Test {
         return keccak256(abi.encodePacked("\x19\x01", domain, structHash));
     }
 
+    // ---- submission through the ABI entry points or the compact calldata ----
+
+    /// @dev When set, the exec helpers submit compact calldata ({PaceSmartAccount.executeCompact_dFki0})
+    /// instead of calling execute / executeWithApprovals.
+    bool internal compact;
+
+    /// @dev Compact calldata, encoded independently of the contract (docs/CONTRACTS.md).
+    function compactCalldata(
+        address target,
+        uint256 value,
+        bytes memory data,
+        PaceSmartAccount.PDRTerms memory t,
+        PaceSmartAccount.Sig memory s,
+        PaceSmartAccount.Sig[] memory a
+    ) internal pure returns (bytes memory cd) {
+        uint256 valueLength;
+        while (valueLength < 32 && value >> (8 * valueLength) != 0) valueLength++;
+        bytes memory packedValue = new bytes(valueLength);
+        for (uint256 i = 0; i < valueLength; i++) {
+            packedValue[i] = bytes1(uint8(value >> (8 * (valueLength - 1 - i))));
+        }
+        bytes memory sigs = abi.encodePacked(s.r, s.vs);
+        for (uint256 i = 0; i < a.length; i++) {
+            sigs = abi.encodePacked(sigs, a[i].r, a[i].vs);
+        }
+        cd = abi.encodePacked(
+            bytes4(0x0000008d),
+            target,
+            t.nonce,
+            t.expiry,
+            t.decision,
+            t.approvalRequired,
+            uint8(a.length),
+            uint8(valueLength),
+            t.policyId,
+            t.eventId
+        );
+        cd = abi.encodePacked(cd, sigs, packedValue, data);
+    }
+
+    /// @dev The calldata of one execution in the current mode: execute (ABI, no approvals) or
+    /// compact.
+    function execCalldata(
+        address target,
+        uint256 value,
+        bytes memory data,
+        PaceSmartAccount.PDRTerms memory t,
+        PaceSmartAccount.Sig memory s
+    ) internal view returns (bytes memory) {
+        if (compact) {
+            return compactCalldata(target, value, data, t, s, new PaceSmartAccount.Sig[](0));
+        }
+        return abi.encodeCall(PaceSmartAccount.execute, (target, value, data, t, s));
+    }
+
+    /// @dev The calldata of one execution with approvals in the current mode.
+    function execApprovedCalldata(
+        address target,
+        uint256 value,
+        bytes memory data,
+        PaceSmartAccount.PDRTerms memory t,
+        PaceSmartAccount.Sig memory s,
+        PaceSmartAccount.Sig[] memory a
+    ) internal view returns (bytes memory) {
+        if (compact) return compactCalldata(target, value, data, t, s, a);
+        return abi.encodeCall(PaceSmartAccount.executeWithApprovals, (target, value, data, t, s, a));
+    }
+
+    /// @dev Sends execution calldata, bubbling a revert up (so vm.expectRevert sees the
+    /// account's error) and decoding the (success, result) return value.
+    function submit(bytes memory cd, uint256 gasLimit) internal returns (bool ok, bytes memory ret) {
+        (bool success, bytes memory out) = address(account).call{gas: gasLimit}(cd);
+        if (!success) {
+            assembly ("memory-safe") {
+                revert(add(out, 0x20), mload(out))
+            }
+        }
+        if (out.length == 0) return (false, out); // a revert caught by vm.expectRevert
+        return abi.decode(out, (bool, bytes));
+    }
+
+    /// @dev execute, or its compact form.
+    function exec(
+        address target,
+        uint256 value,
+        bytes memory data,
+        PaceSmartAccount.PDRTerms memory t,
+        PaceSmartAccount.Sig memory s
+    ) internal returns (bool ok, bytes memory ret) {
+        return submit(execCalldata(target, value, data, t, s), gasleft());
+    }
+
+    /// @dev executeWithApprovals, or its compact form.
+    function execApproved(
+        address target,
+        uint256 value,
+        bytes memory data,
+        PaceSmartAccount.PDRTerms memory t,
+        PaceSmartAccount.Sig memory s,
+        PaceSmartAccount.Sig[] memory a
+    ) internal returns (bool ok, bytes memory ret) {
+        return submit(execApprovedCalldata(target, value, data, t, s, a), gasleft());
+    }
+
     // ---- delegation helpers ----
 
     function scope(address delegator, address delegate, bytes32 parent)
@@ -201,9 +305,9 @@ abstract contract PaceBase is Test {
     }
 }
 
-contract PaceSmartAccountTest is PaceBase {
-    // ---------------------------------------------------------------- happy paths
-
+/// @dev Single-call executions and every attack on them, run through the ABI entry points
+/// ({PaceSmartAccountTest}) and through the compact calldata ({PaceCompactTest}).
+abstract contract PaceExecutionTest is PaceBase {
     function test_ExecutesWithPolicySignature() public {
         bytes memory data = bumpData(5);
         PaceSmartAccount.PDRTerms memory t = terms(0, false);
@@ -212,7 +316,7 @@ contract PaceSmartAccountTest is PaceBase {
 
         vm.expectEmit(address(account));
         emit Executed(digest, EVENT_ID, packCall(address(counter), Counter.bump.selector, true), 0);
-        (bool ok,) = account.execute(address(counter), 0, data, t, s);
+        (bool ok,) = exec(address(counter), 0, data, t, s);
 
         vm.assertTrue(ok, "call succeeded");
         vm.assertEq(counter.count(), 5, "effect");
@@ -223,7 +327,7 @@ contract PaceSmartAccountTest is PaceBase {
     function test_ExecutesWithValue() public {
         bytes memory data = bumpData(1);
         PaceSmartAccount.PDRTerms memory t = terms(0, false);
-        account.execute(address(counter), 2 ether, data, t, signPDR(POLICY_KEY, address(counter), 2 ether, data, t));
+        exec(address(counter), 2 ether, data, t, signPDR(POLICY_KEY, address(counter), 2 ether, data, t));
         vm.assertEq(counter.received(), 2 ether, "value delivered");
         vm.assertEq(address(account).balance, 98 ether, "value left the account");
     }
@@ -234,7 +338,7 @@ contract PaceSmartAccountTest is PaceBase {
         bytes memory data = bumpData(7);
         PaceSmartAccount.PDRTerms memory t = terms(0, true);
         bytes32 digest = account.hashPDR(address(counter), 0, data, t);
-        (bool ok,) = account.executeWithApprovals(
+        (bool ok,) = execApproved(
             address(counter),
             0,
             data,
@@ -249,7 +353,7 @@ contract PaceSmartAccountTest is PaceBase {
     function test_ApprovalsIgnoredWhenNotRequired() public {
         bytes memory data = bumpData(1);
         PaceSmartAccount.PDRTerms memory t = terms(0, false);
-        (bool ok,) = account.executeWithApprovals(
+        (bool ok,) = execApproved(
             address(counter),
             0,
             data,
@@ -266,37 +370,10 @@ contract PaceSmartAccountTest is PaceBase {
         bytes32 digest = account.hashPDR(address(counter), 0, data, t);
         vm.expectEmit(address(account));
         emit Executed(digest, EVENT_ID, packCall(address(counter), Counter.fail.selector, false), 0);
-        (bool ok, bytes memory ret) = account.execute(address(counter), 0, data, t, signDigest(POLICY_KEY, digest));
+        (bool ok, bytes memory ret) = exec(address(counter), 0, data, t, signDigest(POLICY_KEY, digest));
         vm.assertFalse(ok, "call failed");
         vm.assertEq(ret, abi.encodeWithSelector(Counter.Boom.selector, 42), "revert data returned");
         vm.assertEq(uint256(account.nonce()), 1, "nonce consumed");
-    }
-
-    function test_ExecuteBatch() public {
-        PaceSmartAccount.Call[] memory calls = new PaceSmartAccount.Call[](2);
-        calls[0] = PaceSmartAccount.Call(address(counter), 1 ether, bumpData(2));
-        calls[1] = PaceSmartAccount.Call(address(sink), 0, abi.encodeCall(Sink.ping, ()));
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
-        bytes32 digest = account.hashBatch(calls, t);
-        vm.assertEq(digest, referenceDigest(address(account), 1 ether, abi.encode(calls), t), "batch digest");
-        account.executeBatch(calls, t, signDigest(POLICY_KEY, digest), new PaceSmartAccount.Sig[](0));
-        vm.assertEq(counter.count(), 2, "first call");
-        vm.assertEq(counter.received(), 1 ether, "value");
-        vm.assertEq(uint256(account.nonce()), 1, "one nonce per batch");
-    }
-
-    function test_RevertWhen_BatchCallFails() public {
-        PaceSmartAccount.Call[] memory calls = new PaceSmartAccount.Call[](2);
-        calls[0] = PaceSmartAccount.Call(address(counter), 0, bumpData(2));
-        calls[1] = PaceSmartAccount.Call(address(counter), 0, abi.encodeCall(Counter.fail, (7)));
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
-        PaceSmartAccount.Sig memory s = signDigest(POLICY_KEY, account.hashBatch(calls, t));
-        vm.expectRevert(
-            abi.encodeWithSelector(
-                PaceSmartAccount.CallFailed.selector, 1, abi.encodeWithSelector(Counter.Boom.selector, 7)
-            )
-        );
-        account.executeBatch(calls, t, s, new PaceSmartAccount.Sig[](0));
     }
 
     function test_RevertWhen_BatchPDRUsedForSingleCall() public {
@@ -305,18 +382,8 @@ contract PaceSmartAccountTest is PaceBase {
         PaceSmartAccount.PDRTerms memory t = terms(0, false);
         PaceSmartAccount.Sig memory s = signDigest(POLICY_KEY, account.hashBatch(calls, t));
         vm.expectPartialRevert(PaceSmartAccount.UnauthorizedPolicySigner.selector);
-        account.execute(address(counter), 0, bumpData(2), t, s);
+        exec(address(counter), 0, bumpData(2), t, s);
     }
-
-    function test_DigestMatchesReference() public view {
-        PaceSmartAccount.PDRTerms memory t = terms(3, true);
-        bytes memory data = bumpData(9);
-        vm.assertEq(
-            account.hashPDR(address(counter), 5, data, t), referenceDigest(address(counter), 5, data, t), "digest"
-        );
-    }
-
-    // ---------------------------------------------------------------- attacks on PDRs
 
     function test_RevertWhen_WrongSigner() public {
         bytes memory data = bumpData(1);
@@ -325,16 +392,16 @@ contract PaceSmartAccountTest is PaceBase {
         vm.expectRevert(
             abi.encodeWithSelector(PaceSmartAccount.UnauthorizedPolicySigner.selector, vm.addr(ATTACKER_KEY))
         );
-        account.execute(address(counter), 0, data, t, s);
+        exec(address(counter), 0, data, t, s);
     }
 
     function test_RevertWhen_NonceReplayed() public {
         bytes memory data = bumpData(1);
         PaceSmartAccount.PDRTerms memory t = terms(0, false);
         PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
-        account.execute(address(counter), 0, data, t, s);
+        exec(address(counter), 0, data, t, s);
         vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.InvalidNonce.selector, uint64(1), uint64(0)));
-        account.execute(address(counter), 0, data, t, s);
+        exec(address(counter), 0, data, t, s);
     }
 
     function test_RevertWhen_OtherChainId() public {
@@ -343,7 +410,7 @@ contract PaceSmartAccountTest is PaceBase {
         PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
         vm.chainId(block.chainid + 1);
         vm.expectPartialRevert(PaceSmartAccount.UnauthorizedPolicySigner.selector);
-        account.execute(address(counter), 0, data, t, s);
+        exec(address(counter), 0, data, t, s);
     }
 
     function test_RevertWhen_OtherAccount() public {
@@ -353,7 +420,8 @@ contract PaceSmartAccountTest is PaceBase {
         PaceSmartAccount.PDRTerms memory t = terms(0, false);
         PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t); // for `account`
         vm.expectPartialRevert(PaceSmartAccount.UnauthorizedPolicySigner.selector);
-        other.execute(address(counter), 0, data, t, s);
+        account = other;
+        exec(address(counter), 0, data, t, s);
     }
 
     function test_RevertWhen_Expired() public {
@@ -362,14 +430,14 @@ contract PaceSmartAccountTest is PaceBase {
         PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
         vm.warp(uint256(t.expiry) + 1);
         vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.PDRExpired.selector, t.expiry, uint256(t.expiry) + 1));
-        account.execute(address(counter), 0, data, t, s);
+        exec(address(counter), 0, data, t, s);
     }
 
     function test_RevertWhen_CalldataDiffers() public {
         PaceSmartAccount.PDRTerms memory t = terms(0, false);
         PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, bumpData(1), t);
         vm.expectPartialRevert(PaceSmartAccount.UnauthorizedPolicySigner.selector);
-        account.execute(address(counter), 0, bumpData(1000), t, s);
+        exec(address(counter), 0, bumpData(1000), t, s);
     }
 
     function test_RevertWhen_ValueDiffers() public {
@@ -377,7 +445,7 @@ contract PaceSmartAccountTest is PaceBase {
         PaceSmartAccount.PDRTerms memory t = terms(0, false);
         PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
         vm.expectPartialRevert(PaceSmartAccount.UnauthorizedPolicySigner.selector);
-        account.execute(address(counter), 50 ether, data, t, s);
+        exec(address(counter), 50 ether, data, t, s);
     }
 
     function test_RevertWhen_TargetDiffers() public {
@@ -385,7 +453,7 @@ contract PaceSmartAccountTest is PaceBase {
         PaceSmartAccount.PDRTerms memory t = terms(0, false);
         PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
         vm.expectPartialRevert(PaceSmartAccount.UnauthorizedPolicySigner.selector);
-        account.execute(address(sink), 0, data, t, s);
+        exec(address(sink), 0, data, t, s);
     }
 
     function test_RevertWhen_DecisionDeny() public {
@@ -394,7 +462,7 @@ contract PaceSmartAccountTest is PaceBase {
         t.decision = 0;
         PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
         vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.DecisionNotAllow.selector, uint8(0)));
-        account.execute(address(counter), 0, data, t, s);
+        exec(address(counter), 0, data, t, s);
     }
 
     function test_RevertWhen_ApprovalRequiredButNoneGiven() public {
@@ -402,7 +470,7 @@ contract PaceSmartAccountTest is PaceBase {
         PaceSmartAccount.PDRTerms memory t = terms(0, true);
         PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
         vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.TooFewApprovals.selector, 0, 1));
-        account.execute(address(counter), 0, data, t, s);
+        exec(address(counter), 0, data, t, s);
     }
 
     function test_RevertWhen_TooFewApprovers() public {
@@ -414,7 +482,7 @@ contract PaceSmartAccountTest is PaceBase {
         PaceSmartAccount.Sig memory s = signDigest(POLICY_KEY, digest);
         PaceSmartAccount.Sig[] memory a = approvalsBy(one(APPROVER1_KEY), digest);
         vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.TooFewApprovals.selector, 1, 2));
-        account.executeWithApprovals(address(counter), 0, data, t, s, a);
+        execApproved(address(counter), 0, data, t, s, a);
     }
 
     function test_RevertWhen_DuplicateApprover() public {
@@ -428,7 +496,7 @@ contract PaceSmartAccountTest is PaceBase {
         a[1] = a[0];
         PaceSmartAccount.Sig memory s = signDigest(POLICY_KEY, digest);
         vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.DuplicateApprover.selector, vm.addr(APPROVER1_KEY)));
-        account.executeWithApprovals(address(counter), 0, data, t, s, a);
+        execApproved(address(counter), 0, data, t, s, a);
     }
 
     function test_RevertWhen_ApproversUnsorted() public {
@@ -443,7 +511,7 @@ contract PaceSmartAccountTest is PaceBase {
         address lo = ECDSA.recover(digest, a[1].r, a[1].vs);
         PaceSmartAccount.Sig memory s = signDigest(POLICY_KEY, digest);
         vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.ApproversNotSorted.selector, hi, lo));
-        account.executeWithApprovals(address(counter), 0, data, t, s, a);
+        execApproved(address(counter), 0, data, t, s, a);
     }
 
     function test_RevertWhen_ApproverNotListed() public {
@@ -453,7 +521,7 @@ contract PaceSmartAccountTest is PaceBase {
         PaceSmartAccount.Sig memory s = signDigest(POLICY_KEY, digest);
         PaceSmartAccount.Sig[] memory a = approvalsBy(one(ATTACKER_KEY), digest);
         vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.NotApprover.selector, vm.addr(ATTACKER_KEY)));
-        account.executeWithApprovals(address(counter), 0, data, t, s, a);
+        execApproved(address(counter), 0, data, t, s, a);
     }
 
     /// @dev The malleable twin (r, N − s, v ^ 1) of a valid signature cannot be expressed as an
@@ -463,15 +531,14 @@ contract PaceSmartAccountTest is PaceBase {
         bytes memory data = bumpData(1);
         PaceSmartAccount.PDRTerms memory t = terms(0, false);
         PaceSmartAccount.Sig memory twin = malleate(signPDR(POLICY_KEY, address(counter), 0, data, t));
-        (bool ok,) =
-            address(account).call(abi.encodeCall(PaceSmartAccount.execute, (address(counter), 0, data, t, twin)));
+        (bool ok,) = address(account).call(execCalldata(address(counter), 0, data, t, twin));
         vm.assertFalse(ok, "malleated twin accepted");
 
         PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
         bytes32 highS = bytes32(SECP256K1_N / 2 + 1); // < 2^255: representable, but not low-s
         s.vs = highS;
         vm.expectRevert(abi.encodeWithSelector(ECDSA.ECDSAInvalidSignatureS.selector, highS));
-        account.execute(address(counter), 0, data, t, s);
+        exec(address(counter), 0, data, t, s);
         vm.assertEq(uint256(account.nonce()), 0, "nothing executed");
     }
 
@@ -483,18 +550,7 @@ contract PaceSmartAccountTest is PaceBase {
         a[0].vs = bytes32(SECP256K1_N / 2 + 7); // high s that still fits in 255 bits
         PaceSmartAccount.Sig memory s = signDigest(POLICY_KEY, digest);
         vm.expectRevert(abi.encodeWithSelector(ECDSA.ECDSAInvalidSignatureS.selector, a[0].vs));
-        account.executeWithApprovals(address(counter), 0, data, t, s, a);
-    }
-
-    function test_RevertWhen_ERC1271SignatureMalleable() public view {
-        bytes32 h = keccak256("message");
-        (uint8 v, bytes32 r, bytes32 s) = vm.sign(OWNER_KEY, h);
-        bytes32 twinS = bytes32(SECP256K1_N - uint256(s));
-        uint8 twinV = v == 27 ? 28 : 27;
-        vm.assertTrue(account.isValidSignature(h, abi.encodePacked(r, s, v)) == bytes4(0x1626ba7e), "original");
-        vm.assertTrue(
-            account.isValidSignature(h, abi.encodePacked(r, twinS, twinV)) == bytes4(0xffffffff), "twin rejected"
-        );
+        execApproved(address(counter), 0, data, t, s, a);
     }
 
     function test_RevertWhen_ReenteredThroughTarget() public {
@@ -502,13 +558,13 @@ contract PaceSmartAccountTest is PaceBase {
         // A second PDR, validly signed for nonce 1, that the target tries to use mid-call.
         bytes memory innerData = bumpData(100);
         PaceSmartAccount.PDRTerms memory inner = terms(1, false);
-        evil.arm(
-            account, address(counter), innerData, inner, signPDR(POLICY_KEY, address(counter), 0, innerData, inner)
-        );
+        PaceSmartAccount.Sig memory innerSig = signPDR(POLICY_KEY, address(counter), 0, innerData, inner);
+        evil.arm(account, address(counter), innerData, inner, innerSig);
+        if (compact) evil.armRaw(execCalldata(address(counter), 0, innerData, inner, innerSig));
 
         bytes memory data = abi.encodeCall(Reenterer.attack, ());
         PaceSmartAccount.PDRTerms memory t = terms(0, false);
-        (bool ok,) = account.execute(address(evil), 0, data, t, signPDR(POLICY_KEY, address(evil), 0, data, t));
+        (bool ok,) = exec(address(evil), 0, data, t, signPDR(POLICY_KEY, address(evil), 0, data, t));
 
         vm.assertTrue(ok, "outer call returned");
         vm.assertFalse(evil.reentered(), "re-entry must not execute");
@@ -588,13 +644,175 @@ contract PaceSmartAccountTest is PaceBase {
             PaceSmartAccount.Sig[] memory a = new PaceSmartAccount.Sig[](1);
             a[0] = PaceSmartAccount.Sig(r, vs);
             expectLikeOpenZeppelin(digest, r, vs, vm.addr(APPROVER2_KEY), PaceSmartAccount.NotApprover.selector);
-            account.executeWithApprovals(address(counter), 0, data, t, signDigest(POLICY_KEY, digest), a);
+            execApproved(address(counter), 0, data, t, signDigest(POLICY_KEY, digest), a);
         } else {
             expectLikeOpenZeppelin(
                 digest, r, vs, vm.addr(POLICY_KEY), PaceSmartAccount.UnauthorizedPolicySigner.selector
             );
-            account.execute(address(counter), 0, data, t, PaceSmartAccount.Sig(r, vs));
+            exec(address(counter), 0, data, t, PaceSmartAccount.Sig(r, vs));
         }
+    }
+
+    /// @dev While an execution calls out, the owner cannot rotate the policy signer or threshold
+    /// (the lock bit shares their slot): here the owner is the target itself.
+    function test_RevertWhen_AdminDuringExecution() public {
+        AdminTarget admin = new AdminTarget();
+        address[] memory approvers = new address[](1);
+        approvers[0] = vm.addr(APPROVER1_KEY);
+        account = new PaceSmartAccount(address(admin), vm.addr(POLICY_KEY), approvers, 1);
+        bytes memory data = abi.encodeCall(AdminTarget.rotate, ());
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        (bool ok,) = exec(address(admin), 0, data, t, signPDR(POLICY_KEY, address(admin), 0, data, t));
+        vm.assertTrue(ok, "outer call returned");
+        vm.assertEq(
+            admin.signerRevert(),
+            abi.encodeWithSelector(PaceSmartAccount.ReentrancyGuardReentrantCall.selector),
+            "setPolicySigner blocked"
+        );
+        vm.assertEq(
+            admin.thresholdRevert(),
+            abi.encodeWithSelector(PaceSmartAccount.ReentrancyGuardReentrantCall.selector),
+            "setThreshold blocked"
+        );
+        vm.assertEq(account.policySigner(), vm.addr(POLICY_KEY), "signer unchanged");
+        vm.assertEq(uint256(account.nonce()), 1, "nonce consumed, lock released");
+        vm.prank(address(admin));
+        account.setThreshold(1); // unlocked again after the execution
+    }
+
+    function test_ShortCalldataHasZeroSelector() public {
+        bytes memory data = hex"abcdef";
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        bytes32 digest = account.hashPDR(address(sink), 1 wei, data, t);
+        vm.expectEmit(address(account));
+        emit Executed(digest, EVENT_ID, packCall(address(sink), bytes4(0), false), 1 wei);
+        exec(address(sink), 1 wei, data, t, signDigest(POLICY_KEY, digest));
+    }
+
+    function test_RevertWhen_TargetStarvedOfGas() public {
+        bytes memory data = abi.encodeCall(Counter.burn, ());
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
+        vm.expectRevert(PaceSmartAccount.InsufficientGas.selector);
+        submit(execCalldata(address(counter), 0, data, t, s), 300_000);
+        vm.assertEq(uint256(account.nonce()), 0, "PDR not burnt");
+    }
+
+    function test_RotatedPolicySignerTakesEffect() public {
+        vm.prank(vm.addr(OWNER_KEY));
+        account.setPolicySigner(vm.addr(APPROVER1_KEY));
+        bytes memory data = bumpData(1);
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        PaceSmartAccount.Sig memory old = signPDR(POLICY_KEY, address(counter), 0, data, t);
+        vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.UnauthorizedPolicySigner.selector, vm.addr(POLICY_KEY)));
+        exec(address(counter), 0, data, t, old);
+        (bool ok,) = exec(address(counter), 0, data, t, signPDR(APPROVER1_KEY, address(counter), 0, data, t));
+        vm.assertTrue(ok, "new signer accepted");
+    }
+
+    function test_Gas_ExecutePolicyOnly() public {
+        bytes memory data = abi.encodeCall(Sink.ping, ());
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        exec(address(sink), 0, data, t, signPDR(POLICY_KEY, address(sink), 0, data, t));
+    }
+
+    function test_Gas_ExecuteWithOneApproval() public {
+        bytes memory data = abi.encodeCall(Sink.ping, ());
+        PaceSmartAccount.PDRTerms memory t = terms(0, true);
+        bytes32 digest = account.hashPDR(address(sink), 0, data, t);
+        execApproved(address(sink), 0, data, t, signDigest(POLICY_KEY, digest), approvalsBy(one(APPROVER1_KEY), digest));
+    }
+
+    function testFuzz_OnlyPolicySignerExecutes(uint256 keySeed) public {
+        uint256 key = keyFrom(keySeed);
+        bytes memory data = bumpData(1);
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        PaceSmartAccount.Sig memory s = signPDR(key, address(counter), 0, data, t);
+        (bool ok,) = address(account).call(execCalldata(address(counter), 0, data, t, s));
+        vm.assertEq(ok, key == POLICY_KEY, "accepted iff policy signer");
+        vm.assertEq(counter.count(), ok ? 1 : 0, "effect iff accepted");
+    }
+
+    function testFuzz_AnyTamperedFieldRejected(uint8 field, uint256 delta) public {
+        delta = bound(delta, 1, type(uint64).max);
+        bytes memory data = bumpData(1);
+        address target = address(counter);
+        uint256 value = 0;
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, target, value, data, t);
+        field = field % 6;
+        if (field == 0) target = address(uint160(target) ^ uint160(delta));
+        if (field == 1) value = delta;
+        if (field == 2) data = bumpData(1 + delta);
+        if (field == 3) t.policyId = bytes32(uint256(t.policyId) ^ delta);
+        if (field == 4) t.eventId = bytes32(uint256(t.eventId) ^ delta);
+        if (field == 5) t.expiry = uint64(t.expiry + (delta % 1000) + 1);
+        (bool ok, bytes memory ret) = address(account).call(execCalldata(target, value, data, t, s));
+        vm.assertFalse(ok, "tampered PDR accepted");
+        vm.assertTrue(bytes4(ret) == PaceSmartAccount.UnauthorizedPolicySigner.selector, "rejected as wrong signer");
+    }
+
+    function testFuzz_ExpiryIsInclusive(uint64 expiry, uint32 ahead) public {
+        expiry = uint64(bound(expiry, START, type(uint64).max - 2 ** 32));
+        bytes memory data = bumpData(1);
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        t.expiry = expiry;
+        PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
+        vm.warp(uint256(expiry) + ahead);
+        (bool ok,) = address(account).call(execCalldata(address(counter), 0, data, t, s));
+        vm.assertEq(ok, ahead == 0, "valid until expiry inclusive");
+    }
+}
+
+contract PaceSmartAccountTest is PaceExecutionTest {
+    // ---------------------------------------------------------------- happy paths
+
+    function test_ExecuteBatch() public {
+        PaceSmartAccount.Call[] memory calls = new PaceSmartAccount.Call[](2);
+        calls[0] = PaceSmartAccount.Call(address(counter), 1 ether, bumpData(2));
+        calls[1] = PaceSmartAccount.Call(address(sink), 0, abi.encodeCall(Sink.ping, ()));
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        bytes32 digest = account.hashBatch(calls, t);
+        vm.assertEq(digest, referenceDigest(address(account), 1 ether, abi.encode(calls), t), "batch digest");
+        account.executeBatch(calls, t, signDigest(POLICY_KEY, digest), new PaceSmartAccount.Sig[](0));
+        vm.assertEq(counter.count(), 2, "first call");
+        vm.assertEq(counter.received(), 1 ether, "value");
+        vm.assertEq(uint256(account.nonce()), 1, "one nonce per batch");
+    }
+
+    function test_RevertWhen_BatchCallFails() public {
+        PaceSmartAccount.Call[] memory calls = new PaceSmartAccount.Call[](2);
+        calls[0] = PaceSmartAccount.Call(address(counter), 0, bumpData(2));
+        calls[1] = PaceSmartAccount.Call(address(counter), 0, abi.encodeCall(Counter.fail, (7)));
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        PaceSmartAccount.Sig memory s = signDigest(POLICY_KEY, account.hashBatch(calls, t));
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                PaceSmartAccount.CallFailed.selector, 1, abi.encodeWithSelector(Counter.Boom.selector, 7)
+            )
+        );
+        account.executeBatch(calls, t, s, new PaceSmartAccount.Sig[](0));
+    }
+
+    function test_DigestMatchesReference() public view {
+        PaceSmartAccount.PDRTerms memory t = terms(3, true);
+        bytes memory data = bumpData(9);
+        vm.assertEq(
+            account.hashPDR(address(counter), 5, data, t), referenceDigest(address(counter), 5, data, t), "digest"
+        );
+    }
+
+    // ---------------------------------------------------------------- attacks on PDRs
+
+    function test_RevertWhen_ERC1271SignatureMalleable() public view {
+        bytes32 h = keccak256("message");
+        (uint8 v, bytes32 r, bytes32 s) = vm.sign(OWNER_KEY, h);
+        bytes32 twinS = bytes32(SECP256K1_N - uint256(s));
+        uint8 twinV = v == 27 ? 28 : 27;
+        vm.assertTrue(account.isValidSignature(h, abi.encodePacked(r, s, v)) == bytes4(0x1626ba7e), "original");
+        vm.assertTrue(
+            account.isValidSignature(h, abi.encodePacked(r, twinS, twinV)) == bytes4(0xffffffff), "twin rejected"
+        );
     }
 
     /// @dev The assembly path range-checks the uint64/uint8/bool terms as Solidity's ABI decoder
@@ -616,33 +834,6 @@ contract PaceSmartAccountTest is PaceBase {
         vm.assertEq(uint256(account.nonce()), 0, "nothing executed");
     }
 
-    /// @dev While an execution calls out, the owner cannot rotate the policy signer or threshold
-    /// (the lock bit shares their slot): here the owner is the target itself.
-    function test_RevertWhen_AdminDuringExecution() public {
-        AdminTarget admin = new AdminTarget();
-        address[] memory approvers = new address[](1);
-        approvers[0] = vm.addr(APPROVER1_KEY);
-        account = new PaceSmartAccount(address(admin), vm.addr(POLICY_KEY), approvers, 1);
-        bytes memory data = abi.encodeCall(AdminTarget.rotate, ());
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
-        (bool ok,) = account.execute(address(admin), 0, data, t, signPDR(POLICY_KEY, address(admin), 0, data, t));
-        vm.assertTrue(ok, "outer call returned");
-        vm.assertEq(
-            admin.signerRevert(),
-            abi.encodeWithSelector(PaceSmartAccount.ReentrancyGuardReentrantCall.selector),
-            "setPolicySigner blocked"
-        );
-        vm.assertEq(
-            admin.thresholdRevert(),
-            abi.encodeWithSelector(PaceSmartAccount.ReentrancyGuardReentrantCall.selector),
-            "setThreshold blocked"
-        );
-        vm.assertEq(account.policySigner(), vm.addr(POLICY_KEY), "signer unchanged");
-        vm.assertEq(uint256(account.nonce()), 1, "nonce consumed, lock released");
-        vm.prank(address(admin));
-        account.setThreshold(1); // unlocked again after the execution
-    }
-
     function test_PackCallMatchesEventLayout() public view {
         vm.assertEq(
             account.packCall(address(counter), Counter.bump.selector, true),
@@ -652,24 +843,6 @@ contract PaceSmartAccountTest is PaceBase {
         vm.assertEq(
             account.packCall(address(0xBEEF), bytes4(0), false), packCall(address(0xBEEF), bytes4(0), false), "failure"
         );
-    }
-
-    function test_ShortCalldataHasZeroSelector() public {
-        bytes memory data = hex"abcdef";
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
-        bytes32 digest = account.hashPDR(address(sink), 1 wei, data, t);
-        vm.expectEmit(address(account));
-        emit Executed(digest, EVENT_ID, packCall(address(sink), bytes4(0), false), 1 wei);
-        account.execute(address(sink), 1 wei, data, t, signDigest(POLICY_KEY, digest));
-    }
-
-    function test_RevertWhen_TargetStarvedOfGas() public {
-        bytes memory data = abi.encodeCall(Counter.burn, ());
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
-        PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
-        vm.expectRevert(PaceSmartAccount.InsufficientGas.selector);
-        account.execute{gas: 300_000}(address(counter), 0, data, t, s);
-        vm.assertEq(uint256(account.nonce()), 0, "PDR not burnt");
     }
 
     // ---------------------------------------------------------------- delegation
@@ -919,18 +1092,6 @@ contract PaceSmartAccountTest is PaceBase {
         account.renounceOwnership();
     }
 
-    function test_RotatedPolicySignerTakesEffect() public {
-        vm.prank(vm.addr(OWNER_KEY));
-        account.setPolicySigner(vm.addr(APPROVER1_KEY));
-        bytes memory data = bumpData(1);
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
-        PaceSmartAccount.Sig memory old = signPDR(POLICY_KEY, address(counter), 0, data, t);
-        vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.UnauthorizedPolicySigner.selector, vm.addr(POLICY_KEY)));
-        account.execute(address(counter), 0, data, t, old);
-        (bool ok,) = account.execute(address(counter), 0, data, t, signPDR(APPROVER1_KEY, address(counter), 0, data, t));
-        vm.assertTrue(ok, "new signer accepted");
-    }
-
     function test_ERC1271OwnerSignature() public view {
         bytes32 h = keccak256("message");
         (uint8 v, bytes32 r, bytes32 s) = vm.sign(OWNER_KEY, h);
@@ -957,21 +1118,6 @@ contract PaceSmartAccountTest is PaceBase {
 
     // ---------------------------------------------------------------- gas snapshot entries
 
-    function test_Gas_ExecutePolicyOnly() public {
-        bytes memory data = abi.encodeCall(Sink.ping, ());
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
-        account.execute(address(sink), 0, data, t, signPDR(POLICY_KEY, address(sink), 0, data, t));
-    }
-
-    function test_Gas_ExecuteWithOneApproval() public {
-        bytes memory data = abi.encodeCall(Sink.ping, ());
-        PaceSmartAccount.PDRTerms memory t = terms(0, true);
-        bytes32 digest = account.hashPDR(address(sink), 0, data, t);
-        account.executeWithApprovals(
-            address(sink), 0, data, t, signDigest(POLICY_KEY, digest), approvalsBy(one(APPROVER1_KEY), digest)
-        );
-    }
-
     // ---------------------------------------------------------------- fuzz
 
     function testFuzz_DigestMatchesReference(
@@ -987,47 +1133,6 @@ contract PaceSmartAccountTest is PaceBase {
     ) public view {
         PaceSmartAccount.PDRTerms memory t = PaceSmartAccount.PDRTerms(n, policyId, decision, approval, expiry, eventId);
         vm.assertEq(account.hashPDR(target, value, data, t), referenceDigest(target, value, data, t), "digest");
-    }
-
-    function testFuzz_OnlyPolicySignerExecutes(uint256 keySeed) public {
-        uint256 key = keyFrom(keySeed);
-        bytes memory data = bumpData(1);
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
-        PaceSmartAccount.Sig memory s = signPDR(key, address(counter), 0, data, t);
-        (bool ok,) = address(account).call(abi.encodeCall(PaceSmartAccount.execute, (address(counter), 0, data, t, s)));
-        vm.assertEq(ok, key == POLICY_KEY, "accepted iff policy signer");
-        vm.assertEq(counter.count(), ok ? 1 : 0, "effect iff accepted");
-    }
-
-    function testFuzz_AnyTamperedFieldRejected(uint8 field, uint256 delta) public {
-        delta = bound(delta, 1, type(uint64).max);
-        bytes memory data = bumpData(1);
-        address target = address(counter);
-        uint256 value = 0;
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
-        PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, target, value, data, t);
-        field = field % 6;
-        if (field == 0) target = address(uint160(target) ^ uint160(delta));
-        if (field == 1) value = delta;
-        if (field == 2) data = bumpData(1 + delta);
-        if (field == 3) t.policyId = bytes32(uint256(t.policyId) ^ delta);
-        if (field == 4) t.eventId = bytes32(uint256(t.eventId) ^ delta);
-        if (field == 5) t.expiry = uint64(t.expiry + (delta % 1000) + 1);
-        (bool ok, bytes memory ret) =
-            address(account).call(abi.encodeCall(PaceSmartAccount.execute, (target, value, data, t, s)));
-        vm.assertFalse(ok, "tampered PDR accepted");
-        vm.assertTrue(bytes4(ret) == PaceSmartAccount.UnauthorizedPolicySigner.selector, "rejected as wrong signer");
-    }
-
-    function testFuzz_ExpiryIsInclusive(uint64 expiry, uint32 ahead) public {
-        expiry = uint64(bound(expiry, START, type(uint64).max - 2 ** 32));
-        bytes memory data = bumpData(1);
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
-        t.expiry = expiry;
-        PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
-        vm.warp(uint256(expiry) + ahead);
-        (bool ok,) = address(account).call(abi.encodeCall(PaceSmartAccount.execute, (address(counter), 0, data, t, s)));
-        vm.assertEq(ok, ahead == 0, "valid until expiry inclusive");
     }
 
     function testFuzz_DelegationTotalCap(uint256[4] memory amounts) public {
@@ -1053,6 +1158,166 @@ contract PaceSmartAccountTest is PaceBase {
         }
         vm.assertEq(account.spent(h), total, "spent");
         vm.assertEq(counter.received(), total, "delivered");
+    }
+}
+
+/// @dev The execution tests through the compact calldata, and the compact decoder's own rules.
+contract PaceCompactTest is PaceExecutionTest {
+    function setUp() public override {
+        super.setUp();
+        compact = true;
+    }
+
+    /// @dev A valid compact submission of a call with value and one approval.
+    function validCompact() internal view returns (bytes memory cd) {
+        bytes memory data = bumpData(3);
+        PaceSmartAccount.PDRTerms memory t = terms(0, true);
+        bytes32 digest = account.hashPDR(address(counter), 1 ether, data, t);
+        cd = compactCalldata(
+            address(counter), 1 ether, data, t, signDigest(POLICY_KEY, digest), approvalsBy(one(APPROVER1_KEY), digest)
+        );
+    }
+
+    /// @dev Calls the account and requires that nothing executed.
+    function callRejected(bytes memory cd) internal returns (bytes memory ret) {
+        bool ok;
+        (ok, ret) = address(account).call(cd);
+        vm.assertFalse(ok, "malformed compact calldata executed");
+        vm.assertEq(uint256(account.nonce()), 0, "nonce untouched");
+        vm.assertEq(counter.count(), 0, "no effect");
+    }
+
+    function test_CompactExecutesWithValueAndApproval() public {
+        bytes memory cd = validCompact();
+        vm.assertEq(cd.length, 172 + 64 + 8 + 36, "header, one approval, 8-byte value, data");
+        (bool ok, bytes memory ret) = address(account).call(cd);
+        vm.assertTrue(ok, "executed");
+        (bool success,) = abi.decode(ret, (bool, bytes));
+        vm.assertTrue(success, "call succeeded");
+        vm.assertEq(counter.count(), 3, "effect");
+        vm.assertEq(counter.received(), 1 ether, "value delivered");
+    }
+
+    function test_CompactSelectorIsTheFunctions() public pure {
+        vm.assertTrue(PaceSmartAccount.executeCompact_dFki0.selector == bytes4(0x0000008d), "mined selector 0x0000008d");
+    }
+
+    /// @dev Every truncation inside header, approvals or value is malformed; inside the data it
+    /// is another call, which the policy signature does not cover.
+    function test_RevertWhen_CompactCalldataTruncated() public {
+        bytes memory cd = validCompact();
+        uint256 dataAt = 172 + 64 + 8;
+        // from 1: empty calldata is a plain transfer to receive()
+        for (uint256 len = 1; len < cd.length; len++) {
+            bytes memory short = new bytes(len);
+            for (uint256 i = 0; i < len; i++) {
+                short[i] = cd[i];
+            }
+            bytes memory ret = callRejected(short);
+            if (len < 4) {
+                vm.assertEq(ret.length, 0, "no selector: reverts without data");
+            } else if (len < dataAt) {
+                vm.assertEq(ret, abi.encodeWithSelector(PaceSmartAccount.MalformedCompactCall.selector), "malformed");
+            } else {
+                vm.assertEq(bytes4(ret), PaceSmartAccount.UnauthorizedPolicySigner.selector, "other data");
+            }
+        }
+    }
+
+    /// @dev Bytes past the end belong to the call data: another call, not signed.
+    function test_RevertWhen_CompactCalldataOverlong() public {
+        bytes memory ret = callRejected(abi.encodePacked(validCompact(), bytes1(0)));
+        vm.assertEq(bytes4(ret), PaceSmartAccount.UnauthorizedPolicySigner.selector, "other data");
+    }
+
+    function test_RevertWhen_CompactApprovalRequiredDirty() public {
+        for (uint256 b = 2; b < 256; b += 37) {
+            bytes memory cd = validCompact();
+            cd[41] = bytes1(uint8(b));
+            vm.assertEq(
+                callRejected(cd), abi.encodeWithSelector(PaceSmartAccount.MalformedCompactCall.selector), "dirty flag"
+            );
+        }
+    }
+
+    function test_RevertWhen_CompactValueNotMinimal() public {
+        bytes memory data = bumpData(3);
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 1, data, t);
+        bytes memory cd = compactCalldata(address(counter), 1, data, t, s, new PaceSmartAccount.Sig[](0));
+        // value 1 as two bytes 00 01: the same number, not the canonical encoding
+        bytes memory padded = new bytes(cd.length + 1);
+        for (uint256 i = 0; i < 172; i++) {
+            padded[i] = cd[i];
+        }
+        padded[43] = 0x02;
+        for (uint256 i = 172; i < cd.length; i++) {
+            padded[i + 1] = cd[i];
+        }
+        vm.assertEq(
+            callRejected(padded), abi.encodeWithSelector(PaceSmartAccount.MalformedCompactCall.selector), "00 01"
+        );
+        // a value length above 32
+        cd[43] = bytes1(uint8(33));
+        vm.assertEq(
+            callRejected(abi.encodePacked(cd, new bytes(64))),
+            abi.encodeWithSelector(PaceSmartAccount.MalformedCompactCall.selector),
+            "L 33"
+        );
+    }
+
+    function test_RevertWhen_CompactSelectorWrong() public {
+        for (uint256 i = 0; i < 4; i++) {
+            bytes memory cd = validCompact();
+            cd[i] = bytes1(uint8(cd[i]) ^ 0x40);
+            vm.assertEq(callRejected(cd).length, 0, "unknown selector reverts without data");
+        }
+    }
+
+    function test_CompactLargestValue() public {
+        vm.deal(address(account), type(uint256).max);
+        bytes memory data = "";
+        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        uint256 v = type(uint256).max - 5;
+        PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(0xBEEF), v, data, t);
+        bytes memory cd = compactCalldata(address(0xBEEF), v, data, t, s, new PaceSmartAccount.Sig[](0));
+        vm.assertEq(uint8(cd[43]), 32, "32-byte value");
+        (bool ok,) = address(account).call(cd);
+        vm.assertTrue(ok, "executed");
+        vm.assertEq(address(0xBEEF).balance, v, "value delivered");
+    }
+
+    /// @dev Any truncation, extension or single-byte change of valid compact calldata reverts
+    /// with an empty reason (selector changed) or one of the account's custom errors, and
+    /// executes nothing.
+    function testFuzz_MutatedCompactCalldataNeverExecutes(uint8 mode, uint256 pos, uint8 flip, bytes calldata extra)
+        public
+    {
+        bytes memory cd = validCompact();
+        if (mode % 3 == 0) {
+            bytes memory short = new bytes(1 + pos % (cd.length - 1)); // empty calldata would be a transfer
+            for (uint256 i = 0; i < short.length; i++) {
+                short[i] = cd[i];
+            }
+            cd = short;
+        } else if (mode % 3 == 1) {
+            cd = abi.encodePacked(cd, extra.length == 0 ? bytes("x") : extra);
+        } else {
+            cd[pos % cd.length] = bytes1(uint8(cd[pos % cd.length]) ^ (flip == 0 ? 1 : flip));
+        }
+        bytes memory ret = callRejected(cd);
+        if (ret.length == 0) return; // unknown selector or short calldata
+        bytes4 e = bytes4(ret);
+        vm.assertTrue(
+            e == PaceSmartAccount.MalformedCompactCall.selector
+                || e == PaceSmartAccount.UnauthorizedPolicySigner.selector
+                || e == PaceSmartAccount.InvalidNonce.selector || e == PaceSmartAccount.DecisionNotAllow.selector
+                || e == PaceSmartAccount.PDRExpired.selector || e == PaceSmartAccount.NotApprover.selector
+                || e == PaceSmartAccount.TooFewApprovals.selector || e == PaceSmartAccount.DuplicateApprover.selector
+                || e == PaceSmartAccount.ApproversNotSorted.selector || e == ECDSA.ECDSAInvalidSignature.selector
+                || e == ECDSA.ECDSAInvalidSignatureS.selector,
+            "a custom error of the account"
+        );
     }
 }
 

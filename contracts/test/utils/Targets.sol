@@ -40,8 +40,15 @@ contract Reenterer {
     PaceSmartAccount.PDRTerms internal terms;
     PaceSmartAccount.Sig internal sig;
 
+    bytes internal raw;
+
     bool public reentered;
     bytes public reentryRevert;
+
+    /// @dev Re-enters with this calldata (e.g. the compact form) instead of execute.
+    function armRaw(bytes calldata raw_) external {
+        raw = raw_;
+    }
 
     function arm(
         PaceSmartAccount account_,
@@ -58,6 +65,12 @@ contract Reenterer {
     }
 
     function attack() external {
+        if (raw.length != 0) {
+            (bool ok, bytes memory ret) = address(account).call(raw);
+            if (ok) reentered = true;
+            else reentryRevert = ret;
+            return;
+        }
         try account.execute(target, 0, data, terms, sig) {
             reentered = true;
         } catch (bytes memory reason) {
