@@ -319,11 +319,21 @@ func (a *Anchorer) run(ctx context.Context, sealed <-chan recorder.SealedEpoch) 
 
 var errPersist = errors.New("anchor: writing queue")
 
-// Drain waits until every queued epoch is confirmed, Run stops, or ctx ends.
+// Drain waits until every queued epoch is confirmed — with Options.Position,
+// every epoch the recorder has sealed so far — or Run stops, or ctx ends.
 func (a *Anchorer) Drain(ctx context.Context) error {
 	for {
+		var sealed uint64
+		if a.opts.Position != nil {
+			p := a.opts.Position()
+			sealed = p.Next - p.OpenEvents
+		}
 		a.mu.Lock()
-		empty, stopped, fatal, ch := len(a.q.Pending) == 0, a.stopped, a.fatal, a.changed
+		covered := uint64(0)
+		if n := len(a.q.Anchored); n > 0 {
+			covered = a.q.Anchored[n-1].Events
+		}
+		empty, stopped, fatal, ch := len(a.q.Pending) == 0 && covered >= sealed, a.stopped, a.fatal, a.changed
 		a.mu.Unlock()
 		switch {
 		case fatal != nil:
@@ -337,6 +347,7 @@ func (a *Anchorer) Drain(ctx context.Context) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-ch:
+		case <-time.After(a.opts.Poll):
 		}
 	}
 }
@@ -451,22 +462,22 @@ func (a *Anchorer) watchConfirmed(ctx context.Context) error {
 		return nil
 	}
 	a.opts.Logf("anchor: DEEP REORG: the chain holds epochs up to %d only, %d..%d were confirmed; re-anchoring them", int64(next)-1, next, last)
-	if err := a.update(func() {
-		keep := a.q.Anchored[:0]
+	return a.update(func() {
+		var keep []Anchored
+		var back []*Entry
 		for _, an := range a.q.Anchored {
 			if an.Epoch < next {
 				keep = append(keep, an)
+				continue
 			}
+			back = append(back, &Entry{Epoch: an.Epoch, Root: an.Root, PrevRoot: an.PrevRoot, FirstSeq: an.FirstSeq, Count: an.Count,
+				Sealed: an.Sealed, Queued: a.opts.Now(), State: StateQueued})
 		}
-		a.q.Anchored, a.q.Pending = keep, nil
-	}); err != nil {
-		return err
-	}
-	// Rebuild the pending epochs from the log itself.
-	if _, err := a.SyncLog(); err != nil {
-		return fmt.Errorf("%w: %v", errPersist, err)
-	}
-	return nil
+		for _, e := range a.q.Pending {
+			e.State, e.Txs, e.Tx = StateQueued, nil, common.Hash{}
+		}
+		a.q.Anchored, a.q.Pending = keep, append(back, a.q.Pending...)
+	})
 }
 
 func (a *Anchorer) checkMined(ctx context.Context, e *Entry, first bool, head uint64) error {
@@ -494,7 +505,8 @@ func (a *Anchorer) checkMined(ctx context.Context, e *Entry, first bool, head ui
 	}
 	return a.update(func() {
 		now := a.opts.Now()
-		a.q.Anchored = append(a.q.Anchored, Anchored{Epoch: e.Epoch, Root: e.Root, Events: e.FirstSeq + e.Count, Tx: e.Tx,
+		a.q.Anchored = append(a.q.Anchored, Anchored{Epoch: e.Epoch, Root: e.Root, PrevRoot: e.PrevRoot, FirstSeq: e.FirstSeq, Count: e.Count,
+			Events: e.FirstSeq + e.Count, Tx: e.Tx,
 			Block: e.Block, BlockHash: e.BlockHash, GasUsed: e.GasUsed, Submissions: len(e.Txs), Sealed: e.Sealed,
 			FirstSent: e.FirstSent, Mined: e.Mined, Confirmed: now})
 		a.q.Pending = a.q.Pending[1:]
@@ -726,8 +738,13 @@ func (a *Anchorer) bump(ctx context.Context, e *Entry) error {
 	if err != nil {
 		return err
 	}
-	a.opts.Logf("anchor: epoch %d not mined after %s: replacing tx %s (nonce %d) with fees +%d%% (tip %s, cap %s wei)",
-		e.Epoch, a.opts.Now().Sub(e.SentAt).Round(time.Millisecond), last.Hash(), e.Nonce, a.opts.FeeBumpPercent, tip, feeCap)
+	if e.SentAt.IsZero() {
+		a.opts.Logf("anchor: epoch %d: re-sending after a reorg as a replacement of tx %s (nonce %d), fees +%d%% (tip %s, cap %s wei)",
+			e.Epoch, last.Hash(), e.Nonce, a.opts.FeeBumpPercent, tip, feeCap)
+	} else {
+		a.opts.Logf("anchor: epoch %d not mined after %s: replacing tx %s (nonce %d) with fees +%d%% (tip %s, cap %s wei)",
+			e.Epoch, a.opts.Now().Sub(e.SentAt).Round(time.Millisecond), last.Hash(), e.Nonce, a.opts.FeeBumpPercent, tip, feeCap)
+	}
 	err = a.send(ctx, e.Epoch, tx, false)
 	if err != nil && strings.Contains(strings.ToLower(err.Error()), "nonce too low") {
 		return a.resolve(ctx, e)

@@ -59,6 +59,9 @@ type Entry struct {
 type Anchored struct {
 	Epoch     uint64          `json:"epoch"`
 	Root      recorder.Digest `json:"root"`
+	PrevRoot  recorder.Digest `json:"prev_root"`
+	FirstSeq  uint64          `json:"first_seq"`
+	Count     uint64          `json:"count"`
 	Events    uint64          `json:"events_through"` // first_seq + count: events covered up to this epoch
 	Tx        common.Hash     `json:"tx"`
 	Block     uint64          `json:"block"`

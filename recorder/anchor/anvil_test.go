@@ -1,0 +1,286 @@
+package anchor_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/agentflightrecorder/afr/evm/anvil"
+	"github.com/agentflightrecorder/afr/recorder"
+	"github.com/agentflightrecorder/afr/recorder/anchor"
+	"github.com/agentflightrecorder/afr/recorder/workload"
+)
+
+// proxy is a loopback JSON-RPC endpoint that stays put while the anvil
+// behind it is killed and restarted (on another port): the anchorer sees
+// one URL that goes down and comes back.
+type proxy struct {
+	mu     sync.Mutex
+	target *url.URL
+	srv    *httptest.Server
+}
+
+func newProxy(t *testing.T) *proxy {
+	p := &proxy{}
+	rp := &httputil.ReverseProxy{
+		Rewrite: func(r *httputil.ProxyRequest) {
+			p.mu.Lock()
+			tgt := p.target
+			p.mu.Unlock()
+			if tgt != nil {
+				r.SetURL(tgt)
+			}
+		},
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			http.Error(w, "anvil down", http.StatusBadGateway)
+		},
+	}
+	p.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p.mu.Lock()
+		down := p.target == nil
+		p.mu.Unlock()
+		if down {
+			http.Error(w, "anvil down", http.StatusBadGateway)
+			return
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(p.srv.Close)
+	return p
+}
+
+func (p *proxy) point(u string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if u == "" {
+		p.target = nil
+		return
+	}
+	p.target, _ = url.Parse(u)
+}
+
+// TestAnchorerFaultsAnvil drives one anchorer through the faults of a real
+// chain, in phases, recording between them: anvil killed and restarted
+// (state kept with --state), mining stopped (stuck transactions replaced
+// with bumped fees), a shallow reorg (evm_revert of blocks holding
+// unconfirmed anchors), a deep reorg (evm_revert past confirmed anchors),
+// and an anvil_reorg. At the end every epoch of the log is on chain exactly
+// once, in order, the log verifies against the chain, and the window is
+// back to zero.
+func TestAnchorerFaultsAnvil(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "anvil-state.json")
+	opts := anvil.Options{Args: []string{"--state", state}}
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
+	defer cancel()
+	node, err := anvil.Start(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { node.Stop() }()
+	px := newProxy(t)
+	px.point(node.URL())
+	rc, err := rpc.DialContext(ctx, px.srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := ethclient.NewClient(rc)
+	key := node.Keys()[0]
+	d := deployAnchor(t, client, key)
+
+	dir := t.TempDir()
+	r, err := recorder.Open(dir, recorder.Options{Recorder: "faults", EpochSize: 20, EpochMaxAge: -1, Sync: recorder.SyncNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	gen := workload.New(3)
+	recordEpochs := func(n int) {
+		for range n * 20 {
+			if _, err := r.Record(ctx, gen.Next()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	a, err := anchor.Open(ctx, dir, client, anchor.Options{Contract: d.EpochAnchor, Key: key, FromBlock: d.Block,
+		Confirmations: 2, Poll: 50 * time.Millisecond, ResubmitAfter: time.Second, MaxBackoff: 500 * time.Millisecond,
+		Position: r.Position, Logf: logf(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	runCtx, stop := context.WithCancel(ctx)
+	runErr := make(chan error, 1)
+	go func() { runErr <- a.Run(runCtx, r.Sealed()) }()
+	drain := func(phase string) {
+		t.Helper()
+		dctx, c := context.WithTimeout(ctx, 30*time.Second)
+		defer c()
+		if err := a.Drain(dctx); err != nil {
+			t.Fatalf("%s: drain: %v (queue %+v)", phase, err, a.Queue().Pending)
+		}
+		if w := a.Window(); w.Events != 0 || w.Epochs != 0 {
+			t.Fatalf("%s: window after drain %+v", phase, w)
+		}
+	}
+	call := func(method string, args ...any) any {
+		t.Helper()
+		var out any
+		if err := rc.CallContext(ctx, &out, method, args...); err != nil {
+			t.Fatalf("%s: %v", method, err)
+		}
+		return out
+	}
+	// anvil automines transactions; empty blocks (for confirmations) come
+	// from this ticker while it is on.
+	var ticking sync.Mutex
+	tickOn := true
+	setTicking := func(on bool) { ticking.Lock(); tickOn = on; ticking.Unlock() }
+	go func() {
+		for runCtx.Err() == nil {
+			time.Sleep(100 * time.Millisecond)
+			ticking.Lock()
+			on := tickOn
+			ticking.Unlock()
+			if on {
+				_ = rc.CallContext(runCtx, nil, "evm_mine")
+			}
+		}
+	}()
+
+	// 1. Steady state.
+	recordEpochs(3)
+	drain("steady")
+
+	// 2. anvil killed mid-run: epochs sealed while it is down wait in the
+	// queue (window grows), are anchored once it is back.
+	px.point("")
+	if err := node.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	faults := a.Faults()
+	recordEpochs(4)
+	time.Sleep(600 * time.Millisecond)
+	if w := a.Window(); w.Epochs < 4 || w.Events < 80 {
+		t.Fatalf("window while anvil is down: %+v", w)
+	}
+	if a.Faults() == faults {
+		t.Fatal("no RPC failure seen while anvil was down")
+	}
+	if node, err = anvil.Start(ctx, opts); err != nil {
+		t.Fatal(err)
+	}
+	px.point(node.URL())
+	drain("restart")
+
+	// 3. Mining stopped: the anchor transaction stays pending and is replaced
+	// with higher fees until mining resumes.
+	setTicking(false)
+	call("evm_setAutomine", false)
+	recordEpochs(1)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		q := a.Queue()
+		if len(q.Pending) > 0 && len(q.Pending[0].Txs) >= 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no replacement transaction: %+v", q.Pending)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	call("evm_setAutomine", true)
+	setTicking(true)
+	drain("stuck")
+	q := a.Queue()
+	if last := q.Anchored[len(q.Anchored)-1]; last.Submissions < 2 {
+		t.Errorf("stuck epoch %d anchored after %d submissions, want ≥ 2", last.Epoch, last.Submissions)
+	}
+
+	// 4. Shallow reorg: blocks with mined but unconfirmed anchors disappear.
+	setTicking(false)
+	snap := call("evm_snapshot")
+	recordEpochs(2)
+	waitMined(t, a, 1)
+	call("evm_revert", snap)
+	setTicking(true)
+	drain("shallow reorg")
+
+	// 5. Deep reorg: confirmed anchors disappear (a revert past the
+	// confirmation depth); they are re-anchored from the log.
+	snap = call("evm_snapshot")
+	recordEpochs(2)
+	drain("before deep reorg")
+	call("evm_revert", snap)
+	waitFor(t, "deep reorg noticed", func() bool { return a.Window().Epochs > 0 })
+	drain("deep reorg")
+
+	// 6. anvil's own reorg RPC: the block holding a fresh anchor is replaced
+	// by an empty one.
+	setTicking(false)
+	recordEpochs(1)
+	waitMined(t, a, 1)
+	call("anvil_reorg", 1, []any{})
+	setTicking(true)
+	drain("anvil_reorg")
+	if err := r.Flush(); err != nil {
+		t.Fatal(err)
+	}
+
+	stop()
+	if err := <-runErr; err != nil {
+		t.Fatal(err)
+	}
+	checkAnchored(t, dir, client, d.EpochAnchor, a.Operator())
+	if pos := r.Position(); pos.OpenEvents != 0 {
+		t.Fatalf("open epoch not empty: %+v", pos)
+	}
+	if got := a.Queue().Anchored; len(got) != 13 {
+		t.Fatalf("%d confirmed anchors, want 13", len(got))
+	}
+}
+
+func waitFor(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for: %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// waitMined waits until n pending entries are mined.
+func waitMined(t *testing.T, a *anchor.Anchorer, n int) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		q := a.Queue()
+		m := 0
+		for _, e := range q.Pending {
+			if e.State == anchor.StateMined {
+				m++
+			}
+		}
+		if m >= n {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, e := range a.Queue().Pending {
+		t.Logf("pending %+v", *e)
+	}
+	t.Fatalf("entries not mined")
+}
+
+var _ = errors.New

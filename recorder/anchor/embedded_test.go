@@ -1,0 +1,192 @@
+package anchor_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/agentflightrecorder/afr/recorder"
+	"github.com/agentflightrecorder/afr/recorder/anchor"
+	"github.com/agentflightrecorder/afr/recorder/anchor/chain"
+	"github.com/agentflightrecorder/afr/recorder/workload"
+)
+
+func embedded(t *testing.T) *chain.Embedded {
+	t.Helper()
+	e, err := chain.NewEmbedded(chain.EmbeddedOptions{BlockPeriod: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+// Live recording: epochs reach the anchorer through Sealed() while Record
+// goes on; after Close, Drain confirms every epoch and the window is empty.
+func TestAnchorLiveEmbedded(t *testing.T) {
+	e := embedded(t)
+	key := e.Keys()[0]
+	d := deployAnchor(t, e.Client(), key)
+	dir := t.TempDir()
+	r, err := recorder.Open(dir, recorder.Options{Recorder: "live", EpochSize: 50, Sync: recorder.SyncNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	a, err := anchor.Open(ctx, dir, e.Client(), anchor.Options{Contract: d.EpochAnchor, Key: key, FromBlock: d.Block, Position: r.Position, Logf: logf(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx, r.Sealed()) }()
+	for _, ev := range workload.Generate(1, 1000) {
+		if _, err := r.Record(ctx, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if w := a.Window(); w.Events == 0 {
+		t.Errorf("window empty right after recording: %+v", w)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.SyncLog(); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Drain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	w := a.Window()
+	if w.Events != 0 || w.Epochs != 0 || w.LastConfirmed == nil || *w.LastConfirmed != 19 {
+		t.Errorf("window after drain: %+v", w)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	checkAnchored(t, dir, e.Client(), d.EpochAnchor, a.Operator())
+	q, err := anchor.ReadQueue(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, an := range q.Anchored[1:] {
+		if an.GasUsed > 31_000 {
+			t.Errorf("epoch %d: %d gas, over 31,000", an.Epoch, an.GasUsed)
+		}
+	}
+}
+
+// A second log anchored with the same operator key collides: the anchorer
+// stops with a ForeignAnchorError instead of skipping the epoch.
+func TestForeignWriterEmbedded(t *testing.T) {
+	e := embedded(t)
+	key := e.Keys()[1]
+	d := deployAnchor(t, e.Client(), key)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	run := func(dir string) error {
+		a, err := anchor.Open(ctx, dir, e.Client(), anchor.Options{Contract: d.EpochAnchor, Key: key, FromBlock: d.Block, Logf: logf(t)})
+		if err != nil {
+			return err
+		}
+		defer a.Close()
+		rctx, stop := context.WithCancel(ctx)
+		defer stop()
+		done := make(chan error, 1)
+		go func() { done <- a.Run(rctx, nil) }()
+		err = a.Drain(ctx)
+		stop()
+		<-done
+		return err
+	}
+	first, second := t.TempDir(), t.TempDir()
+	record(t, first, 200, 50)
+	record(t, second, 120, 50)
+	if err := run(first); err != nil {
+		t.Fatal(err)
+	}
+	err := run(second)
+	var fe *anchor.ForeignAnchorError
+	if !errors.As(err, &fe) || !errors.Is(err, anchor.ErrForeignAnchor) {
+		t.Fatalf("second writer: got %v, want a ForeignAnchorError", err)
+	}
+	if fe.Epoch != 0 {
+		t.Errorf("foreign epoch %d, want 0", fe.Epoch)
+	}
+	t.Log(err)
+}
+
+// The anchorer process restarts while a transaction is in flight and epochs
+// wait: the queue file carries them over, nothing is lost or sent twice.
+func TestRestartResumesEmbedded(t *testing.T) {
+	e := embedded(t)
+	key := e.Keys()[2]
+	d := deployAnchor(t, e.Client(), key)
+	dir := t.TempDir()
+	record(t, dir, 250, 50) // 5 epochs
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	opts := anchor.Options{Contract: d.EpochAnchor, Key: key, FromBlock: d.Block, ResubmitAfter: 500 * time.Millisecond, Logf: logf(t)}
+
+	e.Pause() // nothing is mined: the first anchor stays in flight
+	a1, err := anchor.Open(ctx, dir, e.Client(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- a1.Run(rctx, nil) }()
+	for q := a1.Queue(); len(q.Pending) == 0 || q.Pending[0].State != anchor.StateSent; q = a1.Queue() {
+		time.Sleep(10 * time.Millisecond)
+	}
+	stop()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	a1.Close()
+	q, err := anchor.ReadQueue(dir)
+	if err != nil || len(q.Pending) != 5 || q.Pending[0].State != anchor.StateSent || len(q.Pending[0].Txs) == 0 {
+		t.Fatalf("queue on disk after stop: %v %+v", err, q)
+	}
+
+	e.Resume()
+	a2, err := anchor.Open(ctx, dir, e.Client(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a2.Close()
+	rctx, stop = context.WithCancel(ctx)
+	go func() { done <- a2.Run(rctx, nil) }()
+	if err := a2.Drain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	stop()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	checkAnchored(t, dir, e.Client(), d.EpochAnchor, a2.Operator())
+	if n := len(a2.Queue().Anchored); n != 5 {
+		t.Fatalf("%d anchors confirmed, want 5", n)
+	}
+}
+
+// A queue belongs to one chain, contract and operator.
+func TestQueueBoundToContract(t *testing.T) {
+	e := embedded(t)
+	d1 := deployAnchor(t, e.Client(), e.Keys()[3])
+	d2 := deployAnchor(t, e.Client(), e.Keys()[3])
+	dir := t.TempDir()
+	record(t, dir, 60, 50)
+	ctx := context.Background()
+	a, err := anchor.Open(ctx, dir, e.Client(), anchor.Options{Contract: d1.EpochAnchor, Key: e.Keys()[3]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+	if _, err := anchor.Open(ctx, dir, e.Client(), anchor.Options{Contract: d2.EpochAnchor, Key: e.Keys()[3]}); err == nil {
+		t.Fatal("a queue for another contract was accepted")
+	}
+}

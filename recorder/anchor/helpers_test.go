@@ -1,0 +1,88 @@
+package anchor_test
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/agentflightrecorder/afr/recorder"
+	"github.com/agentflightrecorder/afr/recorder/anchor"
+	"github.com/agentflightrecorder/afr/recorder/anchor/chain"
+	"github.com/agentflightrecorder/afr/recorder/workload"
+	"github.com/agentflightrecorder/afr/verifier"
+)
+
+// record writes n synthetic events into a log with epochs of size, sealing on close.
+func record(t *testing.T, dir string, n, size int) {
+	t.Helper()
+	r, err := recorder.Open(dir, recorder.Options{Recorder: "anchor-test", EpochSize: size, Sync: recorder.SyncNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range workload.Generate(7, n) {
+		if _, err := r.Record(context.Background(), ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkAnchored verifies the log against the chain: every epoch anchored
+// exactly once, in order, with the log's roots.
+func checkAnchored(t *testing.T, dir string, c chain.Client, contract common.Address, op common.Address) {
+	t.Helper()
+	ctx := context.Background()
+	l, err := recorder.OpenLog(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := verifier.AnchorsFromLog(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := verifier.ChainAnchors{Client: c, Contract: contract, Operator: op}.Anchors(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("chain holds %d anchors, log has %d epochs", len(got), len(want))
+	}
+	for i := range want {
+		if got[i].Epoch != want[i].Epoch || got[i].Root != want[i].Root || got[i].PrevRoot != want[i].PrevRoot {
+			t.Fatalf("anchor %d: got epoch %d root %s, want epoch %d root %s", i, got[i].Epoch, got[i].Root, want[i].Epoch, want[i].Root)
+		}
+	}
+	rep, err := verifier.VerifyLog(ctx, l, verifier.ChainAnchors{Client: c, Contract: contract, Operator: op}, verifier.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Verdict != verifier.Verified {
+		t.Fatalf("verdict %s: %v", rep.Verdict, rep.Findings)
+	}
+}
+
+func logf(t *testing.T) func(string, ...any) {
+	start := time.Now()
+	return func(f string, a ...any) {
+		t.Logf("%7.3fs %s", time.Since(start).Seconds(), fmt.Sprintf(f, a...))
+	}
+}
+
+func deployAnchor(t *testing.T, c chain.Client, key *ecdsa.PrivateKey) *chain.Deployment {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	d, err := chain.Deploy(ctx, c, key, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+var _ = anchor.QueueFile
