@@ -8,8 +8,12 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/agentflightrecorder/afr/recorder"
+	"github.com/agentflightrecorder/afr/recorder/anchor"
 )
 
 func init() {
@@ -44,8 +48,11 @@ Example:
 Usage: afr status --log DIR [--json]
 
 Reads the log without changing it and reports its recorder, session, number
-of events and epochs, the last epoch root, and the events not yet sealed in
-an epoch (the unanchorable tail).
+of events and epochs, the last epoch root, the events not yet sealed in an
+epoch, and — from the anchor queue that afr anchor keeps in the log
+directory — the anchoring state and the unanchored window: how many events
+are not covered by a confirmed anchor and for how long (since the last
+confirmed anchor).
 
 Example:
   afr status --log ./afr-log --json`})
@@ -217,7 +224,18 @@ type logStatus struct {
 	Unsealed   uint64             `json:"unsealed_events"`
 	LastRoot   *recorder.Digest   `json:"last_root,omitempty"`
 	LastRecord *recorder.Digest   `json:"last_record,omitempty"`
+	Anchoring  *anchorStatus      `json:"anchoring,omitempty"`
 	Problem    string             `json:"problem,omitempty"`
+}
+
+// anchorStatus is the anchoring part of afr status (from the anchor queue).
+type anchorStatus struct {
+	ChainID  uint64         `json:"chain_id"`
+	Contract common.Address `json:"contract"`
+	Operator common.Address `json:"operator"`
+	Anchored int            `json:"anchored_epochs"`
+	anchor.Window
+	Age string `json:"age"`
 }
 
 func runStatus(e *env, args []string) error {
@@ -260,6 +278,13 @@ func runStatus(e *env, args []string) error {
 	if st.Events > st.Sealed {
 		st.Unsealed = st.Events - st.Sealed
 	}
+	if q, err := anchor.ReadQueue(*dir); err == nil {
+		w := q.Window(st.Events, time.Now())
+		st.Anchoring = &anchorStatus{ChainID: q.ChainID, Contract: q.Contract, Operator: q.Operator, Anchored: len(q.Anchored), Window: w,
+			Age: w.Age.Round(time.Millisecond).String()}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		problems = append(problems, err)
+	}
 	if len(problems) > 0 {
 		st.Problem = errors.Join(problems...).Error() + " (hint: afr verify explains; afr seal repairs a torn tail)"
 	}
@@ -270,6 +295,16 @@ func runStatus(e *env, args []string) error {
 		st.Dir, st.Recorder, st.Session, st.Encrypted, st.Events, st.Epochs, int64(st.Sealed)-1, st.Unsealed)
 	if st.LastRoot != nil {
 		fmt.Fprintf(e.stdout, "last root  %s\n", st.LastRoot)
+	}
+	if a := st.Anchoring; a != nil {
+		last := "none"
+		if a.LastConfirmed != nil {
+			last = fmt.Sprintf("epoch %d", *a.LastConfirmed)
+		}
+		fmt.Fprintf(e.stdout, "anchored   %d epochs on chain %d, contract %s, operator %s; last confirmed: %s\n", a.Anchored, a.ChainID, a.Contract, a.Operator, last)
+		fmt.Fprintf(e.stdout, "window     %d events in %d sealed epochs not yet anchored (+ unsealed), open for %s\n", a.Events, a.Epochs, a.Age)
+	} else {
+		fmt.Fprintf(e.stdout, "window     never anchored: all %d events (hint: afr anchor)\n", st.Events)
 	}
 	if st.Problem != "" {
 		fmt.Fprintf(e.stdout, "problem    %s\n", st.Problem)

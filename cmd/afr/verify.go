@@ -11,7 +11,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
+
 	"github.com/agentflightrecorder/afr/recorder"
+	"github.com/agentflightrecorder/afr/recorder/anchor/chain"
 	"github.com/agentflightrecorder/afr/verifier"
 )
 
@@ -30,11 +33,23 @@ payloads at the chosen level:
 
 The verdict is verified (exit 0), tampered (exit 3) or incomplete (exit 4),
 with a finding per problem: kind, epoch, event, expected and found.
-Anchors come from --anchors, a JSON file {"anchors":[{"epoch":0,"root":"0x…",
+Anchors come from the chain — the Anchored events of EpochAnchor for the
+operator, checked against the contract's current head (--rpc URL
+--anchor-contract ADDR --operator ADDR, or --deployment FILE --operator
+ADDR) — or from --anchors, a JSON file {"anchors":[{"epoch":0,"root":"0x…",
 "prev_root":"0x…"},…]}; without anchors nothing ties the log to an external
 commitment and the verdict is at best incomplete.
 
+With a PaceSmartAccount (--pace, or from --deployment), a log is also
+checked for completeness of on-chain actions: every Executed event of the
+account must name a chain_tx event of the log (its event id is the record
+digest of the event that recorded the intent) whose intent matches the
+executed call (docs/SPEC.md, "On-chain completeness"). Encrypted intents are
+compared only with --keys.
+
 Examples:
+  afr verify --log ./afr-log --deployment deployment.json --operator 0x… --keys ./afr-log/keys
+  afr verify --log ./afr-log --rpc http://127.0.0.1:8545 --anchor-contract 0x… --operator 0x… --pace none
   afr verify --log ./afr-log --anchors anchors.json
   afr verify --log ./afr-log --anchors anchors.json --keys ./afr-log/keys --level open --json
   afr verify --bundle event-42.afrb --anchors anchors.json`})
@@ -83,6 +98,12 @@ func runVerify(e *env, args []string) error {
 	keyDir := fs.String("keys", "", "key directory, for --level open on a log")
 	levelName := fs.String("level", "digest", "payload checks: skip, digest or open")
 	jsonOut := fs.Bool("json", false, "write the report as JSON")
+	rpcURL := fs.String("rpc", "", "read anchors from the chain at this JSON-RPC URL")
+	deployment := fs.String("deployment", "", "deployment file (afr deploy): RPC URL, EpochAnchor and PaceSmartAccount")
+	anchorContract := fs.String("anchor-contract", "", "EpochAnchor address (default: from --deployment)")
+	operatorAddr := fs.String("operator", "", "operator address whose anchors to read (required with a chain)")
+	paceAddr := fs.String("pace", "", "PaceSmartAccount to check for completeness (default: from --deployment; \"none\" skips)")
+	fromBlock := fs.Uint64("from-block", 0, "first block to search for events (default: the deployment block)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -93,12 +114,24 @@ func runVerify(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var anchors verifier.AnchorSource
-	if *anchorsFile != "" {
-		anchors = verifier.AnchorsFile(*anchorsFile)
-	}
 	ctx := context.Background()
+	var anchors verifier.AnchorSource
+	var execs *verifier.Executions
+	switch {
+	case *anchorsFile != "" && (*rpcURL != "" || *deployment != ""):
+		return usageError{"--anchors and a chain (--rpc, --deployment) exclude each other"}
+	case *anchorsFile != "":
+		anchors = verifier.AnchorsFile(*anchorsFile)
+	case *rpcURL != "" || *deployment != "":
+		ca, x, closeChain, err := chainSources(ctx, *rpcURL, *deployment, *anchorContract, *operatorAddr, *paceAddr, *fromBlock)
+		if err != nil {
+			return err
+		}
+		defer closeChain()
+		anchors, execs = ca, x
+	}
 	var rep *verifier.Report
+	var execRep *verifier.ExecutionReport
 	var payloads map[uint64]*recorder.Payload
 	if *bundleFile != "" {
 		b, err := readBundle(*bundleFile)
@@ -127,6 +160,16 @@ func runVerify(e *env, args []string) error {
 		start := time.Now()
 		stop := progress(e, "verifying "+*logDir)
 		rep, err = verifier.VerifyLog(ctx, l, anchors, opts)
+		if err == nil && execs != nil {
+			execs.Keys = opts.Keys
+			if execs.Keys == nil && l.Manifest.Encrypted && *keyDir != "" {
+				if kr, kerr := openKeys(*keyDir, *logDir, l.Manifest.Session); kerr == nil {
+					defer kr.Close()
+					execs.Keys = kr
+				}
+			}
+			execRep, err = verifier.CheckExecutions(ctx, l, *execs, rep)
+		}
 		stop(time.Since(start))
 		if err != nil {
 			return err
@@ -135,12 +178,17 @@ func runVerify(e *env, args []string) error {
 	if *jsonOut {
 		if err := writeJSON(e.stdout, struct {
 			*verifier.Report
-			Payloads map[uint64]*recorder.Payload `json:"payloads,omitempty"`
-		}{rep, payloads}); err != nil {
+			Executions *verifier.ExecutionReport    `json:"executions,omitempty"`
+			Payloads   map[uint64]*recorder.Payload `json:"payloads,omitempty"`
+		}{rep, execRep, payloads}); err != nil {
 			return err
 		}
 	} else {
 		printReport(e, rep, payloads)
+		if execRep != nil {
+			fmt.Fprintf(e.stdout, "  on-chain executions %d: %d recorded, %d with matching intent, %d not compared (no keys)\n",
+				execRep.Executions, execRep.Recorded, execRep.Matched, execRep.Unchecked)
+		}
 	}
 	switch rep.Verdict {
 	case verifier.Tampered:
@@ -149,6 +197,62 @@ func runVerify(e *env, args []string) error {
 		return codeError{code: exitIncomplete}
 	}
 	return nil
+}
+
+// chainSources builds the chain anchor source and the completeness check.
+func chainSources(ctx context.Context, rpcURL, deployment, anchorContract, operator, pace string, from uint64) (verifier.AnchorSource, *verifier.Executions, func(), error) {
+	var dep chain.Deployment
+	if deployment != "" {
+		if err := readJSONFile(deployment, &dep); err != nil {
+			return nil, nil, nil, err
+		}
+		if rpcURL == "" {
+			rpcURL = dep.RPC
+		}
+		if from == 0 {
+			from = dep.Block
+		}
+	}
+	if rpcURL == "" {
+		return nil, nil, nil, usageError{"--rpc URL is required (the deployment file has none)"}
+	}
+	contract := dep.EpochAnchor
+	if anchorContract != "" {
+		a, err := parseAddress("--anchor-contract", anchorContract)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		contract = a
+	}
+	if contract == (common.Address{}) {
+		return nil, nil, nil, usageError{"--anchor-contract ADDR or --deployment FILE is required with --rpc"}
+	}
+	if operator == "" {
+		return nil, nil, nil, usageError{"--operator ADDR is required with a chain (the address that anchors the log)"}
+	}
+	op, err := parseAddress("--operator", operator)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	b, err := chain.Dial(ctx, rpcURL)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	src := verifier.ChainAnchors{Client: b.Client(), Contract: contract, Operator: op, FromBlock: from}
+	var x *verifier.Executions
+	switch {
+	case pace == "none":
+	case pace != "":
+		a, err := parseAddress("--pace", pace)
+		if err != nil {
+			b.Close()
+			return nil, nil, nil, err
+		}
+		x = &verifier.Executions{Client: b.Client(), Account: a, FromBlock: from}
+	case dep.Pace != nil:
+		x = &verifier.Executions{Client: b.Client(), Account: *dep.Pace, FromBlock: from}
+	}
+	return src, x, func() { b.Close() }, nil
 }
 
 func printReport(e *env, rep *verifier.Report, payloads map[uint64]*recorder.Payload) {

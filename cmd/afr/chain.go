@@ -1,0 +1,428 @@
+package main
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/agentflightrecorder/afr/evm/anvil"
+	"github.com/agentflightrecorder/afr/recorder"
+	"github.com/agentflightrecorder/afr/recorder/anchor"
+	"github.com/agentflightrecorder/afr/recorder/anchor/chain"
+)
+
+func init() {
+	register(&command{name: "chain", summary: "run a local chain (embedded or anvil) for other afr commands", run: runChain, usage: `
+Usage: afr chain [--backend embedded|anvil] [--http ADDR] [--dir DIR] [--json]
+
+Starts a local chain and serves JSON-RPC on a loopback address until
+interrupted (Ctrl-C). The embedded backend is go-ethereum's in-process
+simulated chain (chain id 1337, a block as soon as a transaction arrives and
+an empty block every --block-time), served over HTTP by this process: it
+lives exactly as long as "afr chain" runs. The anvil backend starts anvil
+(automine plus interval mining) and stops it on exit.
+
+It writes DIR/chain.json ({"backend","rpc","chain_id","keys":[…]}) and the
+funded dev keys as DIR/dev-N.key (local test keys: never use them on a real
+chain). Other commands take --chain DIR/chain.json.
+
+Examples:
+  afr chain --dir ./devchain &
+  afr deploy --chain ./devchain/chain.json --key ./devchain/dev-0.key -o deployment.json`})
+
+	register(&command{name: "deploy", summary: "deploy EpochAnchor and a PaceSmartAccount", run: runDeploy, usage: `
+Usage: afr deploy (--chain FILE | --rpc URL) --key FILE [flags] [-o FILE]
+
+Deploys EpochAnchor and (unless --no-pace) a PaceSmartAccount from the key
+in FILE, and writes the deployment (addresses, chain id, RPC URL,
+deployment block, gas used) as JSON to -o (docs/SPEC.md, "Deployment file")
+or standard output. The account's owner defaults to the deployer; its
+policy signer and approvers are addresses you give (the keys stay with you).
+
+Examples:
+  afr deploy --chain ./devchain/chain.json --key ./devchain/dev-0.key -o deployment.json
+  afr deploy --rpc http://127.0.0.1:8545 --key op.key --policy-signer 0xabc… --approver 0xdef… --threshold 1 -o deployment.json`})
+
+	register(&command{name: "anchor", summary: "anchor a log's sealed epochs on chain and wait for confirmations", run: runAnchor, usage: `
+Usage: afr anchor --log DIR (--deployment FILE | --rpc URL --contract ADDR) --key FILE [flags]
+
+Submits anchor(t, R_t, R_t−1) to EpochAnchor for every sealed epoch of the
+log not yet confirmed, in order, and waits until each is --confirmations
+blocks deep. The queue (docs/SPEC.md, "Anchor queue") is kept in
+DIR/anchor-queue.json: interrupted, the command resumes where it stopped.
+RPC failures are retried with backoff, stuck transactions are replaced with
+higher fees, reorged anchors are re-submitted. If another writer anchored
+one of these epochs with the same key, the command fails with exit code 5.
+The operator is the key's address. With --follow it keeps running and
+anchors epochs as another process seals them, until interrupted.
+
+Examples:
+  afr anchor --log ./afr-log --deployment deployment.json --key ./devchain/dev-0.key
+  afr anchor --log ./afr-log --rpc http://127.0.0.1:8545 --contract 0x… --key op.key --confirmations 3 --json`})
+}
+
+// chainFile is DIR/chain.json written by afr chain.
+type chainFile struct {
+	Backend string   `json:"backend"`
+	RPC     string   `json:"rpc"`
+	ChainID uint64   `json:"chain_id"`
+	Keys    []string `json:"keys"`
+}
+
+func readJSONFile(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+func writeJSONFile(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+func runChain(e *env, args []string) error {
+	fs := commands["chain"].flags(e)
+	backend := fs.String("backend", "embedded", "embedded or anvil")
+	httpAddr := fs.String("http", "127.0.0.1:8545", "loopback address to serve JSON-RPC on (embedded; port 0 picks one)")
+	dir := fs.String("dir", ".", "directory for chain.json and the dev keys")
+	blockTime := fs.Duration("block-time", time.Second, "empty-block interval (embedded) / interval mining (anvil, whole seconds)")
+	jsonOut := fs.Bool("json", false, "write chain.json's content to standard output once ready")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var b chain.Backend
+	switch *backend {
+	case "embedded":
+		em, err := chain.NewEmbedded(chain.EmbeddedOptions{HTTP: *httpAddr, BlockPeriod: *blockTime})
+		if err != nil {
+			return err
+		}
+		b = em
+	case "anvil":
+		secs := max(int(blockTime.Seconds()), 1)
+		a, err := chain.StartAnvil(ctx, anvil.Options{Args: []string{"--mixed-mining", "--block-time", fmt.Sprint(secs)}})
+		if err != nil {
+			return fmt.Errorf("%w (hint: make setup installs anvil)", err)
+		}
+		b = a
+	default:
+		return usageError{"--backend: want embedded or anvil"}
+	}
+	defer b.Close()
+	id, err := b.Client().ChainID(ctx)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(*dir, 0o755); err != nil {
+		return err
+	}
+	cf := chainFile{Backend: b.Name(), RPC: b.URL(), ChainID: id.Uint64()}
+	for i, k := range b.Keys() {
+		p := filepath.Join(*dir, fmt.Sprintf("dev-%d.key", i))
+		if err := chain.WriteKey(p, k); err != nil {
+			return err
+		}
+		cf.Keys = append(cf.Keys, p)
+	}
+	if err := writeJSONFile(filepath.Join(*dir, "chain.json"), cf); err != nil {
+		return err
+	}
+	if *jsonOut {
+		writeJSON(e.stdout, cf)
+	} else {
+		fmt.Fprintf(e.stdout, "%s chain %d serving JSON-RPC at %s\n", b.Name(), cf.ChainID, cf.RPC)
+		for i, p := range cf.Keys {
+			fmt.Fprintf(e.stdout, "  dev key %d: %s (%s)\n", i, p, chain.Address(b.Keys()[i]))
+		}
+		fmt.Fprintf(e.stdout, "wrote %s; Ctrl-C stops the chain (its state is lost)\n", filepath.Join(*dir, "chain.json"))
+	}
+	<-ctx.Done()
+	return nil
+}
+
+// chainFlags are the flags that select a chain endpoint.
+type chainFlags struct {
+	chainFile, rpc, deployment, key *string
+}
+
+func addChainFlags(fs interface {
+	String(string, string, string) *string
+}, withDeployment bool) *chainFlags {
+	c := &chainFlags{
+		chainFile: fs.String("chain", "", "chain.json written by afr chain (gives the RPC URL)"),
+		rpc:       fs.String("rpc", "", "JSON-RPC URL of the chain"),
+		key:       fs.String("key", "", "private key file (hex)"),
+	}
+	if withDeployment {
+		c.deployment = fs.String("deployment", "", "deployment file written by afr deploy (gives the RPC URL and addresses)")
+	}
+	return c
+}
+
+// resolve returns the RPC URL and the deployment (if any).
+func (c *chainFlags) resolve() (string, *chain.Deployment, error) {
+	url := *c.rpc
+	var dep *chain.Deployment
+	if c.deployment != nil && *c.deployment != "" {
+		dep = new(chain.Deployment)
+		if err := readJSONFile(*c.deployment, dep); err != nil {
+			return "", nil, err
+		}
+		if url == "" {
+			url = dep.RPC
+		}
+	}
+	if *c.chainFile != "" && url == "" {
+		var cf chainFile
+		if err := readJSONFile(*c.chainFile, &cf); err != nil {
+			return "", nil, err
+		}
+		url = cf.RPC
+	}
+	if url == "" {
+		return "", nil, usageError{"no chain: give --rpc URL, --chain FILE or --deployment FILE (hint: afr chain starts a local one)"}
+	}
+	if !strings.HasPrefix(url, "http://") && !strings.HasPrefix(url, "https://") && !strings.HasPrefix(url, "ws") {
+		return "", nil, usageError{"--rpc: want an http(s):// or ws(s):// URL"}
+	}
+	return url, dep, nil
+}
+
+func (c *chainFlags) readKey() (*ecdsa.PrivateKey, error) {
+	if *c.key == "" {
+		return nil, usageError{"--key FILE is required"}
+	}
+	return chain.ReadKey(*c.key)
+}
+
+func parseAddress(name, s string) (common.Address, error) {
+	if !common.IsHexAddress(s) {
+		return common.Address{}, usageError{fmt.Sprintf("%s: %q is not an address", name, s)}
+	}
+	return common.HexToAddress(s), nil
+}
+
+func runDeploy(e *env, args []string) error {
+	fs := commands["deploy"].flags(e)
+	cf := addChainFlags(fs, false)
+	noPace := fs.Bool("no-pace", false, "deploy EpochAnchor only")
+	owner := fs.String("owner", "", "PaceSmartAccount owner (default: the deployer)")
+	policy := fs.String("policy-signer", "", "PaceSmartAccount policy signer (default: the deployer)")
+	approvers := fs.String("approver", "", "comma-separated approver addresses")
+	threshold := fs.Uint("threshold", 0, "approvals required when a PDR asks for approval (0 means 1)")
+	out := fs.String("o", "", "file to write the deployment to (default: standard output)")
+	jsonOut := fs.Bool("json", false, "write the deployment to standard output too")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	url, _, err := cf.resolve()
+	if err != nil {
+		return err
+	}
+	key, err := cf.readKey()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	b, err := chain.Dial(ctx, url, key)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	var pc *chain.PaceConfig
+	if !*noPace {
+		pc = &chain.PaceConfig{Owner: chain.Address(key), PolicySigner: chain.Address(key), Threshold: uint8(*threshold)}
+		if *owner != "" {
+			if pc.Owner, err = parseAddress("--owner", *owner); err != nil {
+				return err
+			}
+		}
+		if *policy != "" {
+			if pc.PolicySigner, err = parseAddress("--policy-signer", *policy); err != nil {
+				return err
+			}
+		}
+		for _, s := range strings.Split(*approvers, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				a, err := parseAddress("--approver", s)
+				if err != nil {
+					return err
+				}
+				pc.Approvers = append(pc.Approvers, a)
+			}
+		}
+	}
+	d, err := chain.Deploy(ctx, b.Client(), key, pc)
+	if err != nil {
+		return err
+	}
+	d.RPC = url
+	if *out != "" {
+		if err := writeJSONFile(*out, d); err != nil {
+			return err
+		}
+	}
+	if *out == "" || *jsonOut {
+		return writeJSON(e.stdout, d)
+	}
+	fmt.Fprintf(e.stdout, "EpochAnchor       %s (block %d, %d gas)\n", d.EpochAnchor, d.Block, d.GasUsed["EpochAnchor"])
+	if d.Pace != nil {
+		fmt.Fprintf(e.stdout, "PaceSmartAccount  %s (%d gas)\n", d.Pace, d.GasUsed["PaceSmartAccount"])
+	}
+	fmt.Fprintf(e.stdout, "wrote %s\n", *out)
+	return nil
+}
+
+// exitForeign is the exit code of afr anchor when another writer anchored
+// an epoch with the same operator key.
+const exitForeign = 5
+
+// anchorSummary is the JSON of afr anchor.
+type anchorSummary struct {
+	Operator  common.Address   `json:"operator"`
+	Contract  common.Address   `json:"contract"`
+	ChainID   uint64           `json:"chain_id"`
+	Confirmed int              `json:"confirmed_now"`
+	Anchored  int              `json:"anchored_total"`
+	GasUsed   uint64           `json:"gas_used_now"`
+	Window    anchor.Window    `json:"window"`
+	Last      *anchor.Anchored `json:"last,omitempty"`
+}
+
+func runAnchor(e *env, args []string) error {
+	fs := commands["anchor"].flags(e)
+	logDir := fs.String("log", "", "log directory (required)")
+	cf := addChainFlags(fs, true)
+	contract := fs.String("contract", "", "EpochAnchor address (default: from --deployment)")
+	conf := fs.Uint64("confirmations", 2, "blocks deep (counting the anchor's own) before an epoch counts as anchored")
+	follow := fs.Bool("follow", false, "keep anchoring epochs as they are sealed, until interrupted")
+	timeout := fs.Duration("timeout", 10*time.Minute, "give up after this long (without --follow)")
+	jsonOut := fs.Bool("json", false, "write a summary as JSON")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *logDir == "" {
+		return usageError{"--log is required"}
+	}
+	url, dep, err := cf.resolve()
+	if err != nil {
+		return err
+	}
+	key, err := cf.readKey()
+	if err != nil {
+		return err
+	}
+	var addr common.Address
+	var from uint64
+	switch {
+	case *contract != "":
+		if addr, err = parseAddress("--contract", *contract); err != nil {
+			return err
+		}
+	case dep != nil:
+		addr, from = dep.EpochAnchor, dep.Block
+	default:
+		return usageError{"give --contract ADDR or --deployment FILE"}
+	}
+	if _, err := recorder.ReadManifest(*logDir); err != nil {
+		return fmt.Errorf("%w (hint: is %s an AFR log?)", err, *logDir)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if !*follow {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, *timeout)
+		defer cancel()
+	}
+	b, err := chain.Dial(ctx, url, key)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	a, err := anchor.Open(ctx, *logDir, b.Client(), anchor.Options{Contract: addr, Key: key, FromBlock: from, Confirmations: *conf,
+		Logf: func(f string, a ...any) { fmt.Fprintf(e.stderr, "afr "+f+"\n", a...) }})
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	before := len(a.Queue().Anchored)
+	total := before + len(a.Queue().Pending)
+	if !*jsonOut {
+		fmt.Fprintf(e.stderr, "afr anchor: operator %s, %d epochs to anchor (%d already confirmed)\n", a.Operator(), total-before, before)
+	}
+	runCtx, cancelRun := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- a.Run(runCtx, nil) }()
+	if *follow {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+	loop:
+		for {
+			select {
+			case <-ctx.Done():
+				break loop
+			case err := <-done:
+				done <- err
+				break loop
+			case <-t.C:
+				if _, err := a.SyncLog(); err != nil {
+					fmt.Fprintf(e.stderr, "afr anchor: reading the log: %v\n", err)
+				}
+			}
+		}
+	} else {
+		err = a.Drain(ctx)
+	}
+	cancelRun()
+	if rerr := <-done; rerr != nil {
+		err = rerr
+	}
+	q := a.Queue()
+	sum := anchorSummary{Operator: a.Operator(), Contract: addr, ChainID: q.ChainID, Anchored: len(q.Anchored), Confirmed: len(q.Anchored) - before,
+		Window: q.Window(0, time.Now())}
+	for _, an := range q.Anchored[before:] {
+		sum.GasUsed += an.GasUsed
+	}
+	if n := len(q.Anchored); n > 0 {
+		sum.Last = &q.Anchored[n-1]
+	}
+	if *jsonOut {
+		writeJSON(e.stdout, sum)
+	} else {
+		fmt.Fprintf(e.stdout, "anchored %d epochs now (%d in total, %d gas); %d epochs pending\n", sum.Confirmed, sum.Anchored, sum.GasUsed, sum.Window.Epochs)
+		if sum.Last != nil {
+			fmt.Fprintf(e.stdout, "last confirmed: epoch %d root %s in tx %s (block %d)\n", sum.Last.Epoch, sum.Last.Root, sum.Last.Tx, sum.Last.Block)
+		}
+	}
+	if errors.Is(err, anchor.ErrForeignAnchor) {
+		return codeError{code: exitForeign, err: err}
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("timed out with %d epochs pending (hint: run again to resume; --timeout)", sum.Window.Epochs)
+	}
+	if *follow && errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
