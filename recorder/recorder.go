@@ -190,7 +190,6 @@ type Recorder struct {
 	open     *epochBuilder
 	openedAt time.Time
 	keys     *eventKeyDeriver // nil until the open epoch's key is loaded
-	nextKey  chan preparedKey // the next epoch's key, being prepared
 	nonce    [NonceSize]byte  // random per Open; XORed with seq per event
 	frameBuf []byte           // scratch for payload frames
 	envBuf   bytes.Buffer     // scratch for envelopes
@@ -524,56 +523,20 @@ func (r *Recorder) append(ev *Event, plaintext []byte) (Receipt, error) {
 	return rc, nil
 }
 
-// openEpochKey sets up the open epoch's key — prepared in the background
-// while the previous epoch filled, so the salt's file I/O and the HKDF are
-// off the hot path — and starts preparing the next epoch's; r.mu is held.
+// openEpochKey loads or creates the open epoch's salt and derives its key;
+// r.mu is held. Salts are created ahead in batches (saltFile), so this
+// costs an HKDF and no I/O at most epoch boundaries.
 func (r *Recorder) openEpochKey() error {
-	if r.nextKey != nil {
-		p := <-r.nextKey
-		r.nextKey = nil
-		if p.err != nil {
-			return p.err
-		}
-		if p.epoch == r.open.epoch {
-			r.keys = p.keys
-		}
+	salt, err := r.salts.getOrCreate(r.open.epoch, r.opts.Rand)
+	if err != nil {
+		return err
 	}
-	if r.keys == nil {
-		k, err := r.epochKeyDeriver(r.open.epoch)
-		if err != nil {
-			return err
-		}
-		r.keys = k
+	ek, err := EpochKey(r.master, salt, r.man.Session, r.open.epoch)
+	if err != nil {
+		return err
 	}
-	ch := make(chan preparedKey, 1)
-	r.nextKey = ch
-	r.wg.Add(1)
-	go func(epoch uint64) {
-		defer r.wg.Done()
-		k, err := r.epochKeyDeriver(epoch)
-		ch <- preparedKey{epoch, k, err}
-	}(r.open.epoch + 1)
+	r.keys = newEventKeyDeriver(ek)
 	return nil
-}
-
-// preparedKey is an epoch key made ready ahead of its epoch.
-type preparedKey struct {
-	epoch uint64
-	keys  *eventKeyDeriver
-	err   error
-}
-
-// epochKeyDeriver loads or creates epoch's salt and derives its key.
-func (r *Recorder) epochKeyDeriver(epoch uint64) (*eventKeyDeriver, error) {
-	salt, err := r.salts.getOrCreate(epoch, r.opts.Rand)
-	if err != nil {
-		return nil, err
-	}
-	ek, err := EpochKey(r.master, salt, r.man.Session, epoch)
-	if err != nil {
-		return nil, err
-	}
-	return newEventKeyDeriver(ek), nil
 }
 
 // fail makes a write error sticky: the streams may hold a partial event, so

@@ -16,7 +16,13 @@ import (
 type saltFile struct {
 	f     *os.File
 	dirty atomic.Bool // written since the last fsync
+	// ahead holds salts created for epochs not yet opened (see getOrCreate).
+	ahead map[uint64][]byte
 }
+
+// saltBatch is how many epochs' salts getOrCreate creates at once: one read
+// and one write per batch instead of file I/O at every epoch boundary.
+const saltBatch = 64
 
 func openSaltFile(path string) (*saltFile, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
@@ -41,20 +47,41 @@ func (s *saltFile) get(epoch uint64) ([]byte, error) {
 // getOrCreate returns the salt of epoch, creating it if the slot is empty.
 // Creating reuses a slot only when it is empty: a salt, once written, is
 // never replaced (that would silently change the epoch key).
+// Salts are created saltBatch epochs at a time, for epoch and the
+// epochs after it, and kept in memory until their epoch opens; they are
+// written (and fsynced with the next sync) before any event of those epochs
+// can be acknowledged.
 func (s *saltFile) getOrCreate(epoch uint64, rnd io.Reader) ([]byte, error) {
-	salt, err := s.get(epoch)
-	if err != nil || salt != nil {
-		return salt, err
+	if salt, ok := s.ahead[epoch]; ok {
+		delete(s.ahead, epoch)
+		return salt, nil
 	}
-	salt = make([]byte, KeySize)
-	if _, err := io.ReadFull(rnd, salt); err != nil {
+	batch := make([]byte, saltBatch*KeySize)
+	n, err := s.f.ReadAt(batch, int64(epoch)*KeySize)
+	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, err
 	}
-	if _, err := s.f.WriteAt(salt, int64(epoch)*KeySize); err != nil {
+	clear(batch[n-n%KeySize:])
+	if first := batch[:KeySize]; !isZero(first) {
+		return append([]byte(nil), first...), nil // created before a restart
+	}
+	s.ahead = map[uint64][]byte{}
+	for i := 0; i < saltBatch; i++ {
+		slot := batch[i*KeySize : (i+1)*KeySize]
+		if isZero(slot) {
+			if _, err := io.ReadFull(rnd, slot); err != nil {
+				return nil, err
+			}
+		}
+		if i > 0 {
+			s.ahead[epoch+uint64(i)] = slot
+		}
+	}
+	if _, err := s.f.WriteAt(batch, int64(epoch)*KeySize); err != nil {
 		return nil, err
 	}
 	s.dirty.Store(true)
-	return salt, nil
+	return batch[:KeySize], nil
 }
 
 func (s *saltFile) sync() error {
