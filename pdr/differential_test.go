@@ -109,8 +109,9 @@ type scenario struct {
 }
 
 // TestDifferentialVerify: on random valid and mutated submissions, pdr.Verify and the contract
-// (eth_call of execute / executeWithApprovals / executeDelegated) accept the same ones and
-// reject the others with the same custom error.
+// (eth_call of execute / executeWithApprovals / executeDelegated, and of the compact calldata
+// for every undelegated submission) accept the same ones and reject the others with the same
+// custom error.
 func TestDifferentialVerify(t *testing.T) {
 	c := newChain(t, 2)
 	r := rand.New(rand.NewPCG(7, 11))
@@ -153,6 +154,27 @@ func TestDifferentialVerify(t *testing.T) {
 		if got != want {
 			t.Fatalf("case %d (%s): contract %q, go %q (%v)", i, sc.name, got, want, goErr)
 		}
+		if len(sc.s.Delegations) == 0 {
+			// The compact calldata is executeWithApprovals in another encoding: same outcome.
+			cd, err := pdr.CompactCalldata(&sc.s, sc.call)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantC := errName(t, pdr.Verify(st, &sc.s, sc.call, now, true))
+			if gotC := c.call(cd); gotC != wantC {
+				t.Fatalf("case %d (%s), compact: contract %q, go %q", i, sc.name, gotC, wantC)
+			}
+			counts[sc.name+" (compact) → "+orAccepted(wantC)]++
+			ps, pc, err := pdr.ParseCompactCalldata(c.dom, cd)
+			if err != nil {
+				t.Fatalf("case %d: parse compact: %v", i, err)
+			}
+			wantPDR := pdr.ForCall(c.dom, sc.call, sc.s.PDR.Terms())
+			if ps.PDR.Digest() != wantPDR.Digest() || ps.Signature != sc.s.Signature ||
+				len(ps.Approvals) != len(sc.s.Approvals) || pc.Target != sc.call.Target || valueOf(pc.Value).Cmp(valueOf(sc.call.Value)) != 0 {
+				t.Fatalf("case %d: compact calldata does not round-trip", i)
+			}
+		}
 		if want == "" {
 			want = "accepted"
 		}
@@ -164,6 +186,26 @@ func TestDifferentialVerify(t *testing.T) {
 	if len(counts) < 20 {
 		t.Fatalf("only %d distinct scenario outcomes; the generator is too narrow", len(counts))
 	}
+}
+
+// errName is the contract error name of a pdr.Verify outcome, "" for acceptance.
+func errName(t *testing.T, err error) string {
+	t.Helper()
+	if err == nil {
+		return ""
+	}
+	e, ok := err.(*pdr.Error)
+	if !ok {
+		t.Fatalf("non-pdr error %v", err)
+	}
+	return e.Name
+}
+
+func orAccepted(name string) string {
+	if name == "" {
+		return "accepted"
+	}
+	return name
 }
 
 func valueOf(v *big.Int) *big.Int {
