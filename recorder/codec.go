@@ -120,23 +120,32 @@ func encodeEnvelopeTo(buf *bytes.Buffer, e *Envelope) error {
 // DecodeEnvelope decodes a record, rejecting non-canonical or oversized input
 // and versions newer than FormatVersion.
 func DecodeEnvelope(data []byte) (*Envelope, error) {
-	if len(data) <= MaxRecordSize {
-		if e, ok := parseEnvelope(data); ok {
-			if err := e.check(); err != nil {
-				return nil, &DecodeError{"record", err}
-			}
-			return &e, nil
-		}
-	}
-	// Rejected (or oversized): the reflective decoder explains why.
 	var e Envelope
-	if err := decodeStrict("record", data, MaxRecordSize, &e); err != nil {
+	if err := DecodeEnvelopeInto(data, &e); err != nil {
 		return nil, err
 	}
-	if err := e.check(); err != nil {
-		return nil, &DecodeError{"record", err}
-	}
 	return &e, nil
+}
+
+// DecodeEnvelopeInto is DecodeEnvelope writing into e, for callers that
+// decode many records: text fields equal to those already in e (say, the
+// previous record's) are reused without allocating.
+func DecodeEnvelopeInto(data []byte, e *Envelope) error {
+	if len(data) <= MaxRecordSize && parseEnvelopeInto(data, e) {
+		if err := e.check(); err != nil {
+			return &DecodeError{"record", err}
+		}
+		return nil
+	}
+	// Rejected (or oversized): the reflective decoder explains why.
+	*e = Envelope{}
+	if err := decodeStrict("record", data, MaxRecordSize, e); err != nil {
+		return err
+	}
+	if err := e.check(); err != nil {
+		return &DecodeError{"record", err}
+	}
+	return nil
 }
 
 func (e *Envelope) check() error {
@@ -194,6 +203,14 @@ func RecordDigest(encoded []byte) Digest {
 }
 
 func hashWithDomain(domain string, b []byte) Digest {
+	// Small inputs (records, leaves, nodes) hash from a stack buffer
+	// without allocating.
+	if len(domain)+len(b) <= 512 {
+		var buf [512]byte
+		n := copy(buf[:], domain)
+		n += copy(buf[n:], b)
+		return sha256.Sum256(buf[:n])
+	}
 	h := hasherPool.Get().(hash.Hash)
 	h.Reset()
 	h.Write([]byte(domain))

@@ -14,70 +14,80 @@ import (
 // exactly the same inputs with the same result.
 func parseEnvelope(b []byte) (Envelope, bool) {
 	var e Envelope
+	ok := parseEnvelopeInto(b, &e)
+	return e, ok
+}
+
+// parseEnvelopeInto is parseEnvelope writing into e. Text fields whose
+// bytes equal the value already in e keep that string instead of
+// allocating a new one (the recorder id is the same in every record).
+func parseEnvelopeInto(b []byte, e *Envelope) bool {
+	hint := *e
+	*e = Envelope{}
 	p := parser{b: b}
 	n, ok := p.head(5)
 	if !ok || (n != 10 && n != 11) {
-		return e, false
+		return false
 	}
 	for key := uint64(0); key <= 10; key++ {
 		if key == 5 && n == 10 {
 			continue // group omitted
 		}
 		if k, ok := p.head(0); !ok || k != key {
-			return e, false
+			return false
 		}
 		switch key {
 		case 0:
 			v, ok := p.head(0)
 			if !ok || v == 0 || v > 255 {
-				return e, false
+				return false
 			}
 			e.Version = uint8(v)
 		case 1:
-			if e.Recorder, ok = p.text(); !ok {
-				return e, false
+			if e.Recorder, ok = p.text(hint.Recorder); !ok {
+				return false
 			}
 		case 2:
 			if !p.bytes(e.Session[:]) {
-				return e, false
+				return false
 			}
 		case 3:
 			if e.Seq, ok = p.head(0); !ok {
-				return e, false
+				return false
 			}
 		case 4:
 			if e.Clock, ok = p.head(0); !ok {
-				return e, false
+				return false
 			}
 		case 5:
-			if e.Group, ok = p.text(); !ok || e.Group == "" {
-				return e, false // an empty group is omitted, never encoded
+			if e.Group, ok = p.text(hint.Group); !ok || e.Group == "" {
+				return false // an empty group is omitted, never encoded
 			}
 		case 6:
 			if e.Time, ok = p.int64(); !ok {
-				return e, false
+				return false
 			}
 		case 7:
-			if e.Tool, ok = p.text(); !ok {
-				return e, false
+			if e.Tool, ok = p.text(hint.Tool); !ok {
+				return false
 			}
 		case 8:
 			v, ok := p.head(0)
 			if !ok || v > 255 {
-				return e, false
+				return false
 			}
 			e.Kind = Kind(v)
 		case 9:
 			if !p.bytes(e.Payload[:]) {
-				return e, false
+				return false
 			}
 		case 10:
 			if !p.bytes(e.Prev[:]) {
-				return e, false
+				return false
 			}
 		}
 	}
-	return e, p.i == len(b)
+	return p.i == len(b)
 }
 
 type parser struct {
@@ -128,13 +138,18 @@ func (p *parser) head(major byte) (uint64, bool) {
 	return 0, false
 }
 
-func (p *parser) text() (string, bool) {
+// text reads a text string; if its bytes equal reuse, reuse is returned
+// without allocating.
+func (p *parser) text(reuse string) (string, bool) {
 	n, ok := p.head(3)
 	if !ok || n > uint64(len(p.b)-p.i) {
 		return "", false
 	}
 	s := p.b[p.i : p.i+int(n)]
 	p.i += int(n)
+	if string(s) == reuse {
+		return reuse, true
+	}
 	return string(s), utf8.Valid(s)
 }
 

@@ -1,0 +1,41 @@
+package recorder
+
+import (
+	"crypto/hkdf"
+	"crypto/sha256"
+	"encoding/binary"
+	"testing"
+)
+
+// The cached-HMAC derivation must be exactly HKDF-Expand (RFC 5869) as
+// crypto/hkdf computes it, since SPEC.md defines event keys that way.
+func TestEventKeyMatchesHKDF(t *testing.T) {
+	var ek [KeySize]byte
+	for i := range ek {
+		ek[i] = byte(i * 7)
+	}
+	d := newEventKeyDeriver(ek)
+	for _, seq := range []uint64{0, 1, 99, 100, 1 << 40, ^uint64(0)} {
+		info := binary.BigEndian.AppendUint64([]byte(labelEventKey), seq)
+		want, err := hkdf.Expand(sha256.New, ek[:], string(info), EventKeySize)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := d.derive(seq); string(got[:]) != string(want) {
+			t.Fatalf("seq %d: derived %x, HKDF-Expand gives %x", seq, got, want)
+		}
+	}
+}
+
+// The allocation-free node and leaf hashes must be exactly RFC 6962's, as
+// transparency-dev/merkle computes them.
+func TestHashChildren(t *testing.T) {
+	l, r := []byte("left-left-left-left-left-left-32"), []byte("right-right-right-right-right-32")
+	if got, want := hashChildren(l, r), Hasher.HashChildren(l, r); string(got) != string(want) {
+		t.Fatalf("hashChildren %x, rfc6962 %x", got, want)
+	}
+	d := Digest{1, 2, 3}
+	if got, want := LeafHash(d), Hasher.HashLeaf(d[:]); string(got[:]) != string(want) {
+		t.Fatalf("LeafHash %x, rfc6962 %x", got, want)
+	}
+}
