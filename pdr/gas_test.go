@@ -22,7 +22,7 @@ const (
 	designTargetPolicyOnly   = 40_000
 	designTargetWithApprover = 45_000
 	ceilingPolicyOnly        = 38_150
-	ceilingWithApprover      = 44_900
+	ceilingWithApprover      = 44_920
 	ceilingABIPolicyOnly     = 39_650
 	ceilingABIWithApprover   = 46_950
 )
