@@ -226,13 +226,14 @@ func (b *recordBatch) process() {
 	for k, raw := range b.raw {
 		b.out[k].digest = recorder.RecordDigest(raw)
 		b.out[k].leaf = recorder.LeafHash(b.out[k].digest)
-		e, err := recorder.DecodeEnvelope(raw)
-		if err != nil {
+		if k > 0 {
+			b.env[k] = b.env[k-1] // lets the decoder reuse equal text fields
+		}
+		if err := recorder.DecodeEnvelopeInto(raw, &b.env[k]); err != nil {
 			b.err[k] = err
 			continue
 		}
-		b.env[k] = *e
-		b.out[k].ok, b.out[k].payload = true, e.Payload
+		b.out[k].ok, b.out[k].payload = true, b.env[k].Payload
 	}
 	close(b.done)
 }
