@@ -280,6 +280,9 @@ func runStatus(e *env, args []string) error {
 	}
 	if q, err := anchor.ReadQueue(*dir); err == nil {
 		w := q.Window(st.Events, time.Now())
+		if n := int(st.Epochs) - len(q.Anchored); n > w.Epochs {
+			w.Epochs = n // sealed since the last afr anchor, not queued yet
+		}
 		st.Anchoring = &anchorStatus{ChainID: q.ChainID, Contract: q.Contract, Operator: q.Operator, Anchored: len(q.Anchored), Window: w,
 			Age: w.Age.Round(time.Millisecond).String()}
 	} else if !errors.Is(err, os.ErrNotExist) {

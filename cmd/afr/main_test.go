@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"strconv"
+	"time"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -19,6 +20,19 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{Dir: "testdata", Cmds: map[string]func(*testscript.TestScript, bool, []string){
 		// flipbyte FILE OFFSET flips the low bit of one byte (negative
 		// offsets count from the end).
+		// waitfile FILE waits (up to 60s) until FILE exists.
+		"waitfile": func(ts *testscript.TestScript, neg bool, args []string) {
+			if len(args) != 1 {
+				ts.Fatalf("usage: waitfile FILE")
+			}
+			name := ts.MkAbs(args[0])
+			for start := time.Now(); time.Since(start) < time.Minute; time.Sleep(20 * time.Millisecond) {
+				if _, err := os.Stat(name); err == nil {
+					return
+				}
+			}
+			ts.Fatalf("%s did not appear", args[0])
+		},
 		"flipbyte": func(ts *testscript.TestScript, neg bool, args []string) {
 			if len(args) != 2 {
 				ts.Fatalf("usage: flipbyte FILE OFFSET")
