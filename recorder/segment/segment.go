@@ -337,18 +337,22 @@ func (e *tornError) Error() string { return "torn frame: " + e.reason }
 // indices starting at first. It returns the offset just past the last good frame. A frame cut
 // short by the end of the file, or a bad final frame, yields a torn-tail
 // error; a bad frame followed by more data yields a *CorruptError. name is
-// used in errors only. Scan never allocates more than size bytes for a frame.
+// used in errors only. Scan reads the segment into one buffer of size bytes;
+// the frames are slices of it.
 func Scan(r io.ReaderAt, size int64, name, kind string, first uint64, visit func(Frame) error) (int64, error) {
-	var h [HeaderSize]byte
 	if size < HeaderSize {
 		if size == 0 {
 			return 0, &tornError{reason: "empty segment file"}
 		}
 		return 0, &tornError{reason: "segment header cut short"}
 	}
-	if _, err := r.ReadAt(h[:], 0); err != nil {
+	// One read of the whole segment (at most the segment size); frames are
+	// slices of it, valid after visit returns.
+	b := make([]byte, size)
+	if _, err := r.ReadAt(b, 0); err != nil {
 		return 0, err
 	}
+	h := b[:HeaderSize]
 	if [6]byte(h[:6]) != magic {
 		return 0, &CorruptError{File: name, Offset: 0, Reason: "not an AFR segment file (bad magic)"}
 	}
@@ -365,25 +369,17 @@ func Scan(r io.ReaderAt, size int64, name, kind string, first uint64, visit func
 		return 0, &CorruptError{File: name, Offset: 8, Reason: fmt.Sprintf("first index %d, want %d", got, first)}
 	}
 	off := int64(HeaderSize)
-	br := bufio.NewReaderSize(io.NewSectionReader(r, off, size-off), 256<<10)
-	var fh [FrameOverhead]byte
 	idx := first
-	// Frames are cut from shared arenas: one allocation per megabyte
-	// rather than per frame. A frame's slice stays valid after visit.
-	var arena []byte
 	for off < size {
 		if size-off < FrameOverhead {
 			return off, &tornError{reason: "frame header cut short"}
 		}
-		if _, err := io.ReadFull(br, fh[:]); err != nil {
-			return off, err
-		}
-		n := int64(binary.BigEndian.Uint32(fh[0:]))
-		sum := binary.BigEndian.Uint32(fh[4:])
+		n := int64(binary.BigEndian.Uint32(b[off:]))
+		sum := binary.BigEndian.Uint32(b[off+4:])
 		if n == 0 {
 			// Frames are never empty; zeros at the end are a file extended
 			// by the filesystem before its data reached the disk.
-			if zeroTail(r, off, size) {
+			if size-off <= MaxTorn && isZero(b[off:]) {
 				return off, &tornError{reason: "zero-filled tail"}
 			}
 			return off, &CorruptError{File: name, Offset: off, Reason: "empty frame"}
@@ -397,16 +393,10 @@ func Scan(r io.ReaderAt, size int64, name, kind string, first uint64, visit func
 		if off+FrameOverhead+n > size {
 			return off, &tornError{reason: fmt.Sprintf("frame of %d bytes cut short", n)}
 		}
-		if int64(len(arena)) < n {
-			arena = make([]byte, max(n, min(1<<20, size-off)))
-		}
-		data := arena[:n:n]
-		arena = arena[n:]
-		if _, err := io.ReadFull(br, data); err != nil {
-			return off, err
-		}
+		start := off + FrameOverhead
+		data := b[start : start+n : start+n]
 		if crc32.Checksum(data, castagnoli) != sum {
-			if off+FrameOverhead+n == size {
+			if start+n == size {
 				return off, &tornError{reason: "checksum mismatch in the final frame"}
 			}
 			return off, &CorruptError{File: name, Offset: off, Reason: "checksum mismatch"}
@@ -415,19 +405,12 @@ func Scan(r io.ReaderAt, size int64, name, kind string, first uint64, visit func
 			return off, err
 		}
 		idx++
-		off += FrameOverhead + n
+		off = start + n
 	}
 	return off, nil
 }
 
-func zeroTail(r io.ReaderAt, off, size int64) bool {
-	if size-off > MaxTorn {
-		return false
-	}
-	b := make([]byte, size-off)
-	if _, err := r.ReadAt(b, off); err != nil {
-		return false
-	}
+func isZero(b []byte) bool {
 	for _, c := range b {
 		if c != 0 {
 			return false
