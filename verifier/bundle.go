@@ -226,7 +226,21 @@ func VerifyBundle(ctx context.Context, b *Bundle, anchors AnchorSource, level Pa
 		}
 	}
 	c := &collector{max: 1000}
-	idx := anchorIndex(as, c)
+	// Only the anchors of the bundle's epochs matter: index just those (a
+	// long log has many anchors, a bundle a few epochs).
+	needed := map[uint64]bool{}
+	for _, raw := range b.Headers {
+		if h, err := recorder.DecodeEpochHeader(raw); err == nil {
+			needed[h.Epoch] = true
+		}
+	}
+	var relevant []Anchor
+	for _, a := range as {
+		if needed[a.Epoch] {
+			relevant = append(relevant, a)
+		}
+	}
+	idx := anchorIndex(relevant, c)
 	rep := &BundleReport{Payloads: map[uint64]*recorder.Payload{}}
 	type hdr struct {
 		h    *recorder.EpochHeader
