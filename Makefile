@@ -11,7 +11,7 @@ export PATH := $(BIN):$(PATH)
 GOFLAGS_TEST ?= -count=1
 FUZZTIME     ?= 10s
 
-.PHONY: all setup build test test-go test-forge gas-snapshot fuzz bench demo vectors clean help
+.PHONY: all setup build test test-go test-forge gas-snapshot fuzz bench demo demo-anvil vectors clean help
 
 all: build
 
@@ -57,8 +57,11 @@ bench: setup ## run the benchmarks whose figures are in docs/PERFORMANCE.md
 vectors: ## regenerate the test vectors in fixtures/vectors
 	$(GO) run ./fixtures/vectors/gen
 
-demo: setup ## the main job on the embedded default chain
+demo: setup ## the main job on the embedded default chain (report in a new temporary directory)
 	$(GO) run ./cmd/afr demo
+
+demo-anvil: setup ## the same demo on an anvil process it starts and stops
+	$(GO) run ./cmd/afr demo --backend anvil
 
 clean:
 	rm -rf bin contracts/out contracts/cache node_modules
