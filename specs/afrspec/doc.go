@@ -1,0 +1,39 @@
+// Package afrspec is the harness AFR attack specs are written with: a World
+// (a chain backend with funded actors, a deployed EpochAnchor and
+// PaceSmartAccount, a durable recorder whose sealed epochs an anchorer
+// commits on chain, a policy engine, tracesim, and copies of the log to
+// tamper with) and Gomega matchers whose failure messages say what went
+// wrong and where (BeVerified, BeTamperedAt, HaveFinding, BeIncomplete,
+// RevertWith, EmitEvent, UseGasAtMost, MatchIntent, MatchGasBaseline).
+//
+// The same spec runs on every backend. The backend is chosen by the
+// -afr.backend flag or the AFR_BACKEND environment variable:
+//
+//   - embedded (default): go-ethereum's in-process simulated chain
+//     (recorder/anchor/chain.Embedded), nothing to start;
+//   - anvil: a local anvil process on a free loopback port, started by the
+//     World and stopped when it is closed (or when the test process dies);
+//   - fork: anvil forking an archive JSON-RPC endpoint at a pinned block,
+//     AFR_FORK_RPC and AFR_FORK_BLOCK (both required).
+//
+// A minimal spec (docs/SPECS.md walks through it from an empty folder):
+//
+//	var w *afrspec.World
+//	BeforeEach(func() { w = afrspec.StartWorld(afrspec.Config{}) })
+//	It("refuses a PDR for other calldata", func(ctx SpecContext) {
+//		p := w.MustPropose(ctx, "agent", w.CounterCall(1))
+//		swapped := w.CounterCall(1_000)
+//		res := w.Submit(ctx, w.Agent, &p.PDR, swapped)
+//		Expect(res).To(afrspec.RevertWith("UnauthorizedPolicySigner", Not(Equal(w.PolicySigner.Address))))
+//		w.MustRecordOutcome(ctx, p, res)
+//		Expect(w.MustSealAndVerify(ctx)).To(afrspec.BeVerified())
+//	})
+//
+// # Security
+//
+// Actor keys are derived from their names (ActorKey) so that addresses,
+// contract addresses and gas are the same on every backend and run. They
+// are public: never use them, or a World, with real funds. Only loopback
+// endpoints are started; a fork backend reads from AFR_FORK_RPC and sends
+// nothing to it (transactions go to the local anvil).
+package afrspec

@@ -1,0 +1,275 @@
+package afrspec
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/accounts/abi"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/agentflightrecorder/afr/contracts/bindings"
+	"github.com/agentflightrecorder/afr/pdr"
+	"github.com/agentflightrecorder/afr/recorder"
+	"github.com/agentflightrecorder/afr/tracesim"
+)
+
+// PDRLifetime is how long the PDRs of Propose stay valid (seconds).
+const PDRLifetime = 3600
+
+// DefaultPolicy is the policy of a World unless Config.Policy is set:
+// calls to the attacker are denied; Counter.bump(by) is allowed up to
+// 1 ether of value and needs human approval when by > 1000; Sink.ping() is
+// allowed; everything else is denied (no rule allows it).
+func DefaultPolicy(w *World) *pdr.Policy {
+	return &pdr.Policy{Name: "afrspec-default", Rules: []pdr.Rule{
+		{Name: "never-pay-the-attacker", Effect: "deny", Targets: []common.Address{w.Attacker.Address}},
+		{Name: "counter-bump", Effect: "allow", Targets: []common.Address{w.Counter}, Method: "bump(uint256)",
+			MaxValue: "1000000000000000000", ApprovalIf: []pdr.Condition{{Arg: 0, Op: "gt", Value: "1000"}}},
+		{Name: "sink-ping", Effect: "allow", Targets: []common.Address{w.Sink}, Method: "ping()"},
+	}}
+}
+
+var (
+	counterABI = mustABI(`[{"type":"function","name":"bump","inputs":[{"name":"by","type":"uint256"}],"outputs":[],"stateMutability":"payable"},
+{"type":"function","name":"count","inputs":[],"outputs":[{"name":"","type":"uint256"}],"stateMutability":"view"}]`)
+	sinkABI = mustABI(`[{"type":"function","name":"ping","inputs":[],"outputs":[],"stateMutability":"payable"}]`)
+)
+
+// CounterCall is the call Counter.bump(by) with no value.
+func (w *World) CounterCall(by int64) pdr.Call {
+	data, _ := counterABI.Pack("bump", big.NewInt(by))
+	return pdr.Call{Target: w.Counter, Value: new(big.Int), Data: data}
+}
+
+// PingCall is the call Sink.ping().
+func (w *World) PingCall() pdr.Call {
+	data, _ := sinkABI.Pack("ping")
+	return pdr.Call{Target: w.Sink, Value: new(big.Int), Data: data}
+}
+
+// Proposal is an on-chain action an agent proposed, as far as the
+// harness took it: the intent recorded, the policy's evaluation and the
+// signed PDR (approved by the first Threshold approvers when the policy
+// asked for approval).
+type Proposal struct {
+	Agent       string
+	Call        pdr.Call
+	Intent      recorder.Intent
+	IntentEvent recorder.Receipt
+	Evaluation  pdr.Evaluation
+	PDR         pdr.SignedPDR
+	// Events are every event recorded for the proposal, intent first.
+	Events []recorder.Receipt
+}
+
+// EventID is the recorder event id bound in the PDR: the record digest of
+// the intent event.
+func (p *Proposal) EventID() common.Hash { return common.Hash(p.IntentEvent.Digest) }
+
+// Propose runs the agent side of an on-chain action up to the signed PDR:
+// it decodes the call into an intent (tracesim), records it as a chain_tx
+// event (context parents: parents), evaluates the policy, signs the PDR for
+// the recorded event with the policy signer, records the policy decision,
+// and, when approval is required, collects and records Threshold approvals.
+// A denial is a result, not an error: the PDR then carries decision deny.
+func (w *World) Propose(ctx context.Context, agent string, call pdr.Call, parents ...uint64) (*Proposal, error) {
+	in := tracesim.IntentOf(w.Registry, w.ChainID, w.Account, &call.Target, call.Value, call.Data).Record()
+	p := &Proposal{Agent: agent, Call: call, Intent: in}
+	var cp *recorder.ContextProvenance
+	if len(parents) > 0 {
+		cp = &recorder.ContextProvenance{Parents: parents}
+	}
+	rc, err := w.Record(ctx, recorder.Event{Tool: "pace", Kind: recorder.KindChainTx, Payload: recorder.Payload{
+		Intent: &in, Context: cp, Code: &recorder.CodeProvenance{AgentVersion: agent}}})
+	if err != nil {
+		return nil, err
+	}
+	p.IntentEvent, p.Events = rc, []recorder.Receipt{rc}
+	nonce, err := w.NextNonce(ctx)
+	if err != nil {
+		return nil, err
+	}
+	now, err := w.Now(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p.PDR, p.Evaluation, err = w.Policy.Decide(pdr.Intent{Domain: w.Domain, Call: call, EventID: p.EventID()}, nonce, now+PDRLifetime, w.PolicySigner.Key)
+	if err != nil {
+		return nil, err
+	}
+	dec := recorder.DecisionDeny
+	switch {
+	case p.Evaluation.Allowed() && p.Evaluation.ApprovalRequired:
+		dec = recorder.DecisionAsk
+	case p.Evaluation.Allowed():
+		dec = recorder.DecisionAllow
+	}
+	var reasons []string
+	rule := ""
+	for _, r := range p.Evaluation.Reasons {
+		if r.Matched && rule == "" {
+			rule = r.Rule
+		}
+		reasons = append(reasons, strings.TrimSpace(r.Rule+": "+r.Detail))
+	}
+	digest := p.PDR.PDR.Digest()
+	rc, err = w.Record(ctx, recorder.Event{Tool: "policy", Kind: recorder.KindPolicy, Payload: recorder.Payload{
+		Policy:  &recorder.PolicyEvaluation{PolicyID: p.Evaluation.PolicyID.Hex(), Decision: dec, Rule: rule, Reasons: reasons, PDRHash: digest[:]},
+		Context: &recorder.ContextProvenance{Parents: []uint64{p.IntentEvent.Seq}}}})
+	if err != nil {
+		return nil, err
+	}
+	p.Events = append(p.Events, rc)
+	if p.Evaluation.Allowed() && p.Evaluation.ApprovalRequired {
+		for _, a := range w.Approvers[:w.cfg.Threshold] {
+			if _, err := w.Approve(ctx, p, a); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return p, nil
+}
+
+// Approve adds approver a's signature to the proposal's PDR and records the
+// approval (with the signature) as an approval event.
+func (w *World) Approve(ctx context.Context, p *Proposal, a *Actor) (recorder.Receipt, error) {
+	if err := p.PDR.Approve(a.Key); err != nil {
+		return recorder.Receipt{}, err
+	}
+	sig, err := pdr.Sign(a.Key, p.PDR.PDR.Digest())
+	if err != nil {
+		return recorder.Receipt{}, err
+	}
+	rc, err := w.Record(ctx, recorder.Event{Tool: "approval", Kind: recorder.KindApproval, Payload: recorder.Payload{
+		Approval: &recorder.Approval{Approver: a.Address.Hex(), Decision: recorder.DecisionAllow, Signature: sig[:]},
+		Context:  &recorder.ContextProvenance{Parents: []uint64{p.IntentEvent.Seq}}}})
+	if err == nil {
+		p.Events = append(p.Events, rc)
+	}
+	return rc, err
+}
+
+// Submit sends the account calldata that executes s for call (execute,
+// executeWithApprovals or executeDelegated, as s requires) from relayer.
+// The call need not be the one s was signed for: that is what attacks do.
+func (w *World) Submit(ctx context.Context, relayer *Actor, s *pdr.SignedPDR, call pdr.Call) *TxResult {
+	return w.Send(ctx, relayer, w.Account, nil, s.Calldata(call))
+}
+
+// Execute submits the proposal's own PDR for its own call from the agent.
+func (w *World) Execute(ctx context.Context, p *Proposal) *TxResult {
+	return w.Submit(ctx, w.Agent, &p.PDR, p.Call)
+}
+
+// RecordOutcome records what happened to a proposal on chain as a chain_tx
+// event linked to its intent: ok with the transaction, its block and its
+// logs as effects; or reverted (the decoded custom error in Error) for an
+// attempt the account refused — so a denied attempt is evidence too.
+func (w *World) RecordOutcome(ctx context.Context, p *Proposal, res *TxResult) (recorder.Receipt, error) {
+	ex := &recorder.Execution{Status: recorder.StatusOK}
+	var effects []recorder.Effect
+	switch {
+	case res.Succeeded():
+		ex.TxHash, ex.Block = res.Receipt.TxHash.Bytes(), res.Receipt.BlockNumber.Uint64()
+		for _, l := range res.Receipt.Logs {
+			topics := make([]recorder.Bytes, len(l.Topics))
+			for i, t := range l.Topics {
+				topics[i] = t.Bytes()
+			}
+			effects = append(effects, recorder.Effect{ChainLog: &recorder.ChainLog{ChainID: w.ChainID, Address: l.Address.Bytes(), Topics: topics, Data: l.Data}})
+		}
+	case res.Reverted:
+		ex.Status, ex.Error = recorder.StatusReverted, DescribeRevert(res.RevertData)
+	default:
+		ex.Status, ex.Error = recorder.StatusFailed, fmt.Sprint(res.Err)
+	}
+	agent := "unknown"
+	tool := "pace"
+	var parents []uint64
+	if p != nil {
+		agent, parents = p.Agent, []uint64{p.IntentEvent.Seq}
+	}
+	rc, err := w.Record(ctx, recorder.Event{Tool: tool, Kind: recorder.KindChainTx, Payload: recorder.Payload{
+		Execution: ex, Effects: effects, Context: &recorder.ContextProvenance{Parents: parents},
+		Code: &recorder.CodeProvenance{AgentVersion: agent}}})
+	if err == nil && p != nil {
+		p.Events = append(p.Events, rc)
+	}
+	return rc, err
+}
+
+// ---- delegations ----
+
+// Scope is what a delegation allows.
+type Scope struct {
+	Targets   []common.Address
+	Selectors [][4]byte
+	// MaxValuePerCall and MaxValueTotal in wei; nil means zero.
+	MaxValuePerCall, MaxValueTotal *big.Int
+	// Expiry is the last valid block timestamp; 0 means now + PDRLifetime.
+	Expiry uint64
+}
+
+// Selector returns the 4-byte selector of a Solidity signature.
+func Selector(sig string) [4]byte { return [4]byte(crypto.Keccak256([]byte(sig))[:4]) }
+
+// Delegate signs a delegation from one actor to another within scope,
+// extending chain (the owner's link first; empty for the owner's own link,
+// which must then be signed by w.Owner). Salts are fresh per call.
+func (w *World) Delegate(ctx context.Context, from, to *Actor, chain []pdr.SignedDelegation, s Scope) ([]pdr.SignedDelegation, error) {
+	if s.Expiry == 0 {
+		now, err := w.Now(ctx)
+		if err != nil {
+			return nil, err
+		}
+		s.Expiry = now + PDRLifetime
+	}
+	var parent common.Hash
+	if n := len(chain); n > 0 {
+		parent = chain[n-1].Delegation.Digest(w.Domain)
+	}
+	w.salt++
+	d := pdr.Delegation{Delegator: from.Address, Delegate: to.Address, Parent: parent, Targets: s.Targets, Selectors: s.Selectors,
+		MaxValuePerCall: s.MaxValuePerCall, MaxValueTotal: s.MaxValueTotal, Expiry: s.Expiry,
+		Salt: crypto.Keccak256Hash([]byte(fmt.Sprintf("afrspec salt %d", w.salt)))}
+	sd, err := pdr.SignDelegation(from.Key, w.Domain, d)
+	if err != nil {
+		return nil, err
+	}
+	return append(append([]pdr.SignedDelegation{}, chain...), sd), nil
+}
+
+// SignDelegated returns a PDR for call signed by delegate under a
+// delegation chain (executeDelegated), bound to eventID.
+func (w *World) SignDelegated(ctx context.Context, delegate *Actor, chain []pdr.SignedDelegation, call pdr.Call, eventID common.Hash) (pdr.SignedPDR, error) {
+	nonce, err := w.NextNonce(ctx)
+	if err != nil {
+		return pdr.SignedPDR{}, err
+	}
+	now, err := w.Now(ctx)
+	if err != nil {
+		return pdr.SignedPDR{}, err
+	}
+	s, err := pdr.SignPDR(delegate.Key, pdr.ForCall(w.Domain, call, pdr.Terms{Nonce: nonce, Decision: pdr.Allow, Expiry: now + PDRLifetime, EventID: eventID}))
+	if err != nil {
+		return pdr.SignedPDR{}, err
+	}
+	s.Delegations = chain
+	return s, nil
+}
+
+// Revoke revokes a delegation link (and everything below it) as the owner.
+func (w *World) Revoke(ctx context.Context, d pdr.SignedDelegation) *TxResult {
+	return w.Send(ctx, w.Owner, w.Account, nil, bindings.NewPaceSmartAccount().PackRevokeDelegation(d.Delegation.Digest(w.Domain)))
+}
+
+func mustABI(s string) *abi.ABI {
+	a, err := abi.JSON(strings.NewReader(s))
+	if err != nil {
+		panic(err)
+	}
+	return &a
+}

@@ -1,0 +1,77 @@
+package afrspec
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+
+	"github.com/agentflightrecorder/afr/pdr"
+	"github.com/agentflightrecorder/afr/recorder"
+)
+
+// StartWorld creates a World inside a Ginkgo node (BeforeSuite,
+// BeforeAll, BeforeEach or It), fails the spec if it cannot, and closes it
+// with ginkgo.DeferCleanup — so an anvil backend is stopped even when the spec
+// fails or the run is interrupted. Progress goes to ginkgo.GinkgoWriter.
+func StartWorld(cfg Config) *World {
+	ginkgo.GinkgoHelper()
+	if cfg.Logf == nil {
+		cfg.Logf = func(format string, args ...any) { fmt.Fprintf(ginkgo.GinkgoWriter, format+"\n", args...) }
+	}
+	if cfg.AnvilLog == nil && os.Getenv("AFR_ANVIL_LOG") == "1" {
+		cfg.AnvilLog = ginkgo.GinkgoWriter
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	w, err := NewWorld(ctx, cfg)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "starting an afrspec World")
+	ginkgo.DeferCleanup(func() {
+		gomega.Expect(w.Close()).To(gomega.Succeed(), "closing the afrspec World")
+	})
+	return w
+}
+
+// MustPropose is Propose that fails the spec on error.
+func (w *World) MustPropose(ctx context.Context, agent string, call pdr.Call, parents ...uint64) *Proposal {
+	ginkgo.GinkgoHelper()
+	p, err := w.Propose(ctx, agent, call, parents...)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "proposing %x to %s", call.Selector(), call.Target)
+	return p
+}
+
+// MustRecordOutcome is RecordOutcome that fails the spec on error.
+func (w *World) MustRecordOutcome(ctx context.Context, p *Proposal, res *TxResult) recorder.Receipt {
+	ginkgo.GinkgoHelper()
+	rc, err := w.RecordOutcome(ctx, p, res)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "recording the outcome")
+	return rc
+}
+
+// MustRecord is Record that fails the spec on error.
+func (w *World) MustRecord(ctx context.Context, ev recorder.Event) recorder.Receipt {
+	ginkgo.GinkgoHelper()
+	rc, err := w.Record(ctx, ev)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "recording a %s event", ev.Kind)
+	return rc
+}
+
+// MustSealAndVerify seals, anchors and verifies the World's log, failing
+// the spec if any step cannot run (the verdict is for the spec to judge).
+func (w *World) MustSealAndVerify(ctx context.Context) *Verification {
+	ginkgo.GinkgoHelper()
+	rep, err := w.SealAndVerify(ctx)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "sealing, anchoring and verifying the log")
+	return rep
+}
+
+// MustIndex builds the forensic index of the log, failing the spec on error.
+func (w *World) MustIndex() *Index {
+	ginkgo.GinkgoHelper()
+	ix, err := w.Index()
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "indexing the log")
+	return ix
+}

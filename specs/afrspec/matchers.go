@@ -1,0 +1,253 @@
+package afrspec
+
+import (
+	"fmt"
+	"math/big"
+	"reflect"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/onsi/gomega/types"
+
+	"github.com/agentflightrecorder/afr/verifier"
+)
+
+// ---- verification matchers ----
+
+// reportOf accepts what specs hold after a verification.
+func reportOf(actual any) (*Verification, error) {
+	switch r := actual.(type) {
+	case *Verification:
+		if r != nil && r.Report != nil {
+			return r, nil
+		}
+	case Verification:
+		if r.Report != nil {
+			return &r, nil
+		}
+	case *verifier.Report:
+		if r != nil {
+			return &Verification{Report: r}, nil
+		}
+	case verifier.Report:
+		return &Verification{Report: &r}, nil
+	case *verifier.BundleReport:
+		if r != nil {
+			return &Verification{Report: &r.Report}, nil
+		}
+	default:
+		return nil, fmt.Errorf("expected a verification report (*afrspec.Verification, *verifier.Report or *verifier.BundleReport), got %T", actual)
+	}
+	return nil, fmt.Errorf("expected a verification report, got a nil %T", actual)
+}
+
+// hints say what a finding usually means and what to check.
+var hints = map[verifier.Kind]string{
+	verifier.KindUnsealed:          "events were recorded after the last sealed epoch: call World.SealAndAnchor (or Recorder.Seal) before verifying",
+	verifier.KindUnanchored:        "epochs were sealed but their roots are not on chain yet: call World.SealAndAnchor and wait for it before verifying",
+	verifier.KindTruncated:         "the log ends before epochs that were anchored: a stale or truncated copy",
+	verifier.KindMerkleMismatch:    "a record of this epoch changed after the epoch was sealed",
+	verifier.KindChainBreak:        "a record was edited, removed or inserted just before this event",
+	verifier.KindSequence:          "records were inserted, deleted or reordered",
+	verifier.KindAnchorMismatch:    "the epoch header differs from the root anchored on chain: replaced header, fork or rollback",
+	verifier.KindChainHeadMismatch: "the epoch header's chain head is not its last record: a linear-fake epoch",
+	verifier.KindPayloadMismatch:   "a payload frame was edited or swapped",
+	verifier.KindAnchorConflict:    "the anchor source is inconsistent (two roots for an epoch, or a broken back-pointer)",
+	verifier.KindExecUnrecorded:    "an on-chain PACE execution names an event id that is not in the log",
+}
+
+func hintFor(r *verifier.Report) string {
+	for _, f := range r.Findings {
+		if h, ok := hints[f.Kind]; ok {
+			return fmt.Sprintf("\n  hint (%s): %s", f.Kind, h)
+		}
+	}
+	return ""
+}
+
+type verdictMatcher struct {
+	want verifier.Verdict
+}
+
+// BeVerified succeeds when the verdict is verified: every record in an
+// epoch whose root matches its anchor, nothing missing. The failure message
+// lists the findings and a hint for the first one it recognises.
+func BeVerified() types.GomegaMatcher { return &verdictMatcher{want: verifier.Verified} }
+
+// BeIncomplete succeeds when the verdict is incomplete: nothing contradicts
+// the anchors, but something is missing or unanchored.
+func BeIncomplete() types.GomegaMatcher { return &verdictMatcher{want: verifier.Incomplete} }
+
+func (m *verdictMatcher) Match(actual any) (bool, error) {
+	r, err := reportOf(actual)
+	if err != nil {
+		return false, err
+	}
+	return r.Verdict == m.want, nil
+}
+
+func (m *verdictMatcher) FailureMessage(actual any) string {
+	r, _ := reportOf(actual)
+	return fmt.Sprintf("Expected the log to be %s, but the verifier says %s%s", m.want, describeReport(r.Report), hintFor(r.Report))
+}
+
+func (m *verdictMatcher) NegatedFailureMessage(actual any) string {
+	r, _ := reportOf(actual)
+	return fmt.Sprintf("Expected the log not to be %s, but it is: %s", m.want, describeReport(r.Report))
+}
+
+type tamperedAtMatcher struct {
+	seq uint64
+}
+
+// BeTamperedAt succeeds when the verdict is tampered and a finding of class
+// tampered locates event seq: its events [seq, seq+count) include it, or —
+// for findings that name only an epoch (Merkle mismatch, replaced header) —
+// its epoch covers seq in the report's epoch layout (reports from
+// World.Verify and World.VerifyImage carry it).
+func BeTamperedAt(seq uint64) types.GomegaMatcher { return &tamperedAtMatcher{seq: seq} }
+
+func (m *tamperedAtMatcher) locates(r *Verification, f verifier.Finding) bool {
+	if f.Class != verifier.ClassTampered {
+		return false
+	}
+	if f.Seq != nil {
+		return m.seq >= *f.Seq && m.seq < *f.Seq+max(f.Count, 1)
+	}
+	if f.Epoch != nil {
+		t, ok := r.epochOf(m.seq)
+		return ok && t == *f.Epoch
+	}
+	return false
+}
+
+func (m *tamperedAtMatcher) Match(actual any) (bool, error) {
+	r, err := reportOf(actual)
+	if err != nil {
+		return false, err
+	}
+	if r.Verdict != verifier.Tampered {
+		return false, nil
+	}
+	for _, f := range r.Findings {
+		if m.locates(r, f) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func (m *tamperedAtMatcher) FailureMessage(actual any) string {
+	r, _ := reportOf(actual)
+	where := fmt.Sprintf("event %d", m.seq)
+	if t, ok := r.epochOf(m.seq); ok {
+		where += fmt.Sprintf(" (epoch %d)", t)
+	} else if len(r.Spans) == 0 {
+		where += " (no epoch layout: findings naming only an epoch cannot be placed; verify through World.Verify or World.VerifyImage)"
+	}
+	if r.Verdict != verifier.Tampered {
+		return fmt.Sprintf("Expected the log to be tampered at %s, but the verifier says %s%s", where, describeReport(r.Report), hintFor(r.Report))
+	}
+	return fmt.Sprintf("Expected a tampered finding at %s, but the findings point elsewhere: %s", where, describeReport(r.Report))
+}
+
+func (m *tamperedAtMatcher) NegatedFailureMessage(actual any) string {
+	r, _ := reportOf(actual)
+	return fmt.Sprintf("Expected no tampered finding at event %d, but: %s", m.seq, describeReport(r.Report))
+}
+
+type findingMatcher struct {
+	kind verifier.Kind
+}
+
+// HaveFinding succeeds when the report has a finding of kind (see
+// verifier/finding.go and docs/SPEC.md, "Verification"). An unknown kind is
+// an error naming the known ones.
+func HaveFinding(kind verifier.Kind) types.GomegaMatcher { return &findingMatcher{kind: kind} }
+
+func (m *findingMatcher) Match(actual any) (bool, error) {
+	if !isKnownKind(m.kind) {
+		return false, fmt.Errorf("HaveFinding: unknown finding kind %q (known kinds: %s)", m.kind, kindList())
+	}
+	r, err := reportOf(actual)
+	if err != nil {
+		return false, err
+	}
+	return r.Has(m.kind), nil
+}
+
+func (m *findingMatcher) FailureMessage(actual any) string {
+	r, _ := reportOf(actual)
+	return fmt.Sprintf("Expected a finding of kind %s (class %s), but the report has %s: %s", m.kind, m.kind.Class(), kindSummary(r.Report), describeReport(r.Report))
+}
+
+func (m *findingMatcher) NegatedFailureMessage(actual any) string {
+	r, _ := reportOf(actual)
+	return fmt.Sprintf("Expected no finding of kind %s, but: %s", m.kind, describeReport(r.Report))
+}
+
+// ---- argument comparison ----
+
+// argMatches compares an expected argument (a value or a Gomega matcher)
+// with a decoded one. Integers of any Go type and *big.Int compare by
+// value; addresses and hashes also match their hex strings.
+func argMatches(want, got any) (bool, error) {
+	if m, ok := want.(types.GomegaMatcher); ok {
+		return m.Match(got)
+	}
+	if wb, ok := toBig(want); ok {
+		if gb, ok := toBig(got); ok {
+			return wb.Cmp(gb) == 0, nil
+		}
+		return false, nil
+	}
+	switch w := want.(type) {
+	case string:
+		return strings.EqualFold(w, formatArg(got)), nil
+	case common.Hash:
+		want = [32]byte(w)
+	case *common.Address:
+		want = *w
+	}
+	if g, ok := got.(common.Hash); ok {
+		got = [32]byte(g)
+	}
+	return reflect.DeepEqual(want, got), nil
+}
+
+func toBig(v any) (*big.Int, bool) {
+	switch x := v.(type) {
+	case *big.Int:
+		return x, x != nil
+	case big.Int:
+		return &x, true
+	case int:
+		return big.NewInt(int64(x)), true
+	case int8:
+		return big.NewInt(int64(x)), true
+	case int16:
+		return big.NewInt(int64(x)), true
+	case int32:
+		return big.NewInt(int64(x)), true
+	case int64:
+		return big.NewInt(x), true
+	case uint:
+		return new(big.Int).SetUint64(uint64(x)), true
+	case uint8:
+		return new(big.Int).SetUint64(uint64(x)), true
+	case uint16:
+		return new(big.Int).SetUint64(uint64(x)), true
+	case uint32:
+		return new(big.Int).SetUint64(uint64(x)), true
+	case uint64:
+		return new(big.Int).SetUint64(x), true
+	}
+	return nil, false
+}
+
+func describeWant(want any) string {
+	if m, ok := want.(types.GomegaMatcher); ok {
+		return fmt.Sprintf("<matcher %T>", m)
+	}
+	return formatArg(want)
+}
