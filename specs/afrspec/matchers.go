@@ -101,9 +101,9 @@ type tamperedAtMatcher struct {
 }
 
 // BeTamperedAt succeeds when the verdict is tampered and a finding of class
-// tampered locates event seq: its events [seq, seq+count) include it, or —
-// for findings that name only an epoch (Merkle mismatch, replaced header) —
-// its epoch covers seq in the report's epoch layout (reports from
+// tampered locates event seq: its events [seq, seq+count) include it, or
+// the epoch it names (a Merkle mismatch, a replaced header, a chain-head
+// mismatch) covers seq in the report's epoch layout (reports from
 // World.Verify and World.VerifyImage carry it).
 func BeTamperedAt(seq uint64) types.GomegaMatcher { return &tamperedAtMatcher{seq: seq} }
 
@@ -111,8 +111,8 @@ func (m *tamperedAtMatcher) locates(r *Verification, f verifier.Finding) bool {
 	if f.Class != verifier.ClassTampered {
 		return false
 	}
-	if f.Seq != nil {
-		return m.seq >= *f.Seq && m.seq < *f.Seq+max(f.Count, 1)
+	if f.Seq != nil && m.seq >= *f.Seq && m.seq < *f.Seq+max(f.Count, 1) {
+		return true
 	}
 	if f.Epoch != nil {
 		t, ok := r.epochOf(m.seq)
