@@ -168,7 +168,9 @@ func (w *World) Execute(ctx context.Context, p *Proposal) *TxResult {
 // event linked to its intent: ok with the transaction, its block and its
 // logs as effects; or reverted (the decoded custom error in Error) for an
 // attempt the account refused — so a denied attempt is evidence too.
-func (w *World) RecordOutcome(ctx context.Context, p *Proposal, res *TxResult) (recorder.Receipt, error) {
+// Extra context parents (e.g. an earlier refused attempt the agent
+// retried after) may be given.
+func (w *World) RecordOutcome(ctx context.Context, p *Proposal, res *TxResult, parents ...uint64) (recorder.Receipt, error) {
 	ex := &recorder.Execution{Status: recorder.StatusOK}
 	var effects []recorder.Effect
 	switch {
@@ -188,9 +190,8 @@ func (w *World) RecordOutcome(ctx context.Context, p *Proposal, res *TxResult) (
 	}
 	agent := "unknown"
 	tool := "pace"
-	var parents []uint64
 	if p != nil {
-		agent, parents = p.Agent, []uint64{p.IntentEvent.Seq}
+		agent, parents = p.Agent, append([]uint64{p.IntentEvent.Seq}, parents...)
 	}
 	rc, err := w.Record(ctx, recorder.Event{Tool: tool, Kind: recorder.KindChainTx, Payload: recorder.Payload{
 		Execution: ex, Effects: effects, Context: &recorder.ContextProvenance{Parents: parents},

@@ -44,9 +44,9 @@ func (w *World) MustPropose(ctx context.Context, agent string, call pdr.Call, pa
 }
 
 // MustRecordOutcome is RecordOutcome that fails the spec on error.
-func (w *World) MustRecordOutcome(ctx context.Context, p *Proposal, res *TxResult) recorder.Receipt {
+func (w *World) MustRecordOutcome(ctx context.Context, p *Proposal, res *TxResult, parents ...uint64) recorder.Receipt {
 	ginkgo.GinkgoHelper()
-	rc, err := w.RecordOutcome(ctx, p, res)
+	rc, err := w.RecordOutcome(ctx, p, res, parents...)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "recording the outcome")
 	return rc
 }
