@@ -262,6 +262,10 @@ func NewWorld(ctx context.Context, cfg Config) (w *World, err error) {
 }
 
 func (w *World) startChain(ctx context.Context) error {
+	// anvil stops when the context of Start ends: the World's own lifetime
+	// (Close) decides, not the caller's set-up context.
+	_ = ctx
+	life := context.Background()
 	var err error
 	switch w.Backend {
 	case Embedded:
@@ -270,7 +274,9 @@ func (w *World) startChain(ctx context.Context) error {
 		// pool can take up to ~2s to do; a periodic block picks it up sooner.
 		w.Chain, err = chain.NewEmbedded(chain.EmbeddedOptions{Keys: 1, BlockPeriod: 50 * time.Millisecond})
 	case Anvil:
-		w.Chain, err = chain.StartAnvil(ctx, anvil.Options{Accounts: 1, Hardfork: "prague", Log: w.cfg.AnvilLog})
+		// The embedded chain's id: same EIP-712 domains, signatures,
+		// calldata and so gas on both local backends.
+		w.Chain, err = chain.StartAnvil(life, anvil.Options{Accounts: 1, ChainID: chain.EmbeddedChainID, Hardfork: "prague", Log: w.cfg.AnvilLog})
 	case Fork:
 		rpcURL, block := w.cfg.ForkRPC, w.cfg.ForkBlock
 		if rpcURL == "" {
@@ -286,7 +292,7 @@ func (w *World) startChain(ctx context.Context) error {
 		if rpcURL == "" || block == 0 {
 			return fmt.Errorf("afrspec: the fork backend needs an archive endpoint and a pinned block (hint: set %s and %s)", EnvForkRPC, EnvForkBlock)
 		}
-		w.Chain, err = chain.StartAnvil(ctx, anvil.Options{Accounts: 1, Log: w.cfg.AnvilLog,
+		w.Chain, err = chain.StartAnvil(life, anvil.Options{Accounts: 1, Log: w.cfg.AnvilLog,
 			Args: []string{"--fork-url", rpcURL, "--fork-block-number", strconv.FormatUint(block, 10), "--no-rate-limit"}})
 	default:
 		return fmt.Errorf("afrspec: unknown backend %q (want %s, %s or %s)", w.Backend, Embedded, Anvil, Fork)
