@@ -96,14 +96,39 @@ func (d *eventKeyDeriver) derive(seq uint64) EventKey {
 // choosing keys still cannot open C to two payloads), which together with
 // decryption makes the scheme key-committing; see docs/SPEC.md.
 func Commitment(k *EventKey, session SessionID, seq uint64, plaintext []byte) Digest {
-	m := hmac.New(sha256.New, k.com())
 	var pre [24]byte
 	copy(pre[:16], session[:])
 	binary.BigEndian.PutUint64(pre[16:], seq)
-	m.Write(pre[:])
-	m.Write(plaintext)
+	return hmacSHA256(k.com(), pre[:], plaintext)
+}
+
+// hmacSHA256 is HMAC-SHA256 (RFC 2104) of the concatenated parts for a
+// 32-byte key, computed with pooled hash states: crypto/hmac allocates
+// about 500 bytes per key, and the recorder keys one HMAC per event.
+// TestHMACMatchesStdlib checks it against crypto/hmac.
+func hmacSHA256(key []byte, parts ...[]byte) Digest {
+	var pad [64]byte
+	copy(pad[:], key)
+	for i := range pad {
+		pad[i] ^= 0x36
+	}
+	h := hasherPool.Get().(hash.Hash)
+	h.Reset()
+	h.Write(pad[:])
+	for _, p := range parts {
+		h.Write(p)
+	}
+	var inner Digest
+	h.Sum(inner[:0])
+	for i := range pad {
+		pad[i] ^= 0x36 ^ 0x5c
+	}
+	h.Reset()
+	h.Write(pad[:])
+	h.Write(inner[:])
 	var d Digest
-	m.Sum(d[:0])
+	h.Sum(d[:0])
+	hasherPool.Put(h)
 	return d
 }
 

@@ -2,6 +2,7 @@ package recorder
 
 import (
 	"crypto/hkdf"
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/binary"
 	"testing"
@@ -37,5 +38,20 @@ func TestHashChildren(t *testing.T) {
 	d := Digest{1, 2, 3}
 	if got, want := LeafHash(d), Hasher.HashLeaf(d[:]); string(got[:]) != string(want) {
 		t.Fatalf("LeafHash %x, rfc6962 %x", got, want)
+	}
+}
+
+func TestHMACMatchesStdlib(t *testing.T) {
+	key := make([]byte, KeySize)
+	for i := range key {
+		key[i] = byte(200 + i)
+	}
+	for _, msg := range [][]byte{nil, []byte("x"), make([]byte, 55), make([]byte, 64), make([]byte, 1000)} {
+		m := hmac.New(sha256.New, key)
+		m.Write([]byte("prefix"))
+		m.Write(msg)
+		if got, want := hmacSHA256(key, []byte("prefix"), msg), m.Sum(nil); string(got[:]) != string(want) {
+			t.Fatalf("%d-byte message: %x, crypto/hmac %x", len(msg), got, want)
+		}
 	}
 }
