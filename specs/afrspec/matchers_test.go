@@ -1,0 +1,242 @@
+package afrspec_test
+
+import (
+	"context"
+	"errors"
+	"math/big"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentflightrecorder/afr/contracts/bindings"
+	"github.com/agentflightrecorder/afr/pdr"
+	"github.com/agentflightrecorder/afr/recorder"
+	"github.com/agentflightrecorder/afr/specs/afrspec"
+	"github.com/agentflightrecorder/afr/tracesim"
+	"github.com/agentflightrecorder/afr/verifier"
+)
+
+// failureOf runs a deliberately broken expectation and returns the failure
+// message Gomega would have reported (it fails this spec if there is none).
+func failureOf(broken func()) string {
+	GinkgoHelper()
+	failures := InterceptGomegaFailures(broken)
+	Expect(failures).To(HaveLen(1), "the broken expectation must fail exactly once")
+	return failures[0]
+}
+
+func revertData(name string, args ...any) []byte {
+	e := bindings.NewPaceSmartAccount().GetABI().Errors[name]
+	packed, err := e.Inputs.Pack(args...)
+	Expect(err).NotTo(HaveOccurred())
+	return append(append([]byte{}, e.ID[:4]...), packed...)
+}
+
+func u64(v uint64) *uint64 { return &v }
+
+var _ = Describe("Matchers fail with a message that names the cause", func() {
+	Describe("RevertWith", func() {
+		nonce := func() []byte { return revertData("InvalidNonce", uint64(1), uint64(0)) }
+
+		It("passes on the right error and arguments (values or matchers)", func() {
+			Expect(nonce()).To(afrspec.RevertWith("InvalidNonce", 1, BeNumerically("<", 1)))
+			Expect(&afrspec.TxResult{Reverted: true, RevertData: nonce()}).To(afrspec.RevertWith("InvalidNonce"))
+		})
+		It("names the error actually raised when it is another one", func() {
+			msg := failureOf(func() { Expect(nonce()).To(afrspec.RevertWith("PDRExpired")) })
+			Expect(msg).To(ContainSubstring("Expected a revert with PDRExpired(), but it reverted with InvalidNonce(1, 0)"))
+		})
+		It("names the argument that differs", func() {
+			msg := failureOf(func() { Expect(nonce()).To(afrspec.RevertWith("InvalidNonce", 2, 0)) })
+			Expect(msg).To(ContainSubstring("argument 0 (expected) is 1, expected 2"))
+		})
+		It("says when the call did not revert at all", func() {
+			rc := &types.Receipt{Status: 1, TxHash: common.HexToHash("0xabc"), BlockNumber: big.NewInt(7), GasUsed: 39_657}
+			msg := failureOf(func() { Expect(&afrspec.TxResult{Receipt: rc}).To(afrspec.RevertWith("InvalidNonce")) })
+			Expect(msg).To(And(ContainSubstring("but the transaction"), ContainSubstring("succeeded (block 7, 39,657 gas)")))
+		})
+		It("rejects an error name the contracts do not define, listing those they do", func() {
+			msg := failureOf(func() { Expect(nonce()).To(afrspec.RevertWith("InvalidNonse")) })
+			Expect(msg).To(And(ContainSubstring(`unknown custom error "InvalidNonse"`), ContainSubstring("InvalidNonce,")))
+		})
+	})
+
+	Describe("MatchGasBaseline", func() {
+		var path string
+		BeforeEach(func() {
+			path = filepath.Join(GinkgoT().TempDir(), "baseline.json")
+			Expect(afrspec.WriteGasBaseline(path, "test", map[string]uint64{"anchor": 30_000, "execute": 40_000})).To(Succeed())
+		})
+		It("passes when nothing moved", func() {
+			Expect(map[string]uint64{"anchor": 30_000, "execute": 40_000}).To(afrspec.MatchGasBaseline(path))
+		})
+		It("fails beyond the tolerance with an old/new/delta table and the command to update", func() {
+			msg := failureOf(func() {
+				Expect(map[string]uint64{"anchor": 30_012, "execute": 39_000, "batch": 50_000}).To(afrspec.MatchGasBaseline(path))
+			})
+			Expect(msg).To(ContainSubstring("beyond the tolerance (0 gas)"))
+			Expect(msg).To(MatchRegexp(`anchor\s+30,000\s+30,012\s+\+12\s+\+0\.04%\s+REGRESSION`))
+			Expect(msg).To(MatchRegexp(`execute\s+40,000\s+39,000\s+-1,000\s+-2\.50%\s+IMPROVED`))
+			Expect(msg).To(MatchRegexp(`batch\s+-\s+50,000\s+-\s+-\s+NEW`))
+			Expect(msg).To(ContainSubstring("make gas-baseline"))
+		})
+		It("allows a tolerance in gas or percent", func() {
+			Expect(map[string]uint64{"anchor": 30_012, "execute": 40_000}).To(afrspec.MatchGasBaseline(path, afrspec.Tolerance{Gas: 12}))
+			Expect(map[string]uint64{"anchor": 30_012, "execute": 40_000}).NotTo(afrspec.MatchGasBaseline(path, afrspec.Tolerance{Gas: 11}))
+			Expect(map[string]uint64{"anchor": 30_200, "execute": 40_000}).To(afrspec.MatchGasBaseline(path, afrspec.Tolerance{Percent: 1}))
+			t, err := afrspec.ParseTolerance("0.5%")
+			Expect(err).NotTo(HaveOccurred())
+			Expect(t).To(Equal(afrspec.Tolerance{Percent: 0.5}))
+		})
+		It("rewrites the baseline on purpose with AFR_GAS_UPDATE=1", func() {
+			GinkgoT().Setenv(afrspec.EnvGasUpdate, "1")
+			Expect(map[string]uint64{"anchor": 1}).To(afrspec.MatchGasBaseline(path))
+			b, err := afrspec.ReadGasBaseline(path)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(b.Gas).To(Equal(map[string]uint64{"anchor": 1}))
+		})
+	})
+
+	Describe("UseGasAtMost", func() {
+		It("reports the gas used and by how much it is over", func() {
+			rc := &types.Receipt{Status: 1, TxHash: common.HexToHash("0x01"), GasUsed: 46_592}
+			msg := failureOf(func() { Expect(rc).To(afrspec.UseGasAtMost(31_000)) })
+			Expect(msg).To(ContainSubstring("Expected at most 31,000 gas, but transaction 0x0000000000000000000000000000000000000000000000000000000000000001 used 46,592 (15,592 over, +50.30%)"))
+		})
+	})
+
+	Describe("verification matchers", func() {
+		tampered := &afrspec.Verification{Spans: []afrspec.Span{{Epoch: 0, First: 0, Count: 16}, {Epoch: 1, First: 16, Count: 16}},
+			Report: &verifier.Report{Verdict: verifier.Tampered, Events: 32, Epochs: 2, Findings: []verifier.Finding{
+				{Kind: verifier.KindMerkleMismatch, Class: verifier.ClassTampered, Epoch: u64(1), Detail: "records do not give the root"},
+				{Kind: verifier.KindChainBreak, Class: verifier.ClassTampered, Seq: u64(20), Detail: "prev is not the previous digest"},
+			}}}
+		unanchored := &verifier.Report{Verdict: verifier.Incomplete, Events: 10, Findings: []verifier.Finding{
+			{Kind: verifier.KindUnanchored, Class: verifier.ClassIncomplete, Epoch: u64(0), Detail: "no anchor"}}}
+
+		It("BeVerified lists the findings and a hint", func() {
+			msg := failureOf(func() { Expect(tampered).To(afrspec.BeVerified()) })
+			Expect(msg).To(ContainSubstring("Expected the log to be verified, but the verifier says verdict tampered"))
+			Expect(msg).To(ContainSubstring("merkle_mismatch (tampered) epoch 1"))
+			Expect(msg).To(ContainSubstring("hint (merkle_mismatch): a record of this epoch changed after the epoch was sealed"))
+			msg = failureOf(func() { Expect(unanchored).To(afrspec.BeVerified()) })
+			Expect(msg).To(ContainSubstring("call World.SealAndAnchor"))
+		})
+		It("BeTamperedAt places epoch findings through the layout, and says where they point otherwise", func() {
+			Expect(tampered).To(afrspec.BeTamperedAt(17))
+			Expect(tampered).To(afrspec.BeTamperedAt(20))
+			msg := failureOf(func() { Expect(tampered).To(afrspec.BeTamperedAt(3)) })
+			Expect(msg).To(ContainSubstring("Expected a tampered finding at event 3 (epoch 0), but the findings point elsewhere"))
+		})
+		It("HaveFinding summarises the kinds found, and rejects unknown kinds", func() {
+			msg := failureOf(func() { Expect(tampered).To(afrspec.HaveFinding(verifier.KindAnchorMismatch)) })
+			Expect(msg).To(ContainSubstring("Expected a finding of kind anchor_mismatch (class tampered), but the report has merkle_mismatch ×1, chain_break ×1"))
+			msg = failureOf(func() { Expect(tampered).To(afrspec.HaveFinding("merkle_mismatc")) })
+			Expect(msg).To(And(ContainSubstring(`unknown finding kind "merkle_mismatc"`), ContainSubstring("merkle_mismatch")))
+		})
+		It("BeIncomplete says what the verdict is instead", func() {
+			Expect(unanchored).To(afrspec.BeIncomplete())
+			msg := failureOf(func() { Expect(tampered).To(afrspec.BeIncomplete()) })
+			Expect(msg).To(ContainSubstring("Expected the log to be incomplete, but the verifier says verdict tampered"))
+		})
+	})
+
+	Describe("EmitEvent", func() {
+		ea := bindings.NewEpochAnchor().GetABI()
+		ev := ea.Events["Anchored"]
+		op := common.HexToAddress("0x1111111111111111111111111111111111111111")
+		data, _ := ev.Inputs.NonIndexed().Pack([32]byte{1}, [32]byte{})
+		rc := &types.Receipt{Status: 1, Logs: []*types.Log{{Topics: []common.Hash{ev.ID, common.BytesToHash(op[:]), common.BigToHash(big.NewInt(3))}, Data: data}}}
+
+		It("matches decoded fields, and lists what was emitted when nothing matches", func() {
+			Expect(rc).To(afrspec.EmitEvent("Anchored", "operator", op, "epoch", 3))
+			Expect(rc).To(afrspec.EmitEvent("Anchored", afrspec.Fields{"epoch": BeNumerically(">", 2)}))
+			msg := failureOf(func() { Expect(rc).To(afrspec.EmitEvent("Anchored", "epoch", 4)) })
+			Expect(msg).To(ContainSubstring("the transaction emitted:\n    - Anchored(operator=0x1111111111111111111111111111111111111111, epoch=3,"))
+			Expect(msg).To(ContainSubstring("closest Anchored: field epoch is 3, expected 4"))
+			msg = failureOf(func() { Expect(rc).To(afrspec.EmitEvent("Executed")) })
+			Expect(msg).To(ContainSubstring("Expected an event Executed(), but the transaction emitted"))
+		})
+	})
+
+	Describe("MatchIntent", func() {
+		It("lists every field in which the execution differs from the recorded intent", func() {
+			reg := verifier.DefaultRegistry()
+			to := common.HexToAddress("0x2222222222222222222222222222222222222222")
+			observed := tracesim.IntentOf(reg, 1337, common.Address{}, &to, big.NewInt(5), []byte{0xde, 0xad, 0xbe, 0xef})
+			recorded := observed.Record()
+			Expect(observed).To(afrspec.MatchIntent(recorded))
+			recorded.Value = big.NewInt(6).Bytes()
+			msg := failureOf(func() { Expect(observed).To(afrspec.MatchIntent(recorded)) })
+			Expect(msg).To(And(ContainSubstring("differs in 1 field(s)"), ContainSubstring("value: recorded 6, observed 5")))
+		})
+	})
+
+	Describe("forensic scores", func() {
+		It("computes precision and recall", func() {
+			s := afrspec.ScoreSeqs("q", []uint64{1, 2, 3, 3}, []uint64{2, 3, 4, 5})
+			Expect(s.Retrieved).To(Equal(3))
+			Expect(s.Precision).To(BeNumerically("~", 2.0/3))
+			Expect(s.Recall).To(Equal(0.5))
+		})
+	})
+})
+
+// A deliberately broken spec on a real chain: the calldata-swap attack, but
+// expecting the wrong revert. It must fail, and the message must name what
+// really happened.
+var _ = Describe("A broken attack spec on a real World", func() {
+	It("fails with the revert the account actually raised", func(ctx SpecContext) {
+		w := afrspec.StartWorld(afrspec.Config{})
+		p := w.MustPropose(ctx, "agent", w.CounterCall(1))
+		res := w.Submit(ctx, w.Agent, &p.PDR, w.CounterCall(1_000_000)) // calldata swapped after signing
+		msg := failureOf(func() { Expect(res).To(afrspec.RevertWith("InvalidNonce")) })
+		Expect(msg).To(MatchRegexp(`Expected a revert with InvalidNonce\(\), but it reverted with UnauthorizedPolicySigner\(0x[0-9a-fA-F]{40}\)`))
+
+		// And a log that was not anchored yet is not verified: the message
+		// says what to do.
+		w.MustRecordOutcome(ctx, p, res)
+		rep, err := w.Verify(context.Background())
+		Expect(err).NotTo(HaveOccurred())
+		msg = failureOf(func() { Expect(rep).To(afrspec.BeVerified()) })
+		Expect(msg).To(Or(ContainSubstring("hint (unsealed)"), ContainSubstring("hint (unanchored)")))
+		Expect(w.MustSealAndVerify(ctx)).To(afrspec.BeVerified())
+	})
+
+	It("reports a missing baseline with the command that creates it", func() {
+		_, err := afrspec.MatchGasBaseline(filepath.Join(GinkgoT().TempDir(), "none.json")).Match(map[string]uint64{"x": 1})
+		Expect(err).To(MatchError(ContainSubstring("make gas-baseline")))
+		Expect(errors.Is(err, os.ErrNotExist)).To(BeTrue())
+	})
+
+	It("decodes reverts of every PDR failure class the pdr package names", func() {
+		for _, name := range []string{pdr.ErrInvalidNonce.Name, pdr.ErrUnauthorizedPolicySigner.Name, pdr.ErrTooFewApprovals.Name} {
+			Expect(strings.HasPrefix(afrspec.DescribeRevert(revertData(name, zeroArgs(name)...)), name+"(")).To(BeTrue(), name)
+		}
+		Expect(afrspec.DescribeRevert(nil)).To(Equal("no revert data"))
+		_ = recorder.KindChainTx
+	})
+})
+
+func zeroArgs(name string) []any {
+	e := bindings.NewPaceSmartAccount().GetABI().Errors[name]
+	out := make([]any, len(e.Inputs))
+	for i, in := range e.Inputs {
+		switch in.Type.String() {
+		case "address":
+			out[i] = common.Address{}
+		default:
+			if in.Type.Size > 64 || in.Type.String() == "uint256" {
+				out[i] = new(big.Int)
+			} else {
+				out[i] = uint64(0)
+			}
+		}
+	}
+	return out
+}
