@@ -3,8 +3,8 @@ package main
 import (
 	"os"
 	"strconv"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
