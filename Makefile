@@ -29,11 +29,28 @@ setup: node_modules/.installed ## install Go modules and the pinned npm toolchai
 build: setup ## build the afr CLI into bin/
 	$(GO) build -o bin/afr ./cmd/afr
 
-test: setup test-forge test-go ## run every test (forge tests and gas snapshot first: Go tests read their artifacts)
+test: setup test-forge test-go test-specs ## run every test (forge tests and gas snapshot first: Go tests read their artifacts)
 
 test-go:
 	$(GO) vet ./...
 	$(GO) test $(GOFLAGS_TEST) ./...
+
+# Ginkgo spec suites (specs/), with the Ginkgo CLI pinned by go.mod: every suite on the embedded
+# chain, then the anvil-labelled suites again against a real anvil; randomized, no pending or
+# empty suites; JSON reports in specs/.reports (gitignored). Live fork specs (label "live") run
+# only with AFR_FORK_RPC and AFR_FORK_BLOCK set: see docs/SPECS.md.
+GINKGO       := $(GO) run github.com/onsi/ginkgo/v2/ginkgo
+GINKGO_FLAGS := -r --randomize-all --fail-on-pending --fail-on-empty --keep-going --timeout=10m --output-dir=specs/.reports
+SPEC_LABELS  ?= !live
+ANVIL_SPECS  := ./specs/account ./specs/incident ./specs/gas ./specs/forkmode ./specs/examples
+.PHONY: test-specs gas-baseline
+test-specs: setup ## run the Ginkgo spec suites (embedded chain, then the anvil-labelled ones on anvil)
+	$(GINKGO) $(GINKGO_FLAGS) --label-filter='$(SPEC_LABELS)' --json-report=embedded.json ./specs
+	AFR_BACKEND=anvil $(GINKGO) $(GINKGO_FLAGS) --label-filter='anvil && $(SPEC_LABELS)' --json-report=anvil.json $(ANVIL_SPECS)
+
+gas-baseline: setup ## rewrite fixtures/gas/baseline.json after an intended gas change (commit it with the change, saying why)
+	AFR_GAS_UPDATE=1 $(GINKGO) --label-filter='!live' ./specs/gas
+	@git --no-pager diff --stat -- fixtures/gas/baseline.json || true
 
 # forge tests, then the gas regression check: `forge snapshot --check` fails with forge's diff
 # when any test's gas differs from the committed .gas-snapshot. Update it on purpose with

@@ -67,7 +67,7 @@ var _ = Describe("A World forked from an archive endpoint pinned at a block", La
 })
 
 // Teams with archive access: AFR_FORK_RPC=<url> AFR_FORK_BLOCK=<n>
-// [AFR_FORK_TX=<hash>] make test-specs-live (docs/SPECS.md, "Fork mode").
+// [AFR_FORK_TX=<hash>] and the ginkgo command in docs/SPECS.md, "Fork mode".
 var _ = Describe("Against a live archive endpoint", Label("fork", "live"), func() {
 	BeforeEach(func() {
 		if os.Getenv(afrspec.EnvForkRPC) == "" || os.Getenv(afrspec.EnvForkBlock) == "" {
