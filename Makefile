@@ -68,8 +68,13 @@ fuzz: setup ## run each fuzz target for FUZZTIME (default 10s)
 	  done; \
 	done
 
-bench: setup ## run the benchmarks whose figures are in docs/PERFORMANCE.md
-	$(GO) test -run '^$$' -bench . -benchtime 10000x ./recorder/
+bench: setup ## run the benchmarks whose figures are in docs/PERFORMANCE.md (about 5 minutes)
+	$(GO) test -run '^$$' -bench BenchmarkRecord -benchtime 10000x -count 5 ./recorder/
+	$(GO) test -run '^$$' -bench BenchmarkSync -benchtime 3000x ./recorder/
+	$(GO) test -run '^$$' -bench 'BenchmarkVerify$$' -benchtime 3x -timeout 30m ./verifier/
+	$(GO) test -run '^$$' -bench BenchmarkVerifyBundle -benchtime 5000x -timeout 30m ./verifier/
+	$(GO) test -run '^$$' -bench . -benchtime 1s -count 5 ./evm/
+	$(GO) test -run '^$$' -bench . -benchtime 20x -benchmem ./tracesim/
 
 vectors: ## regenerate the test vectors in fixtures/vectors
 	$(GO) run ./fixtures/vectors/gen
