@@ -54,7 +54,8 @@ type Embedded struct {
 	keys []*ecdsa.PrivateKey
 	url  string
 
-	mu     sync.Mutex // serialises Commit, Fork and Rollback
+	mu     sync.Mutex    // serialises Commit, Fork and Rollback
+	kick   chan struct{} // a transaction was sent through Client()
 	stop   chan struct{}
 	done   chan struct{}
 	closed sync.Once
@@ -69,7 +70,7 @@ func NewEmbedded(opts EmbeddedOptions) (*Embedded, error) {
 	if opts.BlockPeriod == 0 {
 		opts.BlockPeriod = time.Second
 	}
-	e := &Embedded{stop: make(chan struct{}), done: make(chan struct{})}
+	e := &Embedded{kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	alloc := types.GenesisAlloc{}
 	bal := new(big.Int).Mul(big.NewInt(10_000), big.NewInt(1e18))
 	for i := range opts.Keys {
@@ -128,8 +129,11 @@ func freeAddr(addr string) (string, int, error) {
 	return host, l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// mine commits a block when transactions are pending (checked every 5 ms)
-// and an empty block every period.
+// mine commits a block at once when a transaction is sent through
+// Client(), when the pool reports pending transactions (checked every 5 ms;
+// transactions sent over JSON-RPC), and an empty block every period. The
+// pool reports a transaction as pending only after its own reorganisation,
+// which can take a second or more, hence the kick from Client().
 func (e *Embedded) mine(period time.Duration) {
 	defer close(e.done)
 	poll := time.NewTicker(5 * time.Millisecond)
@@ -137,10 +141,13 @@ func (e *Embedded) mine(period time.Duration) {
 	last := time.Now()
 	ctx := context.Background()
 	for {
+		kicked := false
 		select {
 		case <-e.stop:
 			return
 		case <-poll.C:
+		case <-e.kick:
+			kicked = true
 		}
 		e.mu.Lock()
 		if e.paused {
@@ -148,7 +155,7 @@ func (e *Embedded) mine(period time.Duration) {
 			continue
 		}
 		n, err := e.sim.Client().PendingTransactionCount(ctx)
-		if err == nil && (n > 0 || (period > 0 && time.Since(last) >= period)) {
+		if kicked || (err == nil && (n > 0 || (period > 0 && time.Since(last) >= period))) {
 			e.sim.Commit()
 			last = time.Now()
 		}
@@ -159,8 +166,26 @@ func (e *Embedded) mine(period time.Duration) {
 // Name implements Backend.
 func (e *Embedded) Name() string { return "embedded" }
 
-// Client implements Backend.
-func (e *Embedded) Client() Client { return e.sim.Client() }
+// Client implements Backend. Transactions sent through it are mined at
+// once.
+func (e *Embedded) Client() Client { return kickingClient{e.sim.Client(), e.kick} }
+
+// kickingClient wakes the miner after each transaction it sends.
+type kickingClient struct {
+	simulated.Client
+	kick chan struct{}
+}
+
+func (c kickingClient) SendTransaction(ctx context.Context, tx *types.Transaction) error {
+	err := c.Client.SendTransaction(ctx, tx)
+	if err == nil {
+		select {
+		case c.kick <- struct{}{}:
+		default:
+		}
+	}
+	return err
+}
 
 // URL implements Backend: the JSON-RPC endpoint, or "" when not served.
 func (e *Embedded) URL() string { return e.url }
