@@ -29,7 +29,7 @@ setup: node_modules/.installed ## install Go modules and the pinned npm toolchai
 build: setup ## build the afr CLI into bin/
 	$(GO) build -o bin/afr ./cmd/afr
 
-test: setup test-forge test-go test-specs ## run every test (forge tests and gas snapshot first: Go tests read their artifacts)
+test: setup test-forge test-specs test-go ## run every test (forge first: the Go tests and specs read its artifacts; go test last, so its summary closes the run)
 
 test-go:
 	$(GO) vet ./...
