@@ -1,6 +1,6 @@
 package evm
 
-//go:generate go run ./internal/solcgen -solc ../contracts/solc -out testdata/contracts.json testdata/Store.sol
+//go:generate go run ../contracts/internal/solcgen -root .. -evm-version cancun -out testdata/contracts.json testdata/Store.sol
 
 import (
 	"context"

@@ -1,6 +1,6 @@
 package tracesim
 
-//go:generate go run ./internal/solcgen -root .. -out testdata/tokens.json testdata/Tokens.sol
+//go:generate go run ../contracts/internal/solcgen -root .. -out testdata/tokens.json testdata/Tokens.sol
 
 import (
 	"context"

@@ -1,10 +1,11 @@
-// Command solcgen compiles the Solidity sources of the evm package's tests with
-// the project's solc wrapper (contracts/solc, solc-js behind a native-solc
-// command line) and writes their ABI and bytecode as one JSON file.
+// Command solcgen compiles Solidity test sources with the project's solc
+// wrapper (contracts/solc: solc-js behind a native-solc command line),
+// resolving @openzeppelin/contracts/ from the repository's node_modules, and
+// writes each contract's ABI and bytecode into one JSON file. The evm and
+// tracesim packages generate their test contracts with it (see their
+// go:generate lines), e.g.:
 //
-// Usage (see the go:generate line in evm/testdata_test.go):
-//
-//	go run ./internal/solcgen -solc ../contracts/solc -out testdata/contracts.json testdata/Store.sol
+//	go run ../contracts/internal/solcgen -root .. -out testdata/tokens.json testdata/Tokens.sol
 package main
 
 import (
@@ -18,6 +19,7 @@ import (
 	"sort"
 )
 
+// contract is one compiled contract in the output file.
 type contract struct {
 	ABI              json.RawMessage `json:"abi"`
 	Bytecode         string          `json:"bytecode"`
@@ -25,12 +27,18 @@ type contract struct {
 }
 
 func main() {
-	solc := flag.String("solc", "../contracts/solc", "solc executable (native CLI compatible, --standard-json)")
+	root := flag.String("root", "..", "repository root (holds contracts/solc and node_modules)")
 	out := flag.String("out", "testdata/contracts.json", "output file")
+	evmVersion := flag.String("evm-version", "prague", "EVM version to compile for")
+	metadata := flag.Bool("metadata", false, "append solc's CBOR metadata (with its IPFS hash) to the bytecode")
 	flag.Parse()
 	if flag.NArg() == 0 {
 		fmt.Fprintln(os.Stderr, "solcgen: no source files")
 		os.Exit(2)
+	}
+	absRoot, err := filepath.Abs(*root)
+	if err != nil {
+		fatal(err)
 	}
 	sources := map[string]any{}
 	for _, f := range flag.Args() {
@@ -40,24 +48,25 @@ func main() {
 		}
 		sources[filepath.Base(f)] = map[string]string{"content": string(b)}
 	}
-	input := map[string]any{
-		"language": "Solidity",
-		"sources":  sources,
-		"settings": map[string]any{
-			"optimizer":  map[string]any{"enabled": true, "runs": 200},
-			"evmVersion": "cancun",
-			"outputSelection": map[string]any{
-				"*": map[string]any{"*": []string{"abi", "evm.bytecode.object", "evm.deployedBytecode.object"}},
-			},
+	settings := map[string]any{
+		"remappings": []string{"@openzeppelin/contracts/=node_modules/@openzeppelin/contracts/"},
+		"optimizer":  map[string]any{"enabled": true, "runs": 200},
+		"evmVersion": *evmVersion,
+		"outputSelection": map[string]any{
+			"*": map[string]any{"*": []string{"abi", "evm.bytecode.object", "evm.deployedBytecode.object"}},
 		},
 	}
+	if !*metadata {
+		settings["metadata"] = map[string]any{"bytecodeHash": "none", "appendCBOR": false}
+	}
+	input := map[string]any{"language": "Solidity", "sources": sources, "settings": settings}
 	in, _ := json.Marshal(input)
-	cmd := exec.Command(*solc, "--standard-json")
+	cmd := exec.Command(filepath.Join(absRoot, "contracts", "solc"), "--base-path", absRoot, "--standard-json")
 	cmd.Stdin = bytes.NewReader(in)
 	cmd.Stderr = os.Stderr
 	raw, err := cmd.Output()
 	if err != nil {
-		fatal(fmt.Errorf("run %s: %w", *solc, err))
+		fatal(fmt.Errorf("run solc: %w", err))
 	}
 	var output struct {
 		Errors []struct {
@@ -92,6 +101,9 @@ func main() {
 	}
 	sort.Strings(files)
 	for _, f := range files {
+		if _, ok := sources[f]; !ok {
+			continue // imported library sources: only the test contracts
+		}
 		for name, c := range output.Contracts[f] {
 			result[name] = contract{ABI: c.ABI, Bytecode: "0x" + c.EVM.Bytecode.Object, DeployedBytecode: "0x" + c.EVM.DeployedBytecode.Object}
 		}
