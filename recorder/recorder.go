@@ -193,7 +193,7 @@ type Recorder struct {
 	nonce    [NonceSize]byte  // random per Open; XORed with seq per event
 	frameBuf []byte           // scratch for payload frames
 	envBuf   bytes.Buffer     // scratch for envelopes
-	unsent   []SealedEpoch    // sealed but not yet durable
+	unsent   []sealed         // sealed, header not yet written or not yet durable
 	recovery Recovery
 
 	syncReq chan struct{}
@@ -222,19 +222,37 @@ func Open(dir string, opts Options) (*Recorder, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	man, err := loadOrCreateManifest(dir, &opts)
-	if err != nil {
-		return nil, err
-	}
+	// Keys first, durable, then the manifest: a store that has a manifest
+	// has its keys, and a missing key is an error, never silently replaced
+	// (a new key would make every stored payload unreadable).
 	if err := os.MkdirAll(opts.KeyDir, 0o700); err != nil {
 		return nil, err
 	}
-	master, err := loadOrCreateMaster(filepath.Join(opts.KeyDir, "master.key"), opts.Rand)
+	masterPath, saltPath := filepath.Join(opts.KeyDir, "master.key"), filepath.Join(opts.KeyDir, "epoch-salts")
+	if _, err := os.Stat(filepath.Join(dir, "MANIFEST")); err == nil {
+		for _, p := range []string{masterPath, saltPath} {
+			if _, err := os.Stat(p); err != nil {
+				return nil, fmt.Errorf("recorder: %s is an existing store but %s is missing: refusing to create new key material, which would make its payloads unreadable (hint: restore the key directory, or set Options.KeyDir)", dir, p)
+			}
+		}
+	}
+	master, err := loadOrCreateMaster(masterPath, opts.Rand)
 	if err != nil {
 		return nil, err
 	}
-	salts, err := openSaltFile(filepath.Join(opts.KeyDir, "epoch-salts"))
+	salts, err := openSaltFile(saltPath)
 	if err != nil {
+		return nil, err
+	}
+	for _, d := range []string{opts.KeyDir, filepath.Dir(filepath.Clean(opts.KeyDir))} {
+		if err := segment.SyncDir(d); err != nil {
+			salts.close()
+			return nil, err
+		}
+	}
+	man, err := loadOrCreateManifest(dir, &opts)
+	if err != nil {
+		salts.close()
 		return nil, err
 	}
 	r := &Recorder{dir: dir, opts: opts, man: *man, master: master, salts: salts,
@@ -547,8 +565,20 @@ func (r *Recorder) fail(err error) error {
 	return r.err
 }
 
-// seal closes the open epoch; r.mu is held. The header is announced only
-// once durable (persist), so an anchored root always has a header on disk.
+// sealed is an epoch sealed in memory whose header is written to the
+// epochs stream only once its records are durable (writeHeaders), and
+// announced only once the header is durable too (advance): a crash never
+// leaves a header without the records it covers, and an anchored root
+// always has its header on disk.
+type sealed struct {
+	SealedEpoch
+	enc     []byte // encoded header
+	written bool   // appended to the epochs stream
+}
+
+func (s *sealed) end() uint64 { return s.Header.FirstSeq + s.Header.Count }
+
+// seal closes the open epoch; r.mu is held.
 func (r *Recorder) seal() error {
 	b := r.open
 	if b.count() == 0 {
@@ -564,12 +594,9 @@ func (r *Recorder) seal() error {
 	if err != nil {
 		return err
 	}
-	if _, err := r.epochs.Append(enc); err != nil {
-		return err
-	}
 	root := EpochRoot(enc)
 	r.prevRoot = root
-	r.unsent = append(r.unsent, SealedEpoch{Header: h, Root: root})
+	r.unsent = append(r.unsent, sealed{SealedEpoch: SealedEpoch{Header: h, Root: root}, enc: enc})
 	r.open = newEpochBuilder(b.epoch+1, r.next)
 	r.keys = nil
 	return nil
@@ -591,12 +618,19 @@ func (r *Recorder) persist(full bool) error {
 		// write(2) calls on the hot path at every epoch boundary. A crash can
 		// then lose an epoch that was already anchored (the verifier reports
 		// the log as truncated); use another policy where that matters.
+		if err := r.writeHeaders(r.next); err != nil {
+			return r.fail(err)
+		}
 		r.advance(r.next)
 		return nil
 	}
-	files, err := r.flush(policy == SyncEvent || policy == SyncGroup)
+	fsync := policy == SyncEvent || policy == SyncGroup
+	files, err := r.flushData(fsync)
 	if err == nil {
 		err = syncFiles(files)
+	}
+	if err == nil {
+		err = r.persistHeaders(r.next, fsync)
 	}
 	if err != nil {
 		return r.fail(err)
@@ -605,11 +639,11 @@ func (r *Recorder) persist(full bool) error {
 	return nil
 }
 
-// flush hands buffered frames to the operating system and, if fsync is
-// wanted, returns the files to fsync; r.mu is held.
-func (r *Recorder) flush(fsync bool) ([]*os.File, error) {
+// flushData hands buffered payloads and records to the operating system
+// and, if fsync is wanted, returns the files to fsync; r.mu is held.
+func (r *Recorder) flushData(fsync bool) ([]*os.File, error) {
 	var files []*os.File
-	for _, w := range []*segment.Writer{r.payloads, r.records, r.epochs} {
+	for _, w := range []*segment.Writer{r.payloads, r.records} {
 		if err := w.Flush(); err != nil {
 			return nil, err
 		}
@@ -622,6 +656,38 @@ func (r *Recorder) flush(fsync bool) ([]*os.File, error) {
 		files = append(files, r.salts.f)
 	}
 	return files, nil
+}
+
+// writeHeaders appends the headers of sealed epochs whose records are all
+// below upto (and so already durable); r.mu is held.
+func (r *Recorder) writeHeaders(upto uint64) error {
+	for i := range r.unsent {
+		s := &r.unsent[i]
+		if s.written {
+			continue
+		}
+		if s.end() > upto {
+			break
+		}
+		if _, err := r.epochs.Append(s.enc); err != nil {
+			return err
+		}
+		s.written = true
+	}
+	return nil
+}
+
+// persistHeaders writes the headers of epochs whose records are durable
+// below upto and makes them durable: written (and fsynced if asked) after
+// their records, never before; r.mu is held.
+func (r *Recorder) persistHeaders(upto uint64, fsync bool) error {
+	if err := r.writeHeaders(upto); err != nil {
+		return err
+	}
+	if fsync {
+		return r.epochs.Sync() // a no-op when nothing was written since
+	}
+	return r.epochs.Flush()
 }
 
 // syncFiles fsyncs files in parallel. A file closed meanwhile by segment
@@ -648,8 +714,8 @@ func (r *Recorder) advance(upto uint64) {
 	if upto > r.durable {
 		r.durable = upto
 	}
-	for len(r.unsent) > 0 && r.unsent[0].Header.FirstSeq+r.unsent[0].Header.Count <= r.durable {
-		r.notify.push(r.unsent[0])
+	for len(r.unsent) > 0 && r.unsent[0].written && r.unsent[0].end() <= r.durable {
+		r.notify.push(r.unsent[0].SealedEpoch)
 		r.unsent = r.unsent[1:]
 	}
 	r.cond.Broadcast()
@@ -694,13 +760,18 @@ func (r *Recorder) syncLoop() {
 		}
 		// Flush under the lock, fsync without it: writers keep appending
 		// during the fsync, and the next round covers them all at once.
-		files, err := r.flush(true)
+		// Headers follow their records (persistHeaders): at an epoch
+		// boundary that is a second, small fsync, under the lock.
+		files, err := r.flushData(true)
 		target := r.next
 		r.mu.Unlock()
 		if err == nil {
 			err = syncFiles(files)
 		}
 		r.mu.Lock()
+		if err == nil {
+			err = r.persistHeaders(target, true)
+		}
 		if err != nil {
 			r.fail(err) // sticky; wakes the waiters
 		} else {
@@ -750,7 +821,7 @@ func (r *Recorder) Seal() (s SealedEpoch, ok bool, err error) {
 	if err := r.seal(); err != nil {
 		return s, false, r.fail(err)
 	}
-	s = r.unsent[len(r.unsent)-1]
+	s = r.unsent[len(r.unsent)-1].SealedEpoch
 	return s, true, r.persist(true)
 }
 

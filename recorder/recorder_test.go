@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -382,5 +383,32 @@ func TestRejectsInvalidEvents(t *testing.T) {
 	// Rejections are not sticky.
 	if _, err := r.Record(context.Background(), sampleEvent(0)); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A store whose key material is gone is refused: creating new keys would
+// make every stored payload unreadable.
+func TestMissingKeysRefused(t *testing.T) {
+	for _, name := range []string{"master.key", "epoch-salts"} {
+		dir := t.TempDir()
+		r := openT(t, dir, recorder.Options{Encrypt: true})
+		r.Record(context.Background(), sampleEvent(0))
+		r.Close()
+		os.Remove(filepath.Join(dir, "keys", name))
+		if _, err := recorder.Open(dir, recorder.Options{}); err == nil || !strings.Contains(err.Error(), "refusing to create new key material") {
+			t.Fatalf("%s missing: got %v", name, err)
+		}
+	}
+	// Keys created but the manifest not yet written (a crash in between):
+	// the store is created with those keys.
+	dir := t.TempDir()
+	r := openT(t, dir, recorder.Options{})
+	r.Close()
+	master, _ := os.ReadFile(filepath.Join(dir, "keys", "master.key"))
+	os.Remove(filepath.Join(dir, "MANIFEST"))
+	r = openT(t, dir, recorder.Options{})
+	r.Close()
+	if again, _ := os.ReadFile(filepath.Join(dir, "keys", "master.key")); string(again) != string(master) {
+		t.Fatal("the master key was replaced")
 	}
 }

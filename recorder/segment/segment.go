@@ -138,6 +138,14 @@ func Open(dir, kind string, maxSize int64, visit func(Frame) error) (w *Writer, 
 		}
 		if rep != nil {
 			repairs = append(repairs, *rep)
+			if rep.Offset < HeaderSize {
+				// A crash while a new segment was being started left it
+				// without a complete header: start it again.
+				if err := os.Remove(name); err != nil {
+					return nil, nil, err
+				}
+				files = files[:i]
+			}
 		}
 		w.next += n
 	}
@@ -190,7 +198,12 @@ func (w *Writer) startSegment() error {
 		f.Close()
 		return err
 	}
-	// Make the new file's directory entry durable before frames depend on it.
+	// Make the header and the file's directory entry durable before frames
+	// depend on them.
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
 	if err := SyncDir(w.dir); err != nil {
 		f.Close()
 		return err
@@ -353,6 +366,11 @@ func Scan(r io.ReaderAt, size int64, name, kind string, first uint64, visit func
 		return 0, err
 	}
 	h := b[:HeaderSize]
+	if size <= MaxTorn && isZero(b) {
+		// A file the filesystem extended before any of its data reached
+		// the disk (a crash right after the segment was started).
+		return 0, &tornError{reason: "zero-filled segment"}
+	}
 	if [6]byte(h[:6]) != magic {
 		return 0, &CorruptError{File: name, Offset: 0, Reason: "not an AFR segment file (bad magic)"}
 	}
@@ -546,8 +564,9 @@ func (w *Writer) Truncate(n uint64) error {
 	if err := w.f.Close(); err != nil {
 		return err
 	}
-	for _, later := range files[keep+1:] {
-		if err := os.Remove(later); err != nil {
+	// Newest first, so a crash in between never leaves a gap in the stream.
+	for i := len(files) - 1; i > keep; i-- {
+		if err := os.Remove(files[i]); err != nil {
 			return err
 		}
 	}

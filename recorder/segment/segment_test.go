@@ -251,3 +251,28 @@ func FuzzScan(f *testing.F) {
 		}
 	})
 }
+
+// A crash while a segment was being started leaves its header torn (empty,
+// short or zero-filled); Open starts that segment again and later appends
+// land after a proper header.
+func TestTornSegmentHeader(t *testing.T) {
+	for _, tail := range [][]byte{{}, []byte("AFRS"), make([]byte, HeaderSize), make([]byte, 4096)} {
+		dir := t.TempDir()
+		writeFrames(t, dir, 3, 1<<20)
+		os.WriteFile(filepath.Join(dir, "records-0000000000000003.seg"), tail, 0o600)
+		got, reps := readFrames(t, dir)
+		if len(got) != 3 || len(reps) != 1 {
+			t.Fatalf("tail %d bytes: %d frames, %d repairs", len(tail), len(got), len(reps))
+		}
+		w, _, err := Open(dir, "records", 1<<20, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Append([]byte("after the crash"))
+		w.Close()
+		got, reps = readFrames(t, dir)
+		if len(got) != 4 || string(got[3]) != "after the crash" || len(reps) != 0 {
+			t.Fatalf("tail %d bytes: after reopen %d frames, repairs %v", len(tail), len(got), reps)
+		}
+	}
+}
