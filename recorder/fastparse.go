@@ -147,10 +147,13 @@ func (p *parser) text(reuse string) (string, bool) {
 	}
 	s := p.b[p.i : p.i+int(n)]
 	p.i += int(n)
+	if !utf8.Valid(s) {
+		return "", false
+	}
 	if string(s) == reuse {
 		return reuse, true
 	}
-	return string(s), utf8.Valid(s)
+	return string(s), true
 }
 
 func (p *parser) bytes(dst []byte) bool {

@@ -54,3 +54,13 @@ func FuzzEnvelopeEncoders(f *testing.F) {
 		}
 	})
 }
+
+// A caller's hint never lets invalid UTF-8 through.
+func TestDecodeIntoHintKeepsUTF8Check(t *testing.T) {
+	e := Envelope{Version: 1, Recorder: "r\xff", Tool: "t", Kind: KindToolCall}
+	b := appendEnvelope(nil, &e)
+	hint := Envelope{Recorder: "r\xff"}
+	if err := DecodeEnvelopeInto(b, &hint); err == nil {
+		t.Fatal("invalid UTF-8 accepted through the hint")
+	}
+}

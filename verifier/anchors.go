@@ -81,10 +81,24 @@ func AnchorsFromLog(src Source) ([]Anchor, error) {
 }
 
 // anchorIndex checks the anchors for consistency and indexes them by epoch.
-func anchorIndex(anchors []Anchor, c *collector) map[uint64]Anchor {
+// complete says the list holds every anchor of the operator, so a gap in
+// it is a finding.
+func anchorIndex(anchors []Anchor, complete bool, c *collector) map[uint64]Anchor {
 	sorted := append([]Anchor(nil), anchors...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Epoch < sorted[j].Epoch })
 	idx := make(map[uint64]Anchor, len(sorted))
+	if n := len(sorted); n > 0 && complete {
+		// EpochAnchor accepts epoch t only after t−1: a gap means anchors
+		// were withheld or the source is not the contract.
+		for e, i := uint64(0), 0; e < sorted[n-1].Epoch; e++ {
+			for i < n && sorted[i].Epoch < e {
+				i++
+			}
+			if i == n || sorted[i].Epoch != e {
+				c.add(Finding{Kind: KindAnchorConflict, Epoch: u64(e), Detail: "the anchors skip this epoch although later epochs are anchored (EpochAnchor forbids gaps)"})
+			}
+		}
+	}
 	for _, a := range sorted {
 		if prev, ok := idx[a.Epoch]; ok {
 			if prev.Root != a.Root {

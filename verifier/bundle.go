@@ -76,6 +76,9 @@ func DecodeBundle(data []byte) (*Bundle, error) {
 	if b.Version == 0 || b.Version > BundleVersion {
 		return nil, fmt.Errorf("verifier: bundle version %d, this build reads up to %d", b.Version, BundleVersion)
 	}
+	if len(b.Events) == 0 {
+		return nil, errors.New("verifier: the bundle discloses no events")
+	}
 	for i, e := range b.Events {
 		if len(e.Key) != 0 && len(e.Key) != recorder.EventKeySize {
 			return nil, fmt.Errorf("verifier: bundle event %d: key of %d bytes, want %d", i, len(e.Key), recorder.EventKeySize)
@@ -240,7 +243,7 @@ func VerifyBundle(ctx context.Context, b *Bundle, anchors AnchorSource, level Pa
 			relevant = append(relevant, a)
 		}
 	}
-	idx := anchorIndex(relevant, c)
+	idx := anchorIndex(relevant, false, c)
 	rep := &BundleReport{Payloads: map[uint64]*recorder.Payload{}}
 	type hdr struct {
 		h    *recorder.EpochHeader
@@ -325,6 +328,9 @@ func VerifyBundle(ctx context.Context, b *Bundle, anchors AnchorSource, level Pa
 			rep.Payloads[e.Seq] = p
 			rep.PayloadsOpened++
 		}
+	}
+	if len(b.Events) == 0 {
+		c.add(Finding{Kind: KindUnanchored, Detail: "the bundle discloses no events: nothing is verified"})
 	}
 	rep.Findings, rep.Dropped, rep.Verdict = c.findings, c.dropped, c.verdict
 	if rep.Findings == nil {

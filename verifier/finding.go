@@ -67,12 +67,12 @@ const (
 	KindEpochLink         Kind = "epoch_link"           // an epoch header's prev_root is not the previous epoch's root
 	KindMerkleMismatch    Kind = "merkle_mismatch"      // the records of an epoch do not give its Merkle root
 	KindChainHeadMismatch Kind = "chain_head_mismatch"  // an epoch's last_record is not the digest of its last record (chain and tree disagree)
-	KindRecordsMissing    Kind = "records_missing"      // an epoch header covers records that are not in the log
+	KindRecordsMissing    Kind = "records_missing"      // an anchored epoch header covers records that are not in the log
 	KindAnchorMismatch    Kind = "anchor_mismatch"      // an epoch root differs from the root anchored for that epoch (replaced header, fork, equivocation)
 	KindEpochMissing      Kind = "epoch_missing"        // an anchored epoch is missing between epochs that are present
 	KindAnchorConflict    Kind = "anchor_conflict"      // the anchor source itself is inconsistent (two roots for an epoch, broken back-pointer)
 	KindPayloadMismatch   Kind = "payload_mismatch"     // a stored payload frame is not the one its record commits to (edited, swapped)
-	KindPayloadLost       Kind = "payload_lost"         // the payload of an event in a sealed epoch is missing or unreadable
+	KindPayloadLost       Kind = "payload_lost"         // the payload of an event in an anchored epoch is missing or unreadable
 	KindPayloadDecrypt    Kind = "payload_decrypt"      // a disclosed payload does not decrypt under its event key
 	KindPayloadCommit     Kind = "payload_commitment"   // a disclosed payload does not match its commitment
 	KindPayloadDecode     Kind = "payload_decode"       // a disclosed payload is not a valid canonical payload
@@ -84,8 +84,8 @@ const (
 	KindTornTail       Kind = "torn_tail"           // a stream ends in a torn frame (a crash, or a partial copy)
 	KindUnsealed       Kind = "unsealed"            // events after the last sealed epoch
 	KindUnanchored     Kind = "unanchored"          // epochs (and their events) after the last anchored epoch
-	KindTruncated      Kind = "truncated"           // the log ends before anchored epochs it should contain
-	KindPayloadMissing Kind = "payload_missing"     // payloads of unsealed events absent, or not disclosed
+	KindTruncated      Kind = "truncated"           // the log ends before epochs that were anchored, or inside an epoch not anchored
+	KindPayloadMissing Kind = "payload_missing"     // payloads of events not yet anchored absent, or not disclosed
 	KindExecAfterLog   Kind = "execution_after_log" // a PACE execution after the last anchored epoch whose event id is not in the log
 
 	// Notices.

@@ -123,8 +123,9 @@ func VerifyLog(ctx context.Context, src Source, anchors AnchorSource, opts Optio
 	if err := v.readRecords(src); err != nil {
 		return nil, err
 	}
-	v.checkEpochs()
-	v.checkAnchors(anchorIndex(as, v.c))
+	idx := anchorIndex(as, true, v.c)
+	v.checkEpochs(idx)
+	v.checkAnchors(idx)
 	if opts.Payloads != PayloadsSkip {
 		if err := v.checkPayloads(src); err != nil {
 			return nil, err
@@ -370,7 +371,7 @@ func (v *logVerifier) merkleRoots() []recorder.Digest {
 }
 
 // checkEpochs checks the epoch chain and each epoch's tree and chain head.
-func (v *logVerifier) checkEpochs() {
+func (v *logVerifier) checkEpochs(anchors map[uint64]Anchor) {
 	roots := v.merkleRoots()
 	var nextSeq uint64
 	var prevRoot recorder.Digest
@@ -401,16 +402,22 @@ func (v *logVerifier) checkEpochs() {
 			end = ^uint64(0)
 		}
 		if end > uint64(len(v.records)) {
-			// Classified with the anchors: missing records of an epoch that
-			// is present are always evidence removed (a writer makes an
-			// epoch's records durable before its header).
+			// The records stream ends inside this epoch. If the epoch is
+			// anchored, records it committed to were removed. If not, nothing
+			// external committed to them: a partial copy, or a crash that
+			// lost unsynced writes under the write or none sync policy (the
+			// writer puts a header on disk only after its records otherwise).
 			have := uint64(0)
 			if uint64(len(v.records)) > h.FirstSeq {
 				have = uint64(len(v.records)) - h.FirstSeq
 			}
-			v.c.add(Finding{Kind: KindRecordsMissing, Epoch: ep, Seq: u64(h.FirstSeq + have),
+			f := Finding{Kind: KindRecordsMissing, Epoch: ep, Seq: u64(h.FirstSeq + have),
 				Expected: fmt.Sprintf("%d records", h.Count), Found: fmt.Sprintf("%d records", have),
-				Detail: "the epoch header commits to records that are not in the log"})
+				Detail: "the anchored epoch header commits to records that are not in the log"}
+			if a, ok := anchors[h.Epoch]; !ok || a.Root != hd.root {
+				f.Kind, f.Detail = KindTruncated, "the log ends inside an epoch that is not anchored"
+			}
+			v.c.add(f)
 			continue
 		}
 		if got := roots[t]; got != h.MerkleRoot {
@@ -454,7 +461,7 @@ func (v *logVerifier) checkAnchors(idx map[uint64]Anchor) {
 		case !ok && (len(idx) == 0 || e > maxAnchored):
 			unanchored = append(unanchored, e)
 		case !ok:
-			v.c.add(Finding{Kind: KindAnchorConflict, Epoch: u64(e), Detail: "the anchors skip this epoch although later epochs are anchored (EpochAnchor forbids gaps)"})
+			// A gap in the anchors, reported by anchorIndex.
 		case hd.root != a.Root:
 			v.c.add(Finding{Kind: KindAnchorMismatch, Epoch: u64(e), Expected: a.Root.String(), Found: hd.root.String(),
 				Detail: "the epoch root differs from the anchored root: the header was replaced, or this log is a fork of the anchored one"})
@@ -480,6 +487,9 @@ func (v *logVerifier) checkAnchors(idx map[uint64]Anchor) {
 		v.c.add(Finding{Kind: KindTruncated, Epoch: truncatedFrom,
 			Expected: fmt.Sprintf("epochs up to %d (anchored)", maxAnchored), Found: fmt.Sprintf("%d epoch headers", len(v.headers)),
 			Detail: "the log ends before epochs that were anchored: this copy is truncated or older than the anchors"})
+	}
+	if len(v.headers) == 0 && len(v.records) == 0 && len(idx) == 0 {
+		v.c.add(Finding{Kind: KindUnanchored, Detail: "the log is empty and no anchors were given: nothing is verified"})
 	}
 	if len(unanchored) > 0 {
 		detail := fmt.Sprintf("%d epochs from epoch %d on have no anchor yet", len(unanchored), unanchored[0])
@@ -527,15 +537,15 @@ func (v *logVerifier) checkPayloads(src Source) error {
 	if err := v.streamEnd("payloads", n, err); err != nil {
 		return err
 	}
-	// A writer makes payloads durable before records, and records before
-	// their epoch header: only payloads of unsealed events can be missing
-	// after a crash.
-	if lost := min(v.sealedEnd, uint64(len(v.records))); n < lost {
+	// A writer makes payloads durable before records, records before their
+	// epoch header, and the header before the epoch is anchored: payloads
+	// of anchored events can only be missing if they were removed.
+	if lost := min(v.rep.AnchoredEvents, uint64(len(v.records))); n < lost {
 		v.c.add(Finding{Kind: KindPayloadLost, Seq: u64(n), Count: lost - n,
-			Detail: fmt.Sprintf("the payloads of %d events in sealed epochs are missing or unreadable", lost-n)})
+			Detail: fmt.Sprintf("the payloads of %d events in anchored epochs are missing or unreadable", lost-n)})
 	}
-	if from := max(n, v.sealedEnd); from < uint64(len(v.records)) {
-		v.c.add(Finding{Kind: KindPayloadMissing, Seq: u64(from), Detail: fmt.Sprintf("%d payloads of unsealed events absent from the log", uint64(len(v.records))-from)})
+	if from := max(n, v.rep.AnchoredEvents); from < uint64(len(v.records)) {
+		v.c.add(Finding{Kind: KindPayloadMissing, Seq: u64(from), Detail: fmt.Sprintf("%d payloads of events not yet anchored are absent from the log", uint64(len(v.records))-from)})
 	}
 	return nil
 }

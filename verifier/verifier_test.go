@@ -157,3 +157,29 @@ func TestErasedKeysStillVerify(t *testing.T) {
 		t.Fatalf("%s opened %d %v", rep.Verdict, rep.PayloadsOpened, rep.Findings)
 	}
 }
+
+// Nothing to verify is never "verified".
+func TestEmptyInputsAreNotVerified(t *testing.T) {
+	if rep := verify(t, &tamper.Image{}, nil, verifier.Options{}); rep.Verdict != verifier.Incomplete {
+		t.Fatalf("empty log, no anchors: %s %v", rep.Verdict, rep.Findings)
+	}
+	rep, err := verifier.VerifyBundle(context.Background(), &verifier.Bundle{Version: 1}, nil, verifier.PayloadsOpen)
+	if err != nil || rep.Verdict != verifier.Incomplete {
+		t.Fatalf("empty bundle: %v %s", err, rep.Verdict)
+	}
+	empty, _ := (&verifier.Bundle{Version: 1}).Encode()
+	if _, err := verifier.DecodeBundle(empty); err == nil {
+		t.Fatal("decoded a bundle with no events")
+	}
+}
+
+// A gap in the anchors, even past the log's last epoch, is a conflict.
+func TestAnchorGapIsConflict(t *testing.T) {
+	lg := makeLog(t, 20, 10, 1, 3)
+	forged := append([]verifier.Anchor(nil), lg.anchors...)
+	forged = append(forged, verifier.Anchor{Epoch: 3, Root: recorder.Digest{1}})
+	rep := verify(t, lg.img, forged, verifier.Options{})
+	if rep.Verdict != verifier.Tampered || !rep.Has(verifier.KindAnchorConflict) {
+		t.Fatalf("%s %v", rep.Verdict, rep.Findings)
+	}
+}
