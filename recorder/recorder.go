@@ -109,6 +109,11 @@ type Options struct {
 	KeyDir string
 	// SegmentSize starts a new segment file past this size (default 64 MiB).
 	SegmentSize int64
+	// RepairTail makes Open cut damage of any kind at the end of a stream
+	// (and report it in Recovery), not only a torn write. A machine crash
+	// can leave such damage in unacknowledged writes; so can corruption of
+	// acknowledged ones, which this then discards: verify a copy first.
+	RepairTail bool
 	// Now and Rand replace the clock and randomness source (tests).
 	Now  func() time.Time
 	Rand io.Reader
@@ -285,7 +290,7 @@ func (r *Recorder) recover() error {
 	var headers []*EpochHeader
 	var err error
 	var reps []segment.Repair
-	r.epochs, reps, err = segment.Open(filepath.Join(r.dir, "epochs"), "epochs", r.opts.SegmentSize, func(f segment.Frame) error {
+	r.epochs, reps, err = r.openStream(filepath.Join(r.dir, "epochs"), "epochs", r.opts.SegmentSize, func(f segment.Frame) error {
 		h, err := DecodeEpochHeader(f.Data)
 		if err != nil {
 			return fmt.Errorf("epoch header %d: %w", f.Index, err)
@@ -294,17 +299,17 @@ func (r *Recorder) recover() error {
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("recorder: open %s: %w", r.dir, err)
+		return r.openError(err)
 	}
 	r.recovery.Repairs = append(r.recovery.Repairs, reps...)
 
 	var npay uint64
-	r.payloads, reps, err = segment.Open(filepath.Join(r.dir, "payloads"), "payloads", r.opts.SegmentSize, func(segment.Frame) error {
+	r.payloads, reps, err = r.openStream(filepath.Join(r.dir, "payloads"), "payloads", r.opts.SegmentSize, func(segment.Frame) error {
 		npay++
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("recorder: open %s: %w", r.dir, err)
+		return r.openError(err)
 	}
 	r.recovery.Repairs = append(r.recovery.Repairs, reps...)
 
@@ -317,7 +322,7 @@ func (r *Recorder) recover() error {
 	var tail []Digest
 	var tailClock []uint64
 	var nrec uint64
-	r.records, reps, err = segment.Open(filepath.Join(r.dir, "records"), "records", r.opts.SegmentSize, func(f segment.Frame) error {
+	r.records, reps, err = r.openStream(filepath.Join(r.dir, "records"), "records", r.opts.SegmentSize, func(f segment.Frame) error {
 		e, err := DecodeEnvelope(f.Data)
 		if err != nil {
 			return fmt.Errorf("record %d: %w", f.Index, err)
@@ -335,7 +340,7 @@ func (r *Recorder) recover() error {
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("recorder: open %s: %w", r.dir, err)
+		return r.openError(err)
 	}
 	r.recovery.Repairs = append(r.recovery.Repairs, reps...)
 
@@ -398,6 +403,23 @@ func (r *Recorder) recover() error {
 		return r.persist(true)
 	}
 	return nil
+}
+
+// openStream opens one stream, cutting a corrupt tail when the caller
+// asked for repair (Options.RepairTail).
+func (r *Recorder) openStream(dir, kind string, size int64, visit func(segment.Frame) error) (*segment.Writer, []segment.Repair, error) {
+	if r.opts.RepairTail {
+		return segment.OpenCuttingCorruptTail(dir, kind, size, visit)
+	}
+	return segment.Open(dir, kind, size, visit)
+}
+
+func (r *Recorder) openError(err error) error {
+	var corrupt *segment.CorruptError
+	if errors.As(err, &corrupt) && !r.opts.RepairTail {
+		return fmt.Errorf("recorder: open %s: %w (hint: a machine crash can leave damage in writes that were never acknowledged; verify a copy of the log with afr verify, then reopen with Options.RepairTail or afr seal --repair to cut the damaged tail)", r.dir, err)
+	}
+	return fmt.Errorf("recorder: open %s: %w", r.dir, err)
 }
 
 // lastSealed restores the chain head from the last sealed epoch when the

@@ -39,10 +39,14 @@ Usage: afr seal --log DIR [--json]
 
 Seals the log's open epoch (if it holds any event) and makes it durable, so
 its root can be anchored. Opening the log also repairs a torn tail left by a
-crash; what was repaired is reported.
+crash; what was repaired is reported. Other damage at the end of a stream is
+refused unless --repair is given: a machine crash can leave it in writes that
+were never acknowledged, but it can also be corruption of acknowledged
+events, which --repair then cuts — run afr verify on a copy first.
 
-Example:
-  afr seal --log ./afr-log`})
+Examples:
+  afr seal --log ./afr-log
+  cp -r ./afr-log /tmp/copy && afr verify --log /tmp/copy --anchors anchors.json; afr seal --log ./afr-log --repair`})
 
 	register(&command{name: "status", summary: "show a log's events, epochs and unsealed tail", run: runStatus, usage: `
 Usage: afr status --log DIR [--json]
@@ -171,6 +175,7 @@ func runSeal(e *env, args []string) error {
 	fs := commands["seal"].flags(e)
 	dir := openFlags(fs)
 	jsonOut := fs.Bool("json", false, "write the sealed epoch as JSON")
+	repair := fs.Bool("repair", false, "cut damage of any kind at the end of the log's streams (after verifying a copy), not only a torn write")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -180,7 +185,7 @@ func runSeal(e *env, args []string) error {
 	if _, err := recorder.ReadManifest(*dir); err != nil {
 		return fmt.Errorf("%w (hint: is %s an AFR log?)", err, *dir)
 	}
-	r, err := recorder.Open(*dir, recorder.Options{})
+	r, err := recorder.Open(*dir, recorder.Options{RepairTail: *repair})
 	if err != nil {
 		return err
 	}

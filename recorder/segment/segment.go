@@ -122,6 +122,21 @@ type Writer struct {
 // segment is corruption, not a torn write: Open returns a *CorruptError and
 // changes nothing.
 func Open(dir, kind string, maxSize int64, visit func(Frame) error) (w *Writer, repairs []Repair, err error) {
+	return open(dir, kind, maxSize, visit, false)
+}
+
+// OpenCuttingCorruptTail is Open for a stream its operator chose to repair:
+// damage of any kind in the last segment — not only a torn write — is cut
+// back to the last good frame and reported, instead of being refused. A
+// machine crash can leave such damage in data written after the last fsync
+// (the disk may persist later pages and lose earlier ones), but so can
+// corruption of acknowledged data, which this then discards: verify a copy
+// of the log first.
+func OpenCuttingCorruptTail(dir, kind string, maxSize int64, visit func(Frame) error) (w *Writer, repairs []Repair, err error) {
+	return open(dir, kind, maxSize, visit, true)
+}
+
+func open(dir, kind string, maxSize int64, visit func(Frame) error, cutCorrupt bool) (w *Writer, repairs []Repair, err error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, nil, err
 	}
@@ -132,7 +147,7 @@ func Open(dir, kind string, maxSize int64, visit func(Frame) error) (w *Writer, 
 	w = &Writer{dir: dir, kind: kind, maxSize: maxSize}
 	for i, name := range files {
 		last := i == len(files)-1
-		n, rep, err := scanFile(name, kind, w.next, last, visit)
+		n, rep, err := scanFile(name, kind, w.next, last, cutCorrupt, visit)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -300,7 +315,7 @@ func (w *Writer) Close() error {
 
 // scanFile verifies one segment file and visits its frames. For the last
 // segment of a stream, a torn final frame is cut off and reported.
-func scanFile(name, kind string, first uint64, last bool, visit func(Frame) error) (uint64, *Repair, error) {
+func scanFile(name, kind string, first uint64, last, cutCorrupt bool, visit func(Frame) error) (uint64, *Repair, error) {
 	f, err := os.OpenFile(name, os.O_RDWR, 0)
 	if err != nil {
 		return 0, nil, err
@@ -319,8 +334,17 @@ func scanFile(name, kind string, first uint64, last bool, visit func(Frame) erro
 		return nil
 	})
 	var torn *tornError
+	var corrupt *CorruptError
 	switch {
-	case errors.As(err, &torn) && last && st.Size()-end > MaxTorn:
+	case errors.As(err, &corrupt) && last && cutCorrupt:
+		if err := f.Truncate(end); err != nil {
+			return 0, nil, err
+		}
+		if err := f.Sync(); err != nil {
+			return 0, nil, err
+		}
+		return n, &Repair{File: name, Offset: end, CutBytes: st.Size() - end, Reason: "cut on request: " + corrupt.Reason}, nil
+	case errors.As(err, &torn) && last && st.Size()-end > MaxTorn && !cutCorrupt:
 		return 0, nil, &CorruptError{File: name, Offset: end, Reason: fmt.Sprintf("%s, but %d bytes follow: too long to be a torn write", torn.reason, st.Size()-end)}
 	case errors.As(err, &torn) && last:
 		if err := f.Truncate(end); err != nil {

@@ -276,3 +276,30 @@ func TestTornSegmentHeader(t *testing.T) {
 		}
 	}
 }
+
+// Damage before the end of the last segment is refused by Open and cut,
+// with a report, by OpenCuttingCorruptTail.
+func TestCutCorruptTailOnRequest(t *testing.T) {
+	dir := t.TempDir()
+	writeFrames(t, dir, 5, 1<<20)
+	name := filepath.Join(dir, "records-0000000000000000.seg")
+	b, _ := os.ReadFile(name)
+	third := HeaderSize + 2*FrameOverhead + 10 + 11 // start of frame 2
+	b[third+FrameOverhead] ^= 0xff
+	os.WriteFile(name, b, 0o600)
+	if _, _, err := Open(dir, "records", 1<<20, nil); err == nil {
+		t.Fatal("Open accepted a corrupt frame before the end")
+	}
+	var n int
+	w, reps, err := OpenCuttingCorruptTail(dir, "records", 1<<20, func(Frame) error { n++; return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if n != 2 || len(reps) != 1 || reps[0].Offset != int64(third) {
+		t.Fatalf("%d frames kept, repairs %+v", n, reps)
+	}
+	if got, _ := readFrames(t, dir); len(got) != 2 {
+		t.Fatalf("%d frames after the cut", len(got))
+	}
+}
