@@ -102,34 +102,39 @@ func Commitment(k *EventKey, session SessionID, seq uint64, plaintext []byte) Di
 	return hmacSHA256(k.com(), pre[:], plaintext)
 }
 
-// hmacSHA256 is HMAC-SHA256 (RFC 2104) of the concatenated parts for a
-// 32-byte key, computed with pooled hash states: crypto/hmac allocates
-// about 500 bytes per key, and the recorder keys one HMAC per event.
-// TestHMACMatchesStdlib checks it against crypto/hmac.
-func hmacSHA256(key []byte, parts ...[]byte) Digest {
-	var pad [64]byte
-	copy(pad[:], key)
-	for i := range pad {
-		pad[i] ^= 0x36
-	}
-	h := hasherPool.Get().(hash.Hash)
-	h.Reset()
-	h.Write(pad[:])
-	for _, p := range parts {
-		h.Write(p)
+// hmacSHA256 is HMAC-SHA256 (RFC 2104) of prefix ‖ msg for a 32-byte key.
+// crypto/hmac allocates about 500 bytes per key, and the recorder keys one
+// HMAC per event; this hashes from stack buffers (or a pooled hash state
+// for long messages) and allocates nothing. TestHMACMatchesStdlib checks it
+// against crypto/hmac.
+func hmacSHA256(key, prefix, msg []byte) Digest {
+	var buf [64 + 1024]byte
+	copy(buf[:64], key)
+	for i := range buf[:64] {
+		buf[i] ^= 0x36
 	}
 	var inner Digest
-	h.Sum(inner[:0])
-	for i := range pad {
-		pad[i] ^= 0x36 ^ 0x5c
+	if n := 64 + len(prefix) + len(msg); n <= len(buf) {
+		copy(buf[64:], prefix)
+		copy(buf[64+len(prefix):], msg)
+		inner = sha256.Sum256(buf[:n])
+	} else {
+		// Long messages: variables declared here alone reach the heap.
+		var pad [64]byte
+		copy(pad[:], buf[:64])
+		h := hasherPool.Get().(hash.Hash)
+		h.Reset()
+		h.Write(pad[:])
+		h.Write(append([]byte(nil), prefix...)) // a copy: prefix stays on its caller's stack
+		h.Write(msg)
+		inner = Digest(h.Sum(nil))
+		hasherPool.Put(h)
 	}
-	h.Reset()
-	h.Write(pad[:])
-	h.Write(inner[:])
-	var d Digest
-	h.Sum(d[:0])
-	hasherPool.Put(h)
-	return d
+	for i := range buf[:64] {
+		buf[i] ^= 0x36 ^ 0x5c
+	}
+	copy(buf[64:], inner[:])
+	return sha256.Sum256(buf[:64+len(inner)])
 }
 
 // Payload frame modes (first byte of a stored payload frame).

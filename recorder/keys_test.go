@@ -46,7 +46,7 @@ func TestHMACMatchesStdlib(t *testing.T) {
 	for i := range key {
 		key[i] = byte(200 + i)
 	}
-	for _, msg := range [][]byte{nil, []byte("x"), make([]byte, 55), make([]byte, 64), make([]byte, 1000)} {
+	for _, msg := range [][]byte{nil, []byte("x"), make([]byte, 55), make([]byte, 64), make([]byte, 954), make([]byte, 955), make([]byte, 5000)} {
 		m := hmac.New(sha256.New, key)
 		m.Write([]byte("prefix"))
 		m.Write(msg)

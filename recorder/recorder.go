@@ -481,7 +481,14 @@ func (r *Recorder) Record(ctx context.Context, ev Event) (Receipt, error) {
 	buf := payloadBufs.Get().(*bytes.Buffer)
 	defer payloadBufs.Put(buf)
 	buf.Reset()
-	if err := encodePayloadTo(buf, &ev.Payload); err != nil {
+	// Encode from a pooled copy: handing &ev.Payload to the encoder would
+	// move the whole event to the heap.
+	p := payloadPool.Get().(*Payload)
+	*p = ev.Payload
+	err := encodePayloadTo(buf, p)
+	*p = Payload{}
+	payloadPool.Put(p)
+	if err != nil {
 		return Receipt{}, err
 	}
 
@@ -505,7 +512,10 @@ func (r *Recorder) Record(ctx context.Context, ev Event) (Receipt, error) {
 	return rc, err
 }
 
-var payloadBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+var (
+	payloadBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+	payloadPool = sync.Pool{New: func() any { return new(Payload) }}
+)
 
 // append writes one event; r.mu is held.
 func (r *Recorder) append(ev *Event, plaintext []byte) (Receipt, error) {
