@@ -399,9 +399,11 @@ func runAnchor(e *env, args []string) error {
 		err = rerr
 	}
 	q := a.Queue()
-	sum := anchorSummary{Operator: a.Operator(), Contract: addr, ChainID: q.ChainID, Anchored: len(q.Anchored), Confirmed: len(q.Anchored) - before,
+	// A reorg or chain reset can leave fewer confirmed anchors than before.
+	kept := min(before, len(q.Anchored))
+	sum := anchorSummary{Operator: a.Operator(), Contract: addr, ChainID: q.ChainID, Anchored: len(q.Anchored), Confirmed: len(q.Anchored) - kept,
 		Window: q.Window(0, time.Now())}
-	for _, an := range q.Anchored[before:] {
+	for _, an := range q.Anchored[kept:] {
 		sum.GasUsed += an.GasUsed
 	}
 	if n := len(q.Anchored); n > 0 {

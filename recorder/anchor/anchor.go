@@ -134,6 +134,7 @@ type Anchorer struct {
 	mu      sync.Mutex
 	q       *Queue
 	changed chan struct{} // closed and replaced at every change
+	steps   uint64        // completed rounds against the chain
 	fatal   error
 	stopped bool
 	backoff time.Duration
@@ -247,9 +248,18 @@ func (a *Anchorer) enqueue(s recorder.SealedEpoch) (bool, error) {
 	case s.Header.Epoch > next:
 		return false, fmt.Errorf("%w: epoch %d arrived, epoch %d expected", errGap, s.Header.Epoch, next)
 	}
-	a.q.Pending = append(a.q.Pending, &Entry{Epoch: s.Header.Epoch, Root: s.Root, PrevRoot: s.Header.PrevRoot,
-		FirstSeq: s.Header.FirstSeq, Count: s.Header.Count, Sealed: time.Unix(0, s.Header.Time), Queued: a.opts.Now(), State: StateQueued})
-	return true, a.persistLocked()
+	if n := len(a.q.Pending); n > 0 && a.q.Pending[n-1].Root != s.Header.PrevRoot {
+		return false, fmt.Errorf("anchor: epoch %d does not link to the queued epoch %d (prev_root %s, queued root %s): the log was re-sealed differently", s.Header.Epoch, a.q.Pending[n-1].Epoch, s.Header.PrevRoot, a.q.Pending[n-1].Root)
+	}
+	e := &Entry{Epoch: s.Header.Epoch, Root: s.Root, PrevRoot: s.Header.PrevRoot,
+		FirstSeq: s.Header.FirstSeq, Count: s.Header.Count, Sealed: time.Unix(0, s.Header.Time), Queued: a.opts.Now(), State: StateQueued}
+	a.q.Pending = append(a.q.Pending, e)
+	if err := a.persistLocked(); err != nil {
+		// Not durable, so not acknowledged: take it back.
+		a.q.Pending = a.q.Pending[:len(a.q.Pending)-1]
+		return false, err
+	}
+	return true, nil
 }
 
 func (a *Anchorer) persistLocked() error {
@@ -310,6 +320,9 @@ func (a *Anchorer) run(ctx context.Context, sealed <-chan recorder.SealedEpoch) 
 			} else {
 				a.mu.Lock()
 				a.backoff = 0
+				a.steps++
+				close(a.changed)
+				a.changed = make(chan struct{})
 				a.mu.Unlock()
 			}
 			timer.Reset(wait)
@@ -321,7 +334,13 @@ var errPersist = errors.New("anchor: writing queue")
 
 // Drain waits until every queued epoch is confirmed — with Options.Position,
 // every epoch the recorder has sealed so far — or Run stops, or ctx ends.
+// It trusts nothing it has not checked against the chain since it was
+// called: at least one round must complete first (a chain reset can have
+// removed epochs the queue file calls confirmed).
 func (a *Anchorer) Drain(ctx context.Context) error {
+	a.mu.Lock()
+	start := a.steps
+	a.mu.Unlock()
 	for {
 		var sealed uint64
 		if a.opts.Position != nil {
@@ -333,7 +352,7 @@ func (a *Anchorer) Drain(ctx context.Context) error {
 		if n := len(a.q.Anchored); n > 0 {
 			covered = a.q.Anchored[n-1].Events
 		}
-		empty, stopped, fatal, ch := len(a.q.Pending) == 0 && covered >= sealed, a.stopped, a.fatal, a.changed
+		empty, stopped, fatal, ch := len(a.q.Pending) == 0 && covered >= sealed && a.steps > start, a.stopped, a.fatal, a.changed
 		a.mu.Unlock()
 		switch {
 		case fatal != nil:
