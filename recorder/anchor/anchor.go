@@ -573,6 +573,14 @@ func (a *Anchorer) checkSent(ctx context.Context, e *Entry) error {
 	if a.opts.Now().Sub(e.SentAt) < a.opts.ResubmitAfter {
 		return nil
 	}
+	if nonce < e.Nonce {
+		// Every earlier epoch is mined, so the nonces below ours belong to
+		// another user of the key whose transaction never landed: our
+		// transaction waits on a gap it cannot fill. Send again at the
+		// chain's next nonce.
+		a.opts.Logf("anchor: epoch %d waits on nonce %d, below its own %d, used by another sender and not mined: re-sending at nonce %d", e.Epoch, nonce, e.Nonce, nonce)
+		return a.submitAt(ctx, e, &nonce)
+	}
 	return a.bump(ctx, e)
 }
 
@@ -666,7 +674,11 @@ func FilterAnchored(ctx context.Context, c ethereum.LogFilterer, contract, opera
 	return out, nil
 }
 
-func (a *Anchorer) submit(ctx context.Context, e *Entry) error {
+func (a *Anchorer) submit(ctx context.Context, e *Entry) error { return a.submitAt(ctx, e, nil) }
+
+// submitAt signs and sends a fresh anchor transaction for e, at the given
+// nonce or, if nil, the account's pending nonce.
+func (a *Anchorer) submitAt(ctx context.Context, e *Entry, at *uint64) error {
 	next, err := a.nextEpoch(ctx)
 	if err != nil {
 		return err
@@ -685,8 +697,10 @@ func (a *Anchorer) submit(ctx context.Context, e *Entry) error {
 		}
 		return fmt.Errorf("estimate gas for epoch %d: %w", e.Epoch, err)
 	}
-	nonce, err := a.c.PendingNonceAt(ctx, a.op)
-	if err != nil {
+	var nonce uint64
+	if at != nil {
+		nonce = *at
+	} else if nonce, err = a.c.PendingNonceAt(ctx, a.op); err != nil {
 		return fmt.Errorf("nonce: %w", err)
 	}
 	tip, feeCap, err := chain.Fees(ctx, a.c)

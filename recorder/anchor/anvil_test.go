@@ -2,7 +2,9 @@ package anchor_test
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"errors"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -12,12 +14,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/agentflightrecorder/afr/evm/anvil"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/recorder/anchor"
+	"github.com/agentflightrecorder/afr/recorder/anchor/chain"
 	"github.com/agentflightrecorder/afr/recorder/workload"
 )
 
@@ -232,6 +238,22 @@ func TestAnchorerFaultsAnvil(t *testing.T) {
 	call("anvil_reorg", 1, []any{})
 	setTicking(true)
 	drain("anvil_reorg")
+
+	// 7. A nonce gap left by another user of the key: its transaction takes
+	// the next nonce, ours the one after, then its transaction is dropped.
+	// Ours can never be mined at its nonce; it is re-sent below the gap.
+	setTicking(false)
+	call("evm_setAutomine", false)
+	other := sendOther(t, ctx, client, key)
+	recordEpochs(1)
+	waitFor(t, "anchor sent above the other sender's nonce", func() bool {
+		q := a.Queue()
+		return len(q.Pending) > 0 && len(q.Pending[0].Txs) > 0
+	})
+	call("anvil_dropTransaction", other.Hex())
+	call("evm_setAutomine", true)
+	setTicking(true)
+	drain("nonce gap")
 	if err := r.Flush(); err != nil {
 		t.Fatal(err)
 	}
@@ -244,9 +266,37 @@ func TestAnchorerFaultsAnvil(t *testing.T) {
 	if pos := r.Position(); pos.OpenEvents != 0 {
 		t.Fatalf("open epoch not empty: %+v", pos)
 	}
-	if got := a.Queue().Anchored; len(got) != 13 {
-		t.Fatalf("%d confirmed anchors, want 13", len(got))
+	if got := a.Queue().Anchored; len(got) != 14 {
+		t.Fatalf("%d confirmed anchors, want 14", len(got))
 	}
+}
+
+// sendOther sends a plain transfer with key at its next nonce, as another
+// program holding the operator key would, and returns its hash.
+func sendOther(t *testing.T, ctx context.Context, c *ethclient.Client, key *ecdsa.PrivateKey) common.Hash {
+	t.Helper()
+	from := crypto.PubkeyToAddress(key.PublicKey)
+	nonce, err := c.PendingNonceAt(ctx, from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chainID, err := c.ChainID(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tip, feeCap, err := chain.Fees(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := types.SignTx(types.NewTx(&types.DynamicFeeTx{ChainID: chainID, Nonce: nonce, GasTipCap: tip, GasFeeCap: feeCap,
+		Gas: 21000, To: &from, Value: big.NewInt(1)}), types.LatestSignerForChainID(chainID), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SendTransaction(ctx, tx); err != nil {
+		t.Fatal(err)
+	}
+	return tx.Hash()
 }
 
 func waitFor(t *testing.T, what string, ok func() bool) {
