@@ -22,6 +22,7 @@ import (
 // ChainReader is what the chain checks read: events, calls and
 // transactions. go-ethereum's ethclient and simulated clients implement it.
 type ChainReader interface {
+	ethereum.BlockNumberReader
 	ethereum.LogFilterer
 	ethereum.ContractCaller
 	ethereum.TransactionReader
@@ -42,31 +43,54 @@ type ChainAnchors struct {
 }
 
 // Anchors implements AnchorSource. Source is "chain tx 0x… block N".
+//
+// Events and head are read at one block (the latest when the call starts),
+// so an anchor mined meanwhile cannot make them disagree. Everything the
+// node returns is checked: each event must come from the contract and name
+// the operator, and the events must form the contract's chain — epochs 0..n
+// without gaps, each prev_root the previous root, the last matching the
+// head. A node that omits, invents or misfilters events is an error (with a
+// hint), never a finding against the operator.
 func (c ChainAnchors) Anchors(ctx context.Context) ([]Anchor, error) {
 	ea := bindings.NewEpochAnchor()
-	logs, err := c.Client.FilterLogs(ctx, ethereum.FilterQuery{FromBlock: new(big.Int).SetUint64(c.FromBlock),
-		Addresses: []common.Address{c.Contract},
-		Topics:    [][]common.Hash{{ea.GetABI().Events["Anchored"].ID}, {common.BytesToHash(c.Operator[:])}}})
+	at, err := c.Client.BlockNumber(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("chain anchors: block number: %w", err)
+	}
+	block := new(big.Int).SetUint64(at)
+	topic := ea.GetABI().Events["Anchored"].ID
+	operator := common.BytesToHash(c.Operator[:])
+	logs, err := c.Client.FilterLogs(ctx, ethereum.FilterQuery{FromBlock: new(big.Int).SetUint64(c.FromBlock), ToBlock: block,
+		Addresses: []common.Address{c.Contract}, Topics: [][]common.Hash{{topic}, {operator}}})
 	if err != nil {
 		return nil, fmt.Errorf("chain anchors: %w", err)
 	}
 	out := make([]Anchor, 0, len(logs))
-	var last *bindings.EpochAnchorAnchored
 	for i := range logs {
-		if logs[i].Removed {
+		l := &logs[i]
+		if l.Removed {
 			continue
 		}
-		ev, err := ea.UnpackAnchoredEvent(&logs[i])
+		if l.Address != c.Contract || len(l.Topics) < 2 || l.Topics[0] != topic || l.Topics[1] != operator {
+			return nil, fmt.Errorf("chain anchors: the node returned a log of another contract or operator (tx %s): it does not filter as asked (hint: use another node)", l.TxHash)
+		}
+		ev, err := ea.UnpackAnchoredEvent(l)
 		if err != nil {
-			return nil, fmt.Errorf("chain anchors: Anchored event in tx %s: %w", logs[i].TxHash, err)
+			return nil, fmt.Errorf("chain anchors: Anchored event in tx %s: %w", l.TxHash, err)
 		}
-		out = append(out, Anchor{Epoch: ev.Epoch, Root: recorder.Digest(ev.Root), PrevRoot: recorder.Digest(ev.PrevRoot),
-			Source: fmt.Sprintf("chain tx %s block %d", logs[i].TxHash, logs[i].BlockNumber)})
-		if last == nil || ev.Epoch >= last.Epoch {
-			last = ev
+		a := Anchor{Epoch: ev.Epoch, Root: recorder.Digest(ev.Root), PrevRoot: recorder.Digest(ev.PrevRoot),
+			Source: fmt.Sprintf("chain tx %s block %d", l.TxHash, l.BlockNumber)}
+		// EpochAnchor accepts epoch t only on top of t−1: its events are a
+		// chain, and anything else is the node's doing.
+		if want := uint64(len(out)); a.Epoch != want {
+			return nil, fmt.Errorf("chain anchors: the node's events jump from epoch %d to %d: its event history is incomplete (hint: use an archive node or an earlier --from-block)", int64(want)-1, a.Epoch)
 		}
+		if n := len(out); n > 0 && out[n-1].Root != a.PrevRoot {
+			return nil, fmt.Errorf("chain anchors: the node's event for epoch %d does not link to epoch %d: its event history is inconsistent (hint: use another node)", a.Epoch, n-1)
+		}
+		out = append(out, a)
 	}
-	res, err := c.Client.CallContract(ctx, ethereum.CallMsg{To: &c.Contract, Data: ea.PackHead(c.Operator)}, nil)
+	res, err := c.Client.CallContract(ctx, ethereum.CallMsg{To: &c.Contract, Data: ea.PackHead(c.Operator)}, block)
 	if err != nil {
 		return nil, fmt.Errorf("chain anchors: head: %w", err)
 	}
@@ -77,15 +101,16 @@ func (c ChainAnchors) Anchors(ctx context.Context) ([]Anchor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("chain anchors: head: %w", err)
 	}
+	n := len(out)
 	switch {
-	case !head.Anchored && last == nil:
-	case head.Anchored != (last != nil) || head.Epoch != last.Epoch || head.Commitment != bindings.AnchorCommitment(last.Epoch, last.Root):
+	case !head.Anchored && n == 0:
+	case head.Anchored != (n > 0) || head.Epoch != out[n-1].Epoch || head.Commitment != bindings.AnchorCommitment(out[n-1].Epoch, out[n-1].Root):
 		found := "no events"
-		if last != nil {
-			found = fmt.Sprintf("events up to epoch %d", last.Epoch)
+		if n > 0 {
+			found = fmt.Sprintf("events up to epoch %d", out[n-1].Epoch)
 		}
-		return nil, fmt.Errorf("chain anchors: the contract's head for %s (anchored %v, epoch %d) does not match its %s: the node's event history is incomplete (hint: use an archive node or an earlier --from-block)",
-			c.Operator, head.Anchored, head.Epoch, found)
+		return nil, fmt.Errorf("chain anchors: the contract's head for %s at block %d (anchored %v, epoch %d) does not match its %s: the node's event history is incomplete (hint: use an archive node or an earlier --from-block)",
+			c.Operator, at, head.Anchored, head.Epoch, found)
 	}
 	return out, nil
 }

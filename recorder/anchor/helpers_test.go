@@ -4,10 +4,13 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/recorder/anchor"
@@ -58,6 +61,28 @@ func checkAnchored(t *testing.T, dir string, c chain.Client, contract common.Add
 			t.Fatalf("anchor %d: got epoch %d root %s, want epoch %d root %s", i, got[i].Epoch, got[i].Root, want[i].Epoch, want[i].Root)
 		}
 	}
+	// A node that hides an event, or does not filter by operator, is an
+	// error with a hint — never a verdict against the operator.
+	if len(want) > 1 {
+		for name, lie := range map[string]func([]types.Log) []types.Log{
+			"hides an event": func(ls []types.Log) []types.Log { return append(ls[:0:0], ls[1:]...) },
+			"misfilters": func(ls []types.Log) []types.Log {
+				l := ls[0]
+				l.Topics = append([]common.Hash{l.Topics[0], {}}, l.Topics[2:]...)
+				return append([]types.Log{l}, ls[1:]...)
+			},
+			"another address": func(ls []types.Log) []types.Log {
+				l := ls[0]
+				l.Address = common.Address{1}
+				return append([]types.Log{l}, ls[1:]...)
+			},
+		} {
+			_, err := verifier.ChainAnchors{Client: lyingNode{c, lie}, Contract: contract, Operator: op}.Anchors(ctx)
+			if err == nil || !strings.Contains(err.Error(), "hint") {
+				t.Fatalf("node that %s: %v", name, err)
+			}
+		}
+	}
 	rep, err := verifier.VerifyLog(ctx, l, verifier.ChainAnchors{Client: c, Contract: contract, Operator: op}, verifier.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -86,3 +111,17 @@ func deployAnchor(t *testing.T, c chain.Client, key *ecdsa.PrivateKey) *chain.De
 }
 
 var _ = anchor.QueueFile
+
+// lyingNode alters the logs a node returns.
+type lyingNode struct {
+	chain.Client
+	lie func([]types.Log) []types.Log
+}
+
+func (n lyingNode) FilterLogs(ctx context.Context, q ethereum.FilterQuery) ([]types.Log, error) {
+	ls, err := n.Client.FilterLogs(ctx, q)
+	if err != nil || len(ls) == 0 {
+		return ls, err
+	}
+	return n.lie(ls), nil
+}
