@@ -193,7 +193,7 @@ func (c *collector) add(f Finding) {
 	}
 	if n := len(c.findings); n > 0 && f.Seq != nil {
 		last := &c.findings[n-1]
-		if last.Kind == f.Kind && last.Seq != nil && *last.Seq+max(last.Count, 1) == *f.Seq && sameEpoch(last.Epoch, f.Epoch) {
+		if last.Kind == f.Kind && last.Detail == f.Detail && last.Seq != nil && *last.Seq+max(last.Count, 1) == *f.Seq && sameEpoch(last.Epoch, f.Epoch) {
 			last.Count = max(last.Count, 1) + 1
 			last.Expected, last.Found = "", ""
 			return
