@@ -780,6 +780,23 @@ contract PaceSmartAccountTest is PaceExecutionTest {
         vm.assertEq(uint256(account.nonce()), 1, "one nonce per batch");
     }
 
+    function test_RevertWhen_BatchWithoutRequiredApprovals() public {
+        PaceSmartAccount.Call[] memory calls = new PaceSmartAccount.Call[](2);
+        calls[0] = PaceSmartAccount.Call(address(counter), 0, bumpData(2));
+        calls[1] = PaceSmartAccount.Call(address(sink), 0, abi.encodeCall(Sink.ping, ()));
+        PaceSmartAccount.PDRTerms memory t = terms(0, true);
+        bytes32 digest = account.hashBatch(calls, t);
+        PaceSmartAccount.Sig memory s = signDigest(POLICY_KEY, digest);
+        vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.TooFewApprovals.selector, 0, 1));
+        account.executeBatch(calls, t, s, new PaceSmartAccount.Sig[](0));
+        // An approval by someone who is not an approver does not count either.
+        vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.NotApprover.selector, vm.addr(POLICY_KEY)));
+        account.executeBatch(calls, t, s, approvalsBy(one(POLICY_KEY), digest));
+        // With the approver's signature the batch runs.
+        account.executeBatch(calls, t, s, approvalsBy(one(APPROVER1_KEY), digest));
+        vm.assertEq(counter.count(), 2, "batch executed once approved");
+    }
+
     function test_RevertWhen_BatchCallFails() public {
         PaceSmartAccount.Call[] memory calls = new PaceSmartAccount.Call[](2);
         calls[0] = PaceSmartAccount.Call(address(counter), 0, bumpData(2));
