@@ -2,6 +2,7 @@ package forkmode_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -57,7 +58,10 @@ func fixturePath(parts ...string) string {
 
 // loadFixtures runs while the spec tree is built: one table entry per file.
 func loadFixtures() []TableEntry {
-	paths, _ := filepath.Glob(fixturePath("cases", "*.json"))
+	paths, err := filepath.Glob(fixturePath("cases", "*.json"))
+	if err != nil || len(paths) == 0 {
+		panic(fmt.Sprintf("no tracesim fixtures under %s (%v): the table would be empty", fixturePath("cases"), err))
+	}
 	var out []TableEntry
 	for _, p := range paths {
 		raw, err := os.ReadFile(p)
@@ -111,7 +115,8 @@ var _ = Describe("Replaying the committed fork fixtures offline", Label("fork"),
 		func(ctx SpecContext, f *fixture) {
 			res, err := rp.Replay(ctx, f.TxHash)
 			Expect(err).NotTo(HaveOccurred())
-			Expect(res.Fidelity.OK).To(BeTrue(), "fidelity mismatches: %v", res.Fidelity.Mismatches)
+			Expect(res.Fidelity.OK).To(Equal(f.Expect.FidelityOK), "fidelity mismatches: %v", res.Fidelity.Mismatches)
+			Expect(res.Effects.Status).To(Equal(f.Expect.Status), "execution status")
 			Expect(res.Receipt.GasUsed).To(Equal(f.Expect.GasUsed))
 			Expect(res).To(afrspec.MatchIntent(f.recorded(chainID)))
 			Expect(res.Stats.Requests).To(BeZero(), "offline: no request may leave the process")
