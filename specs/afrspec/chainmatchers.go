@@ -50,6 +50,9 @@ func errorNames() string {
 
 func (m *revertMatcher) Match(actual any) (bool, error) {
 	known := m.name == "Error" || m.name == "Panic"
+	if known && len(m.args) > 1 {
+		return false, fmt.Errorf("RevertWith: %s has 1 argument, %d given", m.name, len(m.args))
+	}
 	for _, e := range knownErrors {
 		if e.Name == m.name {
 			known = true
@@ -74,6 +77,9 @@ func (m *revertMatcher) Match(actual any) (bool, error) {
 		return false, nil
 	}
 	for i, want := range m.args {
+		if i >= len(m.got.Args) {
+			return false, fmt.Errorf("RevertWith: %s reverted with %d argument(s), %d expected", m.got.Name, len(m.got.Args), len(m.args))
+		}
 		ok, err := argMatches(want, m.got.Args[i])
 		if err != nil {
 			return false, err

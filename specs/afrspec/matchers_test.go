@@ -60,6 +60,10 @@ var _ = Describe("Matchers fail with a message that names the cause", func() {
 			msg := failureOf(func() { Expect(&afrspec.TxResult{Receipt: rc}).To(afrspec.RevertWith("InvalidNonce")) })
 			Expect(msg).To(And(ContainSubstring("but the transaction"), ContainSubstring("succeeded (block 7, 39,657 gas)")))
 		})
+		It("names the argument count when Error or Panic is given too many arguments", func() {
+			msg := failureOf(func() { Expect(nonce()).To(afrspec.RevertWith("Error", "hi", "extra")) })
+			Expect(msg).To(ContainSubstring("RevertWith: Error has 1 argument, 2 given"))
+		})
 		It("rejects an error name the contracts do not define, listing those they do", func() {
 			msg := failureOf(func() { Expect(nonce()).To(afrspec.RevertWith("InvalidNonse")) })
 			Expect(msg).To(And(ContainSubstring(`unknown custom error "InvalidNonse"`), ContainSubstring("InvalidNonce,")))
