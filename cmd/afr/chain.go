@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -360,6 +361,11 @@ func runAnchor(e *env, args []string) error {
 		return err
 	}
 	defer b.Close()
+	if dep != nil {
+		if err := checkChainID(ctx, b.Client(), dep.ChainID); err != nil {
+			return err
+		}
+	}
 	a, err := anchor.Open(ctx, *logDir, b.Client(), anchor.Options{Contract: addr, Key: key, FromBlock: from, Confirmations: *conf,
 		Logf: func(f string, a ...any) { fmt.Fprintf(e.stderr, "afr "+f+"\n", a...) }})
 	if err != nil {
@@ -426,5 +432,22 @@ func runAnchor(e *env, args []string) error {
 	if *follow && errors.Is(err, context.Canceled) {
 		return nil
 	}
+	if errors.Is(err, context.Canceled) {
+		return fmt.Errorf("interrupted with %d epochs pending; nothing is lost (hint: run again to resume)", sum.Window.Epochs)
+	}
 	return err
+}
+
+// checkChainID refuses an endpoint whose chain is not the deployment's.
+func checkChainID(ctx context.Context, c interface {
+	ChainID(context.Context) (*big.Int, error)
+}, want uint64) error {
+	got, err := c.ChainID(ctx)
+	if err != nil {
+		return err
+	}
+	if want != 0 && got.Uint64() != want {
+		return fmt.Errorf("the endpoint serves chain %d, the deployment file is for chain %d (hint: check --rpc)", got.Uint64(), want)
+	}
+	return nil
 }

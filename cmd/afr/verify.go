@@ -238,6 +238,12 @@ func chainSources(ctx context.Context, rpcURL, deployment, anchorContract, opera
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if deployment != "" {
+		if err := checkChainID(ctx, b.Client(), dep.ChainID); err != nil {
+			b.Close()
+			return nil, nil, nil, err
+		}
+	}
 	src := verifier.ChainAnchors{Client: b.Client(), Contract: contract, Operator: op, FromBlock: from}
 	var x *verifier.Executions
 	switch {
