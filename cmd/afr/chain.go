@@ -319,6 +319,8 @@ func runAnchor(e *env, args []string) error {
 	conf := fs.Uint64("confirmations", 2, "blocks deep (counting the anchor's own) before an epoch counts as anchored")
 	follow := fs.Bool("follow", false, "keep anchoring epochs as they are sealed, until interrupted")
 	timeout := fs.Duration("timeout", 10*time.Minute, "give up after this long (without --follow)")
+	resubmit := fs.Duration("resubmit-after", 10*time.Second, "re-sign a transaction not mined after this long, with fees raised by 25%")
+	maxFee := fs.Float64("max-fee-gwei", 0, "never raise the fee cap of a replacement above this (0: no limit)")
 	jsonOut := fs.Bool("json", false, "write a summary as JSON")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -366,7 +368,12 @@ func runAnchor(e *env, args []string) error {
 			return err
 		}
 	}
+	var maxFeeCap *big.Int
+	if *maxFee > 0 {
+		maxFeeCap, _ = new(big.Float).Mul(big.NewFloat(*maxFee), big.NewFloat(1e9)).Int(nil)
+	}
 	a, err := anchor.Open(ctx, *logDir, b.Client(), anchor.Options{Contract: addr, Key: key, FromBlock: from, Confirmations: *conf,
+		ResubmitAfter: *resubmit, MaxFeeCap: maxFeeCap,
 		Logf: func(f string, a ...any) { fmt.Fprintf(e.stderr, "afr "+f+"\n", a...) }})
 	if err != nil {
 		return err

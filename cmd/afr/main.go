@@ -80,7 +80,8 @@ func run(e *env, args []string) int {
 	case "-h", "-help", "--help", "help":
 		if len(args) > 1 {
 			if c, ok := commands[args[1]]; ok {
-				c.flags(e).Usage()
+				// The command defines its flags as it runs: -h prints them.
+				c.run(e, []string{"-h"})
 				return exitOK
 			}
 			fmt.Fprintf(e.stderr, "afr: unknown command %q\n", args[1])

@@ -59,6 +59,10 @@ type Options struct {
 	// 25%; nodes need at least 10% to replace).
 	ResubmitAfter  time.Duration
 	FeeBumpPercent int64
+	// MaxFeeCap, when set, caps the fee cap (wei per gas) of bumped
+	// replacements: past it a stuck transaction is left to wait instead of
+	// being re-signed with ever higher fees.
+	MaxFeeCap *big.Int
 	// MinBackoff and MaxBackoff bound the wait after an RPC failure
 	// (default 100ms, doubling up to 5s).
 	MinBackoff, MaxBackoff time.Duration
@@ -765,6 +769,16 @@ func (a *Anchorer) bump(ctx context.Context, e *Entry) error {
 	feeCap = bumped(last.GasFeeCap(), feeCap)
 	if feeCap.Cmp(tip) < 0 {
 		feeCap = tip
+	}
+	if max := a.opts.MaxFeeCap; max != nil && feeCap.Cmp(max) > 0 {
+		if last.GasFeeCap().Cmp(max) >= 0 {
+			a.opts.Logf("anchor: epoch %d not mined and its fee cap is at the limit (%s wei): waiting", e.Epoch, max)
+			return nil
+		}
+		feeCap = new(big.Int).Set(max)
+		if tip.Cmp(feeCap) > 0 {
+			tip = new(big.Int).Set(feeCap)
+		}
 	}
 	tx, err := types.SignTx(types.NewTx(&types.DynamicFeeTx{ChainID: a.chainID, Nonce: e.Nonce, GasTipCap: tip, GasFeeCap: feeCap,
 		Gas: last.Gas(), To: last.To(), Data: last.Data()}), types.LatestSignerForChainID(a.chainID), a.opts.Key)
