@@ -268,6 +268,41 @@ var _ = Describe("PaceSmartAccount under attack", Label("anvil"), func() {
 				}, "ValueOverCallCap"),
 		)
 
+		It("refuses an expired delegation", func() {
+			now, err := w.Now(ctx)
+			Expect(err).NotTo(HaveOccurred())
+			expired := scope
+			expired.Expiry = now - 1
+			chain, err := w.Delegate(ctx, w.Owner, executor, nil, expired)
+			Expect(err).NotTo(HaveOccurred())
+			p, res := delegated(chain, w.CounterCall(1))
+			Expect(res).To(afrspec.RevertWith("DelegationExpired", chain[0].Delegation.Digest(w.Domain), now-1))
+			rc := w.MustRecordOutcome(ctx, p, res)
+			expectDenialLogged(ctx, p, rc, "DelegationExpired")
+		})
+
+		It("refuses a call that would exceed the delegation's total value cap", func() {
+			capped := scope
+			capped.MaxValuePerCall, capped.MaxValueTotal = eth(1), big.NewInt(1)
+			chain, err := w.Delegate(ctx, w.Owner, executor, nil, capped)
+			Expect(err).NotTo(HaveOccurred())
+			c := w.CounterCall(1)
+			c.Value = big.NewInt(2)
+			p, res := delegated(chain, c)
+			Expect(res).To(afrspec.RevertWith("ValueOverTotalCap", chain[0].Delegation.Digest(w.Domain), 2, 1))
+			rc := w.MustRecordOutcome(ctx, p, res)
+			expectDenialLogged(ctx, p, rc, "ValueOverTotalCap")
+		})
+
+		It("refuses a root delegation not signed by the owner", func() {
+			chain, err := w.Delegate(ctx, w.Attacker, executor, nil, scope)
+			Expect(err).NotTo(HaveOccurred())
+			p, res := delegated(chain, w.CounterCall(1))
+			Expect(res).To(afrspec.RevertWith("DelegatorMismatch", 0, w.Owner.Address, w.Attacker.Address))
+			rc := w.MustRecordOutcome(ctx, p, res)
+			expectDenialLogged(ctx, p, rc, "DelegatorMismatch")
+		})
+
 		It("refuses a revoked delegation, and everything below it", func() {
 			chain, err := w.Delegate(ctx, w.Owner, planner, nil, scope)
 			Expect(err).NotTo(HaveOccurred())
