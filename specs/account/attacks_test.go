@@ -161,9 +161,25 @@ var _ = Describe("PaceSmartAccount under attack", Label("anvil"), func() {
 			Expect(res).To(afrspec.EmitEvent("Executed", "eventId", p.EventID(), "success", true))
 			w.MustRecordOutcome(ctx, p, res)
 			Expect(w.MustSealAndVerify(ctx)).To(afrspec.BeVerified())
+			// Each approval of this proposal is in the log, linked to its
+			// intent, with a signature that recovers to its approver over the
+			// PDR digest.
 			ix := w.MustIndex()
-			approvals := ix.Find(verifier.Query{Kind: recorder.KindApproval})
-			Expect(len(approvals)).To(BeNumerically(">=", 2))
+			var mine int
+			for _, ev := range ix.Find(verifier.Query{Kind: recorder.KindApproval}) {
+				a, ctxp := ev.Payload.Approval, ev.Payload.Context
+				if ctxp == nil || len(ctxp.Parents) != 1 || ctxp.Parents[0] != p.IntentEvent.Seq {
+					continue
+				}
+				mine++
+				var sig pdr.Signature // compact (r, vs), as the account takes it
+				Expect(a.Signature).To(HaveLen(len(sig)), "approval signature of %s", a.Approver)
+				copy(sig[:], a.Signature)
+				signer, err := sig.Recover(p.PDR.PDR.Digest())
+				Expect(err).NotTo(HaveOccurred())
+				Expect(signer.Hex()).To(Equal(a.Approver), "the recorded signature is the approver's, over this PDR")
+			}
+			Expect(mine).To(Equal(2), "two approvals recorded for this proposal")
 		})
 
 		DescribeTable("approver threshold games are refused and logged",
