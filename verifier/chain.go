@@ -15,6 +15,7 @@ import (
 	"github.com/agentflightrecorder/afr/contracts/bindings"
 	"github.com/agentflightrecorder/afr/pdr"
 	"github.com/agentflightrecorder/afr/recorder"
+	"github.com/agentflightrecorder/afr/recorder/anchor/chain"
 	"github.com/agentflightrecorder/afr/recorder/segment"
 	"github.com/agentflightrecorder/afr/tracesim"
 )
@@ -60,7 +61,7 @@ func (c ChainAnchors) Anchors(ctx context.Context) ([]Anchor, error) {
 	block := new(big.Int).SetUint64(at)
 	topic := ea.GetABI().Events["Anchored"].ID
 	operator := common.BytesToHash(c.Operator[:])
-	logs, err := c.Client.FilterLogs(ctx, ethereum.FilterQuery{FromBlock: new(big.Int).SetUint64(c.FromBlock), ToBlock: block,
+	logs, err := chain.FilterLogs(ctx, c.Client, ethereum.FilterQuery{FromBlock: new(big.Int).SetUint64(c.FromBlock), ToBlock: block,
 		Addresses: []common.Address{c.Contract}, Topics: [][]common.Hash{{topic}, {operator}}})
 	if err != nil {
 		return nil, fmt.Errorf("chain anchors: %w", err)
@@ -173,7 +174,7 @@ func CheckExecutions(ctx context.Context, src Source, x Executions, rep *Report)
 	if err != nil {
 		return nil, fmt.Errorf("executions: %w", err)
 	}
-	logs, err := x.Client.FilterLogs(ctx, ethereum.FilterQuery{FromBlock: new(big.Int).SetUint64(x.FromBlock),
+	logs, err := chain.FilterLogs(ctx, x.Client, ethereum.FilterQuery{FromBlock: new(big.Int).SetUint64(x.FromBlock),
 		Addresses: []common.Address{x.Account}, Topics: [][]common.Hash{{pdr.ExecutedTopic}}})
 	if err != nil {
 		return nil, fmt.Errorf("executions: %w", err)

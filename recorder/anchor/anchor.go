@@ -654,13 +654,13 @@ func (a *Anchorer) findAnchored(ctx context.Context, epoch uint64) (*bindings.Ep
 
 // FilterAnchored returns the Anchored events of an operator (of one epoch
 // when epoch is not nil), from block from on, in chain order.
-func FilterAnchored(ctx context.Context, c ethereum.LogFilterer, contract, operator common.Address, epoch *uint64, from uint64) ([]*bindings.EpochAnchorAnchored, error) {
+func FilterAnchored(ctx context.Context, c chain.LogReader, contract, operator common.Address, epoch *uint64, from uint64) ([]*bindings.EpochAnchorAnchored, error) {
 	ea := bindings.NewEpochAnchor()
 	topics := [][]common.Hash{{ea.GetABI().Events["Anchored"].ID}, {common.BytesToHash(operator[:])}}
 	if epoch != nil {
 		topics = append(topics, []common.Hash{common.BigToHash(new(big.Int).SetUint64(*epoch))})
 	}
-	logs, err := c.FilterLogs(ctx, ethereum.FilterQuery{FromBlock: new(big.Int).SetUint64(from), Addresses: []common.Address{contract}, Topics: topics})
+	logs, err := chain.FilterLogs(ctx, c, ethereum.FilterQuery{FromBlock: new(big.Int).SetUint64(from), Addresses: []common.Address{contract}, Topics: topics})
 	if err != nil {
 		return nil, fmt.Errorf("filter Anchored events: %w", err)
 	}
