@@ -472,12 +472,8 @@ func (r *Recorder) Sealed() <-chan SealedEpoch { return r.notify.out }
 // sync policy. ctx bounds only the wait for durability (SyncGroup): an event
 // whose wait is cancelled is still recorded.
 func (r *Recorder) Record(ctx context.Context, ev Event) (Receipt, error) {
-	if !ev.Kind.Valid() {
-		return Receipt{}, fmt.Errorf("recorder: unknown event kind %d", ev.Kind)
-	}
-	if len(ev.Tool) > MaxStringLength || len(ev.Group) > MaxStringLength {
-		return Receipt{}, fmt.Errorf("recorder: tool or group over %d bytes", MaxStringLength)
-	}
+	// The envelope (kind, tool, group) is checked when it is encoded, before
+	// anything is written; the payload here.
 	buf := payloadBufs.Get().(*bytes.Buffer)
 	defer payloadBufs.Put(buf)
 	buf.Reset()

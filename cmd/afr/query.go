@@ -161,14 +161,11 @@ func runQuery(e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		data, err := b.Encode()
+		n, err := writeBundle(*discloseTo, b)
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(*discloseTo, data, 0o600); err != nil {
-			return err
-		}
-		fmt.Fprintf(e.stderr, "afr query: answer with proofs written to %s (%d bytes); check it with afr verify --bundle\n", *discloseTo, len(data))
+		fmt.Fprintf(e.stderr, "afr query: answer with proofs written to %s (%d bytes); check it with afr verify --bundle\n", *discloseTo, n)
 	}
 	if *jsonOut {
 		return writeJSON(e.stdout, struct {

@@ -311,6 +311,16 @@ func openKeys(keyDir, logDir string, session recorder.SessionID) (*recorder.Keyr
 	return recorder.OpenKeyring(keyDir, session)
 }
 
+// writeBundle writes a bundle's canonical encoding (mode 0600: it may hold
+// payloads and their keys) and returns its size.
+func writeBundle(path string, b *verifier.Bundle) (int, error) {
+	data, err := b.Encode()
+	if err != nil {
+		return 0, err
+	}
+	return len(data), os.WriteFile(path, data, 0o600)
+}
+
 func readBundle(path string) (*verifier.Bundle, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -388,14 +398,11 @@ func runDisclose(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	data, err := b.Encode()
+	n, err := writeBundle(*out, b)
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(*out, data, 0o600); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stderr, "afr disclose: %d events, %d epoch headers, %d bytes written to %s\n", len(b.Events), len(b.Headers), len(data), *out)
+	fmt.Fprintf(e.stderr, "afr disclose: %d events, %d epoch headers, %d bytes written to %s\n", len(b.Events), len(b.Headers), n, *out)
 	return nil
 }
 

@@ -31,7 +31,7 @@ func TestBindingsUpToDate(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := forgeart.Forge(root); err != nil {
-		t.Skip("forge not installed (run `make setup`):", err)
+		t.Fatal("forge not installed (hint: run make setup):", err)
 	}
 	tmp := t.TempDir()
 	if err := forgeart.Build(root, filepath.Join(tmp, "out"), filepath.Join(tmp, "cache")); err != nil {

@@ -215,11 +215,7 @@ func (w *Writer) startSegment() error {
 	}
 	// Make the header and the file's directory entry durable before frames
 	// depend on them.
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := SyncDir(w.dir); err != nil {
+	if err := syncFileAndDir(f, w.dir); err != nil {
 		f.Close()
 		return err
 	}
@@ -512,6 +508,13 @@ func (e *TornTailError) Error() string {
 	return fmt.Sprintf("segment: %s: torn tail at offset %d: %s", e.File, e.Offset, e.Reason)
 }
 
+func syncFileAndDir(f *os.File, dir string) error {
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	return SyncDir(dir)
+}
+
 // SyncDir fsyncs a directory, making file creations and renames in it
 // durable.
 func SyncDir(dir string) error {
@@ -601,11 +604,7 @@ func (w *Writer) Truncate(n uint64) error {
 	if err != nil {
 		return err
 	}
-	if err := nf.Sync(); err != nil {
-		nf.Close()
-		return err
-	}
-	if err := SyncDir(w.dir); err != nil {
+	if err := syncFileAndDir(nf, w.dir); err != nil {
 		nf.Close()
 		return err
 	}
