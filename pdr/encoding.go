@@ -3,58 +3,30 @@ package pdr
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/big"
 
+	"github.com/agentflightrecorder/afr/format"
+
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
-	"github.com/fxamacker/cbor/v2"
 )
 
-// CBOR modes: RFC 8949 §4.2 core deterministic encoding; decoding rejects duplicate keys,
-// indefinite lengths and unknown fields, and DecodeCBOR additionally rejects any input that
-// does not re-encode to the same bytes.
-var (
-	encMode cbor.EncMode
-	decMode cbor.DecMode
-)
-
-func init() {
-	var err error
-	if encMode, err = cbor.CoreDetEncOptions().EncMode(); err != nil {
-		panic(err)
-	}
-	if decMode, err = (cbor.DecOptions{
-		DupMapKey:         cbor.DupMapKeyEnforcedAPF,
-		IndefLength:       cbor.IndefLengthForbidden,
-		ExtraReturnErrors: cbor.ExtraDecErrorUnknownField,
-	}).DecMode(); err != nil {
-		panic(err)
-	}
-}
-
-// ErrNonCanonical is returned when CBOR input is not the deterministic encoding of its value.
-var ErrNonCanonical = errors.New("pdr: non-canonical cbor")
+// cborDecoder bounds the CBOR of PDRs, delegations and policies, which come
+// from untrusted parties: 1 MiB, 16 levels, 2^16 items per array or map.
+var cborDecoder = format.NewDecoder(format.Limits{Size: 1 << 20, Nesting: 16, Items: 1 << 16})
 
 // EncodeCBOR returns the deterministic CBOR encoding of v (a PDR, SignedPDR, Delegation,
 // SignedDelegation, Policy or Evaluation, or anything built from them).
 func EncodeCBOR(v any) ([]byte, error) {
-	return encMode.Marshal(v)
+	return format.Marshal(v)
 }
 
 // DecodeCBOR decodes data into v and fails unless data is exactly EncodeCBOR's output for the
-// decoded value.
+// decoded value (an error wrapping format.ErrNonCanonical) and within cborDecoder's limits.
 func DecodeCBOR(data []byte, v any) error {
-	if err := decMode.Unmarshal(data, v); err != nil {
+	if err := cborDecoder.Decode(data, v); err != nil {
 		return fmt.Errorf("pdr: cbor: %w", err)
-	}
-	again, err := encMode.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("pdr: cbor: %w", err)
-	}
-	if !bytes.Equal(again, data) {
-		return ErrNonCanonical
 	}
 	return nil
 }
@@ -91,14 +63,14 @@ type pdrJSON struct {
 
 // MarshalCBOR implements cbor.Marshaler (integer keys 1–11 in field order).
 func (p PDR) MarshalCBOR() ([]byte, error) {
-	return encMode.Marshal(pdrCBOR{p.ChainID, p.Account, p.Nonce, p.Target, value(p.Value), p.DataHash, p.PolicyID,
+	return format.Marshal(pdrCBOR{p.ChainID, p.Account, p.Nonce, p.Target, value(p.Value), p.DataHash, p.PolicyID,
 		uint8(p.Decision), p.ApprovalRequired, p.Expiry, p.EventID})
 }
 
 // UnmarshalCBOR implements cbor.Unmarshaler.
 func (p *PDR) UnmarshalCBOR(data []byte) error {
 	var w pdrCBOR
-	if err := decMode.Unmarshal(data, &w); err != nil {
+	if err := cborDecoder.Unmarshal(data, &w); err != nil {
 		return err
 	}
 	if err := checkUint256(w.Value); err != nil {
@@ -165,14 +137,14 @@ type delegationJSON struct {
 
 // MarshalCBOR implements cbor.Marshaler.
 func (d Delegation) MarshalCBOR() ([]byte, error) {
-	return encMode.Marshal(delegationCBOR{d.Delegator, d.Delegate, d.Parent, nonNil(d.Targets), nonNil(d.Selectors),
+	return format.Marshal(delegationCBOR{d.Delegator, d.Delegate, d.Parent, nonNil(d.Targets), nonNil(d.Selectors),
 		value(d.MaxValuePerCall), value(d.MaxValueTotal), d.Expiry, d.Salt})
 }
 
 // UnmarshalCBOR implements cbor.Unmarshaler.
 func (d *Delegation) UnmarshalCBOR(data []byte) error {
 	var w delegationCBOR
-	if err := decMode.Unmarshal(data, &w); err != nil {
+	if err := cborDecoder.Unmarshal(data, &w); err != nil {
 		return err
 	}
 	for _, v := range []*big.Int{w.MaxValuePerCall, w.MaxValueTotal} {
@@ -226,12 +198,12 @@ type signedDelegationWire struct {
 
 // MarshalCBOR implements cbor.Marshaler.
 func (s SignedDelegation) MarshalCBOR() ([]byte, error) {
-	return encMode.Marshal(signedDelegationWire(s))
+	return format.Marshal(signedDelegationWire(s))
 }
 
 // UnmarshalCBOR implements cbor.Unmarshaler.
 func (s *SignedDelegation) UnmarshalCBOR(data []byte) error {
-	return decMode.Unmarshal(data, (*signedDelegationWire)(s))
+	return cborDecoder.Unmarshal(data, (*signedDelegationWire)(s))
 }
 
 type signedPDRWire struct {
@@ -245,12 +217,12 @@ type signedPDRWire struct {
 func (s SignedPDR) MarshalCBOR() ([]byte, error) {
 	w := signedPDRWire(s)
 	w.Approvals, w.Delegations = nonNil(w.Approvals), nonNil(w.Delegations)
-	return encMode.Marshal(w)
+	return format.Marshal(w)
 }
 
 // UnmarshalCBOR implements cbor.Unmarshaler.
 func (s *SignedPDR) UnmarshalCBOR(data []byte) error {
-	return decMode.Unmarshal(data, (*signedPDRWire)(s))
+	return cborDecoder.Unmarshal(data, (*signedPDRWire)(s))
 }
 
 // MarshalJSON writes {"pdr", "signature", "approvals", "delegations"}.

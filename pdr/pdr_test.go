@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/agentflightrecorder/afr/format"
+
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/math"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -158,7 +160,7 @@ func TestDecodeRejectsNonCanonicalCBOR(t *testing.T) {
 	}
 	bad := append(append(append([]byte{}, enc[:i+1]...), 0x18, 0x07), enc[i+2:]...)
 	var p pdr.PDR
-	if err := pdr.DecodeCBOR(bad, &p); !errors.Is(err, pdr.ErrNonCanonical) {
+	if err := pdr.DecodeCBOR(bad, &p); !errors.Is(err, format.ErrNonCanonical) {
 		t.Fatalf("long-form nonce: %v, want ErrNonCanonical", err)
 	}
 	if err := pdr.DecodeCBOR(enc, &p); err != nil {

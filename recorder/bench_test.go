@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentflightrecorder/afr/format"
+
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/recorder/segment"
 	"github.com/agentflightrecorder/afr/recorder/workload"
@@ -39,7 +41,7 @@ func BenchmarkRecord(b *testing.B) {
 		f, _ := os.Create(filepath.Join(dir, "log.jsonl"))
 		defer f.Close()
 		w := bufio.NewWriterSize(f, 64<<10)
-		ladder(b, dir, events, func(ev *recorder.Event) error {
+		ladder(b, dir, events, func(ev *format.Event) error {
 			j, err := json.Marshal(ev)
 			if err != nil {
 				return err
@@ -66,7 +68,7 @@ func BenchmarkRecord(b *testing.B) {
 			}
 		}()
 		ctx := context.Background()
-		ladder(b, dir, events, func(ev *recorder.Event) error {
+		ladder(b, dir, events, func(ev *format.Event) error {
 			_, err := r.Record(ctx, *ev)
 			return err
 		}, r.Close)
@@ -75,7 +77,7 @@ func BenchmarkRecord(b *testing.B) {
 
 // ladder records b.N events, timing each, and reports median and P99
 // latency and the bytes written per event.
-func ladder(b *testing.B, dir string, events []recorder.Event, record func(*recorder.Event) error, done func() error) {
+func ladder(b *testing.B, dir string, events []format.Event, record func(*format.Event) error, done func() error) {
 	lat := make([]time.Duration, b.N)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -107,7 +109,7 @@ func dirSize(b *testing.B, dir string) int64 {
 	return n
 }
 
-var ladderRanges = &compact.RangeFactory{Hash: recorder.Hasher.HashChildren}
+var ladderRanges = &compact.RangeFactory{Hash: format.Hasher.HashChildren}
 
 // ladderLog implements the intermediate rungs with the package's own
 // encoders and the same segment writer the Recorder uses.
@@ -116,7 +118,7 @@ type ladderLog struct {
 	records, payloads *segment.Writer
 	epochs            *segment.Writer
 	seq               uint64
-	last, prevRoot    recorder.Digest
+	last, prevRoot    format.Digest
 	epoch             *compact.Range // incremental, as the Recorder does
 	nepoch            uint64
 }
@@ -135,18 +137,18 @@ func newLadderLog(b *testing.B, dir, rung string) *ladderLog {
 	return l
 }
 
-func (l *ladderLog) append(ev *recorder.Event) error {
-	pt, err := recorder.EncodePayload(&ev.Payload)
+func (l *ladderLog) append(ev *format.Event) error {
+	pt, err := format.EncodePayload(&ev.Payload)
 	if err != nil {
 		return err
 	}
-	env := recorder.Envelope{Version: 1, Recorder: "bench", Seq: l.seq, Clock: l.seq + 1, Group: ev.Group,
+	env := format.Envelope{Version: 1, Recorder: "bench", Seq: l.seq, Clock: l.seq + 1, Group: ev.Group,
 		Time: time.Now().UnixNano(), Tool: ev.Tool, Kind: ev.Kind}
 	if l.rung != "schema" {
-		env.Payload = recorder.PayloadFrameDigest(pt)
+		env.Payload = format.PayloadFrameDigest(pt)
 		env.Prev = l.last
 	}
-	enc, err := recorder.EncodeEnvelope(&env)
+	enc, err := format.EncodeEnvelope(&env)
 	if err != nil {
 		return err
 	}
@@ -156,27 +158,27 @@ func (l *ladderLog) append(ev *recorder.Event) error {
 	if l.rung == "schema" {
 		return nil
 	}
-	l.last = recorder.RecordDigest(enc)
+	l.last = format.RecordDigest(enc)
 	if l.rung == "chain" {
 		return nil
 	}
 	if l.epoch == nil {
 		l.epoch = ladderRanges.NewEmptyRange(0)
 	}
-	leaf := recorder.LeafHash(l.last)
+	leaf := format.LeafHash(l.last)
 	l.epoch.Append(leaf[:], nil)
 	if l.epoch.End() == 100 {
-		var root recorder.Digest
+		var root format.Digest
 		r, _ := l.epoch.GetRootHash(nil)
 		copy(root[:], r)
-		h := recorder.EpochHeader{Version: 1, Recorder: "bench", Epoch: l.nepoch, FirstSeq: l.seq - 100, Count: 100,
+		h := format.EpochHeader{Version: 1, Recorder: "bench", Epoch: l.nepoch, FirstSeq: l.seq - 100, Count: 100,
 			MerkleRoot: root, LastRecord: l.last, PrevRoot: l.prevRoot, Time: time.Now().UnixNano()}
-		hb, err := recorder.EncodeEpochHeader(&h)
+		hb, err := format.EncodeEpochHeader(&h)
 		if err != nil {
 			return err
 		}
 		l.epochs.Append(hb)
-		l.prevRoot = recorder.EpochRoot(hb)
+		l.prevRoot = format.EpochRoot(hb)
 		l.epoch = nil
 		l.nepoch++
 	}

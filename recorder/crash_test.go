@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentflightrecorder/afr/format"
+
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/recorder/workload"
 )
@@ -88,7 +90,7 @@ func TestCrashRecovery(t *testing.T) {
 		l, _ := recorder.OpenLog(dir)
 		digests := map[uint64]string{}
 		l.Records(func(seq uint64, raw []byte) error {
-			digests[seq] = recorder.RecordDigest(raw).String()
+			digests[seq] = format.RecordDigest(raw).String()
 			return nil
 		})
 		for seq, d := range acked {
@@ -108,26 +110,26 @@ func TestCrashRecovery(t *testing.T) {
 // match the records' Merkle roots.
 func checkEpochs(t *testing.T, l *recorder.Log, n uint64) {
 	t.Helper()
-	var digests []recorder.Digest
+	var digests []format.Digest
 	l.Records(func(_ uint64, raw []byte) error {
-		digests = append(digests, recorder.RecordDigest(raw))
+		digests = append(digests, format.RecordDigest(raw))
 		return nil
 	})
 	var next uint64
-	var prev recorder.Digest
+	var prev format.Digest
 	err := l.Epochs(func(i uint64, raw []byte) error {
-		h, err := recorder.DecodeEpochHeader(raw)
+		h, err := format.DecodeEpochHeader(raw)
 		if err != nil {
 			return err
 		}
 		if h.Epoch != i || h.FirstSeq != next || h.PrevRoot != prev {
 			return fmt.Errorf("epoch %d does not continue the epoch chain: %+v", i, h)
 		}
-		if recorder.MerkleRoot(digests[h.FirstSeq:h.FirstSeq+h.Count]) != h.MerkleRoot {
+		if format.MerkleRoot(digests[h.FirstSeq:h.FirstSeq+h.Count]) != h.MerkleRoot {
 			return fmt.Errorf("epoch %d: Merkle root mismatch", i)
 		}
 		next = h.FirstSeq + h.Count
-		prev = recorder.EpochRoot(raw)
+		prev = format.EpochRoot(raw)
 		return nil
 	})
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/agentflightrecorder/afr/format"
+
 	"github.com/agentflightrecorder/afr/recorder"
 )
 
@@ -19,9 +21,9 @@ func Example() {
 	}
 	ctx := context.Background()
 	for _, cmd := range []string{"ls", "make test"} {
-		rc, err := r.Record(ctx, recorder.Event{
-			Tool: "shell", Kind: recorder.KindToolCall,
-			Payload: recorder.Payload{Intent: &recorder.Intent{Tool: "shell", Args: map[string]any{"cmd": cmd}}},
+		rc, err := r.Record(ctx, format.Event{
+			Tool: "shell", Kind: format.KindToolCall,
+			Payload: format.Payload{Intent: &format.Intent{Tool: "shell", Args: map[string]any{"cmd": cmd}}},
 		})
 		if err != nil {
 			panic(err)

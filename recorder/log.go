@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/agentflightrecorder/afr/format"
+
 	"github.com/agentflightrecorder/afr/recorder/segment"
 )
 
@@ -45,49 +47,16 @@ func (l *Log) stream(kind string, visit func(uint64, []byte) error) error {
 	})
 }
 
-// InclusionProof proves that a record is in a sealed epoch: with the epoch
-// header (whose hash is the anchored root R_t) and the RFC 6962 audit path,
-// anyone can check the record against an anchor. See docs/SPEC.md.
-type InclusionProof struct {
-	Record []byte   `json:"record"` // encoded envelope
-	Header []byte   `json:"header"` // encoded epoch header
-	Index  uint64   `json:"index"`  // leaf index within the epoch
-	Path   []Digest `json:"path"`
-}
-
-// Verify checks the proof and returns the epoch root R_t it leads to. The
-// caller compares that root with the anchored one.
-func (p *InclusionProof) Verify() (Digest, error) {
-	h, err := DecodeEpochHeader(p.Header)
-	if err != nil {
-		return Digest{}, err
-	}
-	e, err := DecodeEnvelope(p.Record)
-	if err != nil {
-		return Digest{}, err
-	}
-	if e.Seq != h.FirstSeq+p.Index || p.Index >= h.Count {
-		return Digest{}, fmt.Errorf("recorder: proof: record %d is not leaf %d of epoch %d (seqs %d..%d)", e.Seq, p.Index, h.Epoch, h.FirstSeq, h.FirstSeq+h.Count-1)
-	}
-	if e.Session != h.Session || e.Recorder != h.Recorder {
-		return Digest{}, fmt.Errorf("recorder: proof: record of another session")
-	}
-	if err := VerifyInclusion(RecordDigest(p.Record), p.Index, h.Count, p.Path, h.MerkleRoot); err != nil {
-		return Digest{}, fmt.Errorf("recorder: proof: %w", err)
-	}
-	return EpochRoot(p.Header), nil
-}
-
 // InclusionProof builds the proof for record seq, which must be in a sealed
 // epoch. It reads the log once.
-func (l *Log) InclusionProof(seq uint64) (*InclusionProof, error) {
+func (l *Log) InclusionProof(seq uint64) (*format.InclusionProof, error) {
 	var hdr []byte
-	var h *EpochHeader
+	var h *format.EpochHeader
 	err := l.Epochs(func(_ uint64, raw []byte) error {
 		if h != nil {
 			return nil
 		}
-		eh, err := DecodeEpochHeader(raw)
+		eh, err := format.DecodeEpochHeader(raw)
 		if err != nil {
 			return err
 		}
@@ -102,11 +71,11 @@ func (l *Log) InclusionProof(seq uint64) (*InclusionProof, error) {
 	if h == nil {
 		return nil, fmt.Errorf("recorder: event %d is not in a sealed epoch", seq)
 	}
-	digests := make([]Digest, 0, h.Count)
+	digests := make([]format.Digest, 0, h.Count)
 	var rec []byte
 	err = l.Records(func(s uint64, raw []byte) error {
 		if s >= h.FirstSeq && s < h.FirstSeq+h.Count {
-			digests = append(digests, RecordDigest(raw))
+			digests = append(digests, format.RecordDigest(raw))
 			if s == seq {
 				rec = raw
 			}
@@ -119,9 +88,9 @@ func (l *Log) InclusionProof(seq uint64) (*InclusionProof, error) {
 	if uint64(len(digests)) != h.Count {
 		return nil, fmt.Errorf("recorder: epoch %d has %d records on disk, header says %d", h.Epoch, len(digests), h.Count)
 	}
-	path, err := MerklePath(digests, seq-h.FirstSeq)
+	path, err := format.MerklePath(digests, seq-h.FirstSeq)
 	if err != nil {
 		return nil, err
 	}
-	return &InclusionProof{Record: rec, Header: hdr, Index: seq - h.FirstSeq, Path: path}, nil
+	return &format.InclusionProof{Record: rec, Header: hdr, Index: seq - h.FirstSeq, Path: path}, nil
 }

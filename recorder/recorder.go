@@ -11,7 +11,7 @@
 // # Usage
 //
 //	r, err := recorder.Open("afr-data", recorder.Options{Recorder: "ops-1", Encrypt: true})
-//	rc, err := r.Record(ctx, recorder.Event{Tool: "shell", Kind: recorder.KindToolCall, Payload: p})
+//	rc, err := r.Record(ctx, format.Event{Tool: "shell", Kind: format.KindToolCall, Payload: p})
 //	err = r.Close() // seals the open epoch
 //
 // Many goroutines may call Record: a single writer path assigns gapless
@@ -44,6 +44,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/agentflightrecorder/afr/format"
 
 	"github.com/agentflightrecorder/afr/recorder/segment"
 )
@@ -90,7 +92,7 @@ type Options struct {
 	// Required when creating a store; on reopen it must match or be empty.
 	Recorder string
 	// Session fixes the session id of a new store (random if zero).
-	Session SessionID
+	Session format.SessionID
 	// Encrypt stores payloads encrypted (disclosure mode). Fixed at creation.
 	Encrypt bool
 	// EpochSize seals an epoch after this many events (default 100).
@@ -140,36 +142,22 @@ func (o *Options) setDefaults(dir string) {
 	}
 }
 
-// Event is what a caller records. The recorder fills in the envelope.
-type Event struct {
-	Tool  string `json:"tool"`
-	Kind  Kind   `json:"kind"`
-	Group string `json:"group,omitempty"` // optional concurrency-group tag
-	// After is the logical clock of a causally earlier event from another
-	// recorder (e.g. the delegating agent's); the event's clock will exceed it.
-	After   uint64  `json:"after,omitempty"`
-	Payload Payload `json:"payload"`
-}
-
 // Receipt acknowledges a recorded event.
 type Receipt struct {
-	Seq    uint64 `json:"seq"`
-	Clock  uint64 `json:"clock"`
-	Epoch  uint64 `json:"epoch"`
-	Digest Digest `json:"digest"`
+	Seq    uint64        `json:"seq"`
+	Clock  uint64        `json:"clock"`
+	Epoch  uint64        `json:"epoch"`
+	Digest format.Digest `json:"digest"`
 }
 
 // SealedEpoch announces a sealed, durable epoch.
 type SealedEpoch struct {
-	Header EpochHeader
-	Root   Digest // R_t, the value to anchor
+	Header format.EpochHeader
+	Root   format.Digest // R_t, the value to anchor
 }
 
 // Errors callers branch on.
-var (
-	ErrClosed       = errors.New("recorder: closed")
-	ErrNewerVersion = segment.ErrNewerVersion
-)
+var ErrClosed = errors.New("recorder: closed")
 
 // Recorder appends events to a store. It is safe for concurrent use.
 type Recorder struct {
@@ -190,15 +178,15 @@ type Recorder struct {
 	next     uint64 // next sequence number
 	durable  uint64 // events [0, durable) are durable under the policy
 	clock    uint64
-	last     Digest // digest of record next-1
-	prevRoot Digest // R of the last sealed epoch
+	last     format.Digest // digest of record next-1
+	prevRoot format.Digest // R of the last sealed epoch
 	open     *epochBuilder
 	openedAt time.Time
-	keys     *eventKeyDeriver // nil until the open epoch's key is loaded
-	nonce    [NonceSize]byte  // random per Open; XORed with seq per event
-	frameBuf []byte           // scratch for payload frames
-	envBuf   bytes.Buffer     // scratch for envelopes
-	unsent   []sealed         // sealed, header not yet written or not yet durable
+	keys     *format.EventKeyDeriver // nil until the open epoch's key is loaded
+	nonce    [format.NonceSize]byte  // random per Open; XORed with seq per event
+	frameBuf []byte                  // scratch for payload frames
+	envBuf   bytes.Buffer            // scratch for envelopes
+	unsent   []sealed                // sealed, header not yet written or not yet durable
 	recovery Recovery
 
 	syncReq chan struct{}
@@ -287,11 +275,11 @@ func Open(dir string, opts Options) (*Recorder, error) {
 // recover opens the three streams, cuts what was never acknowledged, checks
 // the chain, and rebuilds the open epoch.
 func (r *Recorder) recover() error {
-	var headers []*EpochHeader
+	var headers []*format.EpochHeader
 	var err error
 	var reps []segment.Repair
 	r.epochs, reps, err = r.openStream(filepath.Join(r.dir, "epochs"), "epochs", r.opts.SegmentSize, func(f segment.Frame) error {
-		h, err := DecodeEpochHeader(f.Data)
+		h, err := format.DecodeEpochHeader(f.Data)
 		if err != nil {
 			return fmt.Errorf("epoch header %d: %w", f.Index, err)
 		}
@@ -319,18 +307,18 @@ func (r *Recorder) recover() error {
 	if n := len(headers); n > 0 {
 		sealedEnd = headers[n-1].FirstSeq + headers[n-1].Count
 	}
-	var tail []Digest
+	var tail []format.Digest
 	var tailClock []uint64
 	var nrec uint64
 	r.records, reps, err = r.openStream(filepath.Join(r.dir, "records"), "records", r.opts.SegmentSize, func(f segment.Frame) error {
-		e, err := DecodeEnvelope(f.Data)
+		e, err := format.DecodeEnvelope(f.Data)
 		if err != nil {
 			return fmt.Errorf("record %d: %w", f.Index, err)
 		}
 		if e.Seq != f.Index || e.Prev != r.last || e.Session != r.man.Session || e.Recorder != r.man.Recorder {
 			return fmt.Errorf("record %d: does not continue the chain (seq %d); the store is damaged: run afr verify", f.Index, e.Seq)
 		}
-		r.last = RecordDigest(f.Data)
+		r.last = format.RecordDigest(f.Data)
 		r.clock = e.Clock
 		if f.Index >= sealedEnd {
 			tail = append(tail, r.last)
@@ -359,7 +347,7 @@ func (r *Recorder) recover() error {
 			return err
 		}
 		r.closeStreams()
-		r.last, r.clock = Digest{}, 0
+		r.last, r.clock = format.Digest{}, 0
 		return r.recover()
 	}
 	if nrec > n {
@@ -424,9 +412,9 @@ func (r *Recorder) openError(err error) error {
 
 // lastSealed restores the chain head from the last sealed epoch when the
 // open epoch turned out empty after cutting unacknowledged records.
-func (r *Recorder) lastSealed(headers []*EpochHeader) error {
+func (r *Recorder) lastSealed(headers []*format.EpochHeader) error {
 	if len(headers) == 0 {
-		r.last, r.clock = Digest{}, 0
+		r.last, r.clock = format.Digest{}, 0
 		return nil
 	}
 	h := headers[len(headers)-1]
@@ -435,7 +423,7 @@ func (r *Recorder) lastSealed(headers []*EpochHeader) error {
 	var clock uint64
 	err := segment.ReadAll(filepath.Join(r.dir, "records"), "records", func(f segment.Frame) error {
 		if f.Index == h.FirstSeq+h.Count-1 {
-			e, err := DecodeEnvelope(f.Data)
+			e, err := format.DecodeEnvelope(f.Data)
 			if err != nil {
 				return err
 			}
@@ -471,7 +459,7 @@ func (r *Recorder) Sealed() <-chan SealedEpoch { return r.notify.out }
 // Record appends ev and returns its receipt once it is durable under the
 // sync policy. ctx bounds only the wait for durability (SyncGroup): an event
 // whose wait is cancelled is still recorded.
-func (r *Recorder) Record(ctx context.Context, ev Event) (Receipt, error) {
+func (r *Recorder) Record(ctx context.Context, ev format.Event) (Receipt, error) {
 	// The envelope (kind, tool, group) is checked when it is encoded, before
 	// anything is written; the payload here.
 	buf := payloadBufs.Get().(*bytes.Buffer)
@@ -479,10 +467,10 @@ func (r *Recorder) Record(ctx context.Context, ev Event) (Receipt, error) {
 	buf.Reset()
 	// Encode from a pooled copy: handing &ev.Payload to the encoder would
 	// move the whole event to the heap.
-	p := payloadPool.Get().(*Payload)
+	p := payloadPool.Get().(*format.Payload)
 	*p = ev.Payload
-	err := encodePayloadTo(buf, p)
-	*p = Payload{}
+	err := format.EncodePayloadTo(buf, p)
+	*p = format.Payload{}
 	payloadPool.Put(p)
 	if err != nil {
 		return Receipt{}, err
@@ -510,11 +498,11 @@ func (r *Recorder) Record(ctx context.Context, ev Event) (Receipt, error) {
 
 var (
 	payloadBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-	payloadPool = sync.Pool{New: func() any { return new(Payload) }}
+	payloadPool = sync.Pool{New: func() any { return new(format.Payload) }}
 )
 
 // append writes one event; r.mu is held.
-func (r *Recorder) append(ev *Event, plaintext []byte) (Receipt, error) {
+func (r *Recorder) append(ev *format.Event, plaintext []byte) (Receipt, error) {
 	if r.closed {
 		return Receipt{}, ErrClosed
 	}
@@ -527,23 +515,23 @@ func (r *Recorder) append(ev *Event, plaintext []byte) (Receipt, error) {
 		}
 	}
 	seq := r.next
-	k := r.keys.derive(seq)
+	k := r.keys.Derive(seq)
 	nonce := r.nonce
 	binary.BigEndian.PutUint64(nonce[4:], binary.BigEndian.Uint64(nonce[4:])^seq)
-	frame, err := SealPayload(r.frameBuf[:0], &k, r.man.Session, seq, plaintext, r.man.Encrypted, nonce)
+	frame, err := format.SealPayload(r.frameBuf[:0], &k, r.man.Session, seq, plaintext, r.man.Encrypted, nonce)
 	if err != nil {
 		return Receipt{}, r.fail(err)
 	}
 	r.frameBuf = frame
 	clock := max(r.clock, ev.After) + 1
 	now := r.opts.Now()
-	env := Envelope{
-		Version: FormatVersion, Recorder: r.man.Recorder, Session: r.man.Session,
+	env := format.Envelope{
+		Version: format.Version, Recorder: r.man.Recorder, Session: r.man.Session,
 		Seq: seq, Clock: clock, Group: ev.Group, Time: now.UnixNano(),
-		Tool: ev.Tool, Kind: ev.Kind, Payload: PayloadFrameDigest(frame), Prev: r.last,
+		Tool: ev.Tool, Kind: ev.Kind, Payload: format.PayloadFrameDigest(frame), Prev: r.last,
 	}
 	r.envBuf.Reset()
-	if err := encodeEnvelopeTo(&r.envBuf, &env); err != nil {
+	if err := format.EncodeEnvelopeTo(&r.envBuf, &env); err != nil {
 		return Receipt{}, err // nothing written yet: not sticky
 	}
 	enc := r.envBuf.Bytes()
@@ -554,7 +542,7 @@ func (r *Recorder) append(ev *Event, plaintext []byte) (Receipt, error) {
 	if _, err := r.records.Append(enc); err != nil {
 		return Receipt{}, r.fail(err)
 	}
-	d := RecordDigest(enc)
+	d := format.RecordDigest(enc)
 	if r.open.count() == 0 {
 		r.openedAt = now
 	}
@@ -577,11 +565,11 @@ func (r *Recorder) openEpochKey() error {
 	if err != nil {
 		return err
 	}
-	ek, err := EpochKey(r.master, salt, r.man.Session, r.open.epoch)
+	ek, err := format.EpochKey(r.master, salt, r.man.Session, r.open.epoch)
 	if err != nil {
 		return err
 	}
-	r.keys = newEventKeyDeriver(ek)
+	r.keys = format.NewEventKeyDeriver(ek)
 	return nil
 }
 
@@ -612,17 +600,17 @@ func (r *Recorder) seal() error {
 	if b.count() == 0 {
 		return nil
 	}
-	h := EpochHeader{
-		Version: FormatVersion, Recorder: r.man.Recorder, Session: r.man.Session,
+	h := format.EpochHeader{
+		Version: format.Version, Recorder: r.man.Recorder, Session: r.man.Session,
 		Epoch: b.epoch, FirstSeq: b.firstSeq, Count: b.count(),
-		MerkleRoot: rootOf(b.rng), LastRecord: r.last, PrevRoot: r.prevRoot,
+		MerkleRoot: b.tree.Root(), LastRecord: r.last, PrevRoot: r.prevRoot,
 		Time: r.opts.Now().UnixNano(),
 	}
-	enc, err := EncodeEpochHeader(&h)
+	enc, err := format.EncodeEpochHeader(&h)
 	if err != nil {
 		return err
 	}
-	root := EpochRoot(enc)
+	root := format.EpochRoot(enc)
 	r.prevRoot = root
 	r.unsent = append(r.unsent, sealed{SealedEpoch: SealedEpoch{Header: h, Root: root}, enc: enc})
 	r.open = newEpochBuilder(b.epoch+1, r.next)
@@ -865,12 +853,12 @@ func (r *Recorder) Flush() error {
 
 // Position is a snapshot of where the recorder stands.
 type Position struct {
-	Next       uint64 `json:"next_seq"`
-	Durable    uint64 `json:"durable"`
-	OpenEpoch  uint64 `json:"open_epoch"`
-	OpenEvents uint64 `json:"open_events"`
-	LastRecord Digest `json:"last_record"`
-	LastRoot   Digest `json:"last_root"`
+	Next       uint64        `json:"next_seq"`
+	Durable    uint64        `json:"durable"`
+	OpenEpoch  uint64        `json:"open_epoch"`
+	OpenEvents uint64        `json:"open_events"`
+	LastRecord format.Digest `json:"last_record"`
+	LastRoot   format.Digest `json:"last_root"`
 }
 
 // Position returns the recorder's current position.
@@ -911,12 +899,12 @@ func (r *Recorder) Close() error {
 // Manifest identifies a store. It is the file MANIFEST (JSON) in the store
 // directory; see docs/SPEC.md, "Store layout".
 type Manifest struct {
-	Format    string    `json:"format"` // "afr-log"
-	Version   int       `json:"version"`
-	Recorder  string    `json:"recorder"`
-	Session   SessionID `json:"session"`
-	Encrypted bool      `json:"encrypted"`
-	Created   time.Time `json:"created"`
+	Format    string           `json:"format"` // "afr-log"
+	Version   int              `json:"version"`
+	Recorder  string           `json:"recorder"`
+	Session   format.SessionID `json:"session"`
+	Encrypted bool             `json:"encrypted"`
+	Created   time.Time        `json:"created"`
 }
 
 const manifestFormat = "afr-log"
@@ -934,8 +922,8 @@ func ReadManifest(dir string) (*Manifest, error) {
 	if m.Format != manifestFormat {
 		return nil, fmt.Errorf("recorder: %s is not an AFR log (format %q)", dir, m.Format)
 	}
-	if m.Version > FormatVersion {
-		return nil, fmt.Errorf("recorder: %s: %w: version %d, this build reads up to %d (hint: upgrade afr)", dir, ErrNewerVersion, m.Version, FormatVersion)
+	if m.Version > format.Version {
+		return nil, fmt.Errorf("recorder: %s: %w: version %d, this build reads up to %d (hint: upgrade afr)", dir, format.ErrNewerVersion, m.Version, format.Version)
 	}
 	if m.Version < 1 {
 		return nil, fmt.Errorf("recorder: %s/MANIFEST: version %d", dir, m.Version)
@@ -957,11 +945,11 @@ func loadOrCreateManifest(dir string, o *Options) (*Manifest, error) {
 	if o.Recorder == "" {
 		return nil, fmt.Errorf("recorder: creating %s: Options.Recorder (the operator id) is required", dir)
 	}
-	if len(o.Recorder) > MaxStringLength {
-		return nil, fmt.Errorf("recorder: recorder id over %d bytes", MaxStringLength)
+	if len(o.Recorder) > format.MaxStringLength {
+		return nil, fmt.Errorf("recorder: recorder id over %d bytes", format.MaxStringLength)
 	}
-	m = &Manifest{Format: manifestFormat, Version: FormatVersion, Recorder: o.Recorder, Session: o.Session, Encrypted: o.Encrypt, Created: o.Now().UTC()}
-	if m.Session == (SessionID{}) {
+	m = &Manifest{Format: manifestFormat, Version: format.Version, Recorder: o.Recorder, Session: o.Session, Encrypted: o.Encrypt, Created: o.Now().UTC()}
+	if m.Session == (format.SessionID{}) {
 		if _, err := io.ReadFull(o.Rand, m.Session[:]); err != nil {
 			return nil, err
 		}
@@ -987,3 +975,20 @@ func loadOrCreateManifest(dir string, o *Options) (*Manifest, error) {
 	}
 	return m, segment.SyncDir(dir)
 }
+
+// epochBuilder accumulates the open epoch's tree incrementally, so sealing
+// costs a few hashes however large the epoch (no latency spike at epoch
+// boundaries).
+type epochBuilder struct {
+	epoch    uint64
+	firstSeq uint64
+	tree     *format.Tree
+}
+
+func newEpochBuilder(epoch, firstSeq uint64) *epochBuilder {
+	return &epochBuilder{epoch: epoch, firstSeq: firstSeq, tree: format.NewTree()}
+}
+
+func (b *epochBuilder) add(d format.Digest) { b.tree.Append(d) }
+
+func (b *epochBuilder) count() uint64 { return b.tree.Size() }

@@ -10,17 +10,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentflightrecorder/afr/format"
+
 	"github.com/agentflightrecorder/afr/recorder"
 )
 
-func sampleEvent(i int) recorder.Event {
+func sampleEvent(i int) format.Event {
 	exit := int64(i % 3)
-	return recorder.Event{
+	return format.Event{
 		Tool: "shell",
-		Kind: recorder.KindToolCall,
-		Payload: recorder.Payload{
-			Intent:    &recorder.Intent{Tool: "shell", Args: map[string]any{"cmd": "ls -la", "n": uint64(i)}},
-			Execution: &recorder.Execution{Status: recorder.StatusOK, ExitCode: &exit},
+		Kind: format.KindToolCall,
+		Payload: format.Payload{
+			Intent:    &format.Intent{Tool: "shell", Args: map[string]any{"cmd": "ls -la", "n": uint64(i)}},
+			Execution: &format.Execution{Status: format.StatusOK, ExitCode: &exit},
 		},
 	}
 }
@@ -38,16 +40,16 @@ func openT(t *testing.T, dir string, o recorder.Options) *recorder.Recorder {
 }
 
 // readAll decodes every record of a store and checks the chain links.
-func readAll(t *testing.T, dir string) []*recorder.Envelope {
+func readAll(t *testing.T, dir string) []*format.Envelope {
 	t.Helper()
 	l, err := recorder.OpenLog(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []*recorder.Envelope
-	var prev recorder.Digest
+	var out []*format.Envelope
+	var prev format.Digest
 	err = l.Records(func(seq uint64, raw []byte) error {
-		e, err := recorder.DecodeEnvelope(raw)
+		e, err := format.DecodeEnvelope(raw)
 		if err != nil {
 			return err
 		}
@@ -57,7 +59,7 @@ func readAll(t *testing.T, dir string) []*recorder.Envelope {
 		if e.Prev != prev {
 			t.Errorf("record %d: prev %v, want %v", seq, e.Prev, prev)
 		}
-		prev = recorder.RecordDigest(raw)
+		prev = format.RecordDigest(raw)
 		out = append(out, e)
 		return nil
 	})
@@ -100,9 +102,9 @@ func TestRecordChainsAndSeals(t *testing.T) {
 			// 10 + 10 sealed by size; the last 5 by Close (not announced
 			// after the channel closed, but on disk).
 			l, _ := recorder.OpenLog(dir)
-			var headers []*recorder.EpochHeader
+			var headers []*format.EpochHeader
 			l.Epochs(func(_ uint64, raw []byte) error {
-				h, err := recorder.DecodeEpochHeader(raw)
+				h, err := format.DecodeEpochHeader(raw)
 				headers = append(headers, h)
 				return err
 			})
@@ -122,14 +124,14 @@ func TestRecordChainsAndSeals(t *testing.T) {
 				}
 			}
 			for i, h := range headers {
-				var digests []recorder.Digest
+				var digests []format.Digest
 				l.Records(func(seq uint64, raw []byte) error {
 					if seq >= h.FirstSeq && seq < h.FirstSeq+h.Count {
-						digests = append(digests, recorder.RecordDigest(raw))
+						digests = append(digests, format.RecordDigest(raw))
 					}
 					return nil
 				})
-				if recorder.MerkleRoot(digests) != h.MerkleRoot {
+				if format.MerkleRoot(digests) != h.MerkleRoot {
 					t.Errorf("epoch %d Merkle root mismatch", i)
 				}
 				if digests[len(digests)-1] != h.LastRecord {
@@ -258,22 +260,22 @@ func TestPayloadRoundTripAndKeys(t *testing.T) {
 	var records [][]byte
 	l.Records(func(_ uint64, raw []byte) error { records = append(records, raw); return nil })
 	err = l.Payloads(func(seq uint64, frame []byte) error {
-		env, _ := recorder.DecodeEnvelope(records[seq])
-		if recorder.PayloadFrameDigest(frame) != env.Payload {
+		env, _ := format.DecodeEnvelope(records[seq])
+		if format.PayloadFrameDigest(frame) != env.Payload {
 			t.Errorf("event %d: payload frame digest mismatch", seq)
 		}
-		if frame[0] != recorder.ModeEncrypted {
+		if frame[0] != format.ModeEncrypted {
 			t.Errorf("event %d stored in the clear", seq)
 		}
 		k, err := kr.EventKey(seq/3, seq)
 		if err != nil {
 			return err
 		}
-		pt, err := recorder.OpenPayload(&k, m.Session, seq, frame)
+		pt, err := format.OpenPayload(&k, m.Session, seq, frame)
 		if err != nil {
 			return err
 		}
-		p, err := recorder.DecodePayload(pt)
+		p, err := format.DecodePayload(pt)
 		if err != nil {
 			return err
 		}
@@ -282,7 +284,7 @@ func TestPayloadRoundTripAndKeys(t *testing.T) {
 		}
 		// Another event's key opens nothing.
 		other, _ := kr.EventKey((seq+1)/3, seq+1)
-		if _, err := recorder.OpenPayload(&other, m.Session, seq, frame); !errors.Is(err, recorder.ErrDecrypt) {
+		if _, err := format.OpenPayload(&other, m.Session, seq, frame); !errors.Is(err, format.ErrDecrypt) {
 			t.Errorf("event %d opened with the key of event %d: %v", seq, seq+1, err)
 		}
 		return nil
@@ -294,7 +296,7 @@ func TestPayloadRoundTripAndKeys(t *testing.T) {
 	if err := kr.Erase(0); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := kr.EventKey(0, 1); !errors.Is(err, recorder.ErrKeyErased) {
+	if _, err := kr.EventKey(0, 1); !errors.Is(err, format.ErrKeyErased) {
 		t.Fatalf("key of erased epoch: %v", err)
 	}
 	if _, err := kr.EventKey(1, 4); err != nil {
@@ -310,8 +312,8 @@ func TestInclusionProofs(t *testing.T) {
 	}
 	r.Close()
 	l, _ := recorder.OpenLog(dir)
-	roots := map[recorder.Digest]bool{}
-	l.Epochs(func(_ uint64, raw []byte) error { roots[recorder.EpochRoot(raw)] = true; return nil })
+	roots := map[format.Digest]bool{}
+	l.Epochs(func(_ uint64, raw []byte) error { roots[format.EpochRoot(raw)] = true; return nil })
 	for seq := uint64(0); seq < 40; seq++ {
 		p, err := l.InclusionProof(seq)
 		if err != nil {
@@ -361,7 +363,7 @@ func TestNewerVersionRefused(t *testing.T) {
 	b = []byte(string(b[:0]) + `{"format":"afr-log","version":99,"recorder":"x","session":"00000000000000000000000000000000"}`)
 	os.WriteFile(filepath.Join(dir, "MANIFEST"), b, 0o600)
 	_, err := recorder.Open(dir, recorder.Options{})
-	if !errors.Is(err, recorder.ErrNewerVersion) {
+	if !errors.Is(err, format.ErrNewerVersion) {
 		t.Fatalf("got %v, want ErrNewerVersion", err)
 	}
 }
@@ -369,11 +371,11 @@ func TestNewerVersionRefused(t *testing.T) {
 func TestRejectsInvalidEvents(t *testing.T) {
 	r := openT(t, t.TempDir(), recorder.Options{})
 	defer r.Close()
-	bad := []recorder.Event{
+	bad := []format.Event{
 		{Tool: "x", Kind: 0},
-		{Tool: string(make([]byte, recorder.MaxStringLength+1)), Kind: recorder.KindToolCall},
-		{Tool: "x", Kind: recorder.KindToolCall, Payload: recorder.Payload{Effects: []recorder.Effect{{}}}},
-		{Tool: "x", Kind: recorder.KindToolCall, Payload: recorder.Payload{Policy: &recorder.PolicyEvaluation{Decision: 9}}},
+		{Tool: string(make([]byte, format.MaxStringLength+1)), Kind: format.KindToolCall},
+		{Tool: "x", Kind: format.KindToolCall, Payload: format.Payload{Effects: []format.Effect{{}}}},
+		{Tool: "x", Kind: format.KindToolCall, Payload: format.Payload{Policy: &format.PolicyEvaluation{Decision: 9}}},
 	}
 	for i, ev := range bad {
 		if _, err := r.Record(context.Background(), ev); err == nil {

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync/atomic"
+
+	"github.com/agentflightrecorder/afr/format"
 )
 
 // saltFile stores one random 32-byte salt per epoch at offset 32·epoch. An
@@ -33,12 +35,12 @@ func openSaltFile(path string) (*saltFile, error) {
 }
 
 func (s *saltFile) get(epoch uint64) ([]byte, error) {
-	salt := make([]byte, KeySize)
-	n, err := s.f.ReadAt(salt, int64(epoch)*KeySize)
+	salt := make([]byte, format.KeySize)
+	n, err := s.f.ReadAt(salt, int64(epoch)*format.KeySize)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, err
 	}
-	if n < KeySize || isZero(salt) {
+	if n < format.KeySize || isZero(salt) {
 		return nil, nil
 	}
 	return salt, nil
@@ -56,18 +58,18 @@ func (s *saltFile) getOrCreate(epoch uint64, rnd io.Reader) ([]byte, error) {
 		delete(s.ahead, epoch)
 		return salt, nil
 	}
-	batch := make([]byte, saltBatch*KeySize)
-	n, err := s.f.ReadAt(batch, int64(epoch)*KeySize)
+	batch := make([]byte, saltBatch*format.KeySize)
+	n, err := s.f.ReadAt(batch, int64(epoch)*format.KeySize)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, err
 	}
-	clear(batch[n-n%KeySize:])
-	if first := batch[:KeySize]; !isZero(first) {
+	clear(batch[n-n%format.KeySize:])
+	if first := batch[:format.KeySize]; !isZero(first) {
 		return append([]byte(nil), first...), nil // created before a restart
 	}
 	s.ahead = map[uint64][]byte{}
 	for i := 0; i < saltBatch; i++ {
-		slot := batch[i*KeySize : (i+1)*KeySize]
+		slot := batch[i*format.KeySize : (i+1)*format.KeySize]
 		if isZero(slot) {
 			if _, err := io.ReadFull(rnd, slot); err != nil {
 				return nil, err
@@ -77,11 +79,11 @@ func (s *saltFile) getOrCreate(epoch uint64, rnd io.Reader) ([]byte, error) {
 			s.ahead[epoch+uint64(i)] = slot
 		}
 	}
-	if _, err := s.f.WriteAt(batch, int64(epoch)*KeySize); err != nil {
+	if _, err := s.f.WriteAt(batch, int64(epoch)*format.KeySize); err != nil {
 		return nil, err
 	}
 	s.dirty.Store(true)
-	return batch[:KeySize], nil
+	return batch[:format.KeySize], nil
 }
 
 func (s *saltFile) sync() error {
@@ -110,12 +112,12 @@ func isZero(b []byte) bool {
 type Keyring struct {
 	master  []byte
 	salts   *saltFile
-	session SessionID
+	session format.SessionID
 }
 
 // OpenKeyring opens the key directory of a store (default <dir>/keys) for
 // the session of that store. It does not create keys.
-func OpenKeyring(keyDir string, session SessionID) (*Keyring, error) {
+func OpenKeyring(keyDir string, session format.SessionID) (*Keyring, error) {
 	master, err := readMaster(filepath.Join(keyDir, "master.key"))
 	if err != nil {
 		return nil, fmt.Errorf("recorder: key directory %s: %w", keyDir, err)
@@ -128,19 +130,19 @@ func OpenKeyring(keyDir string, session SessionID) (*Keyring, error) {
 }
 
 // EventKey returns the key of event seq in epoch, or ErrKeyErased.
-func (k *Keyring) EventKey(epoch, seq uint64) (EventKey, error) {
+func (k *Keyring) EventKey(epoch, seq uint64) (format.EventKey, error) {
 	salt, err := k.salts.get(epoch)
 	if err != nil {
-		return EventKey{}, err
+		return format.EventKey{}, err
 	}
 	if salt == nil {
-		return EventKey{}, fmt.Errorf("%w: epoch %d", ErrKeyErased, epoch)
+		return format.EventKey{}, fmt.Errorf("%w: epoch %d", format.ErrKeyErased, epoch)
 	}
-	ek, err := EpochKey(k.master, salt, k.session, epoch)
+	ek, err := format.EpochKey(k.master, salt, k.session, epoch)
 	if err != nil {
-		return EventKey{}, err
+		return format.EventKey{}, err
 	}
-	return DeriveEventKey(ek, seq), nil
+	return format.DeriveEventKey(ek, seq), nil
 }
 
 // Erase destroys the key material of epoch (its salt) and fsyncs. Payloads
@@ -148,7 +150,7 @@ func (k *Keyring) EventKey(epoch, seq uint64) (EventKey, error) {
 // verify. This is a mechanism, not a legal claim: copies of the key
 // directory, backups, or the filesystem's own block reuse are out of scope.
 func (k *Keyring) Erase(epoch uint64) error {
-	if _, err := k.salts.f.WriteAt(make([]byte, KeySize), int64(epoch)*KeySize); err != nil {
+	if _, err := k.salts.f.WriteAt(make([]byte, format.KeySize), int64(epoch)*format.KeySize); err != nil {
 		return err
 	}
 	return k.salts.f.Sync()

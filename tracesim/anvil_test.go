@@ -11,8 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentflightrecorder/afr/format"
+
 	"github.com/agentflightrecorder/afr/evm"
-	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
@@ -255,7 +256,7 @@ func TestReplayAnvil(t *testing.T) {
 	// The intent-vs-execution check on the PACE-routed transfer: the agent
 	// recorded the inner call.
 	pe := results["pace_execute"]
-	honest := recorder.Intent{Tool: "transfer(address,uint256)", ChainID: s.chainID, Target: s.addrs["TKA"].Bytes(),
+	honest := format.Intent{Tool: "transfer(address,uint256)", ChainID: s.chainID, Target: s.addrs["TKA"].Bytes(),
 		Args: map[string]any{"to": map[string]any{"type": "address", "value": s.bob.Hex()}, "value": map[string]any{"type": "uint256", "value": ether(3).String()}}}
 	if d := CompareIntent(honest, pe.Intent); len(d) != 0 {
 		t.Errorf("honest record: differences %v", d)
@@ -376,11 +377,11 @@ func checkCase(t *testing.T, s *scenario, tc *txCase, res *ReplayResult) {
 	}
 	// The rebuilt recorder payload encodes canonically and round-trips.
 	p := res.Payload()
-	enc, err := recorder.EncodePayload(p)
+	enc, err := format.EncodePayload(p)
 	if err != nil {
 		t.Fatalf("%s: encode payload: %v", tc.Name, err)
 	}
-	back, err := recorder.DecodePayload(enc)
+	back, err := format.DecodePayload(enc)
 	if err != nil {
 		t.Fatalf("%s: decode payload: %v", tc.Name, err)
 	}

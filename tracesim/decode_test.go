@@ -8,8 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentflightrecorder/afr/format"
+
 	"github.com/agentflightrecorder/afr/evm"
-	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -252,11 +253,11 @@ func TestCompareIntent(t *testing.T) {
 	obs := IntentOf(r, 10, common.Address{}, &tka, nil, data)
 	rec := obs.Record()
 	// Through a CBOR round trip, as the verifier reads it.
-	enc, err := recorder.EncodePayload(&recorder.Payload{Intent: &rec})
+	enc, err := format.EncodePayload(&format.Payload{Intent: &rec})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := recorder.DecodePayload(enc)
+	p, err := format.DecodePayload(enc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +266,7 @@ func TestCompareIntent(t *testing.T) {
 	}
 	// And through JSON.
 	js, _ := json.Marshal(rec)
-	var back recorder.Intent
+	var back format.Intent
 	if err := json.Unmarshal(js, &back); err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,8 @@ import (
 	"math/big"
 	"sort"
 
-	"github.com/agentflightrecorder/afr/recorder"
+	"github.com/agentflightrecorder/afr/format"
+
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 )
@@ -83,8 +84,8 @@ func (in Intent) Inner() []Intent {
 // Record returns the intent as the recorder's typed field: Tool, Args by
 // name (each {"type": ABI type, "value": canonical value, see Arg}), ChainID,
 // Target (20 bytes), Value (big-endian, no leading zeros) and Data.
-func (in Intent) Record() recorder.Intent {
-	out := recorder.Intent{Tool: in.Tool, ChainID: in.ChainID}
+func (in Intent) Record() format.Intent {
+	out := format.Intent{Tool: in.Tool, ChainID: in.ChainID}
 	if in.Target != nil {
 		out.Target = in.Target.Bytes()
 	}
@@ -133,7 +134,7 @@ func (d Difference) String() string {
 // carries exactly one inner call (a PACE account's execute, a one-call
 // multicall), the record is compared with that inner call instead: an agent
 // records the action it asked its account to perform.
-func CompareIntent(recorded recorder.Intent, observed Intent) []Difference {
+func CompareIntent(recorded format.Intent, observed Intent) []Difference {
 	level := "call"
 	obsTarget := []byte(nil)
 	if observed.Target != nil {

@@ -5,36 +5,36 @@ import (
 	"encoding/json"
 	"math/big"
 
-	"github.com/agentflightrecorder/afr/recorder"
+	"github.com/agentflightrecorder/afr/format"
 )
 
 // Record returns the effects as the recorder's typed fields: one ChainState
 // per changed storage slot (32-byte slot, before and after), one ChainState
 // per balance change (no slot; big-endian amounts without leading zeros) and
 // one ChainLog per emitted log, in that order.
-func (e *Effects) Record(chainID uint64) []recorder.Effect {
-	var out []recorder.Effect
+func (e *Effects) Record(chainID uint64) []format.Effect {
+	var out []format.Effect
 	for _, sc := range e.Storage {
 		for _, s := range sc.Slots {
-			out = append(out, recorder.Effect{ChainState: &recorder.ChainState{
+			out = append(out, format.Effect{ChainState: &format.ChainState{
 				ChainID: chainID, Address: sc.Address.Bytes(), Slot: s.Slot.Bytes(), Before: s.Before.Bytes(), After: s.After.Bytes(),
 			}})
 		}
 	}
 	for _, b := range e.Balances {
-		out = append(out, recorder.Effect{ChainState: &recorder.ChainState{
+		out = append(out, format.Effect{ChainState: &format.ChainState{
 			ChainID: chainID, Address: b.Address.Bytes(), Before: minimal(b.Before.Big()), After: minimal(b.After.Big()),
 		}})
 	}
 	for _, ev := range e.Events {
-		l := &recorder.ChainLog{ChainID: chainID, Address: ev.Address.Bytes(), Data: []byte(ev.Data)}
+		l := &format.ChainLog{ChainID: chainID, Address: ev.Address.Bytes(), Data: []byte(ev.Data)}
 		if len(l.Data) == 0 {
 			l.Data = nil
 		}
 		for _, t := range ev.Topics {
 			l.Topics = append(l.Topics, t.Bytes())
 		}
-		out = append(out, recorder.Effect{ChainLog: l})
+		out = append(out, format.Effect{ChainLog: l})
 	}
 	return out
 }
@@ -49,13 +49,13 @@ func minimal(v *big.Int) []byte {
 // Execution returns the recorder's execution field for the replayed
 // transaction: status ok or reverted (failed for an aborted execution), the
 // revert reason as Error, the transaction hash and block.
-func (r *ReplayResult) Execution() *recorder.Execution {
-	x := &recorder.Execution{Status: recorder.StatusOK, TxHash: r.TxHash.Bytes(), Block: r.Block}
+func (r *ReplayResult) Execution() *format.Execution {
+	x := &format.Execution{Status: format.StatusOK, TxHash: r.TxHash.Bytes(), Block: r.Block}
 	switch r.Effects.Status {
 	case StatusReverted:
-		x.Status, x.Error = recorder.StatusReverted, r.Effects.Error
+		x.Status, x.Error = format.StatusReverted, r.Effects.Error
 	case StatusFailed:
-		x.Status, x.Error = recorder.StatusFailed, r.Effects.Error
+		x.Status, x.Error = format.StatusFailed, r.Effects.Error
 	}
 	return x
 }
@@ -72,9 +72,9 @@ const (
 // Payload returns the recorder fields rebuilt from the replay: intent,
 // execution, effects, and in Ext the call tree, the token transfers and the
 // decoded revert.
-func (r *ReplayResult) Payload() *recorder.Payload {
+func (r *ReplayResult) Payload() *format.Payload {
 	in := r.Intent.Record()
-	p := &recorder.Payload{Intent: &in, Execution: r.Execution(), Effects: r.Effects.Record(r.ChainID)}
+	p := &format.Payload{Intent: &in, Execution: r.Execution(), Effects: r.Effects.Record(r.ChainID)}
 	ext := map[string]any{}
 	if r.Effects.Calls != nil {
 		ext[ExtCalls] = generic(r.Effects.Calls)

@@ -7,15 +7,15 @@ import (
 	"os"
 	"sort"
 
-	"github.com/agentflightrecorder/afr/recorder"
+	"github.com/agentflightrecorder/afr/format"
 )
 
 // Anchor is one epoch root as committed on chain (or by any other party the
 // verifier trusts): EpochAnchor.anchor(epoch, root, prevRoot).
 type Anchor struct {
-	Epoch    uint64          `json:"epoch"`
-	Root     recorder.Digest `json:"root"`
-	PrevRoot recorder.Digest `json:"prev_root"`
+	Epoch    uint64        `json:"epoch"`
+	Root     format.Digest `json:"root"`
+	PrevRoot format.Digest `json:"prev_root"`
 	// Where the anchor came from, for reports (e.g. a transaction hash).
 	Source string `json:"source,omitempty"`
 }
@@ -70,11 +70,11 @@ func WriteAnchorsFile(path string, anchors []Anchor) error {
 func AnchorsFromLog(src Source) ([]Anchor, error) {
 	var out []Anchor
 	err := src.Epochs(func(t uint64, raw []byte) error {
-		h, err := recorder.DecodeEpochHeader(raw)
+		h, err := format.DecodeEpochHeader(raw)
 		if err != nil {
 			return err
 		}
-		out = append(out, Anchor{Epoch: t, Root: recorder.EpochRoot(raw), PrevRoot: h.PrevRoot})
+		out = append(out, Anchor{Epoch: t, Root: format.EpochRoot(raw), PrevRoot: h.PrevRoot})
 		return nil
 	})
 	return out, err
@@ -109,7 +109,7 @@ func anchorIndex(anchors []Anchor, complete bool, c *collector) map[uint64]Ancho
 		}
 		idx[a.Epoch] = a
 		if a.Epoch == 0 && !a.PrevRoot.IsZero() {
-			c.add(Finding{Kind: KindAnchorConflict, Epoch: u64(0), Expected: recorder.Digest{}.String(), Found: a.PrevRoot.String(),
+			c.add(Finding{Kind: KindAnchorConflict, Epoch: u64(0), Expected: format.Digest{}.String(), Found: a.PrevRoot.String(),
 				Detail: "the anchor of epoch 0 has a non-zero back-pointer"})
 		}
 		if p, ok := idx[a.Epoch-1]; ok && a.Epoch > 0 && p.Root != a.PrevRoot {

@@ -1,14 +1,14 @@
 package verifier
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"sort"
 
+	"github.com/agentflightrecorder/afr/format"
+
 	"github.com/agentflightrecorder/afr/recorder"
-	"github.com/fxamacker/cbor/v2"
 )
 
 // BundleVersion is the disclosure-bundle format version (docs/SPEC.md,
@@ -23,42 +23,28 @@ const MaxBundleSize = 64 << 20
 // and optionally their payload frames and per-event keys. It never holds an
 // epoch key or the master key.
 type Bundle struct {
-	Version  uint8              `cbor:"0,keyasint" json:"version"`
-	Recorder string             `cbor:"1,keyasint" json:"recorder"`
-	Session  recorder.SessionID `cbor:"2,keyasint" json:"session"`
-	Headers  []recorder.Bytes   `cbor:"3,keyasint" json:"headers"` // encoded epoch headers, by epoch
-	Events   []DisclosedEvent   `cbor:"4,keyasint" json:"events"`  // by sequence number
+	Version  uint8            `cbor:"0,keyasint" json:"version"`
+	Recorder string           `cbor:"1,keyasint" json:"recorder"`
+	Session  format.SessionID `cbor:"2,keyasint" json:"session"`
+	Headers  []format.Bytes   `cbor:"3,keyasint" json:"headers"` // encoded epoch headers, by epoch
+	Events   []DisclosedEvent `cbor:"4,keyasint" json:"events"`  // by sequence number
 }
 
 // DisclosedEvent is one event of a bundle.
 type DisclosedEvent struct {
-	Record  recorder.Bytes    `cbor:"1,keyasint" json:"record"`                      // encoded envelope
-	Index   uint64            `cbor:"2,keyasint" json:"index"`                       // leaf index in its epoch
-	Path    []recorder.Digest `cbor:"3,keyasint" json:"path"`                        // RFC 6962 audit path
-	Payload recorder.Bytes    `cbor:"4,keyasint,omitempty" json:"payload,omitempty"` // stored payload frame
-	Key     recorder.Bytes    `cbor:"5,keyasint,omitempty" json:"key,omitempty"`     // 64-byte event key
+	Record  format.Bytes    `cbor:"1,keyasint" json:"record"`                      // encoded envelope
+	Index   uint64          `cbor:"2,keyasint" json:"index"`                       // leaf index in its epoch
+	Path    []format.Digest `cbor:"3,keyasint" json:"path"`                        // RFC 6962 audit path
+	Payload format.Bytes    `cbor:"4,keyasint,omitempty" json:"payload,omitempty"` // stored payload frame
+	Key     format.Bytes    `cbor:"5,keyasint,omitempty" json:"key,omitempty"`     // 64-byte event key
 }
 
-var bundleEnc, bundleDec = func() (cbor.EncMode, cbor.DecMode) {
-	eo := cbor.CoreDetEncOptions()
-	eo.IndefLength = cbor.IndefLengthForbidden
-	em, err := eo.EncMode()
-	if err != nil {
-		panic(err)
-	}
-	dm, err := cbor.DecOptions{
-		DupMapKey: cbor.DupMapKeyEnforcedAPF, IndefLength: cbor.IndefLengthForbidden,
-		MaxNestedLevels: 8, MaxArrayElements: 1 << 20, MaxMapPairs: 16,
-		ExtraReturnErrors: cbor.ExtraDecErrorUnknownField,
-	}.DecMode()
-	if err != nil {
-		panic(err)
-	}
-	return em, dm
-}()
+// bundleDecoder bounds a bundle's encoding: nesting of a few levels, up to
+// 2^20 events, paths or headers.
+var bundleDecoder = format.NewDecoder(format.Limits{Size: MaxBundleSize, Nesting: 8, Items: 1 << 20})
 
 // Encode returns the bundle's canonical CBOR encoding.
-func (b *Bundle) Encode() ([]byte, error) { return bundleEnc.Marshal(b) }
+func (b *Bundle) Encode() ([]byte, error) { return format.Marshal(b) }
 
 // DecodeBundle decodes a bundle, rejecting non-canonical or oversized input.
 func DecodeBundle(data []byte) (*Bundle, error) {
@@ -66,12 +52,8 @@ func DecodeBundle(data []byte) (*Bundle, error) {
 		return nil, fmt.Errorf("verifier: bundle is %d bytes, limit %d", len(data), MaxBundleSize)
 	}
 	var b Bundle
-	if err := bundleDec.Unmarshal(data, &b); err != nil {
+	if err := bundleDecoder.Decode(data, &b); err != nil {
 		return nil, fmt.Errorf("verifier: decode bundle: %w", err)
-	}
-	again, err := bundleEnc.Marshal(&b)
-	if err != nil || !bytes.Equal(again, data) {
-		return nil, fmt.Errorf("verifier: decode bundle: %w", recorder.ErrNonCanonical)
 	}
 	if b.Version == 0 || b.Version > BundleVersion {
 		return nil, fmt.Errorf("verifier: bundle version %d, this build reads up to %d", b.Version, BundleVersion)
@@ -80,8 +62,8 @@ func DecodeBundle(data []byte) (*Bundle, error) {
 		return nil, errors.New("verifier: the bundle discloses no events")
 	}
 	for i, e := range b.Events {
-		if len(e.Key) != 0 && len(e.Key) != recorder.EventKeySize {
-			return nil, fmt.Errorf("verifier: bundle event %d: key of %d bytes, want %d", i, len(e.Key), recorder.EventKeySize)
+		if len(e.Key) != 0 && len(e.Key) != format.EventKeySize {
+			return nil, fmt.Errorf("verifier: bundle event %d: key of %d bytes, want %d", i, len(e.Key), format.EventKeySize)
 		}
 	}
 	return &b, nil
@@ -106,11 +88,11 @@ func Disclose(log *recorder.Log, seqs []uint64, opts DiscloseOptions) (*Bundle, 
 	// Epochs of the wanted events.
 	type ep struct {
 		raw []byte
-		h   *recorder.EpochHeader
+		h   *format.EpochHeader
 	}
 	var epochs []ep
 	err := log.Epochs(func(_ uint64, raw []byte) error {
-		h, err := recorder.DecodeEpochHeader(raw)
+		h, err := format.DecodeEpochHeader(raw)
 		if err != nil {
 			return err
 		}
@@ -136,11 +118,11 @@ func Disclose(log *recorder.Log, seqs []uint64, opts DiscloseOptions) (*Bundle, 
 		needed[t] = true
 	}
 	// One pass over the records: digests of the needed epochs.
-	digests := map[int][]recorder.Digest{}
+	digests := map[int][]format.Digest{}
 	records := map[uint64][]byte{}
 	err = log.Records(func(seq uint64, raw []byte) error {
 		if t := epochOf(seq); t >= 0 && needed[t] {
-			digests[t] = append(digests[t], recorder.RecordDigest(raw))
+			digests[t] = append(digests[t], format.RecordDigest(raw))
 			if want[seq] {
 				records[seq] = raw
 			}
@@ -181,12 +163,12 @@ func Disclose(log *recorder.Log, seqs []uint64, opts DiscloseOptions) (*Bundle, 
 	for _, s := range sorted {
 		t := epochOf(s)
 		h := epochs[t].h
-		path, err := recorder.MerklePath(digests[t], s-h.FirstSeq)
+		path, err := format.MerklePath(digests[t], s-h.FirstSeq)
 		if err != nil {
 			return nil, err
 		}
 		if path == nil {
-			path = []recorder.Digest{}
+			path = []format.Digest{}
 		}
 		ev := DisclosedEvent{Record: records[s], Index: s - h.FirstSeq, Path: path}
 		if opts.Payloads || opts.Keys != nil {
@@ -212,7 +194,7 @@ func Disclose(log *recorder.Log, seqs []uint64, opts DiscloseOptions) (*Bundle, 
 // disclosed event whose payload opened, the payload.
 type BundleReport struct {
 	Report
-	Payloads map[uint64]*recorder.Payload `json:"payloads,omitempty"`
+	Payloads map[uint64]*format.Payload `json:"payloads,omitempty"`
 }
 
 // VerifyBundle checks every event of a bundle against the anchors: record
@@ -233,7 +215,7 @@ func VerifyBundle(ctx context.Context, b *Bundle, anchors AnchorSource, level Pa
 	// long log has many anchors, a bundle a few epochs).
 	needed := map[uint64]bool{}
 	for _, raw := range b.Headers {
-		if h, err := recorder.DecodeEpochHeader(raw); err == nil {
+		if h, err := format.DecodeEpochHeader(raw); err == nil {
 			needed[h.Epoch] = true
 		}
 	}
@@ -244,14 +226,14 @@ func VerifyBundle(ctx context.Context, b *Bundle, anchors AnchorSource, level Pa
 		}
 	}
 	idx := anchorIndex(relevant, false, c)
-	rep := &BundleReport{Payloads: map[uint64]*recorder.Payload{}}
+	rep := &BundleReport{Payloads: map[uint64]*format.Payload{}}
 	type hdr struct {
-		h    *recorder.EpochHeader
-		root recorder.Digest
+		h    *format.EpochHeader
+		root format.Digest
 	}
 	var headers []hdr
 	for i, raw := range b.Headers {
-		h, err := recorder.DecodeEpochHeader(raw)
+		h, err := format.DecodeEpochHeader(raw)
 		if err != nil {
 			c.add(Finding{Kind: KindHeaderDecode, Epoch: u64(uint64(i)), Detail: err.Error()})
 			continue
@@ -260,7 +242,7 @@ func VerifyBundle(ctx context.Context, b *Bundle, anchors AnchorSource, level Pa
 		if h.Recorder != b.Recorder || h.Session != b.Session {
 			c.add(Finding{Kind: KindForeignRecord, Epoch: ep, Expected: idString(b.Recorder, b.Session), Found: idString(h.Recorder, h.Session), Detail: "epoch header of another session or recorder"})
 		}
-		root := recorder.EpochRoot(raw)
+		root := format.EpochRoot(raw)
 		switch a, ok := idx[h.Epoch]; {
 		case !ok:
 			c.add(Finding{Kind: KindUnanchored, Epoch: ep, Detail: "no anchor for this epoch"})
@@ -274,7 +256,7 @@ func VerifyBundle(ctx context.Context, b *Bundle, anchors AnchorSource, level Pa
 	}
 	for _, ev := range b.Events {
 		rep.Events++
-		e, err := recorder.DecodeEnvelope(ev.Record)
+		e, err := format.DecodeEnvelope(ev.Record)
 		if err != nil {
 			c.add(Finding{Kind: KindRecordDecode, Detail: err.Error()})
 			continue
@@ -297,7 +279,7 @@ func VerifyBundle(ctx context.Context, b *Bundle, anchors AnchorSource, level Pa
 			c.add(Finding{Kind: KindSequence, Seq: seq, Expected: fmt.Sprint(e.Seq - h.h.FirstSeq), Found: fmt.Sprint(ev.Index), Detail: "the proof's leaf index is not the record's position in its epoch"})
 			continue
 		}
-		if err := recorder.VerifyInclusion(recorder.RecordDigest(ev.Record), ev.Index, h.h.Count, ev.Path, h.h.MerkleRoot); err != nil {
+		if err := format.VerifyInclusion(format.RecordDigest(ev.Record), ev.Index, h.h.Count, ev.Path, h.h.MerkleRoot); err != nil {
 			c.add(Finding{Kind: KindProofInvalid, Seq: seq, Epoch: u64(h.h.Epoch), Detail: err.Error()})
 			continue
 		}
@@ -312,7 +294,7 @@ func VerifyBundle(ctx context.Context, b *Bundle, anchors AnchorSource, level Pa
 			continue
 		}
 		rep.PayloadsChecked++
-		if recorder.PayloadFrameDigest(ev.Payload) != e.Payload {
+		if format.PayloadFrameDigest(ev.Payload) != e.Payload {
 			c.add(Finding{Kind: KindPayloadMismatch, Seq: seq, Detail: "the disclosed payload is not the one the record commits to"})
 			continue
 		}
@@ -322,7 +304,7 @@ func VerifyBundle(ctx context.Context, b *Bundle, anchors AnchorSource, level Pa
 			}
 			continue
 		}
-		var k recorder.EventKey
+		var k format.EventKey
 		copy(k[:], ev.Key)
 		if p := checkOpen(c, &k, b.Session, e.Seq, ev.Payload); p != nil {
 			rep.Payloads[e.Seq] = p

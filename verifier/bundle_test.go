@@ -8,6 +8,8 @@ import (
 	"math/bits"
 	"testing"
 
+	"github.com/agentflightrecorder/afr/format"
+
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/verifier"
 )
@@ -58,13 +60,13 @@ func TestBundleRoundTrip(t *testing.T) {
 	// The opened payloads are the recorded ones.
 	for _, s := range seqs {
 		k, _ := lg.keys.EventKey(s/16, s)
-		pt, err := recorder.OpenPayload(&k, lg.man.Session, s, lg.img.PayloadFrames[s])
+		pt, err := format.OpenPayload(&k, lg.man.Session, s, lg.img.PayloadFrames[s])
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, _ := recorder.DecodePayload(pt)
-		a, _ := recorder.EncodePayload(want)
-		got, _ := recorder.EncodePayload(rep.Payloads[s])
+		want, _ := format.DecodePayload(pt)
+		a, _ := format.EncodePayload(want)
+		got, _ := format.EncodePayload(rep.Payloads[s])
 		if !bytes.Equal(a, got) {
 			t.Fatalf("event %d: disclosed payload differs", s)
 		}
@@ -93,9 +95,9 @@ func TestBundleTampering(t *testing.T) {
 		kind   verifier.Kind
 	}{
 		{"record-edited", func(b *verifier.Bundle, a []verifier.Anchor) []verifier.Anchor {
-			e, _ := recorder.DecodeEnvelope(b.Events[0].Record)
+			e, _ := format.DecodeEnvelope(b.Events[0].Record)
 			e.Tool += "!"
-			b.Events[0].Record, _ = recorder.EncodeEnvelope(e)
+			b.Events[0].Record, _ = format.EncodeEnvelope(e)
 			return a
 		}, verifier.KindProofInvalid},
 		{"record-garbled", func(b *verifier.Bundle, a []verifier.Anchor) []verifier.Anchor {
@@ -111,9 +113,9 @@ func TestBundleTampering(t *testing.T) {
 			return a
 		}, verifier.KindSequence},
 		{"header-replaced", func(b *verifier.Bundle, a []verifier.Anchor) []verifier.Anchor {
-			h, _ := recorder.DecodeEpochHeader(b.Headers[0])
+			h, _ := format.DecodeEpochHeader(b.Headers[0])
 			h.Time++
-			b.Headers[0], _ = recorder.EncodeEpochHeader(h)
+			b.Headers[0], _ = format.EncodeEpochHeader(h)
 			return a
 		}, verifier.KindAnchorMismatch},
 		{"payload-swapped", func(b *verifier.Bundle, a []verifier.Anchor) []verifier.Anchor {
@@ -150,7 +152,7 @@ func TestBundleRevealsNothingElse(t *testing.T) {
 	const i = 20
 	b := disclose(t, lg, []uint64{i}, true)
 	enc, _ := b.Encode()
-	var k recorder.EventKey
+	var k format.EventKey
 	copy(k[:], b.Events[0].Key)
 	// Nothing but K_e(i): no epoch key or master key bytes in the bundle.
 	master, _ := readMaster(lg.dir)
@@ -162,14 +164,14 @@ func TestBundleRevealsNothingElse(t *testing.T) {
 			continue
 		}
 		frame := lg.img.PayloadFrames[j]
-		if _, err := recorder.OpenPayload(&k, lg.man.Session, j, frame); !errors.Is(err, recorder.ErrDecrypt) {
+		if _, err := format.OpenPayload(&k, lg.man.Session, j, frame); !errors.Is(err, format.ErrDecrypt) {
 			t.Fatalf("event %d opened with the key of event %d: %v", j, i, err)
 		}
 		// The true plaintext of j, as a guess: its commitment under K_e(i)
 		// does not match, so the guess cannot be confirmed.
 		kj, _ := lg.keys.EventKey(j/16, j)
-		pt, _ := recorder.OpenPayload(&kj, lg.man.Session, j, frame)
-		if c := recorder.Commitment(&k, lg.man.Session, j, pt); bytes.Equal(c[:], frame[1:33]) {
+		pt, _ := format.OpenPayload(&kj, lg.man.Session, j, frame)
+		if c := format.Commitment(&k, lg.man.Session, j, pt); bytes.Equal(c[:], frame[1:33]) {
 			t.Fatalf("event %d's plaintext confirmed with the key of event %d", j, i)
 		}
 		if bytes.Contains(enc, kj[:]) {

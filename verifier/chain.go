@@ -8,13 +8,14 @@ import (
 	"sort"
 	"time"
 
+	"github.com/agentflightrecorder/afr/format"
+
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/agentflightrecorder/afr/contracts/bindings"
 	"github.com/agentflightrecorder/afr/pdr"
-	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/recorder/anchor/chain"
 	"github.com/agentflightrecorder/afr/recorder/segment"
 	"github.com/agentflightrecorder/afr/tracesim"
@@ -79,7 +80,7 @@ func (c ChainAnchors) Anchors(ctx context.Context) ([]Anchor, error) {
 		if err != nil {
 			return nil, fmt.Errorf("chain anchors: Anchored event in tx %s: %w", l.TxHash, err)
 		}
-		a := Anchor{Epoch: ev.Epoch, Root: recorder.Digest(ev.Root), PrevRoot: recorder.Digest(ev.PrevRoot),
+		a := Anchor{Epoch: ev.Epoch, Root: format.Digest(ev.Root), PrevRoot: format.Digest(ev.PrevRoot),
 			Source: fmt.Sprintf("chain tx %s block %d", l.TxHash, l.BlockNumber)}
 		// EpochAnchor accepts epoch t only on top of t−1: its events are a
 		// chain, and anything else is the node's doing.
@@ -120,7 +121,7 @@ func (c ChainAnchors) Anchors(ctx context.Context) ([]Anchor, error) {
 // PaceSmartAccount: every Executed event of the account must name (by event
 // id) a chain_tx event of the log whose recorded intent matches the call.
 //
-// The event id bound in a PDR is the record digest (recorder.RecordDigest)
+// The event id bound in a PDR is the record digest (format.RecordDigest)
 // of the event that recorded the intent: the agent records the intent,
 // then has the PDR signed for that digest (docs/SPEC.md, "On-chain
 // completeness").
@@ -184,15 +185,15 @@ func CheckExecutions(ctx context.Context, src Source, x Executions, rep *Report)
 	type rec struct {
 		seq   uint64
 		epoch uint64
-		env   *recorder.Envelope
-		p     *recorder.Payload
+		env   *format.Envelope
+		p     *format.Payload
 		read  bool
 	}
 	byID := map[common.Hash]*rec{}
 	bySeq := map[uint64]*rec{}
-	var headers []*recorder.EpochHeader
+	var headers []*format.EpochHeader
 	if err := src.Epochs(func(_ uint64, raw []byte) error {
-		if h, err := recorder.DecodeEpochHeader(raw); err == nil {
+		if h, err := format.DecodeEpochHeader(raw); err == nil {
 			headers = append(headers, h)
 		}
 		return nil
@@ -203,12 +204,12 @@ func CheckExecutions(ctx context.Context, src Source, x Executions, rep *Report)
 		return uint64(sort.Search(len(headers), func(i int) bool { return headers[i].FirstSeq+headers[i].Count > seq }))
 	}
 	if err := src.Records(func(seq uint64, raw []byte) error {
-		e, err := recorder.DecodeEnvelope(raw)
+		e, err := format.DecodeEnvelope(raw)
 		if err != nil {
 			return nil
 		}
 		r := &rec{seq: seq, epoch: epochOf(seq), env: e}
-		byID[common.Hash(recorder.RecordDigest(raw))] = r
+		byID[common.Hash(format.RecordDigest(raw))] = r
 		bySeq[seq] = r
 		return nil
 	}); err != nil && !isStreamEnd(err) {
@@ -241,24 +242,23 @@ func CheckExecutions(ctx context.Context, src Source, x Executions, rep *Report)
 	// Read the payloads of the events executions point at.
 	if err := src.Payloads(func(seq uint64, frame []byte) error {
 		r := bySeq[seq]
-		if r == nil || !r.read || recorder.PayloadFrameDigest(frame) != r.env.Payload {
+		if r == nil || !r.read || format.PayloadFrameDigest(frame) != r.env.Payload {
 			return nil
 		}
-		var pt []byte
+		pt, plain := format.PlainText(frame)
 		switch {
-		case len(frame) > 33 && frame[0] == recorder.ModePlain:
-			pt = frame[33:]
+		case plain:
 		case x.Keys != nil:
 			k, err := x.Keys.EventKey(r.epoch, seq)
 			if err != nil {
 				return nil
 			}
-			if pt, err = recorder.OpenPayload(&k, r.env.Session, seq, frame); err != nil {
+			if pt, err = format.OpenPayload(&k, r.env.Session, seq, frame); err != nil {
 				return nil
 			}
 		}
 		if pt != nil {
-			r.p, _ = recorder.DecodePayload(pt)
+			r.p, _ = format.DecodePayload(pt)
 		}
 		return nil
 	}); err != nil && !isStreamEnd(err) {
@@ -310,8 +310,8 @@ func CheckExecutions(ctx context.Context, src Source, x Executions, rep *Report)
 		}
 		out.Recorded++
 		seq := e.r.seq
-		if e.r.env.Kind != recorder.KindChainTx {
-			c.add(Finding{Kind: KindExecMismatch, Seq: u64(seq), Epoch: u64(e.r.epoch), Expected: recorder.KindChainTx.String(), Found: e.r.env.Kind.String(),
+		if e.r.env.Kind != format.KindChainTx {
+			c.add(Finding{Kind: KindExecMismatch, Seq: u64(seq), Epoch: u64(e.r.epoch), Expected: format.KindChainTx.String(), Found: e.r.env.Kind.String(),
 				Detail: where + ": the event with this id is not a chain_tx event"})
 			continue
 		}
@@ -385,7 +385,7 @@ func observed(ctx context.Context, cl ChainReader, reg *tracesim.Registry, chain
 // compareShallow compares a recorded intent with what an Executed event
 // says (target, selector, value), for calls whose calldata is not decodable
 // (another entry point of the account, or a relayer contract).
-func compareShallow(rec recorder.Intent, ev *pdr.Executed) []tracesim.Difference {
+func compareShallow(rec format.Intent, ev *pdr.Executed) []tracesim.Difference {
 	var d []tracesim.Difference
 	add := func(f, r, o string) {
 		d = append(d, tracesim.Difference{Field: f, Recorded: r, Observed: o, Level: "event"})

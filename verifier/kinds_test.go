@@ -3,7 +3,8 @@ package verifier_test
 import (
 	"testing"
 
-	"github.com/agentflightrecorder/afr/recorder"
+	"github.com/agentflightrecorder/afr/format"
+
 	"github.com/agentflightrecorder/afr/verifier"
 	"github.com/agentflightrecorder/afr/verifier/tamper"
 )
@@ -34,10 +35,10 @@ func TestEveryCheckHasItsFinding(t *testing.T) {
 			must(t, img.DropHeader(2))
 		}, verifier.KindEpochSequence},
 		{"clock that does not increase", 5, func(t *testing.T, img *tamper.Image) {
-			e, _ := recorder.DecodeEnvelope(img.RecordFrames[20])
-			prev, _ := recorder.DecodeEnvelope(img.RecordFrames[19])
+			e, _ := format.DecodeEnvelope(img.RecordFrames[20])
+			prev, _ := format.DecodeEnvelope(img.RecordFrames[19])
 			e.Clock = prev.Clock
-			b, err := recorder.EncodeEnvelope(e)
+			b, err := format.EncodeEnvelope(e)
 			must(t, err)
 			img.RecordFrames[20] = b
 		}, verifier.KindClock},

@@ -8,16 +8,16 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentflightrecorder/afr/recorder"
+	"github.com/agentflightrecorder/afr/format"
 )
 
 // Event is one decoded event for forensic queries.
 type Event struct {
-	Seq      uint64            `json:"seq"`
-	Epoch    uint64            `json:"epoch"`
-	Envelope recorder.Envelope `json:"envelope"`
-	Payload  *recorder.Payload `json:"payload,omitempty"` // nil when not available (no key, not disclosed)
-	fields   map[string]any    // payload as JSON values, for field matches
+	Seq      uint64          `json:"seq"`
+	Epoch    uint64          `json:"epoch"`
+	Envelope format.Envelope `json:"envelope"`
+	Payload  *format.Payload `json:"payload,omitempty"` // nil when not available (no key, not disclosed)
+	fields   map[string]any  // payload as JSON values, for field matches
 }
 
 // Index holds a log's (or a bundle's) events for structured queries. Only
@@ -34,9 +34,9 @@ type Index struct {
 // are read as they are.
 func IndexLog(src Source, keys Keys) (*Index, error) {
 	ix := &Index{bySeq: map[uint64]*Event{}}
-	var headers []*recorder.EpochHeader
+	var headers []*format.EpochHeader
 	if err := src.Epochs(func(_ uint64, raw []byte) error {
-		h, err := recorder.DecodeEpochHeader(raw)
+		h, err := format.DecodeEpochHeader(raw)
 		if err == nil {
 			headers = append(headers, h)
 		}
@@ -49,7 +49,7 @@ func IndexLog(src Source, keys Keys) (*Index, error) {
 		return uint64(i)
 	}
 	if err := src.Records(func(seq uint64, raw []byte) error {
-		e, err := recorder.DecodeEnvelope(raw)
+		e, err := format.DecodeEnvelope(raw)
 		if err != nil || e.Seq != seq {
 			return nil
 		}
@@ -62,7 +62,7 @@ func IndexLog(src Source, keys Keys) (*Index, error) {
 	}
 	err := src.Payloads(func(seq uint64, frame []byte) error {
 		ev := ix.bySeq[seq]
-		if ev == nil || recorder.PayloadFrameDigest(frame) != ev.Envelope.Payload {
+		if ev == nil || format.PayloadFrameDigest(frame) != ev.Envelope.Payload {
 			return nil
 		}
 		var pt []byte
@@ -71,11 +71,11 @@ func IndexLog(src Source, keys Keys) (*Index, error) {
 			if err != nil {
 				return nil // erased or missing key: the payload stays unknown
 			}
-			if pt, err = recorder.OpenPayload(&k, ev.Envelope.Session, seq, frame); err != nil {
+			if pt, err = format.OpenPayload(&k, ev.Envelope.Session, seq, frame); err != nil {
 				return nil
 			}
-		} else if len(frame) > 33 && frame[0] == recorder.ModePlain {
-			pt = frame[33:]
+		} else {
+			pt, _ = format.PlainText(frame)
 		}
 		if pt != nil {
 			ev.setPayload(pt)
@@ -89,14 +89,14 @@ func IndexLog(src Source, keys Keys) (*Index, error) {
 // with their disclosed keys.
 func IndexBundle(b *Bundle) *Index {
 	ix := &Index{bySeq: map[uint64]*Event{}}
-	var headers []*recorder.EpochHeader
+	var headers []*format.EpochHeader
 	for _, raw := range b.Headers {
-		if h, err := recorder.DecodeEpochHeader(raw); err == nil {
+		if h, err := format.DecodeEpochHeader(raw); err == nil {
 			headers = append(headers, h)
 		}
 	}
 	for _, d := range b.Events {
-		e, err := recorder.DecodeEnvelope(d.Record)
+		e, err := format.DecodeEnvelope(d.Record)
 		if err != nil {
 			continue
 		}
@@ -106,10 +106,10 @@ func IndexBundle(b *Bundle) *Index {
 				ev.Epoch = h.Epoch
 			}
 		}
-		if len(d.Key) == recorder.EventKeySize && recorder.PayloadFrameDigest(d.Payload) == e.Payload {
-			var k recorder.EventKey
+		if len(d.Key) == format.EventKeySize && format.PayloadFrameDigest(d.Payload) == e.Payload {
+			var k format.EventKey
 			copy(k[:], d.Key)
-			if pt, err := recorder.OpenPayload(&k, e.Session, e.Seq, d.Payload); err == nil {
+			if pt, err := format.OpenPayload(&k, e.Session, e.Seq, d.Payload); err == nil {
 				ev.setPayload(pt)
 			}
 		}
@@ -121,7 +121,7 @@ func IndexBundle(b *Bundle) *Index {
 }
 
 func (ev *Event) setPayload(pt []byte) {
-	p, err := recorder.DecodePayload(pt)
+	p, err := format.DecodePayload(pt)
 	if err != nil {
 		return
 	}
@@ -160,13 +160,13 @@ func ParseFieldMatch(s string) (FieldMatch, error) {
 // Query selects events; zero fields match everything. All given conditions
 // must hold.
 type Query struct {
-	Tool     string            // envelope tool name
-	Kind     recorder.Kind     // envelope kind
-	Group    string            // concurrency group
-	Since    time.Time         // envelope time ≥ Since
-	Until    time.Time         // envelope time < Until
-	Approver string            // payload approval.approver
-	Decision recorder.Decision // payload policy.decision
+	Tool     string          // envelope tool name
+	Kind     format.Kind     // envelope kind
+	Group    string          // concurrency group
+	Since    time.Time       // envelope time ≥ Since
+	Until    time.Time       // envelope time < Until
+	Approver string          // payload approval.approver
+	Decision format.Decision // payload policy.decision
 	Fields   []FieldMatch
 }
 

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentflightrecorder/afr/format"
+
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/verifier"
 )
@@ -21,35 +23,35 @@ func incident(t *testing.T) (*testLog, map[uint64]bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := func(b byte) recorder.Bytes { return recorder.Bytes{b, b, b} }
+	d := func(b byte) format.Bytes { return format.Bytes{b, b, b} }
 	p3, p7, p8 := uint64(3), uint64(7), uint64(8)
-	shell := func(cmd string, parents ...uint64) recorder.Event {
-		return recorder.Event{Tool: "shell", Kind: recorder.KindToolCall, Payload: recorder.Payload{
-			Intent:  &recorder.Intent{Tool: "shell", Args: map[string]any{"cmd": cmd}},
-			Context: &recorder.ContextProvenance{Parents: parents}}}
+	shell := func(cmd string, parents ...uint64) format.Event {
+		return format.Event{Tool: "shell", Kind: format.KindToolCall, Payload: format.Payload{
+			Intent:  &format.Intent{Tool: "shell", Args: map[string]any{"cmd": cmd}},
+			Context: &format.ContextProvenance{Parents: parents}}}
 	}
-	evs := []recorder.Event{
+	evs := []format.Event{
 		shell("ls"), shell("git status"), shell("make build", 1),
-		{Tool: "retrieval", Kind: recorder.KindObservation, Payload: recorder.Payload{
-			Intent:  &recorder.Intent{Tool: "retrieval", Args: map[string]any{"query": "runbook"}},
-			Context: &recorder.ContextProvenance{Inputs: []recorder.Input{{Source: "web:evil.example", Digest: d(1)}}}}},
+		{Tool: "retrieval", Kind: format.KindObservation, Payload: format.Payload{
+			Intent:  &format.Intent{Tool: "retrieval", Args: map[string]any{"query": "runbook"}},
+			Context: &format.ContextProvenance{Inputs: []format.Input{{Source: "web:evil.example", Digest: d(1)}}}}},
 		shell("go test ./...", 2),
-		{Tool: "delegate", Kind: recorder.KindDelegation, Payload: recorder.Payload{
-			Delegation: &recorder.DelegationProvenance{Delegator: "agent:lead", Delegate: "agent:ops", Scope: []string{"shell", "db"}, Token: d(2), Parent: &p3},
-			Context:    &recorder.ContextProvenance{Parents: []uint64{3}}}},
+		{Tool: "delegate", Kind: format.KindDelegation, Payload: format.Payload{
+			Delegation: &format.DelegationProvenance{Delegator: "agent:lead", Delegate: "agent:ops", Scope: []string{"shell", "db"}, Token: d(2), Parent: &p3},
+			Context:    &format.ContextProvenance{Parents: []uint64{3}}}},
 		shell("cat README.md", 4),
 		shell("psql -c '\\dt'", 5),
-		{Tool: "approval", Kind: recorder.KindApproval, Payload: recorder.Payload{
-			Policy:   &recorder.PolicyEvaluation{PolicyID: "prod-db", Decision: recorder.DecisionAsk},
-			Approval: &recorder.Approval{Approver: "alice", Decision: recorder.DecisionAllow, Signature: d(3)},
-			Context:  &recorder.ContextProvenance{Parents: []uint64{p7}}}},
+		{Tool: "approval", Kind: format.KindApproval, Payload: format.Payload{
+			Policy:   &format.PolicyEvaluation{PolicyID: "prod-db", Decision: format.DecisionAsk},
+			Approval: &format.Approval{Approver: "alice", Decision: format.DecisionAllow, Signature: d(3)},
+			Context:  &format.ContextProvenance{Parents: []uint64{p7}}}},
 		shell("echo done", 6),
-		{Tool: "db_query", Kind: recorder.KindToolCall, Payload: recorder.Payload{
-			Intent:    &recorder.Intent{Tool: "db_query", Args: map[string]any{"sql": "DROP TABLE users"}},
-			Policy:    &recorder.PolicyEvaluation{PolicyID: "prod-db", Decision: recorder.DecisionAllow},
-			Effects:   []recorder.Effect{{DBChange: &recorder.DBChange{Database: "prod", Table: "users", Operation: "ddl"}}},
-			Context:   &recorder.ContextProvenance{Parents: []uint64{p7, p8}},
-			Execution: &recorder.Execution{Status: recorder.StatusOK}}},
+		{Tool: "db_query", Kind: format.KindToolCall, Payload: format.Payload{
+			Intent:    &format.Intent{Tool: "db_query", Args: map[string]any{"sql": "DROP TABLE users"}},
+			Policy:    &format.PolicyEvaluation{PolicyID: "prod-db", Decision: format.DecisionAllow},
+			Effects:   []format.Effect{{DBChange: &format.DBChange{Database: "prod", Table: "users", Operation: "ddl"}}},
+			Context:   &format.ContextProvenance{Parents: []uint64{p7, p8}},
+			Execution: &format.Execution{Status: format.StatusOK}}},
 		shell("ls -la", 9),
 	}
 	for _, ev := range evs {
@@ -83,9 +85,9 @@ func TestQueries(t *testing.T) {
 		}
 	}
 	check("tool", seqs(ix.Find(verifier.Query{Tool: "db_query"})), []uint64{10})
-	check("kind", seqs(ix.Find(verifier.Query{Kind: recorder.KindApproval})), []uint64{8})
+	check("kind", seqs(ix.Find(verifier.Query{Kind: format.KindApproval})), []uint64{8})
 	check("approver", seqs(ix.Find(verifier.Query{Approver: "alice"})), []uint64{8})
-	check("decision", seqs(ix.Find(verifier.Query{Decision: recorder.DecisionAsk})), []uint64{8})
+	check("decision", seqs(ix.Find(verifier.Query{Decision: format.DecisionAsk})), []uint64{8})
 	check("field=", seqs(ix.Find(verifier.Query{Fields: []verifier.FieldMatch{{Path: "intent.args.cmd", Value: "ls"}}})), []uint64{0})
 	check("field~", seqs(ix.Find(verifier.Query{Fields: []verifier.FieldMatch{{Path: "intent.args.sql", Value: "DROP", Contains: true}}})), []uint64{10})
 	check("nested field", seqs(ix.Find(verifier.Query{Fields: []verifier.FieldMatch{{Path: "effects.0.db_change.table", Value: "users"}}})), []uint64{10})

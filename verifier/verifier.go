@@ -30,7 +30,8 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/agentflightrecorder/afr/recorder"
+	"github.com/agentflightrecorder/afr/format"
+
 	"github.com/agentflightrecorder/afr/recorder/segment"
 )
 
@@ -61,10 +62,10 @@ const (
 )
 
 // Keys returns the event key of event seq in epoch. It returns an error
-// wrapping recorder.ErrKeyErased for an erased epoch. *recorder.Keyring
+// wrapping format.ErrKeyErased for an erased epoch. *recorder.Keyring
 // implements it.
 type Keys interface {
-	EventKey(epoch, seq uint64) (recorder.EventKey, error)
+	EventKey(epoch, seq uint64) (format.EventKey, error)
 }
 
 // Options tune a verification.
@@ -75,7 +76,7 @@ type Options struct {
 	// Otherwise it is taken from the first epoch header (or record): the
 	// anchors then decide whether that identity is the operator's.
 	Recorder string
-	Session  *recorder.SessionID
+	Session  *format.SessionID
 	// MaxFindings bounds the findings kept (default 1000); the verdict
 	// always accounts for all of them.
 	MaxFindings int
@@ -83,17 +84,17 @@ type Options struct {
 
 // record is what the verifier keeps per record.
 type record struct {
-	digest  recorder.Digest
-	leaf    recorder.Digest // RFC 6962 leaf hash of digest
-	payload recorder.Digest // commitment to the payload frame (zero if undecodable)
-	ok      bool            // decoded
+	digest  format.Digest
+	leaf    format.Digest // RFC 6962 leaf hash of digest
+	payload format.Digest // commitment to the payload frame (zero if undecodable)
+	ok      bool          // decoded
 }
 
 // header is what the verifier keeps per epoch header.
 type header struct {
 	raw  []byte
-	root recorder.Digest
-	h    *recorder.EpochHeader // nil if undecodable
+	root format.Digest
+	h    *format.EpochHeader // nil if undecodable
 }
 
 // VerifyLog verifies a log against anchors. The error is non-nil only when
@@ -150,12 +151,12 @@ type logVerifier struct {
 	records []record
 	// identity every record and header must carry
 	recorder string
-	session  recorder.SessionID
+	session  format.SessionID
 	haveID   bool
 	// sealedEnd is the first event not covered by the epoch headers.
 	sealedEnd uint64
 	// state of the in-order record checks
-	prev      recorder.Digest
+	prev      format.Digest
 	prevClock uint64
 	shift     int64 // seq − position of the last record, to report each shift once
 }
@@ -177,7 +178,7 @@ func (v *logVerifier) streamEnd(stream string, next uint64, err error) error {
 	return fmt.Errorf("verifier: reading %s: %w", stream, err)
 }
 
-func (v *logVerifier) setIdentity(rec string, s recorder.SessionID) {
+func (v *logVerifier) setIdentity(rec string, s format.SessionID) {
 	if v.haveID {
 		return
 	}
@@ -193,8 +194,8 @@ func (v *logVerifier) setIdentity(rec string, s recorder.SessionID) {
 func (v *logVerifier) readHeaders(src Source) error {
 	var n uint64
 	err := src.Epochs(func(t uint64, raw []byte) error {
-		hd := header{raw: raw, root: recorder.EpochRoot(raw)}
-		h, err := recorder.DecodeEpochHeader(raw)
+		hd := header{raw: raw, root: format.EpochRoot(raw)}
+		h, err := format.DecodeEpochHeader(raw)
 		if err != nil {
 			v.c.add(Finding{Kind: KindHeaderDecode, Epoch: u64(t), Detail: err.Error()})
 		} else {
@@ -215,22 +216,22 @@ type recordBatch struct {
 	first uint64
 	raw   [][]byte
 	out   []record
-	env   []recorder.Envelope
+	env   []format.Envelope
 	err   []error
 	done  chan struct{}
 }
 
 func (b *recordBatch) process() {
 	b.out = make([]record, len(b.raw))
-	b.env = make([]recorder.Envelope, len(b.raw))
+	b.env = make([]format.Envelope, len(b.raw))
 	b.err = make([]error, len(b.raw))
 	for k, raw := range b.raw {
-		b.out[k].digest = recorder.RecordDigest(raw)
-		b.out[k].leaf = recorder.LeafHash(b.out[k].digest)
+		b.out[k].digest = format.RecordDigest(raw)
+		b.out[k].leaf = format.LeafHash(b.out[k].digest)
 		if k > 0 {
 			b.env[k] = b.env[k-1] // lets the decoder reuse equal text fields
 		}
-		if err := recorder.DecodeEnvelopeInto(raw, &b.env[k]); err != nil {
+		if err := format.DecodeEnvelopeInto(raw, &b.env[k]); err != nil {
 			b.err[k] = err
 			continue
 		}
@@ -339,20 +340,20 @@ func chainBreakDetail(i uint64) string {
 	return fmt.Sprintf("record %d does not link to record %d: one of them was changed, or records were removed or inserted between them", i, i-1)
 }
 
-func idString(rec string, s recorder.SessionID) string { return fmt.Sprintf("%s/%s", rec, s) }
+func idString(rec string, s format.SessionID) string { return fmt.Sprintf("%s/%s", rec, s) }
 
 // merkleRoots computes, in parallel, the Merkle root over the records each
 // header covers (zero where the header is undecodable or records are
 // missing).
-func (v *logVerifier) merkleRoots() []recorder.Digest {
-	roots := make([]recorder.Digest, len(v.headers))
+func (v *logVerifier) merkleRoots() []format.Digest {
+	roots := make([]format.Digest, len(v.headers))
 	workers := runtime.GOMAXPROCS(0)
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			var leaves []recorder.Digest
+			var leaves []format.Digest
 			for t := w; t < len(v.headers); t += workers {
 				h := v.headers[t].h
 				if h == nil || h.Count == 0 || h.FirstSeq+h.Count < h.FirstSeq || h.FirstSeq+h.Count > uint64(len(v.records)) {
@@ -362,7 +363,7 @@ func (v *logVerifier) merkleRoots() []recorder.Digest {
 				for _, r := range v.records[h.FirstSeq : h.FirstSeq+h.Count] {
 					leaves = append(leaves, r.leaf)
 				}
-				roots[t] = recorder.MerkleRootOfLeaves(leaves)
+				roots[t] = format.MerkleRootOfLeaves(leaves)
 			}
 		}(w)
 	}
@@ -374,7 +375,7 @@ func (v *logVerifier) merkleRoots() []recorder.Digest {
 func (v *logVerifier) checkEpochs(anchors map[uint64]Anchor) {
 	roots := v.merkleRoots()
 	var nextSeq uint64
-	var prevRoot recorder.Digest
+	var prevRoot format.Digest
 	for t, hd := range v.headers {
 		ep := u64(uint64(t))
 		h := hd.h
@@ -524,8 +525,8 @@ func (v *logVerifier) checkPayloads(src Source) error {
 			return nil // the record's own finding covers it
 		}
 		v.rep.PayloadsChecked++
-		if recorder.PayloadFrameDigest(frame) != r.payload {
-			v.c.add(Finding{Kind: KindPayloadMismatch, Seq: u64(i), Expected: r.payload.String(), Found: recorder.PayloadFrameDigest(frame).String(),
+		if format.PayloadFrameDigest(frame) != r.payload {
+			v.c.add(Finding{Kind: KindPayloadMismatch, Seq: u64(i), Expected: r.payload.String(), Found: format.PayloadFrameDigest(frame).String(),
 				Detail: "the stored payload is not the one the record commits to: edited, or swapped with another event's"})
 			return nil
 		}
@@ -570,7 +571,7 @@ func (v *logVerifier) epochIndex() func(seq uint64) uint64 {
 
 func (v *logVerifier) open(seq, epoch uint64, frame []byte) {
 	k, err := v.opts.Keys.EventKey(epoch, seq)
-	if errors.Is(err, recorder.ErrKeyErased) {
+	if errors.Is(err, format.ErrKeyErased) {
 		v.c.add(Finding{Kind: KindPayloadErased, Seq: u64(seq), Epoch: u64(epoch), Detail: "key material erased: the payload is unrecoverable by design; hashes, proofs and anchors still verify"})
 		return
 	}
@@ -584,17 +585,17 @@ func (v *logVerifier) open(seq, epoch uint64, frame []byte) {
 
 // checkOpen decrypts a frame with its event key and checks the commitment
 // and the payload format, adding a finding for each failure.
-func checkOpen(c *collector, k *recorder.EventKey, session recorder.SessionID, seq uint64, frame []byte) *recorder.Payload {
-	pt, err := recorder.OpenPayload(k, session, seq, frame)
+func checkOpen(c *collector, k *format.EventKey, session format.SessionID, seq uint64, frame []byte) *format.Payload {
+	pt, err := format.OpenPayload(k, session, seq, frame)
 	switch {
-	case errors.Is(err, recorder.ErrCommitmentMismatch):
+	case errors.Is(err, format.ErrCommitmentMismatch):
 		c.add(Finding{Kind: KindPayloadCommit, Seq: u64(seq), Detail: "the decrypted payload does not match its commitment"})
 		return nil
 	case err != nil:
 		c.add(Finding{Kind: KindPayloadDecrypt, Seq: u64(seq), Detail: err.Error()})
 		return nil
 	}
-	p, err := recorder.DecodePayload(pt)
+	p, err := format.DecodePayload(pt)
 	if err != nil {
 		c.add(Finding{Kind: KindPayloadDecode, Seq: u64(seq), Detail: err.Error()})
 		return nil

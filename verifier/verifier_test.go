@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agentflightrecorder/afr/format"
+
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/recorder/workload"
 	"github.com/agentflightrecorder/afr/verifier"
@@ -177,7 +179,7 @@ func TestEmptyInputsAreNotVerified(t *testing.T) {
 func TestAnchorGapIsConflict(t *testing.T) {
 	lg := makeLog(t, 20, 10, 1, 3)
 	forged := append([]verifier.Anchor(nil), lg.anchors...)
-	forged = append(forged, verifier.Anchor{Epoch: 3, Root: recorder.Digest{1}})
+	forged = append(forged, verifier.Anchor{Epoch: 3, Root: format.Digest{1}})
 	rep := verify(t, lg.img, forged, verifier.Options{})
 	if rep.Verdict != verifier.Tampered || !rep.Has(verifier.KindAnchorConflict) {
 		t.Fatalf("%s %v", rep.Verdict, rep.Findings)

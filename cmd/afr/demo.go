@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentflightrecorder/afr/format"
+
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -588,8 +590,8 @@ func (t *treasury) act(what string, to common.Address, value *big.Int) (demoActi
 	da := demoAction{What: what}
 	call := pdr.Call{Target: to, Value: value}
 	intent := tracesim.IntentOf(t.reg, t.chainID, t.acct, &to, value, nil).Record()
-	rc, err := t.r.Record(t.ctx, recorder.Event{Tool: "pace.execute", Kind: recorder.KindChainTx, Group: "treasury",
-		Payload: recorder.Payload{Intent: &intent, Code: &recorder.CodeProvenance{AgentVersion: "treasury-agent/1.0"}}})
+	rc, err := t.r.Record(t.ctx, format.Event{Tool: "pace.execute", Kind: format.KindChainTx, Group: "treasury",
+		Payload: format.Payload{Intent: &intent, Code: &format.CodeProvenance{AgentVersion: "treasury-agent/1.0"}}})
 	if err != nil {
 		return da, err
 	}
@@ -601,21 +603,21 @@ func (t *treasury) act(what string, to common.Address, value *big.Int) (demoActi
 		return da, err
 	}
 	digest := s.PDR.Digest()
-	dec := recorder.DecisionAllow
+	dec := format.DecisionAllow
 	switch {
 	case !ev.Allowed():
-		dec = recorder.DecisionDeny
+		dec = format.DecisionDeny
 	case ev.ApprovalRequired:
-		dec = recorder.DecisionAsk
+		dec = format.DecisionAsk
 	}
 	var reasons []string
 	for _, rs := range ev.Reasons {
 		reasons = append(reasons, rs.Detail)
 	}
 	da.Decision, da.Approval = ev.Decision, ev.ApprovalRequired
-	parents := &recorder.ContextProvenance{Parents: []uint64{rc.Seq}}
-	if _, err := t.r.Record(t.ctx, recorder.Event{Tool: "policy", Kind: recorder.KindPolicy, Group: "treasury", Payload: recorder.Payload{
-		Policy:  &recorder.PolicyEvaluation{PolicyID: ev.PolicyID.Hex(), Decision: dec, Rule: "treasury", Reasons: reasons, PDRHash: digest[:]},
+	parents := &format.ContextProvenance{Parents: []uint64{rc.Seq}}
+	if _, err := t.r.Record(t.ctx, format.Event{Tool: "policy", Kind: format.KindPolicy, Group: "treasury", Payload: format.Payload{
+		Policy:  &format.PolicyEvaluation{PolicyID: ev.PolicyID.Hex(), Decision: dec, Rule: "treasury", Reasons: reasons, PDRHash: digest[:]},
 		Context: parents}}); err != nil {
 		return da, err
 	}
@@ -630,8 +632,8 @@ func (t *treasury) act(what string, to common.Address, value *big.Int) (demoActi
 				da.Refused = fmt.Sprintf("revert 0x%x", rd[:4])
 			}
 		}
-		_, err = t.r.Record(t.ctx, recorder.Event{Tool: "pace.execute", Kind: recorder.KindChainTx, Group: "treasury", Payload: recorder.Payload{
-			Execution: &recorder.Execution{Status: recorder.StatusDenied, Error: "denied by policy " + t.policy.Name}, Context: parents}})
+		_, err = t.r.Record(t.ctx, format.Event{Tool: "pace.execute", Kind: format.KindChainTx, Group: "treasury", Payload: format.Payload{
+			Execution: &format.Execution{Status: format.StatusDenied, Error: "denied by policy " + t.policy.Name}, Context: parents}})
 		return da, err
 	}
 	if ev.ApprovalRequired {
@@ -639,8 +641,8 @@ func (t *treasury) act(what string, to common.Address, value *big.Int) (demoActi
 			return da, err
 		}
 		da.Approver = chain.Address(t.p.approver).Hex()
-		if _, err := t.r.Record(t.ctx, recorder.Event{Tool: "approval", Kind: recorder.KindApproval, Group: "treasury", Payload: recorder.Payload{
-			Approval: &recorder.Approval{Approver: da.Approver, Decision: recorder.DecisionAllow, Signature: s.Approvals[0][:]}, Context: parents}}); err != nil {
+		if _, err := t.r.Record(t.ctx, format.Event{Tool: "approval", Kind: format.KindApproval, Group: "treasury", Payload: format.Payload{
+			Approval: &format.Approval{Approver: da.Approver, Decision: format.DecisionAllow, Signature: s.Approvals[0][:]}, Context: parents}}); err != nil {
 			return da, err
 		}
 	}
@@ -649,8 +651,8 @@ func (t *treasury) act(what string, to common.Address, value *big.Int) (demoActi
 		return da, err
 	}
 	da.Tx, da.GasUsed = rcpt.TxHash.Hex(), rcpt.GasUsed
-	_, err = t.r.Record(t.ctx, recorder.Event{Tool: "pace.execute", Kind: recorder.KindChainTx, Group: "treasury", Payload: recorder.Payload{
-		Execution: &recorder.Execution{Status: recorder.StatusOK, TxHash: rcpt.TxHash[:], Block: rcpt.BlockNumber.Uint64()}, Context: parents}})
+	_, err = t.r.Record(t.ctx, format.Event{Tool: "pace.execute", Kind: format.KindChainTx, Group: "treasury", Payload: format.Payload{
+		Execution: &format.Execution{Status: format.StatusOK, TxHash: rcpt.TxHash[:], Block: rcpt.BlockNumber.Uint64()}, Context: parents}})
 	return da, err
 }
 

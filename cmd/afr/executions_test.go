@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentflightrecorder/afr/format"
+
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
@@ -74,7 +76,7 @@ func TestCompletenessEdgeCases(t *testing.T) {
 	var compactSeq, batchSeq uint64
 	for _, compact := range []bool{true} {
 		intent := tracesim.IntentOf(tr.reg, tr.chainID, acct, &tok, new(big.Int), dataA).Record()
-		rc, err := r.Record(ctx, recorder.Event{Tool: "pace.execute", Kind: recorder.KindChainTx, Payload: recorder.Payload{Intent: &intent}})
+		rc, err := r.Record(ctx, format.Event{Tool: "pace.execute", Kind: format.KindChainTx, Payload: format.Payload{Intent: &intent}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,7 +103,7 @@ func TestCompletenessEdgeCases(t *testing.T) {
 	{
 		calls := []pdr.Call{{Target: vendor, Value: ether(0.01)}, {Target: vendor, Value: ether(0.02)}}
 		bintent := tracesim.IntentOf(tr.reg, tr.chainID, acct, &calls[0].Target, calls[0].Value, nil).Record()
-		rc, err := r.Record(ctx, recorder.Event{Tool: "pace.executeBatch", Kind: recorder.KindChainTx, Payload: recorder.Payload{Intent: &bintent}})
+		rc, err := r.Record(ctx, format.Event{Tool: "pace.executeBatch", Kind: format.KindChainTx, Payload: format.Payload{Intent: &bintent}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/agentflightrecorder/afr/format"
+
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/agentflightrecorder/afr/recorder"
@@ -116,7 +118,7 @@ func runRecord(e *env, args []string) error {
 	}
 	reportRecovery(e, r.Recovery())
 	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 64<<10), recorder.MaxPayloadSize*3)
+	sc.Buffer(make([]byte, 64<<10), format.MaxPayloadSize*3)
 	ctx := context.Background()
 	var n int
 	var first, last recorder.Receipt
@@ -126,7 +128,7 @@ func runRecord(e *env, args []string) error {
 		if len(b) == 0 {
 			continue
 		}
-		ev, err := recorder.ParseEventJSON(b)
+		ev, err := format.ParseEventJSON(b)
 		if err != nil {
 			failure = fmt.Errorf("%s:%d: %w", name, line, err)
 			break
@@ -198,9 +200,9 @@ func runSeal(e *env, args []string) error {
 		return err
 	}
 	type out struct {
-		Sealed bool                  `json:"sealed"`
-		Epoch  *recorder.EpochHeader `json:"epoch,omitempty"`
-		Root   *recorder.Digest      `json:"root,omitempty"`
+		Sealed bool                `json:"sealed"`
+		Epoch  *format.EpochHeader `json:"epoch,omitempty"`
+		Root   *format.Digest      `json:"root,omitempty"`
 	}
 	if *jsonOut {
 		o := out{Sealed: ok}
@@ -219,18 +221,18 @@ func runSeal(e *env, args []string) error {
 
 // logStatus is the JSON of afr status.
 type logStatus struct {
-	Dir        string             `json:"dir"`
-	Recorder   string             `json:"recorder"`
-	Session    recorder.SessionID `json:"session"`
-	Encrypted  bool               `json:"encrypted"`
-	Events     uint64             `json:"events"`
-	Epochs     uint64             `json:"epochs"`
-	Sealed     uint64             `json:"sealed_events"`
-	Unsealed   uint64             `json:"unsealed_events"`
-	LastRoot   *recorder.Digest   `json:"last_root,omitempty"`
-	LastRecord *recorder.Digest   `json:"last_record,omitempty"`
-	Anchoring  *anchorStatus      `json:"anchoring,omitempty"`
-	Problem    string             `json:"problem,omitempty"`
+	Dir        string           `json:"dir"`
+	Recorder   string           `json:"recorder"`
+	Session    format.SessionID `json:"session"`
+	Encrypted  bool             `json:"encrypted"`
+	Events     uint64           `json:"events"`
+	Epochs     uint64           `json:"epochs"`
+	Sealed     uint64           `json:"sealed_events"`
+	Unsealed   uint64           `json:"unsealed_events"`
+	LastRoot   *format.Digest   `json:"last_root,omitempty"`
+	LastRecord *format.Digest   `json:"last_record,omitempty"`
+	Anchoring  *anchorStatus    `json:"anchoring,omitempty"`
+	Problem    string           `json:"problem,omitempty"`
 }
 
 // anchorStatus is the anchoring part of afr status (from the anchor queue).
@@ -261,20 +263,20 @@ func runStatus(e *env, args []string) error {
 	var problems []error
 	if err := l.Records(func(seq uint64, raw []byte) error {
 		st.Events = seq + 1
-		d := recorder.RecordDigest(raw)
+		d := format.RecordDigest(raw)
 		st.LastRecord = &d
 		return nil
 	}); err != nil {
 		problems = append(problems, err)
 	}
 	if err := l.Epochs(func(t uint64, raw []byte) error {
-		h, err := recorder.DecodeEpochHeader(raw)
+		h, err := format.DecodeEpochHeader(raw)
 		if err != nil {
 			return err
 		}
 		st.Epochs = t + 1
 		st.Sealed = h.FirstSeq + h.Count
-		r := recorder.EpochRoot(raw)
+		r := format.EpochRoot(raw)
 		st.LastRoot = &r
 		return nil
 	}); err != nil {
@@ -349,13 +351,13 @@ func runProof(e *env, args []string) error {
 	}
 	if *jsonOut {
 		return writeJSON(e.stdout, struct {
-			*recorder.InclusionProof
-			Root recorder.Digest `json:"root"`
+			*format.InclusionProof
+			Root format.Digest `json:"root"`
 		}{p, root})
 	}
-	h, _ := recorder.DecodeEpochHeader(p.Header)
+	h, _ := format.DecodeEpochHeader(p.Header)
 	fmt.Fprintf(e.stdout, "event %d is leaf %d of %d in epoch %d\nrecord digest %s\nepoch root    %s (compare with the anchored root)\naudit path    %d hashes\n",
-		seq, p.Index, h.Count, h.Epoch, recorder.RecordDigest(p.Record), root, len(p.Path))
+		seq, p.Index, h.Count, h.Epoch, format.RecordDigest(p.Record), root, len(p.Path))
 	return nil
 }
 

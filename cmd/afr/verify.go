@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentflightrecorder/afr/format"
+
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/agentflightrecorder/afr/recorder"
@@ -132,7 +134,7 @@ func runVerify(e *env, args []string) error {
 	}
 	var rep *verifier.Report
 	var execRep *verifier.ExecutionReport
-	var payloads map[uint64]*recorder.Payload
+	var payloads map[uint64]*format.Payload
 	if *bundleFile != "" {
 		b, err := readBundle(*bundleFile)
 		if err != nil {
@@ -178,8 +180,8 @@ func runVerify(e *env, args []string) error {
 	if *jsonOut {
 		if err := writeJSON(e.stdout, struct {
 			*verifier.Report
-			Executions *verifier.ExecutionReport    `json:"executions,omitempty"`
-			Payloads   map[uint64]*recorder.Payload `json:"payloads,omitempty"`
+			Executions *verifier.ExecutionReport  `json:"executions,omitempty"`
+			Payloads   map[uint64]*format.Payload `json:"payloads,omitempty"`
 		}{rep, execRep, payloads}); err != nil {
 			return err
 		}
@@ -261,7 +263,7 @@ func chainSources(ctx context.Context, rpcURL, deployment, anchorContract, opera
 	return src, x, func() { b.Close() }, nil
 }
 
-func printReport(e *env, rep *verifier.Report, payloads map[uint64]*recorder.Payload) {
+func printReport(e *env, rep *verifier.Report, payloads map[uint64]*format.Payload) {
 	fmt.Fprintf(e.stdout, "%s\n", strings.ToUpper(rep.Verdict.String()))
 	fmt.Fprintf(e.stdout, "  events %d, epochs %d; anchored: %d epochs, %d events; payloads checked %d, opened %d\n",
 		rep.Events, rep.Epochs, rep.AnchoredEpochs, rep.AnchoredEvents, rep.PayloadsChecked, rep.PayloadsOpened)
@@ -304,7 +306,7 @@ func progress(e *env, what string) func(time.Duration) {
 	}
 }
 
-func openKeys(keyDir, logDir string, session recorder.SessionID) (*recorder.Keyring, error) {
+func openKeys(keyDir, logDir string, session format.SessionID) (*recorder.Keyring, error) {
 	if keyDir == "" {
 		keyDir = filepath.Join(logDir, "keys")
 	}

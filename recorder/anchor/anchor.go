@@ -33,6 +33,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentflightrecorder/afr/format"
+
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -109,8 +111,8 @@ var ErrForeignAnchor = errors.New("anchor: epoch anchored by another writer with
 type ForeignAnchorError struct {
 	Operator  common.Address
 	Epoch     uint64
-	Ours      recorder.Digest
-	Theirs    recorder.Digest
+	Ours      format.Digest
+	Theirs    format.Digest
 	Tx        common.Hash
 	Block     uint64
 	ChainNext uint64 // the operator's next epoch on chain
@@ -197,8 +199,8 @@ func (a *Anchorer) SyncLog() (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	var hs []*recorder.EpochHeader
-	var roots []recorder.Digest
+	var hs []*format.EpochHeader
+	var roots []format.Digest
 	a.mu.Lock()
 	next := a.q.next()
 	a.mu.Unlock()
@@ -206,11 +208,11 @@ func (a *Anchorer) SyncLog() (int, error) {
 		if t < next {
 			return nil
 		}
-		h, err := recorder.DecodeEpochHeader(raw)
+		h, err := format.DecodeEpochHeader(raw)
 		if err != nil {
 			return err
 		}
-		hs, roots = append(hs, h), append(roots, recorder.EpochRoot(raw))
+		hs, roots = append(hs, h), append(roots, format.EpochRoot(raw))
 		return nil
 	})
 	if err != nil {
@@ -612,7 +614,7 @@ func (a *Anchorer) resolve(ctx context.Context, e *Entry) error {
 			return fmt.Errorf("epoch %d: the chain's next epoch is %d but no Anchored event was found yet", e.Epoch, next)
 		}
 		if ev.Root != e.Root {
-			return &ForeignAnchorError{Operator: a.op, Epoch: e.Epoch, Ours: e.Root, Theirs: recorder.Digest(ev.Root),
+			return &ForeignAnchorError{Operator: a.op, Epoch: e.Epoch, Ours: e.Root, Theirs: format.Digest(ev.Root),
 				Tx: ev.Raw.TxHash, Block: ev.Raw.BlockNumber, ChainNext: next}
 		}
 		rc, err := a.c.TransactionReceipt(ctx, ev.Raw.TxHash)
@@ -814,7 +816,7 @@ func (a *Anchorer) reverted(ctx context.Context, e *Entry, data []byte) error {
 			prev := e.Epoch - 1
 			ev, err := a.findAnchored(ctx, prev)
 			if err == nil && ev != nil {
-				return &ForeignAnchorError{Operator: a.op, Epoch: prev, Ours: e.PrevRoot, Theirs: recorder.Digest(ev.Root),
+				return &ForeignAnchorError{Operator: a.op, Epoch: prev, Ours: e.PrevRoot, Theirs: format.Digest(ev.Root),
 					Tx: ev.Raw.TxHash, Block: ev.Raw.BlockNumber, ChainNext: e.Epoch}
 			}
 		}

@@ -8,10 +8,10 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/agentflightrecorder/afr/format"
+
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
-
-	"github.com/agentflightrecorder/afr/recorder"
 )
 
 // QueueFile is the name of the anchor queue in a log directory
@@ -33,14 +33,14 @@ const (
 
 // Entry is one epoch waiting for a confirmed anchor.
 type Entry struct {
-	Epoch    uint64          `json:"epoch"`
-	Root     recorder.Digest `json:"root"`
-	PrevRoot recorder.Digest `json:"prev_root"`
-	FirstSeq uint64          `json:"first_seq"`
-	Count    uint64          `json:"count"`
-	Sealed   time.Time       `json:"sealed"` // the header's seal time
-	Queued   time.Time       `json:"queued"`
-	State    string          `json:"state"`
+	Epoch    uint64        `json:"epoch"`
+	Root     format.Digest `json:"root"`
+	PrevRoot format.Digest `json:"prev_root"`
+	FirstSeq uint64        `json:"first_seq"`
+	Count    uint64        `json:"count"`
+	Sealed   time.Time     `json:"sealed"` // the header's seal time
+	Queued   time.Time     `json:"queued"`
+	State    string        `json:"state"`
 	// Nonce and Txs: the operator nonce used and every signed transaction
 	// sent for it (the first, then fee-bumped replacements), raw.
 	Nonce     uint64          `json:"nonce,omitempty"`
@@ -57,16 +57,16 @@ type Entry struct {
 
 // Anchored is a confirmed anchor.
 type Anchored struct {
-	Epoch     uint64          `json:"epoch"`
-	Root      recorder.Digest `json:"root"`
-	PrevRoot  recorder.Digest `json:"prev_root"`
-	FirstSeq  uint64          `json:"first_seq"`
-	Count     uint64          `json:"count"`
-	Events    uint64          `json:"events_through"` // first_seq + count: events covered up to this epoch
-	Tx        common.Hash     `json:"tx"`
-	Block     uint64          `json:"block"`
-	BlockHash common.Hash     `json:"block_hash"`
-	GasUsed   uint64          `json:"gas_used"`
+	Epoch     uint64        `json:"epoch"`
+	Root      format.Digest `json:"root"`
+	PrevRoot  format.Digest `json:"prev_root"`
+	FirstSeq  uint64        `json:"first_seq"`
+	Count     uint64        `json:"count"`
+	Events    uint64        `json:"events_through"` // first_seq + count: events covered up to this epoch
+	Tx        common.Hash   `json:"tx"`
+	Block     uint64        `json:"block"`
+	BlockHash common.Hash   `json:"block_hash"`
+	GasUsed   uint64        `json:"gas_used"`
 	// Submissions counts the transactions signed for it (1 + fee bumps + resends after reorgs).
 	Submissions int       `json:"submissions"`
 	Sealed      time.Time `json:"sealed"`

@@ -31,6 +31,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/agentflightrecorder/afr/format"
 )
 
 // Version is the segment file format version written by this package.
@@ -59,13 +61,10 @@ var magic = [6]byte{'A', 'F', 'R', 'S', 'E', 'G'}
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // Errors callers branch on.
-var (
-	// ErrNewerVersion is returned for data written by a newer format
-	// version (package recorder returns it too).
-	ErrNewerVersion = errors.New("written by a newer format version")
-	// ErrTooLarge is returned when a frame exceeds MaxFrame.
-	ErrTooLarge = errors.New("segment: frame too large")
-)
+//
+// Data written by a newer format version is refused with an error wrapping
+// format.ErrNewerVersion.
+var ErrTooLarge = errors.New("segment: frame too large") // a frame exceeds MaxFrame
 
 // CorruptError reports a segment that cannot be read past Offset: a bad
 // header, a checksum mismatch, or an impossible length in the middle of the
@@ -395,7 +394,7 @@ func Scan(r io.ReaderAt, size int64, name, kind string, first uint64, visit func
 		return 0, &CorruptError{File: name, Offset: 0, Reason: "not an AFR segment file (bad magic)"}
 	}
 	if h[6] > Version {
-		return 0, fmt.Errorf("%w: %s has version %d, this build reads up to %d", ErrNewerVersion, name, h[6], Version)
+		return 0, fmt.Errorf("%w: %s has version %d, this build reads up to %d", format.ErrNewerVersion, name, h[6], Version)
 	}
 	if h[6] == 0 {
 		return 0, &CorruptError{File: name, Offset: 6, Reason: "version 0"}

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/agentflightrecorder/afr/format"
 )
 
 func writeFrames(t *testing.T, dir string, n int, maxSize int64) [][]byte {
@@ -139,7 +141,7 @@ func TestNewerVersionRefused(t *testing.T) {
 	b, _ := os.ReadFile(name)
 	b[6] = Version + 1
 	os.WriteFile(name, b, 0o600)
-	if _, _, err := Open(dir, "records", 1<<20, nil); !errors.Is(err, ErrNewerVersion) {
+	if _, _, err := Open(dir, "records", 1<<20, nil); !errors.Is(err, format.ErrNewerVersion) {
 		t.Fatalf("got %v, want ErrNewerVersion", err)
 	}
 }

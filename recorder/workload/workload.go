@@ -16,7 +16,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/agentflightrecorder/afr/recorder"
+	"github.com/agentflightrecorder/afr/format"
 )
 
 // Categories are the eight tool categories, in the order they are numbered.
@@ -49,9 +49,9 @@ func New(seed uint64) *Generator {
 }
 
 // Generate returns the first n events for seed.
-func Generate(seed uint64, n int) []recorder.Event {
+func Generate(seed uint64, n int) []format.Event {
 	g := New(seed)
-	out := make([]recorder.Event, n)
+	out := make([]format.Event, n)
 	for i := range out {
 		out[i] = g.Next()
 	}
@@ -60,7 +60,7 @@ func Generate(seed uint64, n int) []recorder.Event {
 
 // Next returns the next event. Parents in context provenance assume events
 // are recorded in generation order from sequence number 0.
-func (g *Generator) Next() recorder.Event {
+func (g *Generator) Next() format.Event {
 	if g.groupN == 0 {
 		g.group = ""
 		// Groups of 2–3 (mean 2.5): starting one with probability p gives a
@@ -110,79 +110,79 @@ var (
 	agents   = []string{"agent:planner", "agent:coder", "agent:reviewer", "agent:ops"}
 )
 
-func (g *Generator) event(cat int) recorder.Event {
+func (g *Generator) event(cat int) format.Event {
 	start := g.now + int64(g.rng.IntN(5_000_000))
 	end := start + int64(1_000_000+g.rng.IntN(900_000_000))
 	g.now = end
-	ok := recorder.Execution{Status: recorder.StatusOK, Start: start, End: end, OutputDigest: g.digest()}
-	p := recorder.Payload{}
+	ok := format.Execution{Status: format.StatusOK, Start: start, End: end, OutputDigest: g.digest()}
+	p := format.Payload{}
 	tool := Categories[cat]
-	kind := recorder.KindToolCall
+	kind := format.KindToolCall
 	switch tool {
 	case "file":
 		f := g.pick(files)
 		if g.rng.IntN(3) == 0 {
 			tool = "file_write"
-			p.Intent = &recorder.Intent{Tool: tool, Args: map[string]any{"path": f, "bytes": uint64(200 + g.rng.IntN(8000))}}
-			p.Effects = []recorder.Effect{{FileWrite: &recorder.FileWrite{Path: f, Before: g.digest(), After: g.digest()}}}
+			p.Intent = &format.Intent{Tool: tool, Args: map[string]any{"path": f, "bytes": uint64(200 + g.rng.IntN(8000))}}
+			p.Effects = []format.Effect{{FileWrite: &format.FileWrite{Path: f, Before: g.digest(), After: g.digest()}}}
 		} else {
 			tool = "file_read"
-			p.Intent = &recorder.Intent{Tool: tool, Args: map[string]any{"path": f}}
+			p.Intent = &format.Intent{Tool: tool, Args: map[string]any{"path": f}}
 		}
 	case "shell":
 		code := int64(0)
 		if g.rng.IntN(10) == 0 {
 			code = 1
-			ok.Status = recorder.StatusFailed
+			ok.Status = format.StatusFailed
 		}
 		ok.ExitCode = &code
-		p.Intent = &recorder.Intent{Tool: tool, Args: map[string]any{"cmd": g.pick(commands), "timeout_s": uint64(60)}}
+		p.Intent = &format.Intent{Tool: tool, Args: map[string]any{"cmd": g.pick(commands), "timeout_s": uint64(60)}}
 	case "api":
 		u := g.pick(urls)
-		p.Intent = &recorder.Intent{Tool: tool, Args: map[string]any{"method": "POST", "url": u}}
-		p.Effects = []recorder.Effect{{APICall: &recorder.APICall{Method: "POST", URL: u, Status: 200, ResponseDigest: g.digest()}}}
+		p.Intent = &format.Intent{Tool: tool, Args: map[string]any{"method": "POST", "url": u}}
+		p.Effects = []format.Effect{{APICall: &format.APICall{Method: "POST", URL: u, Status: 200, ResponseDigest: g.digest()}}}
 	case "db_query":
 		q := g.pick(queries)
-		p.Intent = &recorder.Intent{Tool: tool, Args: map[string]any{"db": "prod", "sql": q}}
+		p.Intent = &format.Intent{Tool: tool, Args: map[string]any{"db": "prod", "sql": q}}
 		if q[0] != 'S' {
-			p.Effects = []recorder.Effect{{DBChange: &recorder.DBChange{Database: "prod", Table: "orders", Operation: "update", Rows: uint64(1 + g.rng.IntN(20))}}}
+			p.Effects = []format.Effect{{DBChange: &format.DBChange{Database: "prod", Table: "orders", Operation: "update", Rows: uint64(1 + g.rng.IntN(20))}}}
 		}
 	case "retrieval":
-		p.Intent = &recorder.Intent{Tool: tool, Args: map[string]any{"query": g.pick(searches), "k": uint64(5)}}
-		kind = recorder.KindObservation
+		p.Intent = &format.Intent{Tool: tool, Args: map[string]any{"query": g.pick(searches), "k": uint64(5)}}
+		kind = format.KindObservation
 	case "code_exec":
-		p.Intent = &recorder.Intent{Tool: tool, Args: map[string]any{"lang": "python", "code_sha256": hex.EncodeToString(g.digest())}}
+		p.Intent = &format.Intent{Tool: tool, Args: map[string]any{"lang": "python", "code_sha256": hex.EncodeToString(g.digest())}}
 	case "approval":
-		kind = recorder.KindApproval
-		p.Intent = &recorder.Intent{Tool: tool, Args: map[string]any{"action": "deploy", "env": "prod"}}
-		p.Policy = &recorder.PolicyEvaluation{PolicyID: "prod-change", Decision: recorder.DecisionAsk, Rule: "human-approval"}
+		kind = format.KindApproval
+		p.Intent = &format.Intent{Tool: tool, Args: map[string]any{"action": "deploy", "env": "prod"}}
+		p.Policy = &format.PolicyEvaluation{PolicyID: "prod-change", Decision: format.DecisionAsk, Rule: "human-approval"}
 		sig := make([]byte, 65)
 		for i := 0; i < 65; i += 32 {
 			copy(sig[i:], g.digest())
 		}
-		p.Approval = &recorder.Approval{Approver: "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed", Decision: recorder.DecisionAllow, Signature: sig}
+		p.Approval = &format.Approval{Approver: "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed", Decision: format.DecisionAllow, Signature: sig}
 	case "delegation":
-		kind = recorder.KindDelegation
+		kind = format.KindDelegation
 		to := g.pick(agents)
-		p.Intent = &recorder.Intent{Tool: tool, Args: map[string]any{"task": "review the pull request", "to": to}}
+		p.Intent = &format.Intent{Tool: tool, Args: map[string]any{"task": "review the pull request", "to": to}}
 		tok := append(g.digest(), g.digest()...)
-		p.Delegation = &recorder.DelegationProvenance{Delegator: "agent:lead", Delegate: to, Scope: []string{"file_read", "shell"}, Token: tok}
+		p.Delegation = &format.DelegationProvenance{Delegator: "agent:lead", Delegate: to, Scope: []string{"file_read", "shell"}, Token: tok}
 		if g.seq > 0 {
 			parent := g.seq - 1
 			p.Delegation.Parent = &parent
 		}
 	}
-	if kind != recorder.KindApproval {
+	if kind != format.KindApproval {
 		p.Execution = &ok
 	}
 	// Context provenance: most actions depend on an earlier output.
 	if g.seq > 0 && g.rng.IntN(10) < 6 && len(g.digests) > 0 {
 		back := uint64(1 + g.rng.IntN(min(int(g.seq), 8)))
-		p.Context = &recorder.ContextProvenance{
-			Inputs:  []recorder.Input{{Source: "tool_output", Digest: g.digests[len(g.digests)-1]}},
+		p.Context = &format.ContextProvenance{
+			Inputs:  []format.Input{{Source: "tool_output", Digest: g.digests[len(g.digests)-1]}},
 			Parents: []uint64{g.seq - back},
 		}
 	}
 	g.digests = append(g.digests[max(0, len(g.digests)-7):], ok.OutputDigest)
-	return recorder.Event{Tool: tool, Kind: kind, Payload: p}
+	return format.Event{Tool: tool, Kind: kind, Payload: p}
 }

@@ -4,7 +4,8 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/agentflightrecorder/afr/recorder"
+	"github.com/agentflightrecorder/afr/format"
+
 	"github.com/agentflightrecorder/afr/recorder/workload"
 )
 
@@ -31,7 +32,7 @@ func TestShape(t *testing.T) {
 			grouped++
 			groupSize[ev.Group]++
 		}
-		if _, err := recorder.EncodePayload(&ev.Payload); err != nil {
+		if _, err := format.EncodePayload(&ev.Payload); err != nil {
 			t.Fatalf("event %d does not encode: %v", i, err)
 		}
 		if ev.Payload.Context != nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"math/big"
 
+	"github.com/agentflightrecorder/afr/format"
+
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	. "github.com/onsi/ginkgo/v2"
@@ -24,9 +26,9 @@ func expectDenialLogged(ctx context.Context, p *afrspec.Proposal, rc recorder.Re
 	Expect(w.MustSealAndVerify(ctx)).To(afrspec.BeVerified())
 	ev, ok := w.MustIndex().Event(rc.Seq)
 	Expect(ok).To(BeTrue(), "the outcome event %d is in the log", rc.Seq)
-	Expect(ev.Envelope.Kind).To(Equal(recorder.KindChainTx))
+	Expect(ev.Envelope.Kind).To(Equal(format.KindChainTx))
 	Expect(ev.Payload).NotTo(BeNil(), "the outcome payload opens with the log's keys")
-	Expect(ev.Payload.Execution).To(HaveField("Status", recorder.StatusReverted))
+	Expect(ev.Payload.Execution).To(HaveField("Status", format.StatusReverted))
 	Expect(ev.Payload.Execution.Error).To(HavePrefix(name+"("), "the recorded error names the revert")
 	Expect(ev.Payload.Context.Parents).To(ContainElement(p.IntentEvent.Seq), "the denial is linked to the intent it refused")
 }
@@ -166,7 +168,7 @@ var _ = Describe("PaceSmartAccount under attack", Label("anvil"), func() {
 			// PDR digest.
 			ix := w.MustIndex()
 			var mine int
-			for _, ev := range ix.Find(verifier.Query{Kind: recorder.KindApproval}) {
+			for _, ev := range ix.Find(verifier.Query{Kind: format.KindApproval}) {
 				a, ctxp := ev.Payload.Approval, ev.Payload.Context
 				if ctxp == nil || len(ctxp.Parents) != 1 || ctxp.Parents[0] != p.IntentEvent.Seq {
 					continue

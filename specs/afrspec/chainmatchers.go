@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agentflightrecorder/afr/format"
+
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -13,7 +15,6 @@ import (
 
 	"github.com/agentflightrecorder/afr/contracts/bindings"
 	"github.com/agentflightrecorder/afr/pdr"
-	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/tracesim"
 )
 
@@ -385,7 +386,7 @@ func (m *gasMatcher) NegatedFailureMessage(any) string {
 // ---- MatchIntent ----
 
 type intentMatcher struct {
-	recorded recorder.Intent
+	recorded format.Intent
 	diffs    []tracesim.Difference
 	observed string
 }
@@ -396,7 +397,7 @@ type intentMatcher struct {
 // recorded target is not the transaction's). The actual value is a
 // tracesim.Intent, a *tracesim.ReplayResult or a *tracesim.Simulation (its
 // first call).
-func MatchIntent(recorded recorder.Intent) gtypes.GomegaMatcher {
+func MatchIntent(recorded format.Intent) gtypes.GomegaMatcher {
 	return &intentMatcher{recorded: recorded}
 }
 

@@ -6,6 +6,8 @@ import (
 	"math/big"
 	"strings"
 
+	"github.com/agentflightrecorder/afr/format"
+
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
@@ -57,7 +59,7 @@ func (w *World) PingCall() pdr.Call {
 type Proposal struct {
 	Agent       string
 	Call        pdr.Call
-	Intent      recorder.Intent
+	Intent      format.Intent
 	IntentEvent recorder.Receipt
 	Evaluation  pdr.Evaluation
 	PDR         pdr.SignedPDR
@@ -78,12 +80,12 @@ func (p *Proposal) EventID() common.Hash { return common.Hash(p.IntentEvent.Dige
 func (w *World) Propose(ctx context.Context, agent string, call pdr.Call, parents ...uint64) (*Proposal, error) {
 	in := tracesim.IntentOf(w.Registry, w.ChainID, w.Account, &call.Target, call.Value, call.Data).Record()
 	p := &Proposal{Agent: agent, Call: call, Intent: in}
-	var cp *recorder.ContextProvenance
+	var cp *format.ContextProvenance
 	if len(parents) > 0 {
-		cp = &recorder.ContextProvenance{Parents: parents}
+		cp = &format.ContextProvenance{Parents: parents}
 	}
-	rc, err := w.Record(ctx, recorder.Event{Tool: "pace", Kind: recorder.KindChainTx, Payload: recorder.Payload{
-		Intent: &in, Context: cp, Code: &recorder.CodeProvenance{AgentVersion: agent}}})
+	rc, err := w.Record(ctx, format.Event{Tool: "pace", Kind: format.KindChainTx, Payload: format.Payload{
+		Intent: &in, Context: cp, Code: &format.CodeProvenance{AgentVersion: agent}}})
 	if err != nil {
 		return nil, err
 	}
@@ -100,12 +102,12 @@ func (w *World) Propose(ctx context.Context, agent string, call pdr.Call, parent
 	if err != nil {
 		return nil, err
 	}
-	dec := recorder.DecisionDeny
+	dec := format.DecisionDeny
 	switch {
 	case p.Evaluation.Allowed() && p.Evaluation.ApprovalRequired:
-		dec = recorder.DecisionAsk
+		dec = format.DecisionAsk
 	case p.Evaluation.Allowed():
-		dec = recorder.DecisionAllow
+		dec = format.DecisionAllow
 	}
 	var reasons []string
 	rule := ""
@@ -116,9 +118,9 @@ func (w *World) Propose(ctx context.Context, agent string, call pdr.Call, parent
 		reasons = append(reasons, strings.TrimSpace(r.Rule+": "+r.Detail))
 	}
 	digest := p.PDR.PDR.Digest()
-	rc, err = w.Record(ctx, recorder.Event{Tool: "policy", Kind: recorder.KindPolicy, Payload: recorder.Payload{
-		Policy:  &recorder.PolicyEvaluation{PolicyID: p.Evaluation.PolicyID.Hex(), Decision: dec, Rule: rule, Reasons: reasons, PDRHash: digest[:]},
-		Context: &recorder.ContextProvenance{Parents: []uint64{p.IntentEvent.Seq}}}})
+	rc, err = w.Record(ctx, format.Event{Tool: "policy", Kind: format.KindPolicy, Payload: format.Payload{
+		Policy:  &format.PolicyEvaluation{PolicyID: p.Evaluation.PolicyID.Hex(), Decision: dec, Rule: rule, Reasons: reasons, PDRHash: digest[:]},
+		Context: &format.ContextProvenance{Parents: []uint64{p.IntentEvent.Seq}}}})
 	if err != nil {
 		return nil, err
 	}
@@ -143,9 +145,9 @@ func (w *World) Approve(ctx context.Context, p *Proposal, a *Actor) (recorder.Re
 	if err != nil {
 		return recorder.Receipt{}, err
 	}
-	rc, err := w.Record(ctx, recorder.Event{Tool: "approval", Kind: recorder.KindApproval, Payload: recorder.Payload{
-		Approval: &recorder.Approval{Approver: a.Address.Hex(), Decision: recorder.DecisionAllow, Signature: sig[:]},
-		Context:  &recorder.ContextProvenance{Parents: []uint64{p.IntentEvent.Seq}}}})
+	rc, err := w.Record(ctx, format.Event{Tool: "approval", Kind: format.KindApproval, Payload: format.Payload{
+		Approval: &format.Approval{Approver: a.Address.Hex(), Decision: format.DecisionAllow, Signature: sig[:]},
+		Context:  &format.ContextProvenance{Parents: []uint64{p.IntentEvent.Seq}}}})
 	if err == nil {
 		p.Events = append(p.Events, rc)
 	}
@@ -171,31 +173,31 @@ func (w *World) Execute(ctx context.Context, p *Proposal) *TxResult {
 // Extra context parents (e.g. an earlier refused attempt the agent
 // retried after) may be given.
 func (w *World) RecordOutcome(ctx context.Context, p *Proposal, res *TxResult, parents ...uint64) (recorder.Receipt, error) {
-	ex := &recorder.Execution{Status: recorder.StatusOK}
-	var effects []recorder.Effect
+	ex := &format.Execution{Status: format.StatusOK}
+	var effects []format.Effect
 	switch {
 	case res.Succeeded():
 		ex.TxHash, ex.Block = res.Receipt.TxHash.Bytes(), res.Receipt.BlockNumber.Uint64()
 		for _, l := range res.Receipt.Logs {
-			topics := make([]recorder.Bytes, len(l.Topics))
+			topics := make([]format.Bytes, len(l.Topics))
 			for i, t := range l.Topics {
 				topics[i] = t.Bytes()
 			}
-			effects = append(effects, recorder.Effect{ChainLog: &recorder.ChainLog{ChainID: w.ChainID, Address: l.Address.Bytes(), Topics: topics, Data: l.Data}})
+			effects = append(effects, format.Effect{ChainLog: &format.ChainLog{ChainID: w.ChainID, Address: l.Address.Bytes(), Topics: topics, Data: l.Data}})
 		}
 	case res.Reverted:
-		ex.Status, ex.Error = recorder.StatusReverted, DescribeRevert(res.RevertData)
+		ex.Status, ex.Error = format.StatusReverted, DescribeRevert(res.RevertData)
 	default:
-		ex.Status, ex.Error = recorder.StatusFailed, fmt.Sprint(res.Err)
+		ex.Status, ex.Error = format.StatusFailed, fmt.Sprint(res.Err)
 	}
 	agent := "unknown"
 	tool := "pace"
 	if p != nil {
 		agent, parents = p.Agent, append([]uint64{p.IntentEvent.Seq}, parents...)
 	}
-	rc, err := w.Record(ctx, recorder.Event{Tool: tool, Kind: recorder.KindChainTx, Payload: recorder.Payload{
-		Execution: ex, Effects: effects, Context: &recorder.ContextProvenance{Parents: parents},
-		Code: &recorder.CodeProvenance{AgentVersion: agent}}})
+	rc, err := w.Record(ctx, format.Event{Tool: tool, Kind: format.KindChainTx, Payload: format.Payload{
+		Execution: ex, Effects: effects, Context: &format.ContextProvenance{Parents: parents},
+		Code: &format.CodeProvenance{AgentVersion: agent}}})
 	if err == nil && p != nil {
 		p.Events = append(p.Events, rc)
 	}

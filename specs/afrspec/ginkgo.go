@@ -6,6 +6,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/agentflightrecorder/afr/format"
+
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 
@@ -52,7 +54,7 @@ func (w *World) MustRecordOutcome(ctx context.Context, p *Proposal, res *TxResul
 }
 
 // MustRecord is Record that fails the spec on error.
-func (w *World) MustRecord(ctx context.Context, ev recorder.Event) recorder.Receipt {
+func (w *World) MustRecord(ctx context.Context, ev format.Event) recorder.Receipt {
 	ginkgo.GinkgoHelper()
 	rc, err := w.Record(ctx, ev)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "recording a %s event", ev.Kind)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentflightrecorder/afr/format"
+
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	. "github.com/onsi/ginkgo/v2"
@@ -15,7 +17,6 @@ import (
 
 	"github.com/agentflightrecorder/afr/contracts/bindings"
 	"github.com/agentflightrecorder/afr/pdr"
-	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/specs/afrspec"
 	"github.com/agentflightrecorder/afr/tracesim"
 	"github.com/agentflightrecorder/afr/verifier"
@@ -223,7 +224,7 @@ var _ = Describe("A broken attack spec on a real World", func() {
 			Expect(strings.HasPrefix(afrspec.DescribeRevert(revertData(name, zeroArgs(name)...)), name+"(")).To(BeTrue(), name)
 		}
 		Expect(afrspec.DescribeRevert(nil)).To(Equal("no revert data"))
-		_ = recorder.KindChainTx
+		_ = format.KindChainTx
 	})
 })
 

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agentflightrecorder/afr/format"
+
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/verifier"
 	"github.com/agentflightrecorder/afr/verifier/tamper"
@@ -28,7 +30,7 @@ type Verification struct {
 func Spans(src verifier.Source) ([]Span, error) {
 	var out []Span
 	err := src.Epochs(func(t uint64, raw []byte) error {
-		h, err := recorder.DecodeEpochHeader(raw)
+		h, err := format.DecodeEpochHeader(raw)
 		if err != nil {
 			return nil
 		}

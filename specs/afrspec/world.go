@@ -15,6 +15,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentflightrecorder/afr/format"
+
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
@@ -140,7 +142,7 @@ type World struct {
 	Recorder *recorder.Recorder
 	Anchorer *anchor.Anchorer
 	LogDir   string
-	Session  recorder.SessionID
+	Session  format.SessionID
 	Keys     *recorder.Keyring
 
 	// Policy decides proposals; Registry decodes calldata, events and
@@ -418,7 +420,7 @@ func (w *World) openRecorder(ctx context.Context) error {
 }
 
 // Record records an event and returns its receipt.
-func (w *World) Record(ctx context.Context, ev recorder.Event) (recorder.Receipt, error) {
+func (w *World) Record(ctx context.Context, ev format.Event) (recorder.Receipt, error) {
 	return w.Recorder.Record(ctx, ev)
 }
 

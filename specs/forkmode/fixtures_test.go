@@ -8,12 +8,13 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentflightrecorder/afr/format"
+
 	"github.com/ethereum/go-ethereum/common"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/agentflightrecorder/afr/evm"
-	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/specs/afrspec"
 	"github.com/agentflightrecorder/afr/tracesim"
 )
@@ -35,9 +36,9 @@ type fixture struct {
 }
 
 // recorded is the intent an agent would have recorded for the transaction.
-func (f *fixture) recorded(chainID uint64) recorder.Intent {
+func (f *fixture) recorded(chainID uint64) format.Intent {
 	v, _ := new(big.Int).SetString(f.Expect.Value, 10)
-	in := recorder.Intent{Tool: f.Expect.Tool, ChainID: chainID, Target: f.Expect.Target.Bytes(), Args: f.Expect.Args}
+	in := format.Intent{Tool: f.Expect.Tool, ChainID: chainID, Target: f.Expect.Target.Bytes(), Args: f.Expect.Args}
 	if v.Sign() > 0 {
 		in.Value = v.Bytes()
 	}

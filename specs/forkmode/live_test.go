@@ -5,6 +5,8 @@ import (
 	"math/big"
 	"os"
 
+	"github.com/agentflightrecorder/afr/format"
+
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/ethclient"
 	. "github.com/onsi/ginkgo/v2"
@@ -12,7 +14,6 @@ import (
 
 	"github.com/agentflightrecorder/afr/evm"
 	"github.com/agentflightrecorder/afr/evm/anvil"
-	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/recorder/anchor/chain"
 	"github.com/agentflightrecorder/afr/specs/afrspec"
 	"github.com/agentflightrecorder/afr/tracesim"
@@ -61,7 +62,7 @@ var _ = Describe("A World forked from an archive endpoint pinned at a block", La
 		res, err := tracesim.Replay(ctx, archive.URL(), rc.TxHash, pragueConfig(archive.ChainID()))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.Fidelity.OK).To(BeTrue())
-		Expect(res).To(afrspec.MatchIntent(recorder.Intent{Tool: tracesim.ToolValueTransfer, ChainID: archive.ChainID(),
+		Expect(res).To(afrspec.MatchIntent(format.Intent{Tool: tracesim.ToolValueTransfer, ChainID: archive.ChainID(),
 			Target: to.Bytes(), Value: big.NewInt(12345).Bytes()}))
 	})
 })

@@ -15,7 +15,8 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/agentflightrecorder/afr/recorder"
+	"github.com/agentflightrecorder/afr/format"
+
 	"github.com/agentflightrecorder/afr/recorder/segment"
 	"github.com/agentflightrecorder/afr/verifier"
 )
@@ -116,15 +117,15 @@ func (im *Image) checkSeq(i int) error {
 	return nil
 }
 
-func (im *Image) envelope(i int) (*recorder.Envelope, error) {
+func (im *Image) envelope(i int) (*format.Envelope, error) {
 	if err := im.checkSeq(i); err != nil {
 		return nil, err
 	}
-	return recorder.DecodeEnvelope(im.RecordFrames[i])
+	return format.DecodeEnvelope(im.RecordFrames[i])
 }
 
-func (im *Image) setEnvelope(i int, e *recorder.Envelope) error {
-	b, err := recorder.EncodeEnvelope(e)
+func (im *Image) setEnvelope(i int, e *format.Envelope) error {
+	b, err := format.EncodeEnvelope(e)
 	if err != nil {
 		return err
 	}
@@ -185,20 +186,20 @@ func (im *Image) InsertRecord(i int) error {
 	}
 	forged := *tmpl
 	forged.Seq, forged.Tool = uint64(i), "forged"
-	forged.Prev = recorder.Digest{}
+	forged.Prev = format.Digest{}
 	if i > 0 {
-		forged.Prev = recorder.RecordDigest(im.RecordFrames[i-1])
+		forged.Prev = format.RecordDigest(im.RecordFrames[i-1])
 		prev, err := im.envelope(i - 1)
 		if err != nil {
 			return err
 		}
 		forged.Clock = prev.Clock + 1
 	}
-	frame := []byte{recorder.ModePlain}
+	frame := []byte{format.ModePlain}
 	frame = append(frame, make([]byte, 32)...)
 	frame = append(frame, 0xa0) // an empty payload
-	forged.Payload = recorder.PayloadFrameDigest(frame)
-	b, err := recorder.EncodeEnvelope(&forged)
+	forged.Payload = format.PayloadFrameDigest(frame)
+	b, err := format.EncodeEnvelope(&forged)
 	if err != nil {
 		return err
 	}
@@ -237,11 +238,11 @@ func (im *Image) Splice(i int, other *Image) error {
 	return nil
 }
 
-func (im *Image) header(t int) (*recorder.EpochHeader, error) {
+func (im *Image) header(t int) (*format.EpochHeader, error) {
 	if t < 0 || t >= len(im.HeaderFrames) {
 		return nil, fmt.Errorf("%w: epoch %d of %d", errPos, t, len(im.HeaderFrames))
 	}
-	return recorder.DecodeEpochHeader(im.HeaderFrames[t])
+	return format.DecodeEpochHeader(im.HeaderFrames[t])
 }
 
 // ReplaceHeader replaces epoch t's header by a different, well-formed one
@@ -252,7 +253,7 @@ func (im *Image) ReplaceHeader(t int) error {
 		return err
 	}
 	h.Time++
-	b, err := recorder.EncodeEpochHeader(h)
+	b, err := format.EncodeEpochHeader(h)
 	if err != nil {
 		return err
 	}
@@ -349,12 +350,12 @@ func (im *Image) LinearFake(t int) ([]verifier.Anchor, error) {
 		return nil, err
 	}
 	e.Tool += "!" // the record the fake chain head stands for
-	b, err := recorder.EncodeEnvelope(e)
+	b, err := format.EncodeEnvelope(e)
 	if err != nil {
 		return nil, err
 	}
-	h.LastRecord = recorder.RecordDigest(b)
-	if im.HeaderFrames[t], err = recorder.EncodeEpochHeader(h); err != nil {
+	h.LastRecord = format.RecordDigest(b)
+	if im.HeaderFrames[t], err = format.EncodeEpochHeader(h); err != nil {
 		return nil, err
 	}
 	if err := im.relink(t + 1); err != nil {
@@ -370,7 +371,7 @@ func (im *Image) rechain(i int) error {
 		if err != nil {
 			return err
 		}
-		e.Prev = recorder.RecordDigest(im.RecordFrames[k-1])
+		e.Prev = format.RecordDigest(im.RecordFrames[k-1])
 		if err := im.setEnvelope(k, e); err != nil {
 			return err
 		}
@@ -389,15 +390,15 @@ func (im *Image) reseal(t int) error {
 		if end > uint64(len(im.RecordFrames)) {
 			return errPos
 		}
-		ds := make([]recorder.Digest, 0, h.Count)
+		ds := make([]format.Digest, 0, h.Count)
 		for _, r := range im.RecordFrames[h.FirstSeq:end] {
-			ds = append(ds, recorder.RecordDigest(r))
+			ds = append(ds, format.RecordDigest(r))
 		}
-		h.MerkleRoot, h.LastRecord = recorder.MerkleRoot(ds), ds[len(ds)-1]
+		h.MerkleRoot, h.LastRecord = format.MerkleRoot(ds), ds[len(ds)-1]
 		if k > 0 {
-			h.PrevRoot = recorder.EpochRoot(im.HeaderFrames[k-1])
+			h.PrevRoot = format.EpochRoot(im.HeaderFrames[k-1])
 		}
-		if im.HeaderFrames[k], err = recorder.EncodeEpochHeader(h); err != nil {
+		if im.HeaderFrames[k], err = format.EncodeEpochHeader(h); err != nil {
 			return err
 		}
 	}
@@ -411,8 +412,8 @@ func (im *Image) relink(t int) error {
 		if err != nil {
 			return err
 		}
-		h.PrevRoot = recorder.EpochRoot(im.HeaderFrames[k-1])
-		if im.HeaderFrames[k], err = recorder.EncodeEpochHeader(h); err != nil {
+		h.PrevRoot = format.EpochRoot(im.HeaderFrames[k-1])
+		if im.HeaderFrames[k], err = format.EncodeEpochHeader(h); err != nil {
 			return err
 		}
 	}

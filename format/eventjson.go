@@ -1,4 +1,4 @@
-package recorder
+package format
 
 import (
 	"bytes"
@@ -20,16 +20,16 @@ func ParseEventJSON(b []byte) (Event, error) {
 	d.UseNumber()
 	d.DisallowUnknownFields()
 	if err := d.Decode(&ev); err != nil {
-		return Event{}, fmt.Errorf("recorder: event JSON: %w", err)
+		return Event{}, fmt.Errorf("format: event JSON: %w", err)
 	}
 	if d.More() {
-		return Event{}, fmt.Errorf("recorder: event JSON: data after the event object")
+		return Event{}, fmt.Errorf("format: event JSON: data after the event object")
 	}
 	if ev.Tool == "" {
-		return Event{}, fmt.Errorf("recorder: event JSON: tool is required")
+		return Event{}, fmt.Errorf("format: event JSON: tool is required")
 	}
 	if !ev.Kind.Valid() {
-		return Event{}, fmt.Errorf("recorder: event JSON: kind is required (tool_call, approval, delegation, chain_tx, policy, observation)")
+		return Event{}, fmt.Errorf("format: event JSON: kind is required (tool_call, approval, delegation, chain_tx, policy, observation)")
 	}
 	var err error
 	if ev.Payload.Intent != nil {
@@ -47,7 +47,7 @@ func normalizeMap(m map[string]any) (map[string]any, error) {
 	for k, v := range m {
 		n, err := normalizeJSON(v)
 		if err != nil {
-			return nil, fmt.Errorf("recorder: event JSON: %q: %w", k, err)
+			return nil, fmt.Errorf("format: event JSON: %q: %w", k, err)
 		}
 		m[k] = n
 	}

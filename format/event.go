@@ -1,13 +1,13 @@
-package recorder
+package format
 
 import (
 	"encoding/hex"
 	"fmt"
 )
 
-// FormatVersion is the version of the record, payload and epoch-header
+// Version is the version of the record, payload and epoch-header
 // formats this package writes (docs/SPEC.md). Readers refuse newer versions.
-const FormatVersion = 1
+const Version = 1
 
 // Digest is a SHA-256 digest. It encodes as a 32-byte CBOR byte string and as
 // a 0x-prefixed hex string in JSON.
@@ -106,7 +106,7 @@ func (k Kind) String() string {
 // MarshalText implements encoding.TextMarshaler.
 func (k Kind) MarshalText() ([]byte, error) {
 	if _, ok := kindNames[k]; !ok {
-		return nil, fmt.Errorf("recorder: unknown event kind %d", uint8(k))
+		return nil, fmt.Errorf("format: unknown event kind %d", uint8(k))
 	}
 	return []byte(k.String()), nil
 }
@@ -119,7 +119,7 @@ func (k *Kind) UnmarshalText(b []byte) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("recorder: unknown event kind %q", b)
+	return fmt.Errorf("format: unknown event kind %q", b)
 }
 
 // Valid reports whether k is a defined kind.
@@ -194,7 +194,7 @@ func (d Decision) String() string {
 // MarshalText implements encoding.TextMarshaler.
 func (d Decision) MarshalText() ([]byte, error) {
 	if _, ok := decisionNames[d]; !ok {
-		return nil, fmt.Errorf("recorder: unknown decision %d", uint8(d))
+		return nil, fmt.Errorf("format: unknown decision %d", uint8(d))
 	}
 	return []byte(d.String()), nil
 }
@@ -207,7 +207,7 @@ func (d *Decision) UnmarshalText(b []byte) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("recorder: unknown decision %q", b)
+	return fmt.Errorf("format: unknown decision %q", b)
 }
 
 // PolicyEvaluation is the policy engine's verdict on the intent.
@@ -249,7 +249,7 @@ func (s Status) String() string {
 // MarshalText implements encoding.TextMarshaler.
 func (s Status) MarshalText() ([]byte, error) {
 	if _, ok := statusNames[s]; !ok {
-		return nil, fmt.Errorf("recorder: unknown status %d", uint8(s))
+		return nil, fmt.Errorf("format: unknown status %d", uint8(s))
 	}
 	return []byte(s.String()), nil
 }
@@ -262,7 +262,7 @@ func (s *Status) UnmarshalText(b []byte) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("recorder: unknown status %q", b)
+	return fmt.Errorf("format: unknown status %q", b)
 }
 
 // Execution is what happened when the action ran.
@@ -363,13 +363,13 @@ type DelegationProvenance struct {
 // one-of effects.
 func (p *Payload) Validate() error {
 	if p.Policy != nil && decisionNames[p.Policy.Decision] == "" {
-		return fmt.Errorf("recorder: policy: unknown decision %d", p.Policy.Decision)
+		return fmt.Errorf("format: policy: unknown decision %d", p.Policy.Decision)
 	}
 	if p.Approval != nil && decisionNames[p.Approval.Decision] == "" {
-		return fmt.Errorf("recorder: approval: unknown decision %d", p.Approval.Decision)
+		return fmt.Errorf("format: approval: unknown decision %d", p.Approval.Decision)
 	}
 	if p.Execution != nil && statusNames[p.Execution.Status] == "" {
-		return fmt.Errorf("recorder: execution: unknown status %d", p.Execution.Status)
+		return fmt.Errorf("format: execution: unknown status %d", p.Execution.Status)
 	}
 	for i, e := range p.Effects {
 		n := 0
@@ -379,8 +379,20 @@ func (p *Payload) Validate() error {
 			}
 		}
 		if n != 1 {
-			return fmt.Errorf("recorder: effect %d: %d kinds set, want exactly 1", i, n)
+			return fmt.Errorf("format: effect %d: %d kinds set, want exactly 1", i, n)
 		}
 	}
 	return nil
+}
+
+// Event is what a caller records; the recorder fills in the envelope. Its
+// JSON form is the event JSON of docs/SPEC.md (see ParseEventJSON).
+type Event struct {
+	Tool  string `json:"tool"`
+	Kind  Kind   `json:"kind"`
+	Group string `json:"group,omitempty"` // optional concurrency-group tag
+	// After is the logical clock of a causally earlier event from another
+	// recorder (e.g. the delegating agent's); the event's clock will exceed it.
+	After   uint64  `json:"after,omitempty"`
+	Payload Payload `json:"payload"`
 }

@@ -1,4 +1,4 @@
-package recorder_test
+package format_test
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentflightrecorder/afr/recorder"
+	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/recorder/segment"
 )
 
@@ -58,26 +58,26 @@ func unhex(t testing.TB, s string) []byte {
 func decodeAny(typ string, b []byte) (obj any, again []byte, digest string, err error) {
 	switch typ {
 	case "record":
-		e, err := recorder.DecodeEnvelope(b)
+		e, err := format.DecodeEnvelope(b)
 		if err != nil {
 			return nil, nil, "", err
 		}
-		again, _ = recorder.EncodeEnvelope(e)
-		return e, again, recorder.RecordDigest(b).String(), nil
+		again, _ = format.EncodeEnvelope(e)
+		return e, again, format.RecordDigest(b).String(), nil
 	case "payload":
-		p, err := recorder.DecodePayload(b)
+		p, err := format.DecodePayload(b)
 		if err != nil {
 			return nil, nil, "", err
 		}
-		again, _ = recorder.EncodePayload(p)
+		again, _ = format.EncodePayload(p)
 		return p, again, "", nil
 	case "epoch_header":
-		h, err := recorder.DecodeEpochHeader(b)
+		h, err := format.DecodeEpochHeader(b)
 		if err != nil {
 			return nil, nil, "", err
 		}
-		again, _ = recorder.EncodeEpochHeader(h)
-		return h, again, recorder.EpochRoot(b).String(), nil
+		again, _ = format.EncodeEpochHeader(h)
+		return h, again, format.EpochRoot(b).String(), nil
 	}
 	return nil, nil, "", errors.New("unknown vector type " + typ)
 }
@@ -136,32 +136,32 @@ func TestCryptoVectors(t *testing.T) {
 			if err := json.Unmarshal(raw, &v); err != nil {
 				t.Fatal(err)
 			}
-			var session recorder.SessionID
+			var session format.SessionID
 			copy(session[:], unhex(t, v.Session))
-			ek, err := recorder.EpochKey(unhex(t, v.Master), unhex(t, v.Salt), session, v.Epoch)
+			ek, err := format.EpochKey(unhex(t, v.Master), unhex(t, v.Salt), session, v.Epoch)
 			if err != nil || hex.EncodeToString(ek[:]) != v.EpochKey {
 				t.Fatalf("epoch key %x (%v), want %s", ek, err, v.EpochKey)
 			}
-			k := recorder.DeriveEventKey(ek, v.Seq)
+			k := format.DeriveEventKey(ek, v.Seq)
 			if hex.EncodeToString(k[:]) != v.EventKey {
 				t.Fatalf("event key %x, want %s", k, v.EventKey)
 			}
 			pt := unhex(t, v.Plaintext)
-			if c := recorder.Commitment(&k, session, v.Seq, pt); c.String() != v.Commitment {
+			if c := format.Commitment(&k, session, v.Seq, pt); c.String() != v.Commitment {
 				t.Fatalf("commitment %s, want %s", c, v.Commitment)
 			}
-			var nonce [recorder.NonceSize]byte
+			var nonce [format.NonceSize]byte
 			copy(nonce[:], unhex(t, v.Nonce))
-			frame, _ := recorder.SealPayload(nil, &k, session, v.Seq, pt, v.Encrypt, nonce)
-			if hex.EncodeToString(frame) != v.Frame || recorder.PayloadFrameDigest(frame).String() != v.FrameDigest {
+			frame, _ := format.SealPayload(nil, &k, session, v.Seq, pt, v.Encrypt, nonce)
+			if hex.EncodeToString(frame) != v.Frame || format.PayloadFrameDigest(frame).String() != v.FrameDigest {
 				t.Fatal("payload frame or its digest differs")
 			}
-			got, err := recorder.OpenPayload(&k, session, v.Seq, unhex(t, v.Frame))
+			got, err := format.OpenPayload(&k, session, v.Seq, unhex(t, v.Frame))
 			if err != nil || !bytes.Equal(got, pt) {
 				t.Fatalf("open: %v", err)
 			}
 			// The same frame is bound to its position: another seq fails.
-			if _, err := recorder.OpenPayload(&k, session, v.Seq+1, frame); err == nil {
+			if _, err := format.OpenPayload(&k, session, v.Seq+1, frame); err == nil {
 				t.Fatal("frame opened at another sequence number")
 			}
 		})
@@ -172,21 +172,21 @@ func TestMerkleVectors(t *testing.T) {
 	for name, raw := range loadVectors(t, "merkle") {
 		t.Run(name, func(t *testing.T) {
 			var v struct {
-				Leaves []recorder.Digest
-				Root   recorder.Digest
-				Proofs [][]recorder.Digest
+				Leaves []format.Digest
+				Root   format.Digest
+				Proofs [][]format.Digest
 			}
 			if err := json.Unmarshal(raw, &v); err != nil {
 				t.Fatal(err)
 			}
-			if got := recorder.MerkleRoot(v.Leaves); got != v.Root {
+			if got := format.MerkleRoot(v.Leaves); got != v.Root {
 				t.Fatalf("root %s, want %s", got, v.Root)
 			}
 			for i, p := range v.Proofs {
-				if err := recorder.VerifyInclusion(v.Leaves[i], uint64(i), uint64(len(v.Leaves)), p, v.Root); err != nil {
+				if err := format.VerifyInclusion(v.Leaves[i], uint64(i), uint64(len(v.Leaves)), p, v.Root); err != nil {
 					t.Fatalf("leaf %d: %v", i, err)
 				}
-				if err := recorder.VerifyInclusion(v.Leaves[(i+1)%len(v.Leaves)], uint64(i), uint64(len(v.Leaves)), p, v.Root); err == nil && len(v.Leaves) > 1 {
+				if err := format.VerifyInclusion(v.Leaves[(i+1)%len(v.Leaves)], uint64(i), uint64(len(v.Leaves)), p, v.Root); err == nil && len(v.Leaves) > 1 {
 					t.Fatalf("leaf %d: proof accepted another leaf", i)
 				}
 			}

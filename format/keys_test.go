@@ -1,4 +1,4 @@
-package recorder
+package format
 
 import (
 	"crypto/hkdf"
@@ -15,14 +15,14 @@ func TestEventKeyMatchesHKDF(t *testing.T) {
 	for i := range ek {
 		ek[i] = byte(i * 7)
 	}
-	d := newEventKeyDeriver(ek)
+	d := NewEventKeyDeriver(ek)
 	for _, seq := range []uint64{0, 1, 99, 100, 1 << 40, ^uint64(0)} {
 		info := binary.BigEndian.AppendUint64([]byte(labelEventKey), seq)
 		want, err := hkdf.Expand(sha256.New, ek[:], string(info), EventKeySize)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := d.derive(seq); string(got[:]) != string(want) {
+		if got := d.Derive(seq); string(got[:]) != string(want) {
 			t.Fatalf("seq %d: derived %x, HKDF-Expand gives %x", seq, got, want)
 		}
 	}

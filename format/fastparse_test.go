@@ -1,4 +1,4 @@
-package recorder
+package format
 
 import (
 	"encoding/hex"
@@ -25,7 +25,7 @@ func FuzzEnvelopeParsers(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		fast, ok := parseEnvelope(b)
 		var strict Envelope
-		err := decodeStrict("record", b, 1<<30, &strict)
+		err := decodeStrict("record", NewDecoder(Limits{Size: 1 << 30, Nesting: maxNesting, Items: maxItems}), b, &strict)
 		if ok != (err == nil) {
 			t.Fatalf("fast parser ok=%v, strict decoder err=%v", ok, err)
 		}

@@ -1,4 +1,4 @@
-package recorder
+package format
 
 import (
 	"crypto"
@@ -53,7 +53,7 @@ func EncodeEpochHeader(h *EpochHeader) ([]byte, error) {
 // DecodeEpochHeader decodes an epoch header, rejecting non-canonical input.
 func DecodeEpochHeader(data []byte) (*EpochHeader, error) {
 	var h EpochHeader
-	if err := decodeStrict("epoch header", data, MaxHeaderSize, &h); err != nil {
+	if err := decodeStrict("epoch header", headerDecoder, data, &h); err != nil {
 		return nil, err
 	}
 	if err := h.check(); err != nil {
@@ -66,8 +66,8 @@ func (h *EpochHeader) check() error {
 	switch {
 	case h.Version == 0:
 		return errors.New("version 0")
-	case h.Version > FormatVersion:
-		return fmt.Errorf("%w: version %d, this build reads up to %d", ErrNewerVersion, h.Version, FormatVersion)
+	case h.Version > Version:
+		return fmt.Errorf("%w: version %d, this build reads up to %d", ErrNewerVersion, h.Version, Version)
 	case h.Count == 0:
 		return errors.New("empty epoch")
 	case len(h.Recorder) > MaxStringLength:
@@ -104,33 +104,21 @@ const rfc6962LeafPrefix = "\x00"
 
 // MerkleRoot returns the RFC 6962 root over the given record digests.
 func MerkleRoot(records []Digest) Digest {
-	r := rangeFactory.NewEmptyRange(0)
+	t := NewTree()
 	for _, d := range records {
-		l := LeafHash(d)
-		_ = r.Append(l[:], nil) // Append fails only for a mismatched hash count
+		t.Append(d)
 	}
-	return rootOf(r)
+	return t.Root()
 }
 
 // MerkleRootOfLeaves returns the RFC 6962 root over leaf hashes already
 // computed with LeafHash (so callers can compute them in parallel).
 func MerkleRootOfLeaves(leaves []Digest) Digest {
-	r := rangeFactory.NewEmptyRange(0)
+	t := NewTree()
 	for i := range leaves {
-		_ = r.Append(leaves[i][:], nil)
+		t.AppendLeaf(leaves[i])
 	}
-	return rootOf(r)
-}
-
-func rootOf(r *compact.Range) Digest {
-	var d Digest
-	if r.End() == 0 {
-		copy(d[:], Hasher.EmptyRoot())
-		return d
-	}
-	root, _ := r.GetRootHash(nil) // cannot fail for a range starting at 0
-	copy(d[:], root)
-	return d
+	return t.Root()
 }
 
 // MerklePath returns the RFC 6962 audit path for leaf index of the tree
@@ -173,21 +161,35 @@ func VerifyInclusion(record Digest, index, size uint64, path []Digest, root Dige
 	return proof.VerifyInclusion(Hasher, index, size, leaf[:], p, root[:])
 }
 
-// epochBuilder accumulates the open epoch incrementally, so sealing costs a
-// few hashes however large the epoch (no latency spike at epoch boundaries).
-type epochBuilder struct {
-	epoch    uint64
-	firstSeq uint64
-	rng      *compact.Range
-}
+// Tree is an RFC 6962 tree built incrementally over record digests (a
+// compact range): appending costs O(log n) hashes amortised and the root a
+// few more, however large the tree, so sealing an epoch causes no latency
+// spike.
+type Tree struct{ rng *compact.Range }
 
-func newEpochBuilder(epoch, firstSeq uint64) *epochBuilder {
-	return &epochBuilder{epoch: epoch, firstSeq: firstSeq, rng: rangeFactory.NewEmptyRange(0)}
-}
+// NewTree returns an empty tree.
+func NewTree() *Tree { return &Tree{rng: rangeFactory.NewEmptyRange(0)} }
 
-func (b *epochBuilder) add(d Digest) {
+// Append adds the leaf of record digest d.
+func (t *Tree) Append(d Digest) {
 	l := LeafHash(d)
-	_ = b.rng.Append(l[:], nil)
+	_ = t.rng.Append(l[:], nil) // Append fails only for a mismatched hash count
 }
 
-func (b *epochBuilder) count() uint64 { return b.rng.End() }
+// AppendLeaf adds a leaf hash already computed with LeafHash.
+func (t *Tree) AppendLeaf(l Digest) { _ = t.rng.Append(l[:], nil) }
+
+// Size returns the number of leaves.
+func (t *Tree) Size() uint64 { return t.rng.End() }
+
+// Root returns the RFC 6962 root (the empty root for no leaves).
+func (t *Tree) Root() Digest {
+	var d Digest
+	if t.rng.End() == 0 {
+		copy(d[:], Hasher.EmptyRoot())
+		return d
+	}
+	root, _ := t.rng.GetRootHash(nil) // cannot fail for a range starting at 0
+	copy(d[:], root)
+	return d
+}

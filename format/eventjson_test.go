@@ -1,16 +1,16 @@
-package recorder_test
+package format_test
 
 import (
 	"bytes"
 	"encoding/json"
 	"testing"
 
-	"github.com/agentflightrecorder/afr/recorder"
+	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/recorder/workload"
 )
 
 func TestParseEventJSON(t *testing.T) {
-	ev, err := recorder.ParseEventJSON([]byte(`{"tool":"shell","kind":"tool_call","group":"g1",
+	ev, err := format.ParseEventJSON([]byte(`{"tool":"shell","kind":"tool_call","group":"g1",
 		"payload":{"intent":{"tool":"shell","args":{"cmd":"ls","n":3,"neg":-2,"ratio":0.5,"list":[1,{"x":2}]}},
 		"execution":{"status":"ok","exit_code":0,"output_digest":"0xabcd"}}}`))
 	if err != nil {
@@ -23,7 +23,7 @@ func TestParseEventJSON(t *testing.T) {
 	if inner := args["list"].([]any)[1].(map[string]any); inner["x"] != uint64(2) {
 		t.Fatalf("nested number not normalised: %#v", inner)
 	}
-	if !bytes.Equal(ev.Payload.Execution.OutputDigest, []byte{0xab, 0xcd}) || ev.Kind != recorder.KindToolCall {
+	if !bytes.Equal(ev.Payload.Execution.OutputDigest, []byte{0xab, 0xcd}) || ev.Kind != format.KindToolCall {
 		t.Fatalf("parsed %+v", ev)
 	}
 	for _, bad := range []string{
@@ -34,7 +34,7 @@ func TestParseEventJSON(t *testing.T) {
 		`{"tool":"x","kind":"tool_call","payload":{}} {}`,                  // trailing data
 		`{"tool":"x","kind":"tool_call","payload":{"execution":{"status":"fine"}}}`,
 	} {
-		if _, err := recorder.ParseEventJSON([]byte(bad)); err == nil {
+		if _, err := format.ParseEventJSON([]byte(bad)); err == nil {
 			t.Errorf("accepted %s", bad)
 		}
 	}
@@ -48,12 +48,12 @@ func TestEventJSONRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		back, err := recorder.ParseEventJSON(j)
+		back, err := format.ParseEventJSON(j)
 		if err != nil {
 			t.Fatalf("event %d: %v\n%s", i, err, j)
 		}
-		a, _ := recorder.EncodePayload(&ev.Payload)
-		b, _ := recorder.EncodePayload(&back.Payload)
+		a, _ := format.EncodePayload(&ev.Payload)
+		b, _ := format.EncodePayload(&back.Payload)
 		if !bytes.Equal(a, b) || back.Tool != ev.Tool || back.Kind != ev.Kind || back.Group != ev.Group {
 			t.Fatalf("event %d changed through JSON:\n%s", i, j)
 		}

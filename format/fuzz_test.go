@@ -1,11 +1,11 @@
-package recorder_test
+package format_test
 
 import (
 	"bytes"
 	"encoding/json"
 	"testing"
 
-	"github.com/agentflightrecorder/afr/recorder"
+	"github.com/agentflightrecorder/afr/format"
 )
 
 // seedFuzz adds every encoding vector of the given type as a seed.
@@ -24,11 +24,11 @@ func seedFuzz(f *testing.F, typ string) {
 func FuzzDecodeEnvelope(f *testing.F) {
 	seedFuzz(f, "record")
 	f.Fuzz(func(t *testing.T, b []byte) {
-		e, err := recorder.DecodeEnvelope(b)
+		e, err := format.DecodeEnvelope(b)
 		if err != nil {
 			return
 		}
-		again, err := recorder.EncodeEnvelope(e)
+		again, err := format.EncodeEnvelope(e)
 		if err != nil || !bytes.Equal(again, b) {
 			t.Fatalf("accepted record does not re-encode identically: %v", err)
 		}
@@ -38,11 +38,11 @@ func FuzzDecodeEnvelope(f *testing.F) {
 func FuzzDecodePayload(f *testing.F) {
 	seedFuzz(f, "payload")
 	f.Fuzz(func(t *testing.T, b []byte) {
-		p, err := recorder.DecodePayload(b)
+		p, err := format.DecodePayload(b)
 		if err != nil {
 			return
 		}
-		again, err := recorder.EncodePayload(p)
+		again, err := format.EncodePayload(p)
 		if err != nil || !bytes.Equal(again, b) {
 			t.Fatalf("accepted payload does not re-encode identically: %v", err)
 		}
@@ -52,11 +52,11 @@ func FuzzDecodePayload(f *testing.F) {
 func FuzzDecodeEpochHeader(f *testing.F) {
 	seedFuzz(f, "epoch_header")
 	f.Fuzz(func(t *testing.T, b []byte) {
-		h, err := recorder.DecodeEpochHeader(b)
+		h, err := format.DecodeEpochHeader(b)
 		if err != nil {
 			return
 		}
-		again, err := recorder.EncodeEpochHeader(h)
+		again, err := format.EncodeEpochHeader(h)
 		if err != nil || !bytes.Equal(again, b) {
 			t.Fatalf("accepted header does not re-encode identically: %v", err)
 		}
@@ -66,14 +66,14 @@ func FuzzDecodeEpochHeader(f *testing.F) {
 // FuzzOpenPayload: arbitrary frames under a fixed key never panic and never
 // open unless they are exactly a sealed frame.
 func FuzzOpenPayload(f *testing.F) {
-	var k recorder.EventKey
-	var s recorder.SessionID
-	frame, _ := recorder.SealPayload(nil, &k, s, 1, []byte{0xa0}, true, [12]byte{})
-	plain, _ := recorder.SealPayload(nil, &k, s, 1, []byte{0xa0}, false, [12]byte{})
+	var k format.EventKey
+	var s format.SessionID
+	frame, _ := format.SealPayload(nil, &k, s, 1, []byte{0xa0}, true, [12]byte{})
+	plain, _ := format.SealPayload(nil, &k, s, 1, []byte{0xa0}, false, [12]byte{})
 	f.Add(frame)
 	f.Add(plain)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		pt, err := recorder.OpenPayload(&k, s, 1, b)
+		pt, err := format.OpenPayload(&k, s, 1, b)
 		if err != nil {
 			return
 		}

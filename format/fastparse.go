@@ -1,4 +1,4 @@
-package recorder
+package format
 
 import (
 	"encoding/binary"

@@ -1,4 +1,4 @@
-package recorder
+package format
 
 import (
 	"bytes"
@@ -31,6 +31,11 @@ const (
 	domainEpoch   = "AFR-v1-epoch\x00"
 )
 
+// ErrNewerVersion is wrapped by errors for data written by a newer format
+// version than this build reads (records, epoch headers, segment files,
+// manifests).
+var ErrNewerVersion = errors.New("written by a newer format version")
+
 // ErrNonCanonical is wrapped by decode errors for input that is well-formed
 // CBOR but not in AFR's deterministic encoding.
 var ErrNonCanonical = errors.New("non-canonical CBOR")
@@ -41,55 +46,96 @@ type DecodeError struct {
 	Err  error
 }
 
-func (e *DecodeError) Error() string { return fmt.Sprintf("recorder: decode %s: %v", e.What, e.Err) }
+func (e *DecodeError) Error() string { return fmt.Sprintf("format: decode %s: %v", e.What, e.Err) }
 func (e *DecodeError) Unwrap() error { return e.Err }
 
-var (
-	encMode cbor.EncMode
-	decMode cbor.DecMode
-)
+// Limits bound what a Decoder accepts from untrusted input.
+type Limits struct {
+	Size    int // encoded bytes
+	Nesting int // levels of nested arrays and maps
+	Items   int // elements of one array, pairs of one map
+}
 
-func init() {
-	eo := cbor.CoreDetEncOptions() // RFC 8949 §4.2.1 core deterministic encoding
-	eo.IndefLength = cbor.IndefLengthForbidden
-	var err error
-	if encMode, err = eo.EncMode(); err != nil {
-		panic(err)
-	}
-	decMode, err = cbor.DecOptions{
+// Decoder decodes AFR's deterministic CBOR strictly and within limits.
+// Every decoder of untrusted CBOR in AFR is one (records, payloads, epoch
+// headers, disclosure bundles, PDRs and delegations).
+type Decoder struct {
+	dm    cbor.DecMode
+	limit int
+}
+
+// NewDecoder returns a decoder enforcing l. It rejects duplicate map keys,
+// indefinite lengths, invalid UTF-8 and unknown struct fields, and decodes
+// maps into map[string]any.
+func NewDecoder(l Limits) *Decoder {
+	dm, err := cbor.DecOptions{
 		DupMapKey:         cbor.DupMapKeyEnforcedAPF,
 		IndefLength:       cbor.IndefLengthForbidden,
-		MaxNestedLevels:   maxNesting,
-		MaxArrayElements:  maxItems,
-		MaxMapPairs:       maxItems,
+		MaxNestedLevels:   l.Nesting,
+		MaxArrayElements:  l.Items,
+		MaxMapPairs:       l.Items,
 		UTF8:              cbor.UTF8RejectInvalid,
 		DefaultMapType:    reflect.TypeOf(map[string]any(nil)),
 		ExtraReturnErrors: cbor.ExtraDecErrorUnknownField,
 	}.DecMode()
 	if err != nil {
+		panic(err) // the limits are constants of their callers
+	}
+	return &Decoder{dm: dm, limit: l.Size}
+}
+
+// Unmarshal decodes data into v within the limits, without the canonical
+// check: for UnmarshalCBOR methods called by a Decode that makes it.
+func (d *Decoder) Unmarshal(data []byte, v any) error { return d.dm.Unmarshal(data, v) }
+
+// Decode decodes data into v and rejects anything that does not re-encode
+// to exactly the same bytes (unsorted or duplicate keys, non-minimal
+// integers and lengths, non-shortest floats, unknown fields, trailing
+// bytes): such input fails with an error wrapping ErrNonCanonical.
+func (d *Decoder) Decode(data []byte, v any) error {
+	if len(data) > d.limit {
+		return fmt.Errorf("%d bytes, limit %d", len(data), d.limit)
+	}
+	if err := d.dm.Unmarshal(data, v); err != nil {
+		return err
+	}
+	again, err := encMode.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(again, data) {
+		return ErrNonCanonical
+	}
+	return nil
+}
+
+// encMode is RFC 8949 §4.2.1 core deterministic encoding, without
+// indefinite lengths: the one encoding every AFR hash is over.
+var encMode = func() cbor.EncMode {
+	eo := cbor.CoreDetEncOptions()
+	eo.IndefLength = cbor.IndefLengthForbidden
+	em, err := eo.EncMode()
+	if err != nil {
 		panic(err)
 	}
-}
+	return em
+}()
+
+// Decoders of the log's objects, one per size limit (see docs/SPEC.md,
+// "Limits").
+var (
+	recordDecoder  = NewDecoder(Limits{Size: MaxRecordSize, Nesting: maxNesting, Items: maxItems})
+	payloadDecoder = NewDecoder(Limits{Size: MaxPayloadSize, Nesting: maxNesting, Items: maxItems})
+	headerDecoder  = NewDecoder(Limits{Size: MaxHeaderSize, Nesting: maxNesting, Items: maxItems})
+)
 
 // Marshal encodes v in AFR's deterministic CBOR.
 func Marshal(v any) ([]byte, error) { return encMode.Marshal(v) }
 
-// decodeStrict decodes data into v and rejects anything that does not
-// re-encode to exactly the same bytes: unsorted or duplicate keys, non-minimal
-// integers and lengths, non-shortest floats, unknown fields, trailing bytes.
-func decodeStrict(what string, data []byte, limit int, v any) error {
-	if len(data) > limit {
-		return &DecodeError{what, fmt.Errorf("%d bytes, limit %d", len(data), limit)}
-	}
-	if err := decMode.Unmarshal(data, v); err != nil {
+// decodeStrict is d.Decode with failures reported as a DecodeError of what.
+func decodeStrict(what string, d *Decoder, data []byte, v any) error {
+	if err := d.Decode(data, v); err != nil {
 		return &DecodeError{what, err}
-	}
-	again, err := encMode.Marshal(v)
-	if err != nil {
-		return &DecodeError{what, err}
-	}
-	if !bytes.Equal(again, data) {
-		return &DecodeError{what, ErrNonCanonical}
 	}
 	return nil
 }
@@ -97,28 +143,30 @@ func decodeStrict(what string, data []byte, limit int, v any) error {
 // EncodeEnvelope returns the canonical encoding of e after checking limits.
 func EncodeEnvelope(e *Envelope) ([]byte, error) {
 	var buf bytes.Buffer
-	if err := encodeEnvelopeTo(&buf, e); err != nil {
+	if err := EncodeEnvelopeTo(&buf, e); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
 }
 
-func encodeEnvelopeTo(buf *bytes.Buffer, e *Envelope) error {
+// EncodeEnvelopeTo appends the canonical encoding of e to buf after checking
+// limits; on error buf may hold a partial encoding.
+func EncodeEnvelopeTo(buf *bytes.Buffer, e *Envelope) error {
 	if err := e.check(); err != nil {
-		return fmt.Errorf("recorder: record: %w", err)
+		return fmt.Errorf("format: record: %w", err)
 	}
 	if !utf8.ValidString(e.Recorder) || !utf8.ValidString(e.Tool) || !utf8.ValidString(e.Group) {
-		return errors.New("recorder: record: string field is not valid UTF-8")
+		return errors.New("format: record: string field is not valid UTF-8")
 	}
 	buf.Write(appendEnvelope(buf.AvailableBuffer(), e))
 	if buf.Len() > MaxRecordSize {
-		return fmt.Errorf("recorder: record is %d bytes, limit %d", buf.Len(), MaxRecordSize)
+		return fmt.Errorf("format: record is %d bytes, limit %d", buf.Len(), MaxRecordSize)
 	}
 	return nil
 }
 
 // DecodeEnvelope decodes a record, rejecting non-canonical or oversized input
-// and versions newer than FormatVersion.
+// and versions newer than Version.
 func DecodeEnvelope(data []byte) (*Envelope, error) {
 	var e Envelope
 	if err := DecodeEnvelopeInto(data, &e); err != nil {
@@ -139,7 +187,7 @@ func DecodeEnvelopeInto(data []byte, e *Envelope) error {
 	}
 	// Rejected (or oversized): the reflective decoder explains why.
 	*e = Envelope{}
-	if err := decodeStrict("record", data, MaxRecordSize, e); err != nil {
+	if err := decodeStrict("record", recordDecoder, data, e); err != nil {
 		return err
 	}
 	if err := e.check(); err != nil {
@@ -152,8 +200,8 @@ func (e *Envelope) check() error {
 	switch {
 	case e.Version == 0:
 		return errors.New("version 0")
-	case e.Version > FormatVersion:
-		return fmt.Errorf("%w: version %d, this build reads up to %d", ErrNewerVersion, e.Version, FormatVersion)
+	case e.Version > Version:
+		return fmt.Errorf("%w: version %d, this build reads up to %d", ErrNewerVersion, e.Version, Version)
 	case len(e.Recorder) > MaxStringLength || len(e.Tool) > MaxStringLength || len(e.Group) > MaxStringLength:
 		return fmt.Errorf("string field over %d bytes", MaxStringLength)
 	case !e.Kind.Valid():
@@ -165,21 +213,23 @@ func (e *Envelope) check() error {
 // EncodePayload returns the canonical encoding of p after validating it.
 func EncodePayload(p *Payload) ([]byte, error) {
 	var buf bytes.Buffer
-	if err := encodePayloadTo(&buf, p); err != nil {
+	if err := EncodePayloadTo(&buf, p); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
 }
 
-func encodePayloadTo(buf *bytes.Buffer, p *Payload) error {
+// EncodePayloadTo appends the canonical encoding of p to buf after
+// validating it; on error buf may hold a partial encoding.
+func EncodePayloadTo(buf *bytes.Buffer, p *Payload) error {
 	if err := p.Validate(); err != nil {
 		return err
 	}
 	if err := encMode.(cbor.UserBufferEncMode).MarshalToBuffer(p, buf); err != nil {
-		return fmt.Errorf("recorder: payload: %w", err)
+		return fmt.Errorf("format: payload: %w", err)
 	}
 	if buf.Len() > MaxPayloadSize {
-		return fmt.Errorf("recorder: payload is %d bytes, limit %d", buf.Len(), MaxPayloadSize)
+		return fmt.Errorf("format: payload is %d bytes, limit %d", buf.Len(), MaxPayloadSize)
 	}
 	return nil
 }
@@ -187,7 +237,7 @@ func encodePayloadTo(buf *bytes.Buffer, p *Payload) error {
 // DecodePayload decodes payload plaintext, rejecting non-canonical input.
 func DecodePayload(data []byte) (*Payload, error) {
 	var p Payload
-	if err := decodeStrict("payload", data, MaxPayloadSize, &p); err != nil {
+	if err := decodeStrict("payload", payloadDecoder, data, &p); err != nil {
 		return nil, err
 	}
 	if err := p.Validate(); err != nil {

@@ -1,0 +1,64 @@
+package evm
+
+// The block context calls and transactions execute in.
+
+import (
+	"math/big"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core"
+	"github.com/ethereum/go-ethereum/core/vm"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/params"
+)
+
+// Block is the block context calls and transactions execute in.
+type Block struct {
+	Number      uint64
+	Time        uint64
+	GasLimit    uint64
+	BaseFee     *big.Int // nil means zero
+	BlobBaseFee *big.Int // nil means zero
+	Coinbase    common.Address
+	PrevRandao  common.Hash
+	// Hash is the hash of this block when it is a real one (fork mode).
+	Hash common.Hash
+}
+
+func (e *Env) rules(b Block) params.Rules {
+	return e.chain.Rules(new(big.Int).SetUint64(b.Number), true, b.Time)
+}
+
+func (e *Env) blockContext(b Block) vm.BlockContext {
+	random := b.PrevRandao
+	ctx := vm.BlockContext{
+		CanTransfer: core.CanTransfer,
+		Transfer:    core.Transfer,
+		GetHash:     e.getHash,
+		Coinbase:    b.Coinbase,
+		GasLimit:    b.GasLimit,
+		BlockNumber: new(big.Int).SetUint64(b.Number),
+		Time:        b.Time,
+		Difficulty:  new(big.Int),
+		BaseFee:     new(big.Int),
+		BlobBaseFee: new(big.Int),
+		Random:      &random,
+	}
+	if b.BaseFee != nil {
+		ctx.BaseFee.Set(b.BaseFee)
+	}
+	if b.BlobBaseFee != nil {
+		ctx.BlobBaseFee.Set(b.BlobBaseFee)
+	}
+	return ctx
+}
+
+// getHash answers BLOCKHASH: real hashes from the Fork for its blocks, else a
+// deterministic stand-in (keccak256 of the decimal number, as geth's
+// core/vm/runtime does).
+func (e *Env) getHash(n uint64) common.Hash {
+	if e.fork != nil && n <= e.fork.header.Number {
+		return e.fork.blockHash(n)
+	}
+	return common.BytesToHash(crypto.Keccak256([]byte(new(big.Int).SetUint64(n).String())))
+}
