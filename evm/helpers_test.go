@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentflightrecorder/afr/evm/anvil"
+	"github.com/agentflightrecorder/afr/chain/backend/anvil"
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"

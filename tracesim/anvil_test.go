@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentflightrecorder/afr/calldata"
+
 	"github.com/agentflightrecorder/afr/format"
 
 	"github.com/agentflightrecorder/afr/evm"
@@ -200,7 +202,7 @@ func buildScenario(t *testing.T) *scenario {
 	add(&txCase{Name: "erc20_custom_error", Desc: "ERC-20 transfer above the balance: reverts with ERC20InsufficientBalance", Target: a["TKA"],
 		Tool: "transfer(address,uint256)", Revert: true},
 		bob, token.pack(t, "transfer", carol, ether(1_000_000_000)), nil)
-	add(&txCase{Name: "value_transfer", Desc: "plain ETH transfer", Target: carol, Tool: ToolValueTransfer},
+	add(&txCase{Name: "value_transfer", Desc: "plain ETH transfer", Target: carol, Tool: calldata.ToolValueTransfer},
 		bob, nil, ether(2))
 	c.call(nil, "evm_mine")
 	c.call(nil, "evm_setAutomine", true)
@@ -258,12 +260,12 @@ func TestReplayAnvil(t *testing.T) {
 	pe := results["pace_execute"]
 	honest := format.Intent{Tool: "transfer(address,uint256)", ChainID: s.chainID, Target: s.addrs["TKA"].Bytes(),
 		Args: map[string]any{"to": map[string]any{"type": "address", "value": s.bob.Hex()}, "value": map[string]any{"type": "uint256", "value": ether(3).String()}}}
-	if d := CompareIntent(honest, pe.Intent); len(d) != 0 {
+	if d := calldata.CompareIntent(honest, pe.Intent); len(d) != 0 {
 		t.Errorf("honest record: differences %v", d)
 	}
 	lying := honest
 	lying.Args = map[string]any{"to": map[string]any{"type": "address", "value": s.carol.Hex()}, "value": map[string]any{"type": "uint256", "value": ether(3).String()}}
-	if d := CompareIntent(lying, pe.Intent); len(d) != 1 || d[0].Field != "args.to" || d[0].Level != "inner" {
+	if d := calldata.CompareIntent(lying, pe.Intent); len(d) != 1 || d[0].Field != "args.to" || d[0].Level != "inner" {
 		t.Errorf("record with another recipient: differences %v, want exactly args.to at level inner", d)
 	}
 
@@ -321,7 +323,7 @@ func checkCase(t *testing.T, s *scenario, tc *txCase, res *ReplayResult) {
 			t.Errorf("%s: no argument %s in %+v", tc.Name, name, in.Call.Args)
 			continue
 		}
-		if normalizeValue(got.Value) != normalizeValue(want) {
+		if calldata.Normalize(got.Value) != calldata.Normalize(want) {
 			t.Errorf("%s: argument %s = %v, want %v", tc.Name, name, got.Value, want)
 		}
 	}
@@ -372,7 +374,7 @@ func checkCase(t *testing.T, s *scenario, tc *txCase, res *ReplayResult) {
 	if e.Calls == nil || e.Calls.Call.Signature != in.Call.Signature {
 		t.Errorf("%s: call tree root does not match the intent", tc.Name)
 	}
-	if tc.Tool != ToolValueTransfer && len(e.Storage) == 0 {
+	if tc.Tool != calldata.ToolValueTransfer && len(e.Storage) == 0 {
 		t.Errorf("%s: no storage changes", tc.Name)
 	}
 	// The rebuilt recorder payload encodes canonically and round-trips.
@@ -385,7 +387,7 @@ func checkCase(t *testing.T, s *scenario, tc *txCase, res *ReplayResult) {
 	if err != nil {
 		t.Fatalf("%s: decode payload: %v", tc.Name, err)
 	}
-	if d := CompareIntent(*back.Intent, in); len(d) != 0 {
+	if d := calldata.CompareIntent(*back.Intent, in); len(d) != 0 {
 		t.Errorf("%s: payload intent round trip: %v", tc.Name, d)
 	}
 	// Specific effects.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/agentflightrecorder/afr/calldata"
+
 	"github.com/agentflightrecorder/afr/evm"
 )
 
@@ -11,7 +13,7 @@ import (
 //
 //	go test -run '^$' -bench . -benchtime 20x ./tracesim/
 
-func benchSetup(b *testing.B) (*Registry, []vector, *ReplayOptions) {
+func benchSetup(b *testing.B) (*calldata.Registry, []vector, *ReplayOptions) {
 	fi, addrs := loadFixtureInfo(b)
 	reg := testRegistry(b, addrs, fixtureABIs, uniCoreBuild, uniPeriBuild)
 	return reg, loadVectors(b), &ReplayOptions{Registry: reg, Mode: evm.ReplayOnly, CacheDir: fixtureCache,
@@ -108,7 +110,7 @@ func BenchmarkTarget(b *testing.B) {
 				b.Fatal(err)
 			}
 			if decode {
-				_ = IntentOf(reg, blk.ChainID, t.From, t.Tx.To(), t.Tx.Value(), t.Tx.Data())
+				_ = calldata.IntentOf(reg, blk.ChainID, t.From, t.Tx.To(), t.Tx.Value(), t.Tx.Data())
 				_ = EffectsOf(reg, res)
 			}
 		}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentflightrecorder/afr/calldata"
+
 	"github.com/agentflightrecorder/afr/format"
 
 	"github.com/agentflightrecorder/afr/evm"
@@ -31,7 +33,7 @@ func mustABI(t testing.TB, s string) abi.ABI {
 // picks it; calldata valid for both picks the bound (or first) one and names
 // the other.
 func TestSelectorCollision(t *testing.T) {
-	r := NewRegistry()
+	r := calldata.NewRegistry()
 	for _, f := range []string{"Burner", "Collider"} {
 		if _, err := r.LoadFile(fixtureABIs + "/" + f + ".abi.json"); err != nil {
 			t.Fatal(err)
@@ -68,7 +70,7 @@ func TestSelectorCollision(t *testing.T) {
 }
 
 func TestDecodeCallUnknownAndMalformed(t *testing.T) {
-	r := NewRegistry()
+	r := calldata.NewRegistry()
 	if err := r.Add("T", "", mustABI(t, `[{"type":"function","name":"f","inputs":[{"name":"x","type":"uint8"},{"name":"s","type":"string"}]}]`)); err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +80,7 @@ func TestDecodeCallUnknownAndMalformed(t *testing.T) {
 	if c.Decoded() || c.Selector != "0xdeadbeef" || !strings.Contains(c.Error, "no ABI") || hexutil.Encode(c.Data) != "0xdeadbeef0102" {
 		t.Errorf("unknown selector: %+v", c)
 	}
-	in := IntentOf(r, 1, common.Address{}, &to, nil, unknown)
+	in := calldata.IntentOf(r, 1, common.Address{}, &to, nil, unknown)
 	if in.Tool != "0xdeadbeef" || !strings.EqualFold(hexutil.Encode(in.Record().Data), "0xdeadbeef0102") {
 		t.Errorf("unknown selector intent: tool %q data %x", in.Tool, in.Record().Data)
 	}
@@ -96,26 +98,28 @@ func TestDecodeCallUnknownAndMalformed(t *testing.T) {
 	if c := r.DecodeCall(&to, append(good, 0xff)); !c.Decoded() || !c.NonCanonical {
 		t.Errorf("trailing byte: %+v", c)
 	}
-	if c := r.DecodeCall(&to, nil); IntentOf(r, 1, common.Address{}, &to, nil, nil).Tool != ToolValueTransfer || c.Error != "" {
+	if c := r.DecodeCall(&to, nil); calldata.IntentOf(r, 1, common.Address{}, &to, nil, nil).Tool != calldata.ToolValueTransfer || c.Error != "" {
 		t.Errorf("empty calldata: %+v", c)
 	}
-	if in := IntentOf(r, 1, common.Address{}, nil, nil, []byte{0x60}); in.Tool != ToolCreate || in.Target != nil {
+	if in := calldata.IntentOf(r, 1, common.Address{}, nil, nil, []byte{0x60}); in.Tool != calldata.ToolCreate || in.Target != nil {
 		t.Errorf("creation: %+v", in)
 	}
-	if in := IntentOf(r, 1, common.Address{}, &to, nil, []byte{1, 2}); in.Tool != ToolFallback {
+	if in := calldata.IntentOf(r, 1, common.Address{}, &to, nil, []byte{1, 2}); in.Tool != calldata.ToolFallback {
 		t.Errorf("short calldata: %+v", in)
 	}
-	var nilReg *Registry
+	var nilReg *calldata.Registry
 	if c := nilReg.DecodeCall(&to, unknown); c.Decoded() {
 		t.Errorf("nil registry decoded %+v", c)
 	}
 }
 
 func TestDecodeRevert(t *testing.T) {
-	r := NewRegistry()
+	r := calldata.NewRegistry()
 	if err := r.Add("E", "", mustABI(t, `[{"type":"error","name":"TooLow","inputs":[{"name":"got","type":"uint256"},{"name":"who","type":"address"}]}]`)); err != nil {
 		t.Fatal(err)
 	}
+	stringType, _ := abi.NewType("string", "", nil)
+	uint256Type, _ := abi.NewType("uint256", "", nil)
 	errArgs := abi.Arguments{{Type: stringType}}
 	enc, _ := errArgs.Pack("nope")
 	panicEnc, _ := abi.Arguments{{Type: uint256Type}}.Pack(big.NewInt(0x11))
@@ -153,7 +157,7 @@ func TestDecodeLogTransferShapes(t *testing.T) {
 	erc20 := []common.Hash{TransferTopic, common.BytesToHash(from[:]), common.BytesToHash(to[:])}
 	erc721 := append(append([]common.Hash{}, erc20...), common.BigToHash(big.NewInt(9)))
 	amount := common.LeftPadBytes([]byte{42}, 32)
-	var r *Registry // built-in standard events only
+	var r *calldata.Registry // built-in standard events only
 	e := r.DecodeLog(tok, erc20, amount)
 	if e.Contract != "ERC20" || e.Args[2].Name != "value" || e.Args[2].Value != "42" {
 		t.Errorf("erc20: %+v", e)
@@ -196,7 +200,7 @@ func TestNestedCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	mc := common.HexToAddress("0xca11")
-	in := IntentOf(r, 1, bob, &mc, nil, agg)
+	in := calldata.IntentOf(r, 1, bob, &mc, nil, agg)
 	if in.Tool != "aggregate3((address,bool,bytes)[])" {
 		t.Fatalf("tool %q", in.Tool)
 	}
@@ -214,7 +218,7 @@ func TestNestedCalls(t *testing.T) {
 }
 
 func TestLoadDirForgeAndWaffle(t *testing.T) {
-	r := NewRegistry()
+	r := calldata.NewRegistry()
 	rep, err := r.LoadDir("../contracts/out")
 	if err != nil {
 		t.Fatalf("forge artifacts (hint: make test builds them with forge first): %v", err)
@@ -250,7 +254,7 @@ func TestCompareIntent(t *testing.T) {
 	tok, _ := r.Contract("TestToken")
 	tka, bob, eve := common.HexToAddress("0x7ca"), common.HexToAddress("0xb0b"), common.HexToAddress("0xe7e")
 	data, _ := tok.ABI.Pack("transfer", bob, big.NewInt(100))
-	obs := IntentOf(r, 10, common.Address{}, &tka, nil, data)
+	obs := calldata.IntentOf(r, 10, common.Address{}, &tka, nil, data)
 	rec := obs.Record()
 	// Through a CBOR round trip, as the verifier reads it.
 	enc, err := format.EncodePayload(&format.Payload{Intent: &rec})
@@ -261,7 +265,7 @@ func TestCompareIntent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := CompareIntent(*p.Intent, obs); len(d) != 0 {
+	if d := calldata.CompareIntent(*p.Intent, obs); len(d) != 0 {
 		t.Fatalf("identical: %v", d)
 	}
 	// And through JSON.
@@ -270,7 +274,7 @@ func TestCompareIntent(t *testing.T) {
 	if err := json.Unmarshal(js, &back); err != nil {
 		t.Fatal(err)
 	}
-	if d := CompareIntent(back, obs); len(d) != 0 {
+	if d := calldata.CompareIntent(back, obs); len(d) != 0 {
 		t.Fatalf("json round trip: %v", d)
 	}
 	lie := *p.Intent
@@ -279,7 +283,7 @@ func TestCompareIntent(t *testing.T) {
 	lie.Tool = "approve(address,uint256)"
 	lie.ChainID = 1
 	lie.Args = map[string]any{"to": map[string]any{"type": "address", "value": eve.Hex()}, "value": "100", "extra": true}
-	d := CompareIntent(lie, obs)
+	d := calldata.CompareIntent(lie, obs)
 	fields := []string{}
 	for _, x := range d {
 		fields = append(fields, x.Field)
@@ -290,7 +294,7 @@ func TestCompareIntent(t *testing.T) {
 	}
 	lie = *p.Intent
 	lie.Data = append(common.CopyBytes(lie.Data), 0)
-	if d := CompareIntent(lie, obs); len(d) != 1 || d[0].Field != "data" {
+	if d := calldata.CompareIntent(lie, obs); len(d) != 1 || d[0].Field != "data" {
 		t.Errorf("data: %v", d)
 	}
 }

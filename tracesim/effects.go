@@ -5,6 +5,8 @@ import (
 	"math/big"
 	"sort"
 
+	"github.com/agentflightrecorder/afr/calldata"
+
 	"github.com/agentflightrecorder/afr/evm"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -21,10 +23,10 @@ const (
 
 // Effects is what an execution did, decoded.
 type Effects struct {
-	Status  string  `json:"status"`
-	GasUsed uint64  `json:"gas_used"`
-	Revert  *Revert `json:"revert,omitempty"` // for StatusReverted
-	Error   string  `json:"error,omitempty"`  // for StatusFailed, or the revert reason
+	Status  string           `json:"status"`
+	GasUsed uint64           `json:"gas_used"`
+	Revert  *calldata.Revert `json:"revert,omitempty"` // for StatusReverted
+	Error   string           `json:"error,omitempty"`  // for StatusFailed, or the revert reason
 	// ReturnData is the top-level call's return data (or revert data).
 	ReturnData hexutil.Bytes `json:"return_data,omitempty"`
 	// Created is the address of a contract created by the transaction.
@@ -39,7 +41,7 @@ type Effects struct {
 	// Transfers are the ERC-20 / ERC-721 transfers in the emitted logs.
 	Transfers []Transfer `json:"transfers,omitempty"`
 	// Events are the emitted logs, decoded, in order.
-	Events []*Event `json:"events,omitempty"`
+	Events []*calldata.Event `json:"events,omitempty"`
 }
 
 // Frame is one call of the call tree, its input decoded.
@@ -47,15 +49,15 @@ type Frame struct {
 	Type    string          `json:"type"` // CALL, STATICCALL, DELEGATECALL, CALLCODE, CREATE, CREATE2, SELFDESTRUCT
 	From    common.Address  `json:"from"`
 	To      *common.Address `json:"to,omitempty"`
-	Value   *Dec            `json:"value,omitempty"`
+	Value   *calldata.Dec   `json:"value,omitempty"`
 	Gas     uint64          `json:"gas"`
 	GasUsed uint64          `json:"gas_used"`
 	// Call is the decoded input (for CREATE the initcode, undecoded).
-	Call   *Call         `json:"call"`
-	Output hexutil.Bytes `json:"output,omitempty"`
-	Error  string        `json:"error,omitempty"`
-	Revert *Revert       `json:"revert,omitempty"`
-	Calls  []*Frame      `json:"calls,omitempty"`
+	Call   *calldata.Call   `json:"call"`
+	Output hexutil.Bytes    `json:"output,omitempty"`
+	Error  string           `json:"error,omitempty"`
+	Revert *calldata.Revert `json:"revert,omitempty"`
+	Calls  []*Frame         `json:"calls,omitempty"`
 }
 
 // StorageChanges are the changed slots of one contract.
@@ -75,8 +77,8 @@ type SlotChange struct {
 // BalanceChange is an account's balance before and after, in wei.
 type BalanceChange struct {
 	Address common.Address `json:"address"`
-	Before  *Dec           `json:"before"`
-	After   *Dec           `json:"after"`
+	Before  *calldata.Dec  `json:"before"`
+	After   *calldata.Dec  `json:"after"`
 	Delta   string         `json:"delta"` // signed decimal
 }
 
@@ -86,8 +88,8 @@ type Transfer struct {
 	Token    common.Address `json:"token"`
 	From     common.Address `json:"from"`
 	To       common.Address `json:"to"`
-	Amount   *Dec           `json:"amount,omitempty"`   // erc20
-	TokenID  *Dec           `json:"token_id,omitempty"` // erc721
+	Amount   *calldata.Dec  `json:"amount,omitempty"`   // erc20
+	TokenID  *calldata.Dec  `json:"token_id,omitempty"` // erc721
 	LogIndex int            `json:"log_index"`
 }
 
@@ -107,10 +109,10 @@ func Transfers(logs []*types.Log) []Transfer {
 		switch {
 		case len(l.Topics) == 3 && len(l.Data) == 32 && cleanAddr(l.Topics[1]) && cleanAddr(l.Topics[2]):
 			out = append(out, Transfer{Standard: "erc20", Token: l.Address, From: from,
-				To: common.BytesToAddress(l.Topics[2].Bytes()), Amount: NewDec(new(big.Int).SetBytes(l.Data)), LogIndex: i})
+				To: common.BytesToAddress(l.Topics[2].Bytes()), Amount: calldata.NewDec(new(big.Int).SetBytes(l.Data)), LogIndex: i})
 		case len(l.Topics) == 4 && len(l.Data) == 0 && cleanAddr(l.Topics[1]) && cleanAddr(l.Topics[2]):
 			out = append(out, Transfer{Standard: "erc721", Token: l.Address, From: from,
-				To: common.BytesToAddress(l.Topics[2].Bytes()), TokenID: NewDec(l.Topics[3].Big()), LogIndex: i})
+				To: common.BytesToAddress(l.Topics[2].Bytes()), TokenID: calldata.NewDec(l.Topics[3].Big()), LogIndex: i})
 		}
 	}
 	return out
@@ -127,9 +129,9 @@ func cleanAddr(h common.Hash) bool {
 
 // EffectsOf decodes the outcome of an evm execution. Storage and balance
 // changes and the call tree need res.Trace (CallOptions.Trace).
-func EffectsOf(r *Registry, res *evm.Result) *Effects {
+func EffectsOf(r *calldata.Registry, res *evm.Result) *Effects {
 	if r == nil {
-		r = emptyRegistry
+		r = calldata.NewRegistry()
 	}
 	e := &Effects{GasUsed: res.GasUsed, ReturnData: common.CopyBytes(res.ReturnData), Status: StatusSuccess}
 	var rerr *evm.RevertError
@@ -160,14 +162,14 @@ func EffectsOf(r *Registry, res *evm.Result) *Effects {
 	return e
 }
 
-func decodeFrame(r *Registry, f *evm.CallFrame, depth int) *Frame {
+func decodeFrame(r *calldata.Registry, f *evm.CallFrame, depth int) *Frame {
 	out := &Frame{Type: f.Type, From: f.From, To: f.To, Gas: uint64(f.Gas), GasUsed: uint64(f.GasUsed),
 		Output: common.CopyBytes(f.Output), Error: f.Error}
 	if f.Value != nil {
-		out.Value = NewDec(f.Value.ToInt())
+		out.Value = calldata.NewDec(f.Value.ToInt())
 	}
 	if f.Type == "CREATE" || f.Type == "CREATE2" {
-		out.Call = &Call{Data: common.CopyBytes(f.Input), Error: "contract creation"}
+		out.Call = &calldata.Call{Data: common.CopyBytes(f.Input), Error: "contract creation"}
 	} else {
 		out.Call = r.DecodeCall(f.To, f.Input)
 	}
@@ -183,7 +185,7 @@ func decodeFrame(r *Registry, f *evm.CallFrame, depth int) *Frame {
 // stateDiff turns the prestate tracer's diff (pre: changed slots' old
 // non-zero values; post: new non-zero values) into per-contract slot changes
 // and balance changes.
-func stateDiff(r *Registry, t *evm.Trace) ([]StorageChanges, []BalanceChange) {
+func stateDiff(r *calldata.Registry, t *evm.Trace) ([]StorageChanges, []BalanceChange) {
 	addrs := map[common.Address]bool{}
 	for a := range t.Pre {
 		addrs[a] = true
@@ -237,7 +239,7 @@ func stateDiff(r *Registry, t *evm.Trace) ([]StorageChanges, []BalanceChange) {
 			}
 			after := post.Balance.ToInt()
 			if before.Cmp(after) != 0 {
-				balances = append(balances, BalanceChange{Address: a, Before: NewDec(before), After: NewDec(after),
+				balances = append(balances, BalanceChange{Address: a, Before: calldata.NewDec(before), After: calldata.NewDec(after),
 					Delta: new(big.Int).Sub(after, before).String()})
 			}
 		}

@@ -8,16 +8,18 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agentflightrecorder/afr/calldata"
+
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 )
 
 var (
 	fuzzRegOnce sync.Once
-	fuzzReg     *Registry
+	fuzzReg     *calldata.Registry
 )
 
-func fuzzRegistry(t testing.TB) *Registry {
+func fuzzRegistry(t testing.TB) *calldata.Registry {
 	fuzzRegOnce.Do(func() { fuzzReg = testRegistry(t, nil, fixtureABIs, uniCoreBuild, uniPeriBuild) })
 	return fuzzReg
 }
@@ -65,8 +67,8 @@ func FuzzDecodeCall(f *testing.F) {
 		if !bytes.Equal(j1, j2) {
 			t.Fatal("decoding is not deterministic")
 		}
-		in := IntentOf(reg, 1, common.Address{}, &to, nil, data)
-		if d := CompareIntent(in.Record(), in); len(d) != 0 {
+		in := calldata.IntentOf(reg, 1, common.Address{}, &to, nil, data)
+		if d := calldata.CompareIntent(in.Record(), in); len(d) != 0 {
 			t.Fatalf("an intent differs from its own record: %v", d)
 		}
 	})
@@ -168,7 +170,7 @@ func FuzzRegistryJSON(f *testing.F) {
 	}
 	f.Add([]byte(`{"abi":[],"contractName":"X"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r := NewRegistry()
+		r := calldata.NewRegistry()
 		if err := r.AddJSON("X", "", data); err != nil {
 			return
 		}

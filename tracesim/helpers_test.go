@@ -17,8 +17,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentflightrecorder/afr/calldata"
+
+	"github.com/agentflightrecorder/afr/chain/backend/anvil"
 	"github.com/agentflightrecorder/afr/evm"
-	"github.com/agentflightrecorder/afr/evm/anvil"
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -149,9 +151,9 @@ func loadPACE(t testing.TB) artifact {
 // testRegistry loads every ABI the tests decode with: the Uniswap builds,
 // the PACE account, the fixture ABIs (test tokens, collisions, Multicall3),
 // and binds the given addresses.
-func testRegistry(t testing.TB, addrs map[string]common.Address, dirs ...string) *Registry {
+func testRegistry(t testing.TB, addrs map[string]common.Address, dirs ...string) *calldata.Registry {
 	t.Helper()
-	r := NewRegistry()
+	r := calldata.NewRegistry()
 	if len(dirs) == 0 {
 		// The live test decodes with the current PACE ABI; the committed
 		// fixtures with the snapshot taken when they were recorded
@@ -304,3 +306,10 @@ func countingServer(t testing.TB) (string, func() int64) {
 }
 
 func errorsIs(err, target error) bool { return errors.Is(err, target) }
+
+func orZero(v *big.Int) *big.Int {
+	if v == nil {
+		return new(big.Int)
+	}
+	return v
+}

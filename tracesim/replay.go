@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentflightrecorder/afr/calldata"
+
 	"github.com/agentflightrecorder/afr/evm"
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
@@ -30,7 +32,7 @@ import (
 type ReplayOptions struct {
 	// Registry decodes calldata, logs and reverts; nil decodes only the
 	// standard Error/Panic reverts and ERC-20/721 events.
-	Registry *Registry
+	Registry *calldata.Registry
 	// Mode is evm.Live (fetch, keep nothing), evm.Record (fetch what the
 	// cache lacks and write block and state to CacheDir) or evm.ReplayOnly
 	// (read CacheDir only; no network request is ever made).
@@ -58,12 +60,12 @@ type ReplayResult struct {
 	BlockHash common.Hash `json:"block_hash"`
 	// Index is the transaction's position in the block; the Index
 	// transactions before it were executed first, untraced.
-	Index    int      `json:"index"`
-	Intent   Intent   `json:"intent"`
-	Effects  *Effects `json:"effects"`
-	Receipt  Receipt  `json:"receipt"`
-	Fidelity Fidelity `json:"fidelity"`
-	Stats    Stats    `json:"stats"`
+	Index    int             `json:"index"`
+	Intent   calldata.Intent `json:"intent"`
+	Effects  *Effects        `json:"effects"`
+	Receipt  Receipt         `json:"receipt"`
+	Fidelity Fidelity        `json:"fidelity"`
+	Stats    Stats           `json:"stats"`
 }
 
 // Receipt is what the chain recorded for the transaction.
@@ -465,7 +467,7 @@ func (r *Replayer) Replay(ctx context.Context, txHash common.Hash) (*ReplayResul
 
 	out := &ReplayResult{
 		ChainID: b.ChainID, TxHash: txHash, Block: b.number(), BlockHash: *b.Header.Hash, Index: idx,
-		Intent:   IntentOf(r.opts.Registry, b.ChainID, t.From, t.Tx.To(), t.Tx.Value(), t.Tx.Data()),
+		Intent:   calldata.IntentOf(r.opts.Registry, b.ChainID, t.From, t.Tx.To(), t.Tx.Value(), t.Tx.Data()),
 		Effects:  EffectsOf(r.opts.Registry, res),
 		Receipt:  Receipt{Status: uint64(*rc.Status), GasUsed: uint64(rc.GasUsed), Logs: len(rc.Logs)},
 		Fidelity: Fidelity{OK: len(mism) == 0, Mismatches: mism},

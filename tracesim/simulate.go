@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math/big"
 
+	"github.com/agentflightrecorder/afr/calldata"
+
 	"github.com/agentflightrecorder/afr/evm"
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
@@ -23,7 +25,7 @@ type CallRequest struct {
 
 // SimOptions configure Simulate and SimulateBundle.
 type SimOptions struct {
-	Registry *Registry
+	Registry *calldata.Registry
 	// State overrides are applied before the first call (eth_call's third
 	// argument); Block overrides apply to every call (its fourth).
 	State evm.StateOverride
@@ -40,8 +42,8 @@ type Simulation struct {
 
 // Simulated is one simulated call.
 type Simulated struct {
-	Intent  Intent   `json:"intent"`
-	Effects *Effects `json:"effects"`
+	Intent  calldata.Intent `json:"intent"`
+	Effects *Effects        `json:"effects"`
 }
 
 // Simulate predicts what call would do on env's state (a fork pinned at a
@@ -84,7 +86,7 @@ func SimulateBundle(ctx context.Context, env *evm.Env, calls []CallRequest, opts
 			return nil, fmt.Errorf("tracesim: simulate call %d: %w", i, err)
 		}
 		out.Calls = append(out.Calls, Simulated{
-			Intent:  IntentOf(opts.Registry, chainID, c.From, c.To, c.Value, c.Data),
+			Intent:  calldata.IntentOf(opts.Registry, chainID, c.From, c.To, c.Value, c.Data),
 			Effects: EffectsOf(opts.Registry, res),
 		})
 	}

@@ -8,17 +8,18 @@ import (
 	"sort"
 	"time"
 
+	"github.com/agentflightrecorder/afr/calldata"
+
 	"github.com/agentflightrecorder/afr/format"
 
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
+	"github.com/agentflightrecorder/afr/chain"
 	"github.com/agentflightrecorder/afr/contracts/bindings"
 	"github.com/agentflightrecorder/afr/pdr"
-	"github.com/agentflightrecorder/afr/recorder/anchor/chain"
 	"github.com/agentflightrecorder/afr/recorder/segment"
-	"github.com/agentflightrecorder/afr/tracesim"
 )
 
 // ChainReader is what the chain checks read: events, calls and
@@ -133,7 +134,7 @@ type Executions struct {
 	// Registry decodes calldata for the intent comparison; nil means one
 	// with the PaceSmartAccount and EpochAnchor ABIs. It must know the ABIs
 	// the agent decoded its intents with, or functions and arguments differ.
-	Registry *tracesim.Registry
+	Registry *calldata.Registry
 	// Keys open encrypted payloads; without them only the event ids of an
 	// encrypted log are checked (a notice says so).
 	Keys Keys
@@ -152,8 +153,8 @@ type ExecutionReport struct {
 }
 
 // DefaultRegistry returns a registry with AFR's contract ABIs.
-func DefaultRegistry() *tracesim.Registry {
-	r := tracesim.NewRegistry()
+func DefaultRegistry() *calldata.Registry {
+	r := calldata.NewRegistry()
 	_ = r.Add("PaceSmartAccount", "", bindings.NewPaceSmartAccount().GetABI())
 	_ = r.Add("EpochAnchor", "", bindings.NewEpochAnchor().GetABI())
 	return r
@@ -333,9 +334,9 @@ func CheckExecutions(ctx context.Context, src Source, x Executions, rep *Report)
 		if err != nil {
 			return nil, err
 		}
-		var diffs []tracesim.Difference
+		var diffs []calldata.Difference
 		if decoded {
-			diffs = tracesim.CompareIntent(*e.r.p.Intent, obs)
+			diffs = calldata.CompareIntent(*e.r.p.Intent, obs)
 		} else {
 			diffs = compareShallow(*e.r.p.Intent, e.ev)
 		}
@@ -357,38 +358,38 @@ func CheckExecutions(ctx context.Context, src Source, x Executions, rep *Report)
 // observed rebuilds the executed call as an intent: decoded from the
 // transaction's calldata when it called the account through a known entry
 // point, else from the Executed event alone (target, selector, value).
-func observed(ctx context.Context, cl ChainReader, reg *tracesim.Registry, chainID uint64, account common.Address, txHash common.Hash, ev *pdr.Executed) (tracesim.Intent, bool, error) {
+func observed(ctx context.Context, cl ChainReader, reg *calldata.Registry, chainID uint64, account common.Address, txHash common.Hash, ev *pdr.Executed) (calldata.Intent, bool, error) {
 	tx, _, err := cl.TransactionByHash(ctx, txHash)
 	if err != nil {
-		return tracesim.Intent{}, false, fmt.Errorf("executions: transaction %s: %w", txHash, err)
+		return calldata.Intent{}, false, fmt.Errorf("executions: transaction %s: %w", txHash, err)
 	}
 	if to := tx.To(); to != nil && *to == account && len(tx.Data()) >= 4 && [4]byte(tx.Data()[:4]) == pdr.CompactSelector {
 		// The compact entry point: decode its packed layout, then the call.
 		_, call, err := pdr.ParseCompactCalldata(pdr.Domain{ChainID: chainID, Account: account}, tx.Data())
 		if err != nil || call.Target != ev.Target || call.Value.Cmp(ev.Value) != 0 {
-			return tracesim.Intent{}, false, nil
+			return calldata.Intent{}, false, nil
 		}
-		return tracesim.IntentOf(reg, chainID, account, &call.Target, call.Value, call.Data), true, nil
+		return calldata.IntentOf(reg, chainID, account, &call.Target, call.Value, call.Data), true, nil
 	}
 	if to := tx.To(); to != nil && *to == account {
 		from, _ := types.Sender(types.LatestSignerForChainID(tx.ChainId()), tx)
-		in := tracesim.IntentOf(reg, chainID, from, to, tx.Value(), tx.Data())
+		in := calldata.IntentOf(reg, chainID, from, to, tx.Value(), tx.Data())
 		for _, inner := range in.Inner() {
 			if inner.Target != nil && *inner.Target == ev.Target && inner.Value.Big().Cmp(ev.Value) == 0 && selectorOf(inner) == ev.Selector {
 				return inner, true, nil
 			}
 		}
 	}
-	return tracesim.Intent{}, false, nil
+	return calldata.Intent{}, false, nil
 }
 
 // compareShallow compares a recorded intent with what an Executed event
 // says (target, selector, value), for calls whose calldata is not decodable
 // (another entry point of the account, or a relayer contract).
-func compareShallow(rec format.Intent, ev *pdr.Executed) []tracesim.Difference {
-	var d []tracesim.Difference
+func compareShallow(rec format.Intent, ev *pdr.Executed) []calldata.Difference {
+	var d []calldata.Difference
 	add := func(f, r, o string) {
-		d = append(d, tracesim.Difference{Field: f, Recorded: r, Observed: o, Level: "event"})
+		d = append(d, calldata.Difference{Field: f, Recorded: r, Observed: o, Level: "event"})
 	}
 	if common.BytesToAddress(rec.Target) != ev.Target || len(rec.Target) != 20 {
 		add("target", fmt.Sprintf("0x%x", []byte(rec.Target)), ev.Target.Hex())
@@ -406,7 +407,7 @@ func compareShallow(rec format.Intent, ev *pdr.Executed) []tracesim.Difference {
 	return d
 }
 
-func selectorOf(in tracesim.Intent) [4]byte {
+func selectorOf(in calldata.Intent) [4]byte {
 	var s [4]byte
 	if in.Call != nil && len(in.Call.Data) >= 4 {
 		copy(s[:], in.Call.Data)

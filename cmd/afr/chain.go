@@ -14,12 +14,14 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agentflightrecorder/afr/chain/backend"
+
 	"github.com/ethereum/go-ethereum/common"
 
-	"github.com/agentflightrecorder/afr/evm/anvil"
+	"github.com/agentflightrecorder/afr/anchor"
+	"github.com/agentflightrecorder/afr/chain"
+	"github.com/agentflightrecorder/afr/chain/backend/anvil"
 	"github.com/agentflightrecorder/afr/recorder"
-	"github.com/agentflightrecorder/afr/recorder/anchor"
-	"github.com/agentflightrecorder/afr/recorder/anchor/chain"
 )
 
 func init() {
@@ -101,7 +103,7 @@ func writeJSONFile(path string, v any) error {
 
 func runChain(e *env, args []string) error {
 	fs := commands["chain"].flags(e)
-	backend := fs.String("backend", "embedded", "embedded or anvil")
+	kind := fs.String("backend", "embedded", "embedded or anvil")
 	httpAddr := fs.String("http", "127.0.0.1:8545", "loopback address to serve JSON-RPC on (embedded; port 0 picks one)")
 	dir := fs.String("dir", ".", "directory for chain.json and the dev keys")
 	blockTime := fs.Duration("block-time", time.Second, "empty-block interval (embedded) / interval mining (anvil, whole seconds)")
@@ -111,17 +113,17 @@ func runChain(e *env, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	var b chain.Backend
-	switch *backend {
+	var b backend.Backend
+	switch *kind {
 	case "embedded":
-		em, err := chain.NewEmbedded(chain.EmbeddedOptions{HTTP: *httpAddr, BlockPeriod: *blockTime})
+		em, err := backend.NewEmbedded(backend.EmbeddedOptions{HTTP: *httpAddr, BlockPeriod: *blockTime})
 		if err != nil {
 			return err
 		}
 		b = em
 	case "anvil":
 		secs := max(int(blockTime.Seconds()), 1)
-		a, err := chain.StartAnvil(ctx, anvil.Options{Args: []string{"--mixed-mining", "--block-time", fmt.Sprint(secs)}})
+		a, err := backend.StartAnvil(ctx, anvil.Options{Args: []string{"--mixed-mining", "--block-time", fmt.Sprint(secs)}})
 		if err != nil {
 			return fmt.Errorf("%w (hint: make setup installs anvil)", err)
 		}
@@ -246,7 +248,7 @@ func runDeploy(e *env, args []string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	b, err := chain.Dial(ctx, url, key)
+	b, err := backend.Dial(ctx, url, key)
 	if err != nil {
 		return err
 	}
@@ -358,7 +360,7 @@ func runAnchor(e *env, args []string) error {
 		ctx, cancel = context.WithTimeout(ctx, *timeout)
 		defer cancel()
 	}
-	b, err := chain.Dial(ctx, url, key)
+	b, err := backend.Dial(ctx, url, key)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentflightrecorder/afr/calldata"
+
+	"github.com/agentflightrecorder/afr/chain/backend"
+
 	"github.com/agentflightrecorder/afr/format"
 
 	"github.com/ethereum/go-ethereum"
@@ -19,14 +23,13 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/agentflightrecorder/afr/anchor"
+	"github.com/agentflightrecorder/afr/chain"
+	"github.com/agentflightrecorder/afr/chain/backend/anvil"
 	"github.com/agentflightrecorder/afr/contracts/bindings"
-	"github.com/agentflightrecorder/afr/evm/anvil"
 	"github.com/agentflightrecorder/afr/pdr"
 	"github.com/agentflightrecorder/afr/recorder"
-	"github.com/agentflightrecorder/afr/recorder/anchor"
-	"github.com/agentflightrecorder/afr/recorder/anchor/chain"
 	"github.com/agentflightrecorder/afr/recorder/workload"
-	"github.com/agentflightrecorder/afr/tracesim"
 	"github.com/agentflightrecorder/afr/verifier"
 	"github.com/agentflightrecorder/afr/verifier/tamper"
 )
@@ -125,7 +128,7 @@ func runDemo(e *env, args []string) error {
 	fs := commands["demo"].flags(e)
 	dir := fs.String("dir", "", "directory for the demo (default: a new temporary directory)")
 	n := fs.Int("events", 5000, "number of events to record")
-	backend := fs.String("backend", "embedded", "chain backend: embedded or anvil")
+	kind := fs.String("backend", "embedded", "chain backend: embedded or anvil")
 	jsonOut := fs.Bool("json", false, "print the JSON report instead of the readable one")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -133,7 +136,7 @@ func runDemo(e *env, args []string) error {
 	if *n < 200 {
 		return usageError{"--events must be at least 200"}
 	}
-	if *backend != "embedded" && *backend != "anvil" {
+	if *kind != "embedded" && *kind != "anvil" {
 		return usageError{"--backend: want embedded or anvil"}
 	}
 	if *dir == "" {
@@ -157,7 +160,7 @@ func runDemo(e *env, args []string) error {
 		out = e.stderr
 	}
 	say := func(format string, a ...any) { fmt.Fprintf(out, format+"\n", a...) }
-	rep, err := demo(ctx, say, *backend, *dir, *n)
+	rep, err := demo(ctx, say, *kind, *dir, *n)
 	if rep != nil {
 		if werr := writeJSONFile(filepath.Join(*dir, "report.json"), rep); werr != nil && err == nil {
 			err = werr
@@ -174,22 +177,22 @@ type demoParty struct {
 	operator, owner, relayer, policy, approver *ecdsa.PrivateKey
 }
 
-func demo(ctx context.Context, say func(string, ...any), backend, dir string, n int) (*demoReport, error) {
-	rep := &demoReport{Backend: backend, Dir: dir, Steps: map[string]float64{}}
+func demo(ctx context.Context, say func(string, ...any), kind, dir string, n int) (*demoReport, error) {
+	rep := &demoReport{Backend: kind, Dir: dir, Steps: map[string]float64{}}
 	step := time.Now()
 	lap := func(name string) { rep.Steps[name] = time.Since(step).Seconds(); step = time.Now() }
 
 	// 1. Chain and contracts.
-	var b chain.Backend
-	switch backend {
+	var b backend.Backend
+	switch kind {
 	case "embedded":
-		em, err := chain.NewEmbedded(chain.EmbeddedOptions{BlockPeriod: 250 * time.Millisecond})
+		em, err := backend.NewEmbedded(backend.EmbeddedOptions{BlockPeriod: 250 * time.Millisecond})
 		if err != nil {
 			return nil, err
 		}
 		b = em
 	case "anvil":
-		a, err := chain.StartAnvil(ctx, anvil.Options{Args: []string{"--mixed-mining", "--block-time", "1"}})
+		a, err := backend.StartAnvil(ctx, anvil.Options{Args: []string{"--mixed-mining", "--block-time", "1"}})
 		if err != nil {
 			return nil, fmt.Errorf("%w (hint: make setup installs anvil)", err)
 		}
@@ -209,7 +212,7 @@ func demo(ctx context.Context, say func(string, ...any), backend, dir string, n 
 	p := demoParty{operator: keys[0], owner: keys[1], relayer: keys[2], policy: mustKey(), approver: mustKey()}
 	rep.Operator = chain.Address(p.operator)
 	where := "go-ethereum's simulated chain, in this process"
-	if backend == "anvil" {
+	if kind == "anvil" {
 		where = "anvil at " + b.URL()
 	}
 	say("1. Chain %d: %s", rep.ChainID, where)
@@ -486,7 +489,7 @@ func demo(ctx context.Context, say func(string, ...any), backend, dir string, n 
 	say("Explore: afr status --log %s", filepath.Join(dir, "log"))
 	say("         afr verify --bundle %s --anchors %s   (the roots as read from the chain)", bundleFile, filepath.Join(dir, "anchors.json"))
 	say("         afr query --log %s --keys %s --kind chain_tx", filepath.Join(dir, "log"), filepath.Join(dir, "log", "keys"))
-	if backend == "embedded" {
+	if kind == "embedded" {
 		say("(the embedded chain lived in this process and is gone; \"afr chain\" serves one to other commands)")
 	}
 	if !rep.OK {
@@ -581,7 +584,7 @@ type treasury struct {
 	p       demoParty
 	acct    common.Address
 	chainID uint64
-	reg     *tracesim.Registry
+	reg     *calldata.Registry
 	policy  pdr.Policy
 	nonce   uint64
 }
@@ -589,7 +592,7 @@ type treasury struct {
 func (t *treasury) act(what string, to common.Address, value *big.Int) (demoAction, error) {
 	da := demoAction{What: what}
 	call := pdr.Call{Target: to, Value: value}
-	intent := tracesim.IntentOf(t.reg, t.chainID, t.acct, &to, value, nil).Record()
+	intent := calldata.IntentOf(t.reg, t.chainID, t.acct, &to, value, nil).Record()
 	rc, err := t.r.Record(t.ctx, format.Event{Tool: "pace.execute", Kind: format.KindChainTx, Group: "treasury",
 		Payload: format.Payload{Intent: &intent, Code: &format.CodeProvenance{AgentVersion: "treasury-agent/1.0"}}})
 	if err != nil {

@@ -7,16 +7,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentflightrecorder/afr/calldata"
+
+	"github.com/agentflightrecorder/afr/chain/backend"
+
 	"github.com/agentflightrecorder/afr/format"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/agentflightrecorder/afr/chain"
 	"github.com/agentflightrecorder/afr/contracts/bindings"
 	"github.com/agentflightrecorder/afr/pdr"
 	"github.com/agentflightrecorder/afr/recorder"
-	"github.com/agentflightrecorder/afr/recorder/anchor/chain"
-	"github.com/agentflightrecorder/afr/tracesim"
 	"github.com/agentflightrecorder/afr/verifier"
 )
 
@@ -27,7 +30,7 @@ import (
 func TestCompletenessEdgeCases(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	em, err := chain.NewEmbedded(chain.EmbeddedOptions{BlockPeriod: 50 * time.Millisecond})
+	em, err := backend.NewEmbedded(backend.EmbeddedOptions{BlockPeriod: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +52,7 @@ func TestCompletenessEdgeCases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := &treasury{ctx: ctx, r: r, c: c, p: p, acct: acct, chainID: chain.EmbeddedChainID, reg: verifier.DefaultRegistry()}
+	tr := &treasury{ctx: ctx, r: r, c: c, p: p, acct: acct, chainID: backend.EmbeddedChainID, reg: verifier.DefaultRegistry()}
 	tr.policy = pdr.Policy{Name: "treasury", Rules: []pdr.Rule{
 		{Name: "pay-vendor", Effect: "allow", Targets: []common.Address{vendor}, MaxValue: ether(10).String(), ApprovalAbove: ether(1).String()},
 	}}
@@ -75,7 +78,7 @@ func TestCompletenessEdgeCases(t *testing.T) {
 	id, _ := tr.policy.ID()
 	var compactSeq, batchSeq uint64
 	for _, compact := range []bool{true} {
-		intent := tracesim.IntentOf(tr.reg, tr.chainID, acct, &tok, new(big.Int), dataA).Record()
+		intent := calldata.IntentOf(tr.reg, tr.chainID, acct, &tok, new(big.Int), dataA).Record()
 		rc, err := r.Record(ctx, format.Event{Tool: "pace.execute", Kind: format.KindChainTx, Payload: format.Payload{Intent: &intent}})
 		if err != nil {
 			t.Fatal(err)
@@ -102,7 +105,7 @@ func TestCompletenessEdgeCases(t *testing.T) {
 	// (3) a legitimate batch: two payments under one PDR and event id.
 	{
 		calls := []pdr.Call{{Target: vendor, Value: ether(0.01)}, {Target: vendor, Value: ether(0.02)}}
-		bintent := tracesim.IntentOf(tr.reg, tr.chainID, acct, &calls[0].Target, calls[0].Value, nil).Record()
+		bintent := calldata.IntentOf(tr.reg, tr.chainID, acct, &calls[0].Target, calls[0].Value, nil).Record()
 		rc, err := r.Record(ctx, format.Event{Tool: "pace.executeBatch", Kind: format.KindChainTx, Payload: format.Payload{Intent: &bintent}})
 		if err != nil {
 			t.Fatal(err)

@@ -14,8 +14,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/agentflightrecorder/afr/anchor"
 	"github.com/agentflightrecorder/afr/recorder"
-	"github.com/agentflightrecorder/afr/recorder/anchor"
 )
 
 func init() {

@@ -11,12 +11,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentflightrecorder/afr/chain/backend"
+
 	"github.com/agentflightrecorder/afr/format"
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/agentflightrecorder/afr/chain"
 	"github.com/agentflightrecorder/afr/recorder"
-	"github.com/agentflightrecorder/afr/recorder/anchor/chain"
 	"github.com/agentflightrecorder/afr/verifier"
 )
 
@@ -236,7 +238,7 @@ func chainSources(ctx context.Context, rpcURL, deployment, anchorContract, opera
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	b, err := chain.Dial(ctx, rpcURL)
+	b, err := backend.Dial(ctx, rpcURL)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agentflightrecorder/afr/calldata"
+
 	"github.com/agentflightrecorder/afr/format"
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
@@ -387,28 +389,28 @@ func (m *gasMatcher) NegatedFailureMessage(any) string {
 
 type intentMatcher struct {
 	recorded format.Intent
-	diffs    []tracesim.Difference
+	diffs    []calldata.Difference
 	observed string
 }
 
 // MatchIntent succeeds when an observed execution matches the recorded
-// intent (tracesim.CompareIntent: chain id, target, value, function,
+// intent (calldata.CompareIntent: chain id, target, value, function,
 // arguments, calldata; the one inner call of a PACE execution when the
 // recorded target is not the transaction's). The actual value is a
-// tracesim.Intent, a *tracesim.ReplayResult or a *tracesim.Simulation (its
+// calldata.Intent, a *tracesim.ReplayResult or a *tracesim.Simulation (its
 // first call).
 func MatchIntent(recorded format.Intent) gtypes.GomegaMatcher {
 	return &intentMatcher{recorded: recorded}
 }
 
 func (m *intentMatcher) Match(actual any) (bool, error) {
-	var in tracesim.Intent
+	var in calldata.Intent
 	switch a := actual.(type) {
-	case tracesim.Intent:
+	case calldata.Intent:
 		in = a
-	case *tracesim.Intent:
+	case *calldata.Intent:
 		if a == nil {
-			return false, errors.New("MatchIntent: got a nil *tracesim.Intent")
+			return false, errors.New("MatchIntent: got a nil *calldata.Intent")
 		}
 		in = *a
 	case *tracesim.ReplayResult:
@@ -422,14 +424,14 @@ func (m *intentMatcher) Match(actual any) (bool, error) {
 		}
 		in = a.Calls[0].Intent
 	default:
-		return false, fmt.Errorf("MatchIntent expects a tracesim.Intent, *tracesim.ReplayResult or *tracesim.Simulation, got %T", actual)
+		return false, fmt.Errorf("MatchIntent expects a calldata.Intent, *tracesim.ReplayResult or *tracesim.Simulation, got %T", actual)
 	}
 	target := "contract creation"
 	if in.Target != nil {
 		target = in.Target.Hex()
 	}
 	m.observed = fmt.Sprintf("%s on %s (value %s)", in.Tool, target, in.Value)
-	m.diffs = tracesim.CompareIntent(m.recorded, in)
+	m.diffs = calldata.CompareIntent(m.recorded, in)
 	return len(m.diffs) == 0, nil
 }
 

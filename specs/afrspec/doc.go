@@ -10,7 +10,7 @@
 // -afr.backend flag or the AFR_BACKEND environment variable:
 //
 //   - embedded (default): go-ethereum's in-process simulated chain
-//     (recorder/anchor/chain.Embedded), nothing to start;
+//     (chain/backend.Embedded), nothing to start;
 //   - anvil: a local anvil process on a free loopback port, started by the
 //     World and stopped when it is closed (or when the test process dies);
 //   - fork: anvil forking an archive JSON-RPC endpoint at a pinned block,

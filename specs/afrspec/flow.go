@@ -6,6 +6,8 @@ import (
 	"math/big"
 	"strings"
 
+	"github.com/agentflightrecorder/afr/calldata"
+
 	"github.com/agentflightrecorder/afr/format"
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
@@ -15,7 +17,6 @@ import (
 	"github.com/agentflightrecorder/afr/contracts/bindings"
 	"github.com/agentflightrecorder/afr/pdr"
 	"github.com/agentflightrecorder/afr/recorder"
-	"github.com/agentflightrecorder/afr/tracesim"
 )
 
 // PDRLifetime is how long the PDRs of Propose stay valid (seconds).
@@ -78,7 +79,7 @@ func (p *Proposal) EventID() common.Hash { return common.Hash(p.IntentEvent.Dige
 // and, when approval is required, collects and records Threshold approvals.
 // A denial is a result, not an error: the PDR then carries decision deny.
 func (w *World) Propose(ctx context.Context, agent string, call pdr.Call, parents ...uint64) (*Proposal, error) {
-	in := tracesim.IntentOf(w.Registry, w.ChainID, w.Account, &call.Target, call.Value, call.Data).Record()
+	in := calldata.IntentOf(w.Registry, w.ChainID, w.Account, &call.Target, call.Value, call.Data).Record()
 	p := &Proposal{Agent: agent, Call: call, Intent: in}
 	var cp *format.ContextProvenance
 	if len(parents) > 0 {

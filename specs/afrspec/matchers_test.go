@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentflightrecorder/afr/calldata"
+
 	"github.com/agentflightrecorder/afr/format"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -18,7 +20,6 @@ import (
 	"github.com/agentflightrecorder/afr/contracts/bindings"
 	"github.com/agentflightrecorder/afr/pdr"
 	"github.com/agentflightrecorder/afr/specs/afrspec"
-	"github.com/agentflightrecorder/afr/tracesim"
 	"github.com/agentflightrecorder/afr/verifier"
 )
 
@@ -173,7 +174,7 @@ var _ = Describe("Matchers fail with a message that names the cause", func() {
 		It("lists every field in which the execution differs from the recorded intent", func() {
 			reg := verifier.DefaultRegistry()
 			to := common.HexToAddress("0x2222222222222222222222222222222222222222")
-			observed := tracesim.IntentOf(reg, 1337, common.Address{}, &to, big.NewInt(5), []byte{0xde, 0xad, 0xbe, 0xef})
+			observed := calldata.IntentOf(reg, 1337, common.Address{}, &to, big.NewInt(5), []byte{0xde, 0xad, 0xbe, 0xef})
 			recorded := observed.Record()
 			Expect(observed).To(afrspec.MatchIntent(recorded))
 			recorded.Value = big.NewInt(6).Bytes()

@@ -12,8 +12,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
+	"github.com/agentflightrecorder/afr/chain"
 	"github.com/agentflightrecorder/afr/contracts/bindings"
-	"github.com/agentflightrecorder/afr/recorder/anchor/chain"
 )
 
 // TxResult is the outcome of sending a transaction: mined (Receipt set) or

@@ -15,19 +15,22 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentflightrecorder/afr/calldata"
+
+	"github.com/agentflightrecorder/afr/chain/backend"
+
 	"github.com/agentflightrecorder/afr/format"
 
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/agentflightrecorder/afr/anchor"
+	"github.com/agentflightrecorder/afr/chain"
+	"github.com/agentflightrecorder/afr/chain/backend/anvil"
 	"github.com/agentflightrecorder/afr/contracts/bindings"
-	"github.com/agentflightrecorder/afr/evm/anvil"
 	"github.com/agentflightrecorder/afr/pdr"
 	"github.com/agentflightrecorder/afr/recorder"
-	"github.com/agentflightrecorder/afr/recorder/anchor"
-	"github.com/agentflightrecorder/afr/recorder/anchor/chain"
-	"github.com/agentflightrecorder/afr/tracesim"
 	"github.com/agentflightrecorder/afr/verifier"
 )
 
@@ -120,7 +123,7 @@ func ActorKey(name string) *ecdsa.PrivateKey {
 // at a time.
 type World struct {
 	Backend Backend
-	Chain   chain.Backend
+	Chain   backend.Backend
 	Client  chain.Client
 	ChainID uint64
 
@@ -148,7 +151,7 @@ type World struct {
 	// Policy decides proposals; Registry decodes calldata, events and
 	// reverts of every contract the World deployed.
 	Policy   *pdr.Policy
-	Registry *tracesim.Registry
+	Registry *calldata.Registry
 
 	cfg      Config
 	funder   *ecdsa.PrivateKey
@@ -274,11 +277,11 @@ func (w *World) startChain(ctx context.Context) error {
 		// A short block period: the embedded chain's automine waits for the
 		// transaction pool to report a pending transaction, which go-ethereum's
 		// pool can take up to ~2s to do; a periodic block picks it up sooner.
-		w.Chain, err = chain.NewEmbedded(chain.EmbeddedOptions{Keys: 1, BlockPeriod: 50 * time.Millisecond})
+		w.Chain, err = backend.NewEmbedded(backend.EmbeddedOptions{Keys: 1, BlockPeriod: 50 * time.Millisecond})
 	case Anvil:
 		// The embedded chain's id: same EIP-712 domains, signatures,
 		// calldata and so gas on both local backends.
-		w.Chain, err = chain.StartAnvil(life, anvil.Options{Accounts: 1, ChainID: chain.EmbeddedChainID, Hardfork: "prague", Log: w.cfg.AnvilLog})
+		w.Chain, err = backend.StartAnvil(life, anvil.Options{Accounts: 1, ChainID: backend.EmbeddedChainID, Hardfork: "prague", Log: w.cfg.AnvilLog})
 	case Fork:
 		rpcURL, block := w.cfg.ForkRPC, w.cfg.ForkBlock
 		if rpcURL == "" {
@@ -294,7 +297,7 @@ func (w *World) startChain(ctx context.Context) error {
 		if rpcURL == "" || block == 0 {
 			return fmt.Errorf("afrspec: the fork backend needs an archive endpoint and a pinned block (hint: set %s and %s)", EnvForkRPC, EnvForkBlock)
 		}
-		w.Chain, err = chain.StartAnvil(life, anvil.Options{Accounts: 1, Log: w.cfg.AnvilLog,
+		w.Chain, err = backend.StartAnvil(life, anvil.Options{Accounts: 1, Log: w.cfg.AnvilLog,
 			Args: []string{"--fork-url", rpcURL, "--fork-block-number", strconv.FormatUint(block, 10), "--no-rate-limit"}})
 	default:
 		return fmt.Errorf("afrspec: unknown backend %q (want %s, %s or %s)", w.Backend, Embedded, Anvil, Fork)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentflightrecorder/afr/calldata"
+
 	"github.com/agentflightrecorder/afr/format"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -92,7 +94,7 @@ var _ = Describe("Replaying the committed fork fixtures offline", Label("fork"),
 		Expect(err).NotTo(HaveOccurred())
 		Expect(json.Unmarshal(raw, &info)).To(Succeed())
 		chainID = info.ChainID
-		reg := tracesim.NewRegistry()
+		reg := calldata.NewRegistry()
 		for _, d := range []string{fixturePath("abi"), filepath.Join(root(), "node_modules/@uniswap/v2-core/build"), filepath.Join(root(), "node_modules/@uniswap/v2-periphery/build")} {
 			_, err := reg.LoadDir(d)
 			Expect(err).NotTo(HaveOccurred(), "loading ABIs (hint: make setup installs the Uniswap builds)")

@@ -5,6 +5,8 @@ import (
 	"math/big"
 	"os"
 
+	"github.com/agentflightrecorder/afr/calldata"
+
 	"github.com/agentflightrecorder/afr/format"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -12,9 +14,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/agentflightrecorder/afr/chain"
+	"github.com/agentflightrecorder/afr/chain/backend/anvil"
 	"github.com/agentflightrecorder/afr/evm"
-	"github.com/agentflightrecorder/afr/evm/anvil"
-	"github.com/agentflightrecorder/afr/recorder/anchor/chain"
 	"github.com/agentflightrecorder/afr/specs/afrspec"
 	"github.com/agentflightrecorder/afr/tracesim"
 )
@@ -22,7 +24,7 @@ import (
 func pragueConfig(chainID uint64) *tracesim.ReplayOptions {
 	cfg := evm.DefaultChainConfig(chainID)
 	cfg.OsakaTime, cfg.BPO1Time, cfg.BPO2Time, cfg.BPO3Time, cfg.BPO4Time, cfg.BPO5Time, cfg.AmsterdamTime = nil, nil, nil, nil, nil, nil, nil
-	return &tracesim.ReplayOptions{ChainConfig: cfg, Registry: tracesim.NewRegistry()}
+	return &tracesim.ReplayOptions{ChainConfig: cfg, Registry: calldata.NewRegistry()}
 }
 
 // runPACE is the spec every backend must pass: an allowed call executes and
@@ -62,7 +64,7 @@ var _ = Describe("A World forked from an archive endpoint pinned at a block", La
 		res, err := tracesim.Replay(ctx, archive.URL(), rc.TxHash, pragueConfig(archive.ChainID()))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.Fidelity.OK).To(BeTrue())
-		Expect(res).To(afrspec.MatchIntent(format.Intent{Tool: tracesim.ToolValueTransfer, ChainID: archive.ChainID(),
+		Expect(res).To(afrspec.MatchIntent(format.Intent{Tool: calldata.ToolValueTransfer, ChainID: archive.ChainID(),
 			Target: to.Bytes(), Value: big.NewInt(12345).Bytes()}))
 	})
 })
@@ -85,7 +87,7 @@ var _ = Describe("Against a live archive endpoint", Label("fork", "live"), func(
 		if tx == "" {
 			Skip("set AFR_FORK_TX to a transaction hash to replay it")
 		}
-		res, err := tracesim.Replay(ctx, os.Getenv(afrspec.EnvForkRPC), common.HexToHash(tx), &tracesim.ReplayOptions{Registry: tracesim.NewRegistry()})
+		res, err := tracesim.Replay(ctx, os.Getenv(afrspec.EnvForkRPC), common.HexToHash(tx), &tracesim.ReplayOptions{Registry: calldata.NewRegistry()})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.Fidelity.OK).To(BeTrue(), "mismatches: %v", res.Fidelity.Mismatches)
 	})

@@ -1,4 +1,4 @@
-package tracesim
+package calldata
 
 import (
 	"bytes"
@@ -213,10 +213,10 @@ func argString(v any) string {
 	if m, ok := asMap(v); ok {
 		if val, ok := m["value"]; ok {
 			t, _ := m["type"].(string)
-			return t + " " + normalizeValue(val)
+			return t + " " + Normalize(val)
 		}
 	}
-	return normalizeValue(v)
+	return Normalize(v)
 }
 
 // argParts splits a recorded argument into its type ("" when the record has
@@ -225,10 +225,10 @@ func argParts(v any) (string, string) {
 	if m, ok := asMap(v); ok {
 		if val, ok := m["value"]; ok {
 			t, _ := m["type"].(string)
-			return t, normalizeValue(val)
+			return t, Normalize(val)
 		}
 	}
-	return "", normalizeValue(v)
+	return "", Normalize(v)
 }
 
 func asMap(v any) (map[string]any, bool) {

@@ -6,15 +6,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentflightrecorder/afr/chain/backend"
+
+	"github.com/agentflightrecorder/afr/anchor"
 	"github.com/agentflightrecorder/afr/recorder"
-	"github.com/agentflightrecorder/afr/recorder/anchor"
-	"github.com/agentflightrecorder/afr/recorder/anchor/chain"
 	"github.com/agentflightrecorder/afr/recorder/workload"
 )
 
-func embedded(t *testing.T) *chain.Embedded {
+func embedded(t *testing.T) *backend.Embedded {
 	t.Helper()
-	e, err := chain.NewEmbedded(chain.EmbeddedOptions{BlockPeriod: 50 * time.Millisecond})
+	e, err := backend.NewEmbedded(backend.EmbeddedOptions{BlockPeriod: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package chain
+package backend
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"net"
 	"sync"
 	"time"
+
+	"github.com/agentflightrecorder/afr/chain"
 
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
@@ -76,7 +78,7 @@ func NewEmbedded(opts EmbeddedOptions) (*Embedded, error) {
 	for i := range opts.Keys {
 		k := DevKey(i)
 		e.keys = append(e.keys, k)
-		alloc[Address(k)] = types.Account{Balance: bal}
+		alloc[chain.Address(k)] = types.Account{Balance: bal}
 	}
 	options := []func(*node.Config, *ethconfig.Config){mainnetRules}
 	if opts.HTTP != "" {
@@ -168,7 +170,7 @@ func (e *Embedded) Name() string { return "embedded" }
 
 // Client implements Backend. Transactions sent through it are mined at
 // once.
-func (e *Embedded) Client() Client { return kickingClient{e.sim.Client(), e.kick} }
+func (e *Embedded) Client() chain.Client { return kickingClient{e.sim.Client(), e.kick} }
 
 // kickingClient wakes the miner after each transaction it sends.
 type kickingClient struct {

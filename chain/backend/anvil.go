@@ -1,15 +1,17 @@
-package chain
+package backend
 
 import (
 	"context"
 	"crypto/ecdsa"
 
+	"github.com/agentflightrecorder/afr/chain"
+
 	"github.com/ethereum/go-ethereum/ethclient"
 
-	"github.com/agentflightrecorder/afr/evm/anvil"
+	"github.com/agentflightrecorder/afr/chain/backend/anvil"
 )
 
-// Anvil is an anvil process started by AFR (package evm/anvil: loopback,
+// Anvil is an anvil process started by AFR (package chain/backend/anvil: loopback,
 // free port, readiness check), stopped by Close.
 type Anvil struct {
 	Node *anvil.Node
@@ -34,7 +36,7 @@ func StartAnvil(ctx context.Context, opts anvil.Options) (*Anvil, error) {
 func (a *Anvil) Name() string { return "anvil" }
 
 // Client implements Backend.
-func (a *Anvil) Client() Client { return a.c }
+func (a *Anvil) Client() chain.Client { return a.c }
 
 // URL implements Backend.
 func (a *Anvil) URL() string { return a.Node.URL() }

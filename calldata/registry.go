@@ -1,4 +1,4 @@
-package tracesim
+package calldata
 
 import (
 	"bytes"

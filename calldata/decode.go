@@ -1,4 +1,4 @@
-package tracesim
+package calldata
 
 import (
 	"bytes"
@@ -521,7 +521,7 @@ func formatCall(name string, args []Arg) string {
 		if s, ok := a.Value.(string); ok {
 			fmt.Fprintf(&b, "%s=%s", a.Name, s)
 		} else {
-			fmt.Fprintf(&b, "%s=%s", a.Name, normalizeValue(a.Value))
+			fmt.Fprintf(&b, "%s=%s", a.Name, Normalize(a.Value))
 		}
 	}
 	b.WriteByte(')')

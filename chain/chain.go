@@ -1,14 +1,9 @@
-// Package chain gives AFR's anchorer, deployer, demo and verifier one view of
-// an EVM chain, whatever runs it: go-ethereum's in-process simulated chain
-// (Embedded, the default), an anvil process AFR starts (StartAnvil), or any
-// JSON-RPC endpoint (Dial). All three are used through the go-ethereum client
-// interfaces collected in Client, so nothing above this package knows which
-// backend it talks to.
-//
-// The embedded chain lives in the process that created it: it is gone when
-// the process exits. Separate afr invocations share a chain only through
-// JSON-RPC: "afr chain" serves an embedded chain (or runs anvil) on a
-// loopback port until interrupted.
+// Package chain is what AFR does with an EVM chain through go-ethereum's
+// client interfaces (Client), whatever runs it: fees, signing, sending and
+// waiting for transactions, paged log queries (FilterLogs), the one reader
+// of EpochAnchor's Anchored events (FilterAnchored), and deployment of AFR's
+// contracts. It starts no chain: package chain/backend runs them (the
+// embedded simulated chain, anvil, or a JSON-RPC endpoint).
 package chain
 
 import (
@@ -26,7 +21,6 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
-	"github.com/ethereum/go-ethereum/ethclient"
 )
 
 // Client is what AFR needs from a chain. *ethclient.Client and the
@@ -45,40 +39,6 @@ type Client interface {
 	ethereum.TransactionReader
 	ethereum.TransactionSender
 }
-
-// Backend is a running chain with funded keys.
-type Backend interface {
-	// Name is "embedded", "anvil" or "rpc".
-	Name() string
-	Client() Client
-	// URL is the JSON-RPC endpoint, or "" for an embedded chain that is not
-	// served over HTTP.
-	URL() string
-	// Keys are funded keys (dev accounts); none for a plain RPC endpoint.
-	Keys() []*ecdsa.PrivateKey
-	Close() error
-}
-
-// Dial connects to a JSON-RPC endpoint. Keys come from key files.
-func Dial(ctx context.Context, url string, keys ...*ecdsa.PrivateKey) (Backend, error) {
-	c, err := ethclient.DialContext(ctx, url)
-	if err != nil {
-		return nil, fmt.Errorf("chain: dial %s: %w", url, err)
-	}
-	return &rpcBackend{c: c, url: url, keys: keys}, nil
-}
-
-type rpcBackend struct {
-	c    *ethclient.Client
-	url  string
-	keys []*ecdsa.PrivateKey
-}
-
-func (b *rpcBackend) Name() string              { return "rpc" }
-func (b *rpcBackend) Client() Client            { return b.c }
-func (b *rpcBackend) URL() string               { return b.url }
-func (b *rpcBackend) Keys() []*ecdsa.PrivateKey { return b.keys }
-func (b *rpcBackend) Close() error              { b.c.Close(); return nil }
 
 // ReadKey reads a private key file: 64 hex digits, optionally 0x-prefixed,
 // surrounding white space ignored.

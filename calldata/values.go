@@ -1,4 +1,4 @@
-package tracesim
+package calldata
 
 import (
 	"encoding/json"
@@ -159,11 +159,11 @@ func argName(a abi.Argument, i int) string {
 	return "arg" + strconv.Itoa(i)
 }
 
-// normalizeValue turns a value that went through JSON or CBOR (float64 or
+// Normalize turns a value that went through JSON or CBOR (float64 or
 // json.Number or uint64 numbers, []any, map[string]any, []byte) into a string
 // usable to compare two argument values: canonical JSON with byte strings as
 // 0x-hex and numbers as decimal strings, addresses and hex lowercased.
-func normalizeValue(v any) string {
+func Normalize(v any) string {
 	b, err := json.Marshal(normalizeAny(v))
 	if err != nil {
 		return fmt.Sprintf("%v", v)

@@ -1,0 +1,56 @@
+// Package backend runs the chains AFR talks to: go-ethereum's in-process
+// simulated chain (Embedded, the default), an anvil process AFR starts and
+// stops (StartAnvil, with package anvil), or any JSON-RPC endpoint (Dial).
+// Each is a Backend whose Client is a chain.Client, so nothing above this
+// package knows which one it talks to; the helpers that use a client
+// (fees, signing, waiting, logs, deployment) are in package chain.
+//
+// The embedded chain lives in the process that created it: it is gone when
+// the process exits. Separate afr invocations share a chain only through
+// JSON-RPC: "afr chain" serves an embedded chain (or runs anvil) on a
+// loopback port until interrupted.
+package backend
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"fmt"
+
+	"github.com/agentflightrecorder/afr/chain"
+
+	"github.com/ethereum/go-ethereum/ethclient"
+)
+
+// Backend is a running chain with funded keys.
+type Backend interface {
+	// Name is "embedded", "anvil" or "rpc".
+	Name() string
+	Client() chain.Client
+	// URL is the JSON-RPC endpoint, or "" for an embedded chain that is not
+	// served over HTTP.
+	URL() string
+	// Keys are funded keys (dev accounts); none for a plain RPC endpoint.
+	Keys() []*ecdsa.PrivateKey
+	Close() error
+}
+
+// Dial connects to a JSON-RPC endpoint. Keys come from key files.
+func Dial(ctx context.Context, url string, keys ...*ecdsa.PrivateKey) (Backend, error) {
+	c, err := ethclient.DialContext(ctx, url)
+	if err != nil {
+		return nil, fmt.Errorf("chain: dial %s: %w", url, err)
+	}
+	return &rpcBackend{c: c, url: url, keys: keys}, nil
+}
+
+type rpcBackend struct {
+	c    *ethclient.Client
+	url  string
+	keys []*ecdsa.PrivateKey
+}
+
+func (b *rpcBackend) Name() string              { return "rpc" }
+func (b *rpcBackend) Client() chain.Client      { return b.c }
+func (b *rpcBackend) URL() string               { return b.url }
+func (b *rpcBackend) Keys() []*ecdsa.PrivateKey { return b.keys }
+func (b *rpcBackend) Close() error              { b.c.Close(); return nil }
