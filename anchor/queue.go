@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/agentflightrecorder/afr/internal/durable"
+
 	"github.com/agentflightrecorder/afr/format"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -109,38 +111,13 @@ func ReadQueue(dir string) (*Queue, error) {
 	return &q, nil
 }
 
-// write replaces the queue file atomically (temporary file, fsync, rename,
-// fsync of the directory).
+// write replaces the queue file atomically and durably.
 func (q *Queue) write(dir string) error {
 	b, err := json.MarshalIndent(q, "", " ")
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(dir, QueueFile+".tmp")
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(append(b, '\n'))
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, QueueFile)); err != nil {
-		return err
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return durable.WriteFile(filepath.Join(dir, QueueFile), append(b, '\n'), 0o600)
 }
 
 // next is the epoch the queue expects next.

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/agentflightrecorder/afr/internal/durable"
+
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -180,32 +182,16 @@ func readCache(path string) (*cacheFile, error) {
 	return c, nil
 }
 
-// writeCache replaces path atomically (temporary file, fsync, rename).
+// writeCache replaces path atomically and durably.
 func writeCache(path string, c *cacheFile) error {
 	data, err := encodeCache(c)
+	if err == nil {
+		err = os.MkdirAll(filepath.Dir(path), 0o755)
+	}
+	if err == nil {
+		err = durable.WriteFile(path, data, 0o600)
+	}
 	if err != nil {
-		return &CacheError{Path: path, Err: err}
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return &CacheError{Path: path, Err: err}
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
-	if err != nil {
-		return &CacheError{Path: path, Err: err}
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return &CacheError{Path: path, Err: err}
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return &CacheError{Path: path, Err: err}
-	}
-	if err := tmp.Close(); err != nil {
-		return &CacheError{Path: path, Err: err}
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
 		return &CacheError{Path: path, Err: err}
 	}
 	return nil

@@ -45,6 +45,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentflightrecorder/afr/internal/durable"
+
 	"github.com/agentflightrecorder/afr/format"
 
 	"github.com/agentflightrecorder/afr/recorder/segment"
@@ -238,7 +240,7 @@ func Open(dir string, opts Options) (*Recorder, error) {
 		return nil, err
 	}
 	for _, d := range []string{opts.KeyDir, filepath.Dir(filepath.Clean(opts.KeyDir))} {
-		if err := segment.SyncDir(d); err != nil {
+		if err := durable.SyncDir(d); err != nil {
 			salts.close()
 			return nil, err
 		}
@@ -958,22 +960,7 @@ func loadOrCreateManifest(dir string, o *Options) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	tmp := filepath.Join(dir, "MANIFEST.tmp")
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
-		return nil, err
-	}
-	f, err := os.Open(tmp)
-	if err == nil {
-		err = f.Sync()
-		f.Close()
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, "MANIFEST")); err != nil {
-		return nil, err
-	}
-	return m, segment.SyncDir(dir)
+	return m, durable.WriteFile(filepath.Join(dir, "MANIFEST"), append(b, '\n'), 0o600)
 }
 
 // epochBuilder accumulates the open epoch's tree incrementally, so sealing

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/agentflightrecorder/afr/internal/durable"
+
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -194,29 +196,16 @@ func (b *minedBlock) index(h common.Hash) int {
 	return -1
 }
 
-// writeBlockFile writes b's raw form to path atomically.
+// writeBlockFile writes b's raw form to path atomically and durably.
 func writeBlockFile(path string, f *blockFile) error {
 	data, err := json.MarshalIndent(f, "", " ")
 	if err != nil {
 		return err
 	}
-	data = append(data, '\n')
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return durable.WriteFile(path, append(data, '\n'), 0o600)
 }
 
 // findBlockFile looks for the block holding tx under dir/blocks (every chain

@@ -30,7 +30,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
+
+	"github.com/agentflightrecorder/afr/internal/durable"
 
 	"github.com/agentflightrecorder/afr/format"
 )
@@ -511,21 +512,7 @@ func syncFileAndDir(f *os.File, dir string) error {
 	if err := f.Sync(); err != nil {
 		return err
 	}
-	return SyncDir(dir)
-}
-
-// SyncDir fsyncs a directory, making file creations and renames in it
-// durable.
-func SyncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !strings.Contains(err.Error(), "invalid argument") {
-		return err
-	}
-	return nil
+	return durable.SyncDir(dir)
 }
 
 // Truncate drops every frame from index n on, so that Next() == n. It is used
