@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentflightrecorder/afr/verifier/onchain"
+
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -49,7 +51,7 @@ func checkAnchored(t *testing.T, dir string, c chain.Client, contract common.Add
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := verifier.ChainAnchors{Client: c, Contract: contract, Operator: op}.Anchors(ctx)
+	got, err := onchain.ChainAnchors{Client: c, Contract: contract, Operator: op}.Anchors(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,13 +79,13 @@ func checkAnchored(t *testing.T, dir string, c chain.Client, contract common.Add
 				return append([]types.Log{l}, ls[1:]...)
 			},
 		} {
-			_, err := verifier.ChainAnchors{Client: lyingNode{c, lie}, Contract: contract, Operator: op}.Anchors(ctx)
+			_, err := onchain.ChainAnchors{Client: lyingNode{c, lie}, Contract: contract, Operator: op}.Anchors(ctx)
 			if err == nil || !strings.Contains(err.Error(), "hint") {
 				t.Fatalf("node that %s: %v", name, err)
 			}
 		}
 	}
-	rep, err := verifier.VerifyLog(ctx, l, verifier.ChainAnchors{Client: c, Contract: contract, Operator: op}, verifier.Options{})
+	rep, err := verifier.VerifyLog(ctx, l, onchain.ChainAnchors{Client: c, Contract: contract, Operator: op}, verifier.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -135,7 +135,7 @@ func BenchmarkVerifyBundle(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		rep, err := verifier.VerifyBundle(context.Background(), bb, src, verifier.PayloadsOpen)
+		rep, err := verifier.VerifyBundle(context.Background(), bb, src, verifier.Options{Payloads: verifier.PayloadsOpen})
 		if err != nil || rep.Verdict != verifier.Verified {
 			b.Fatalf("%v %v", err, rep.Findings)
 		}

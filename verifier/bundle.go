@@ -7,8 +7,6 @@ import (
 	"sort"
 
 	"github.com/agentflightrecorder/afr/format"
-
-	"github.com/agentflightrecorder/afr/recorder"
 )
 
 // BundleVersion is the disclosure-bundle format version (docs/SPEC.md,
@@ -75,9 +73,10 @@ type DiscloseOptions struct {
 	Keys     Keys // if set, include each event's key (implies Payloads)
 }
 
-// Disclose builds a bundle for the events seqs of a log. Every event must
-// be in a sealed epoch. The log is read once.
-func Disclose(log *recorder.Log, seqs []uint64, opts DiscloseOptions) (*Bundle, error) {
+// Disclose builds a bundle for the events seqs of a log (a Source, such as
+// *recorder.Log). Every event must be in a sealed epoch; the bundle takes
+// the log's identity from its first epoch header. The log is read once.
+func Disclose(src Source, seqs []uint64, opts DiscloseOptions) (*Bundle, error) {
 	if len(seqs) == 0 {
 		return nil, errors.New("verifier: no events to disclose")
 	}
@@ -91,7 +90,7 @@ func Disclose(log *recorder.Log, seqs []uint64, opts DiscloseOptions) (*Bundle, 
 		h   *format.EpochHeader
 	}
 	var epochs []ep
-	err := log.Epochs(func(_ uint64, raw []byte) error {
+	err := src.Epochs(func(_ uint64, raw []byte) error {
 		h, err := format.DecodeEpochHeader(raw)
 		if err != nil {
 			return err
@@ -120,7 +119,7 @@ func Disclose(log *recorder.Log, seqs []uint64, opts DiscloseOptions) (*Bundle, 
 	// One pass over the records: digests of the needed epochs.
 	digests := map[int][]format.Digest{}
 	records := map[uint64][]byte{}
-	err = log.Records(func(seq uint64, raw []byte) error {
+	err = src.Records(func(seq uint64, raw []byte) error {
 		if t := epochOf(seq); t >= 0 && needed[t] {
 			digests[t] = append(digests[t], format.RecordDigest(raw))
 			if want[seq] {
@@ -134,7 +133,7 @@ func Disclose(log *recorder.Log, seqs []uint64, opts DiscloseOptions) (*Bundle, 
 	}
 	frames := map[uint64][]byte{}
 	if opts.Payloads || opts.Keys != nil {
-		if err := log.Payloads(func(seq uint64, f []byte) error {
+		if err := src.Payloads(func(seq uint64, f []byte) error {
 			if want[seq] {
 				frames[seq] = f
 			}
@@ -143,7 +142,7 @@ func Disclose(log *recorder.Log, seqs []uint64, opts DiscloseOptions) (*Bundle, 
 			return nil, err
 		}
 	}
-	b := &Bundle{Version: BundleVersion, Recorder: log.Manifest.Recorder, Session: log.Manifest.Session}
+	b := &Bundle{Version: BundleVersion, Recorder: epochs[0].h.Recorder, Session: epochs[0].h.Session}
 	ts := make([]int, 0, len(needed))
 	for t := range needed {
 		ts = append(ts, t)
@@ -201,8 +200,14 @@ type BundleReport struct {
 // format and identity, inclusion proof to its epoch's Merkle root, the epoch
 // root against its anchor, and — at the chosen payload level — the payload
 // frame against the record and, with a disclosed key, the plaintext against
-// its commitment. Events not in the bundle are not judged.
-func VerifyBundle(ctx context.Context, b *Bundle, anchors AnchorSource, level PayloadLevel) (*BundleReport, error) {
+// its commitment. Events not in the bundle are not judged. Of opts, only
+// Payloads and MaxFindings apply: the keys are the bundle's own, and
+// completeness needs the whole log.
+func VerifyBundle(ctx context.Context, b *Bundle, anchors AnchorSource, opts Options) (*BundleReport, error) {
+	if opts.MaxFindings == 0 {
+		opts.MaxFindings = 1000
+	}
+	level := opts.Payloads
 	var as []Anchor
 	if anchors != nil {
 		var err error
@@ -210,7 +215,7 @@ func VerifyBundle(ctx context.Context, b *Bundle, anchors AnchorSource, level Pa
 			return nil, fmt.Errorf("verifier: reading anchors: %w", err)
 		}
 	}
-	c := &collector{max: 1000}
+	c := &collector{max: opts.MaxFindings}
 	// Only the anchors of the bundle's epochs matter: index just those (a
 	// long log has many anchors, a bundle a few epochs).
 	needed := map[uint64]bool{}

@@ -42,7 +42,7 @@ func disclose(t *testing.T, lg *testLog, seqs []uint64, keys bool) *verifier.Bun
 
 func verifyBundle(t *testing.T, b *verifier.Bundle, anchors []verifier.Anchor, level verifier.PayloadLevel) *verifier.BundleReport {
 	t.Helper()
-	rep, err := verifier.VerifyBundle(context.Background(), b, verifier.AnchorList(anchors), level)
+	rep, err := verifier.VerifyBundle(context.Background(), b, verifier.AnchorList(anchors), verifier.Options{Payloads: level})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,6 +210,6 @@ func FuzzDecodeBundle(f *testing.F) {
 			t.Fatal("accepted bundle does not re-encode identically")
 		}
 		// Verifying any accepted bundle never panics.
-		verifier.VerifyBundle(context.Background(), b, nil, verifier.PayloadsOpen)
+		verifier.VerifyBundle(context.Background(), b, nil, verifier.Options{Payloads: verifier.PayloadsOpen})
 	})
 }

@@ -22,7 +22,7 @@ func ExampleVerifyLog() {
 	r.Close()
 
 	l, _ := recorder.OpenLog(dir)
-	// In production the anchors come from the chain (verifier.ChainAnchors).
+	// In production the anchors come from the chain (package verifier/onchain: onchain.ChainAnchors).
 	anchors, _ := verifier.AnchorsFromLog(l)
 	rep, _ := verifier.VerifyLog(context.Background(), l, verifier.AnchorList(anchors), verifier.Options{})
 	fmt.Println(rep.Verdict, rep.Events, "events,", rep.AnchoredEpochs, "anchored epochs")

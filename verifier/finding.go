@@ -158,6 +158,9 @@ type Report struct {
 	AnchoredEvents  uint64 `json:"anchored_events"`  // events in those epochs
 	PayloadsChecked uint64 `json:"payloads_checked"` // payload frames checked against their records
 	PayloadsOpened  uint64 `json:"payloads_opened"`  // payloads decrypted and checked against their commitments
+	// Executions summarises the completeness check, if one ran
+	// (Options.Completeness).
+	Executions *ExecutionReport `json:"executions,omitempty"`
 }
 
 // Has reports whether the report contains a finding of kind k.

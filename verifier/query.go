@@ -18,46 +18,54 @@ type Event struct {
 	Envelope format.Envelope `json:"envelope"`
 	Payload  *format.Payload `json:"payload,omitempty"` // nil when not available (no key, not disclosed)
 	fields   map[string]any  // payload as JSON values, for field matches
+	digest   format.Digest   // record digest: the event id PDRs bind
 }
 
 // Index holds a log's (or a bundle's) events for structured queries. Only
 // events whose records decode are indexed; verify first to know whether the
 // log is intact.
 type Index struct {
-	events []*Event
-	bySeq  map[uint64]*Event
+	events   []*Event
+	bySeq    map[uint64]*Event
+	byDigest map[format.Digest]*Event
+	headers  []*format.EpochHeader // decodable headers, in log order
 }
 
 // IndexLog decodes every record of a log and, where it can, its payload:
 // with keys, payloads are opened and checked against their commitments;
-// without keys, plaintext frames (mode 0) whose digest matches the record
-// are read as they are.
-func IndexLog(src Source, keys Keys) (*Index, error) {
-	ix := &Index{bySeq: map[uint64]*Event{}}
-	var headers []*format.EpochHeader
+// plaintext frames (mode 0) whose digest matches the record are read as
+// they are when no key opens them.
+func IndexLog(src Source, keys Keys) (*Index, error) { return indexLog(src, keys, false) }
+
+// indexLog is IndexLog; with lenient, a damaged stream end (a
+// *segment.CorruptError or *segment.TornTailError) ends that stream
+// instead of failing.
+func indexLog(src Source, keys Keys, lenient bool) (*Index, error) {
+	ix := &Index{bySeq: map[uint64]*Event{}, byDigest: map[format.Digest]*Event{}}
+	streamErr := func(err error) error {
+		if lenient && isStreamEnd(err) {
+			return nil
+		}
+		return err
+	}
 	if err := src.Epochs(func(_ uint64, raw []byte) error {
 		h, err := format.DecodeEpochHeader(raw)
 		if err == nil {
-			headers = append(headers, h)
+			ix.headers = append(ix.headers, h)
 		}
 		return nil
-	}); err != nil {
+	}); streamErr(err) != nil {
 		return nil, err
-	}
-	epochOf := func(seq uint64) uint64 {
-		i := sort.Search(len(headers), func(i int) bool { return headers[i].FirstSeq+headers[i].Count > seq })
-		return uint64(i)
 	}
 	if err := src.Records(func(seq uint64, raw []byte) error {
 		e, err := format.DecodeEnvelope(raw)
 		if err != nil || e.Seq != seq {
 			return nil
 		}
-		ev := &Event{Seq: seq, Epoch: epochOf(seq), Envelope: *e}
-		ix.events = append(ix.events, ev)
-		ix.bySeq[seq] = ev
+		ev := &Event{Seq: seq, Epoch: epochOf(ix.headers, seq), Envelope: *e, digest: format.RecordDigest(raw)}
+		ix.add(ev)
 		return nil
-	}); err != nil {
+	}); streamErr(err) != nil {
 		return nil, err
 	}
 	err := src.Payloads(func(seq uint64, frame []byte) error {
@@ -67,14 +75,11 @@ func IndexLog(src Source, keys Keys) (*Index, error) {
 		}
 		var pt []byte
 		if keys != nil {
-			k, err := keys.EventKey(ev.Epoch, seq)
-			if err != nil {
-				return nil // erased or missing key: the payload stays unknown
+			if k, err := keys.EventKey(ev.Epoch, seq); err == nil {
+				pt, _ = format.OpenPayload(&k, ev.Envelope.Session, seq, frame)
 			}
-			if pt, err = format.OpenPayload(&k, ev.Envelope.Session, seq, frame); err != nil {
-				return nil
-			}
-		} else {
+		}
+		if pt == nil {
 			pt, _ = format.PlainText(frame)
 		}
 		if pt != nil {
@@ -82,17 +87,28 @@ func IndexLog(src Source, keys Keys) (*Index, error) {
 		}
 		return nil
 	})
-	return ix, err
+	return ix, streamErr(err)
+}
+
+// epochOf returns the epoch of event seq given the log's headers in order:
+// events past the last header belong to the next epoch.
+func epochOf(headers []*format.EpochHeader, seq uint64) uint64 {
+	return uint64(sort.Search(len(headers), func(i int) bool { return headers[i].FirstSeq+headers[i].Count > seq }))
+}
+
+func (ix *Index) add(ev *Event) {
+	ix.events = append(ix.events, ev)
+	ix.bySeq[ev.Seq] = ev
+	ix.byDigest[ev.digest] = ev
 }
 
 // IndexBundle indexes the events of a bundle; payloads are those that open
 // with their disclosed keys.
 func IndexBundle(b *Bundle) *Index {
-	ix := &Index{bySeq: map[uint64]*Event{}}
-	var headers []*format.EpochHeader
+	ix := &Index{bySeq: map[uint64]*Event{}, byDigest: map[format.Digest]*Event{}}
 	for _, raw := range b.Headers {
 		if h, err := format.DecodeEpochHeader(raw); err == nil {
-			headers = append(headers, h)
+			ix.headers = append(ix.headers, h)
 		}
 	}
 	for _, d := range b.Events {
@@ -100,8 +116,8 @@ func IndexBundle(b *Bundle) *Index {
 		if err != nil {
 			continue
 		}
-		ev := &Event{Seq: e.Seq, Envelope: *e}
-		for _, h := range headers {
+		ev := &Event{Seq: e.Seq, Envelope: *e, digest: format.RecordDigest(d.Record)}
+		for _, h := range ix.headers {
 			if e.Seq >= h.FirstSeq && e.Seq < h.FirstSeq+h.Count {
 				ev.Epoch = h.Epoch
 			}
@@ -113,8 +129,7 @@ func IndexBundle(b *Bundle) *Index {
 				ev.setPayload(pt)
 			}
 		}
-		ix.events = append(ix.events, ev)
-		ix.bySeq[e.Seq] = ev
+		ix.add(ev)
 	}
 	sort.Slice(ix.events, func(i, j int) bool { return ix.events[i].Seq < ix.events[j].Seq })
 	return ix
@@ -131,6 +146,16 @@ func (ev *Event) setPayload(pt []byte) {
 		json.Unmarshal(b, &ev.fields)
 	}
 }
+
+// ByDigest returns the event whose record digest is d: the event id a PDR
+// binds (docs/SPEC.md, "On-chain completeness").
+func (ix *Index) ByDigest(d format.Digest) (*Event, bool) {
+	ev, ok := ix.byDigest[d]
+	return ev, ok
+}
+
+// Headers returns the decodable epoch headers, in log order.
+func (ix *Index) Headers() []*format.EpochHeader { return ix.headers }
 
 // Len returns the number of indexed events.
 func (ix *Index) Len() int { return len(ix.events) }

@@ -133,7 +133,7 @@ func TestQueries(t *testing.T) {
 		t.Fatal(err)
 	}
 	anchors, _ := verifier.AnchorsFromLog(l)
-	rep, err := verifier.VerifyBundle(context.Background(), b, verifier.AnchorList(anchors), verifier.PayloadsOpen)
+	rep, err := verifier.VerifyBundle(context.Background(), b, verifier.AnchorList(anchors), verifier.Options{Payloads: verifier.PayloadsOpen})
 	if err != nil || rep.Verdict != verifier.Verified {
 		t.Fatalf("answer bundle: %v %v", err, rep.Findings)
 	}

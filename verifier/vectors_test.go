@@ -37,7 +37,7 @@ func TestBundleVectors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rep, err := verifier.VerifyBundle(context.Background(), b, verifier.AnchorList(v.Anchors), levels[v.Level])
+			rep, err := verifier.VerifyBundle(context.Background(), b, verifier.AnchorList(v.Anchors), verifier.Options{Payloads: levels[v.Level]})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -80,6 +80,11 @@ type Options struct {
 	// MaxFindings bounds the findings kept (default 1000); the verdict
 	// always accounts for all of them.
 	MaxFindings int
+	// Completeness, when set, also checks the log against an outside
+	// record of the actions it must hold (package verifier/onchain: the
+	// executions of a PaceSmartAccount), after every other check. Keys, when
+	// set, let it read encrypted payloads at any payload level.
+	Completeness Completeness
 }
 
 // record is what the verifier keeps per record.
@@ -114,7 +119,7 @@ func VerifyLog(ctx context.Context, src Source, anchors AnchorSource, opts Optio
 			return nil, fmt.Errorf("verifier: reading anchors: %w", err)
 		}
 	}
-	v := &logVerifier{opts: opts, c: &collector{max: opts.MaxFindings}}
+	v := &logVerifier{ctx: ctx, opts: opts, c: &collector{max: opts.MaxFindings}}
 	if err := v.readHeaders(src); err != nil {
 		return nil, err
 	}
@@ -135,6 +140,11 @@ func VerifyLog(ctx context.Context, src Source, anchors AnchorSource, opts Optio
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if opts.Completeness != nil {
+		if err := v.checkCompleteness(ctx, src); err != nil {
+			return nil, err
+		}
+	}
 	rep := &v.rep
 	rep.Findings, rep.Dropped, rep.Verdict = v.c.findings, v.c.dropped, v.c.verdict
 	if rep.Findings == nil {
@@ -144,6 +154,7 @@ func VerifyLog(ctx context.Context, src Source, anchors AnchorSource, opts Optio
 }
 
 type logVerifier struct {
+	ctx     context.Context
 	opts    Options
 	c       *collector
 	rep     Report
@@ -285,6 +296,7 @@ func (v *logVerifier) readRecords(src Source) error {
 		n++
 		if len(cur.raw) == batchSize {
 			send()
+			return v.ctx.Err() // cancelled: stop mid-stream
 		}
 		return nil
 	})
@@ -517,6 +529,11 @@ func (v *logVerifier) checkPayloads(src Source) error {
 	var n uint64
 	err := src.Payloads(func(i uint64, frame []byte) error {
 		n++
+		if n%batchSize == 0 {
+			if err := v.ctx.Err(); err != nil {
+				return err // cancelled: stop mid-stream
+			}
+		}
 		if i >= uint64(len(v.records)) {
 			return nil // payloads without records: never acknowledged
 		}

@@ -2,6 +2,7 @@ package verifier_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -165,7 +166,7 @@ func TestEmptyInputsAreNotVerified(t *testing.T) {
 	if rep := verify(t, &tamper.Image{}, nil, verifier.Options{}); rep.Verdict != verifier.Incomplete {
 		t.Fatalf("empty log, no anchors: %s %v", rep.Verdict, rep.Findings)
 	}
-	rep, err := verifier.VerifyBundle(context.Background(), &verifier.Bundle{Version: 1}, nil, verifier.PayloadsOpen)
+	rep, err := verifier.VerifyBundle(context.Background(), &verifier.Bundle{Version: 1}, nil, verifier.Options{Payloads: verifier.PayloadsOpen})
 	if err != nil || rep.Verdict != verifier.Incomplete {
 		t.Fatalf("empty bundle: %v %s", err, rep.Verdict)
 	}
@@ -183,5 +184,34 @@ func TestAnchorGapIsConflict(t *testing.T) {
 	rep := verify(t, lg.img, forged, verifier.Options{})
 	if rep.Verdict != verifier.Tampered || !rep.Has(verifier.KindAnchorConflict) {
 		t.Fatalf("%s %v", rep.Verdict, rep.Findings)
+	}
+}
+
+// cancelAfter cancels a context once visit has seen n records.
+type cancelAfter struct {
+	verifier.Source
+	n      int
+	cancel context.CancelFunc
+}
+
+func (c cancelAfter) Records(visit func(uint64, []byte) error) error {
+	seen := 0
+	return c.Source.Records(func(seq uint64, raw []byte) error {
+		if seen++; seen == c.n {
+			c.cancel()
+		}
+		return visit(seq, raw)
+	})
+}
+
+// TestVerifyLogStopsWhenCancelled: a verification cancelled while it reads
+// the records stream returns the context's error, not a report.
+func TestVerifyLogStopsWhenCancelled(t *testing.T) {
+	lg := makeLog(t, 10_000, 100, 1, 7)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rep, err := verifier.VerifyLog(ctx, cancelAfter{lg.img, 10, cancel}, verifier.AnchorList(lg.anchors), verifier.Options{})
+	if !errors.Is(err, context.Canceled) || rep != nil {
+		t.Fatalf("got report %v, error %v; want context.Canceled", rep, err)
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentflightrecorder/afr/verifier/onchain"
+
 	"github.com/agentflightrecorder/afr/calldata"
 
 	"github.com/agentflightrecorder/afr/chain/backend"
@@ -292,7 +294,7 @@ func demo(ctx context.Context, say func(string, ...any), kind, dir string, n int
 			}
 		}(ag)
 	}
-	tr := &treasury{ctx: ctx, r: r, c: c, p: p, acct: acct, chainID: rep.ChainID, reg: verifier.DefaultRegistry()}
+	tr := &treasury{ctx: ctx, r: r, c: c, p: p, acct: acct, chainID: rep.ChainID, reg: onchain.DefaultRegistry()}
 	tr.policy = pdr.Policy{Name: "treasury", Rules: []pdr.Rule{
 		{Name: "pay-vendor", Effect: "allow", Targets: []common.Address{vendor}, MaxValue: ether(10).String(), ApprovalAbove: ether(1).String()},
 	}}
@@ -379,17 +381,15 @@ func demo(ctx context.Context, say func(string, ...any), kind, dir string, n int
 		return rep, err
 	}
 	defer kr.Close()
-	src := verifier.ChainAnchors{Client: c, Contract: dep.EpochAnchor, Operator: rep.Operator, FromBlock: dep.Block}
-	execs := verifier.Executions{Client: c, Account: acct, FromBlock: dep.Block, Keys: kr}
-	vrep, err := verifier.VerifyLog(ctx, l, src, verifier.Options{Payloads: verifier.PayloadsOpen, Keys: kr})
+	src := onchain.ChainAnchors{Client: c, Contract: dep.EpochAnchor, Operator: rep.Operator, FromBlock: dep.Block}
+	opts := verifier.Options{Payloads: verifier.PayloadsOpen, Keys: kr,
+		Completeness: onchain.Executions{Client: c, Account: acct, FromBlock: dep.Block}}
+	vrep, err := verifier.VerifyLog(ctx, l, src, opts)
 	if err != nil {
 		return rep, err
 	}
-	xr, err := verifier.CheckExecutions(ctx, l, execs, vrep)
-	if err != nil {
-		return rep, err
-	}
-	rep.Verify = verdictOf("the log against the chain, payloads decrypted", vrep, verifier.Verified, xr)
+	rep.Verify = verdictOf("the log against the chain, payloads decrypted", vrep, verifier.Verified)
+	xr := vrep.Executions
 	say("4. Verified the log against EpochAnchor's events for %s: %s", short(rep.Operator.Hex()), vrep.Verdict)
 	say("   %d events, %d epochs anchored, %d payloads decrypted; %d on-chain executions, each matching a recorded intent: %d",
 		vrep.Events, vrep.AnchoredEpochs, vrep.PayloadsOpened, xr.Executions, xr.Matched)
@@ -413,11 +413,11 @@ func demo(ctx context.Context, say func(string, ...any), kind, dir string, n int
 	if err != nil {
 		return rep, err
 	}
-	br, err := verifier.VerifyBundle(ctx, decoded, src, verifier.PayloadsOpen)
+	br, err := verifier.VerifyBundle(ctx, decoded, src, verifier.Options{Payloads: verifier.PayloadsOpen})
 	if err != nil {
 		return rep, err
 	}
-	rep.Bundle = verdictOf(fmt.Sprintf("bundle of event %d against the chain", seq), &br.Report, verifier.Verified, nil)
+	rep.Bundle = verdictOf(fmt.Sprintf("bundle of event %d against the chain", seq), &br.Report, verifier.Verified)
 	say("5. Disclosed event %d alone (%d bytes) and verified it against the chain as a third party: %s", seq, len(data), br.Report.Verdict)
 	if pl := br.Payloads[seq]; pl != nil && pl.Intent != nil {
 		say("   the auditor reads: tool %s, target %x, value %s wei", pl.Intent.Tool, []byte(pl.Intent.Target), new(big.Int).SetBytes(pl.Intent.Value))
@@ -446,7 +446,7 @@ func demo(ctx context.Context, say func(string, ...any), kind, dir string, n int
 		if err != nil {
 			return rep, err
 		}
-		v := verdictOf(t.what, tr, verifier.Tampered, nil)
+		v := verdictOf(t.what, tr, verifier.Tampered)
 		rep.Tamper = append(rep.Tamper, v)
 		first := ""
 		if len(v.Findings) > 0 {
@@ -461,15 +461,11 @@ func demo(ctx context.Context, say func(string, ...any), kind, dir string, n int
 	if _, err := tr.execute(pdr.Call{Target: stranger, Value: ether(0.5)}, rogueID, false); err != nil {
 		return rep, fmt.Errorf("rogue execution: %w", err)
 	}
-	rrep, err := verifier.VerifyLog(ctx, l, src, verifier.Options{Payloads: verifier.PayloadsOpen, Keys: kr})
+	rrep, err := verifier.VerifyLog(ctx, l, src, opts)
 	if err != nil {
 		return rep, err
 	}
-	rx, err := verifier.CheckExecutions(ctx, l, execs, rrep)
-	if err != nil {
-		return rep, err
-	}
-	rep.Rogue = verdictOf("a PDR-signed payment executed without being recorded", rrep, verifier.Incomplete, rx)
+	rep.Rogue = verdictOf("a PDR-signed payment executed without being recorded", rrep, verifier.Incomplete)
 	say("7. A compromised agent pays 0.5 ETH with a signed PDR but never records it; the verifier checks the account's executions: %s", rrep.Verdict)
 	for _, f := range rep.Rogue.Findings {
 		say("   - %s", f)
@@ -503,8 +499,8 @@ func mustAnchors(src verifier.AnchorSource, ctx context.Context) []verifier.Anch
 	return as
 }
 
-func verdictOf(what string, r *verifier.Report, want verifier.Verdict, x *verifier.ExecutionReport) demoVerdict {
-	v := demoVerdict{What: what, Verdict: r.Verdict.String(), Expected: want.String(), Execs: x}
+func verdictOf(what string, r *verifier.Report, want verifier.Verdict) demoVerdict {
+	v := demoVerdict{What: what, Verdict: r.Verdict.String(), Expected: want.String(), Execs: r.Executions}
 	for _, f := range r.Findings {
 		if len(v.Findings) == 3 {
 			break

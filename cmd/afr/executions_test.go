@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentflightrecorder/afr/verifier/onchain"
+
 	"github.com/agentflightrecorder/afr/calldata"
 
 	"github.com/agentflightrecorder/afr/chain/backend"
@@ -52,7 +54,7 @@ func TestCompletenessEdgeCases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := &treasury{ctx: ctx, r: r, c: c, p: p, acct: acct, chainID: backend.EmbeddedChainID, reg: verifier.DefaultRegistry()}
+	tr := &treasury{ctx: ctx, r: r, c: c, p: p, acct: acct, chainID: backend.EmbeddedChainID, reg: onchain.DefaultRegistry()}
 	tr.policy = pdr.Policy{Name: "treasury", Rules: []pdr.Rule{
 		{Name: "pay-vendor", Effect: "allow", Targets: []common.Address{vendor}, MaxValue: ether(10).String(), ApprovalAbove: ether(1).String()},
 	}}
@@ -138,14 +140,12 @@ func TestCompletenessEdgeCases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := verifier.VerifyLog(ctx, l, verifier.AnchorList(anchors), verifier.Options{})
+	rep, err := verifier.VerifyLog(ctx, l, verifier.AnchorList(anchors),
+		verifier.Options{Completeness: onchain.Executions{Client: c, Account: acct, FromBlock: dep.Block}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	xr, err := verifier.CheckExecutions(ctx, l, verifier.Executions{Client: c, Account: acct, FromBlock: dep.Block}, rep)
-	if err != nil {
-		t.Fatal(err)
-	}
+	xr := rep.Executions
 	var twice, compactDiff int
 	for _, f := range rep.Findings {
 		if f.Kind != verifier.KindExecMismatch {

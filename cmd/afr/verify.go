@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentflightrecorder/afr/verifier/onchain"
+
 	"github.com/agentflightrecorder/afr/chain/backend"
 
 	"github.com/agentflightrecorder/afr/format"
@@ -120,7 +122,7 @@ func runVerify(e *env, args []string) error {
 	}
 	ctx := context.Background()
 	var anchors verifier.AnchorSource
-	var execs *verifier.Executions
+	var execs *onchain.Executions
 	switch {
 	case *anchorsFile != "" && (*rpcURL != "" || *deployment != ""):
 		return usageError{"--anchors and a chain (--rpc, --deployment) exclude each other"}
@@ -135,14 +137,13 @@ func runVerify(e *env, args []string) error {
 		anchors, execs = ca, x
 	}
 	var rep *verifier.Report
-	var execRep *verifier.ExecutionReport
 	var payloads map[uint64]*format.Payload
 	if *bundleFile != "" {
 		b, err := readBundle(*bundleFile)
 		if err != nil {
 			return err
 		}
-		br, err := verifier.VerifyBundle(ctx, b, anchors, level)
+		br, err := verifier.VerifyBundle(ctx, b, anchors, verifier.Options{Payloads: level})
 		if err != nil {
 			return err
 		}
@@ -163,17 +164,18 @@ func runVerify(e *env, args []string) error {
 		}
 		start := time.Now()
 		stop := progress(e, "verifying "+*logDir)
-		rep, err = verifier.VerifyLog(ctx, l, anchors, opts)
-		if err == nil && execs != nil {
-			execs.Keys = opts.Keys
-			if execs.Keys == nil && l.Manifest.Encrypted && *keyDir != "" {
+		if execs != nil {
+			opts.Completeness = *execs
+			// The completeness check reads encrypted intents with the keys
+			// at any payload level.
+			if opts.Keys == nil && l.Manifest.Encrypted && *keyDir != "" {
 				if kr, kerr := openKeys(*keyDir, *logDir, l.Manifest.Session); kerr == nil {
 					defer kr.Close()
-					execs.Keys = kr
+					opts.Keys = kr
 				}
 			}
-			execRep, err = verifier.CheckExecutions(ctx, l, *execs, rep)
 		}
+		rep, err = verifier.VerifyLog(ctx, l, anchors, opts)
 		stop(time.Since(start))
 		if err != nil {
 			return err
@@ -182,16 +184,15 @@ func runVerify(e *env, args []string) error {
 	if *jsonOut {
 		if err := writeJSON(e.stdout, struct {
 			*verifier.Report
-			Executions *verifier.ExecutionReport  `json:"executions,omitempty"`
-			Payloads   map[uint64]*format.Payload `json:"payloads,omitempty"`
-		}{rep, execRep, payloads}); err != nil {
+			Payloads map[uint64]*format.Payload `json:"payloads,omitempty"`
+		}{rep, payloads}); err != nil {
 			return err
 		}
 	} else {
 		printReport(e, rep, payloads)
-		if execRep != nil {
+		if x := rep.Executions; x != nil {
 			fmt.Fprintf(e.stdout, "  on-chain executions %d: %d recorded, %d with matching intent, %d not compared (no keys)\n",
-				execRep.Executions, execRep.Recorded, execRep.Matched, execRep.Unchecked)
+				x.Executions, x.Recorded, x.Matched, x.Unchecked)
 		}
 	}
 	switch rep.Verdict {
@@ -204,7 +205,7 @@ func runVerify(e *env, args []string) error {
 }
 
 // chainSources builds the chain anchor source and the completeness check.
-func chainSources(ctx context.Context, rpcURL, deployment, anchorContract, operator, pace string, from uint64) (verifier.AnchorSource, *verifier.Executions, func(), error) {
+func chainSources(ctx context.Context, rpcURL, deployment, anchorContract, operator, pace string, from uint64) (verifier.AnchorSource, *onchain.Executions, func(), error) {
 	var dep chain.Deployment
 	if deployment != "" {
 		if err := readJSONFile(deployment, &dep); err != nil {
@@ -248,8 +249,8 @@ func chainSources(ctx context.Context, rpcURL, deployment, anchorContract, opera
 			return nil, nil, nil, err
 		}
 	}
-	src := verifier.ChainAnchors{Client: b.Client(), Contract: contract, Operator: op, FromBlock: from}
-	var x *verifier.Executions
+	src := onchain.ChainAnchors{Client: b.Client(), Contract: contract, Operator: op, FromBlock: from}
+	var x *onchain.Executions
 	switch {
 	case pace == "none":
 	case pace != "":
@@ -258,9 +259,9 @@ func chainSources(ctx context.Context, rpcURL, deployment, anchorContract, opera
 			b.Close()
 			return nil, nil, nil, err
 		}
-		x = &verifier.Executions{Client: b.Client(), Account: a, FromBlock: from}
+		x = &onchain.Executions{Client: b.Client(), Account: a, FromBlock: from}
 	case dep.Pace != nil:
-		x = &verifier.Executions{Client: b.Client(), Account: *dep.Pace, FromBlock: from}
+		x = &onchain.Executions{Client: b.Client(), Account: *dep.Pace, FromBlock: from}
 	}
 	return src, x, func() { b.Close() }, nil
 }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentflightrecorder/afr/verifier/onchain"
+
 	"github.com/agentflightrecorder/afr/calldata"
 
 	"github.com/agentflightrecorder/afr/format"
@@ -172,7 +174,7 @@ var _ = Describe("Matchers fail with a message that names the cause", func() {
 
 	Describe("MatchIntent", func() {
 		It("lists every field in which the execution differs from the recorded intent", func() {
-			reg := verifier.DefaultRegistry()
+			reg := onchain.DefaultRegistry()
 			to := common.HexToAddress("0x2222222222222222222222222222222222222222")
 			observed := calldata.IntentOf(reg, 1337, common.Address{}, &to, big.NewInt(5), []byte{0xde, 0xad, 0xbe, 0xef})
 			recorded := observed.Record()

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentflightrecorder/afr/verifier/onchain"
+
 	"github.com/agentflightrecorder/afr/calldata"
 
 	"github.com/agentflightrecorder/afr/chain/backend"
@@ -341,7 +343,7 @@ func (w *World) deploy(ctx context.Context, approvers []common.Address) error {
 	}
 	w.Deployment, w.Anchor, w.Account = d, d.EpochAnchor, *d.Pace
 	w.Domain = pdr.Domain{ChainID: w.ChainID, Account: w.Account}
-	w.Registry = verifier.DefaultRegistry()
+	w.Registry = onchain.DefaultRegistry()
 	_ = w.Registry.Bind(w.Account, "PaceSmartAccount")
 	_ = w.Registry.Bind(w.Anchor, "EpochAnchor")
 	for _, t := range []struct {
@@ -447,19 +449,23 @@ func (w *World) SealAndAnchor(ctx context.Context) ([]anchor.Anchored, error) {
 // Anchors returns the World's anchor source: the operator's Anchored
 // events on the EpochAnchor contract, checked against its head.
 func (w *World) Anchors() verifier.AnchorSource {
-	return verifier.ChainAnchors{Client: w.Client, Contract: w.Anchor, Operator: w.Operator.Address, FromBlock: w.Deployment.Block}
+	return onchain.ChainAnchors{Client: w.Client, Contract: w.Anchor, Operator: w.Operator.Address, FromBlock: w.Deployment.Block}
 }
 
 // Verify verifies the World's log against the anchors on chain, opening
-// every payload with the log's keys.
+// every payload with the log's keys, and checks its completeness: every
+// execution of the World's PaceSmartAccount must match an intent the log
+// recorded (findings exec_unrecorded, exec_mismatch …; the counts are in
+// Report.Executions).
 func (w *World) Verify(ctx context.Context) (*Verification, error) {
 	l, err := recorder.OpenLog(w.LogDir)
 	if err != nil {
 		return nil, err
 	}
-	opts := verifier.Options{Payloads: verifier.PayloadsDigest}
+	opts := verifier.Options{Payloads: verifier.PayloadsDigest, Keys: w.Keys,
+		Completeness: onchain.Executions{Client: w.Client, Account: w.Account, FromBlock: w.Deployment.Block, Registry: w.Registry}}
 	if w.Keys != nil {
-		opts = verifier.Options{Payloads: verifier.PayloadsOpen, Keys: w.Keys}
+		opts.Payloads = verifier.PayloadsOpen
 	}
 	rep, err := verifier.VerifyLog(ctx, l, w.Anchors(), opts)
 	if err != nil {

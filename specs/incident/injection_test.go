@@ -177,7 +177,7 @@ var _ = Describe("A prompt injection that propagates through a delegation", Orde
 		Expect(err).NotTo(HaveOccurred())
 		b, err := verifier.Disclose(l, verifier.Seqs(events), verifier.DiscloseOptions{Keys: w.Keys})
 		Expect(err).NotTo(HaveOccurred())
-		rep, err := verifier.VerifyBundle(ctx, b, w.Anchors(), verifier.PayloadsOpen)
+		rep, err := verifier.VerifyBundle(ctx, b, w.Anchors(), verifier.Options{Payloads: verifier.PayloadsOpen})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(rep).To(afrspec.BeVerified())
 		Expect(rep.Payloads).To(HaveLen(len(events)))

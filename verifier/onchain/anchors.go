@@ -1,0 +1,118 @@
+// Package onchain reads what a verification needs from an EVM chain: the
+// operator's anchored epoch roots on EpochAnchor (ChainAnchors, a
+// verifier.AnchorSource) and the executions of a PaceSmartAccount, each of
+// which must match an intent the log recorded (Executions, a
+// verifier.Completeness). Package verifier itself reads no chain: it stays
+// a set of pure checks over the formats, small enough for an auditor to
+// read, and this package is where the chain comes in.
+//
+// # Security
+//
+// The node is not trusted to be complete or honest: everything it returns
+// is checked against the contract (events against the contract's head,
+// logs against the query), and a node that hides, invents or misfilters
+// events is an error (*chain.NodeError), never a finding against the
+// operator.
+package onchain
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+
+	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/agentflightrecorder/afr/chain"
+	"github.com/agentflightrecorder/afr/contracts/bindings"
+	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/verifier"
+)
+
+// ChainReader is what the chain checks read: events, calls and
+// transactions. go-ethereum's ethclient and simulated clients implement it.
+type ChainReader interface {
+	ethereum.BlockNumberReader
+	ethereum.LogFilterer
+	ethereum.ContractCaller
+	ethereum.TransactionReader
+	ethereum.ChainReader
+	ethereum.ChainIDReader
+}
+
+// ChainAnchors is a verifier.AnchorSource reading one operator's anchors
+// from an EpochAnchor contract: its Anchored events (operator indexed),
+// cross-checked with the contract's current head for that operator, so a
+// node that hides the latest events is noticed.
+type ChainAnchors struct {
+	Client   ChainReader
+	Contract common.Address
+	Operator common.Address
+	// FromBlock is where the event search starts (the deployment block).
+	FromBlock uint64
+}
+
+// Anchors implements verifier.AnchorSource. Source is "chain tx 0x… block N".
+//
+// Events and head are read at one block (the latest when the call starts),
+// so an anchor mined meanwhile cannot make them disagree. Everything the
+// node returns is checked: each event must come from the contract and name
+// the operator, and the events must form the contract's chain — epochs 0..n
+// without gaps, each prev_root the previous root, the last matching the
+// head. A node that omits, invents or misfilters events is a
+// *chain.NodeError, never a finding against the operator.
+func (c ChainAnchors) Anchors(ctx context.Context) ([]verifier.Anchor, error) {
+	ea := bindings.NewEpochAnchor()
+	at, err := c.Client.BlockNumber(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("chain anchors: block number: %w", err)
+	}
+	block := new(big.Int).SetUint64(at)
+	evs, err := chain.FilterAnchored(ctx, c.Client, chain.AnchoredQuery{Contract: c.Contract, Operator: c.Operator, FromBlock: c.FromBlock, ToBlock: block})
+	if err != nil {
+		return nil, fmt.Errorf("chain anchors: %w", err)
+	}
+	out := make([]verifier.Anchor, 0, len(evs))
+	for _, ev := range evs {
+		a := verifier.Anchor{Epoch: ev.Epoch, Root: format.Digest(ev.Root), PrevRoot: format.Digest(ev.PrevRoot),
+			Source: fmt.Sprintf("chain tx %s block %d", ev.Raw.TxHash, ev.Raw.BlockNumber)}
+		// EpochAnchor accepts epoch t only on top of t−1: its events are a
+		// chain, and anything else is the node's doing.
+		if want := uint64(len(out)); a.Epoch != want {
+			return nil, fmt.Errorf("chain anchors: %w", &chain.NodeError{
+				Problem: fmt.Sprintf("the node's events jump from epoch %d to %d: its event history is incomplete", int64(want)-1, a.Epoch),
+				Hint:    "use an archive node or an earlier --from-block"})
+		}
+		if n := len(out); n > 0 && out[n-1].Root != a.PrevRoot {
+			return nil, fmt.Errorf("chain anchors: %w", &chain.NodeError{
+				Problem: fmt.Sprintf("the node's event for epoch %d does not link to epoch %d: its event history is inconsistent", a.Epoch, n-1),
+				Hint:    "use another node"})
+		}
+		out = append(out, a)
+	}
+	res, err := c.Client.CallContract(ctx, ethereum.CallMsg{To: &c.Contract, Data: ea.PackHead(c.Operator)}, block)
+	if err != nil {
+		return nil, fmt.Errorf("chain anchors: head: %w", err)
+	}
+	if len(res) == 0 {
+		return nil, fmt.Errorf("chain anchors: no EpochAnchor at %s", c.Contract)
+	}
+	head, err := ea.UnpackHead(res)
+	if err != nil {
+		return nil, fmt.Errorf("chain anchors: head: %w", err)
+	}
+	n := len(out)
+	switch {
+	case !head.Anchored && n == 0:
+	case head.Anchored != (n > 0) || head.Epoch != out[n-1].Epoch || head.Commitment != bindings.AnchorCommitment(out[n-1].Epoch, out[n-1].Root):
+		found := "no events"
+		if n > 0 {
+			found = fmt.Sprintf("events up to epoch %d", out[n-1].Epoch)
+		}
+		return nil, fmt.Errorf("chain anchors: %w", &chain.NodeError{
+			Problem: fmt.Sprintf("the contract's head for %s at block %d (anchored %v, epoch %d) does not match its %s: the node's event history is incomplete",
+				c.Operator, at, head.Anchored, head.Epoch, found),
+			Hint: "use an archive node or an earlier --from-block"})
+	}
+	return out, nil
+}
