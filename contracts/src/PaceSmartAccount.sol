@@ -5,6 +5,7 @@ import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
 import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
 import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
 import {IERC1271} from "@openzeppelin/contracts/interfaces/IERC1271.sol";
+import {IPaceSmartAccount} from "./IPaceSmartAccount.sol";
 
 /// @title PaceSmartAccount (PACE: Policy-Approved Contract Execution)
 /// @notice A smart account that executes a call only with a valid Policy Decision Record (PDR,
@@ -28,7 +29,7 @@ import {IERC1271} from "@openzeppelin/contracts/interfaces/IERC1271.sol";
 ///
 /// @dev Hot-path storage is one slot (`_config`: policy signer, nonce, threshold) so a
 /// policy-signed call pays one cold SLOAD and one SSTORE. See docs/CONTRACTS.md for gas figures.
-contract PaceSmartAccount is Ownable, EIP712, IERC1271 {
+contract PaceSmartAccount is IPaceSmartAccount, Ownable, EIP712, IERC1271 {
     /// @notice The PDR fields that are not implied by the call itself.
     /// @param nonce must equal the account's current nonce
     /// @param policyId identifies the policy (e.g. hash of its canonical encoding) that decided
@@ -89,24 +90,49 @@ contract PaceSmartAccount is Ownable, EIP712, IERC1271 {
         Sig signature;
     }
 
-    /// @notice The only decision value that executes.
+    /// @inheritdoc IPaceSmartAccount
     uint8 public constant DECISION_ALLOW = 1;
 
-    /// @notice The longest delegation chain accepted (bounds the gas of a delegated call).
+    /// @inheritdoc IPaceSmartAccount
     uint256 public constant MAX_DELEGATION_DEPTH = 4;
 
-    /// @notice EIP-712 type hash of the PDR struct.
+    /// @inheritdoc IPaceSmartAccount
     bytes32 public constant PDR_TYPEHASH = keccak256(
         "PDR(uint64 nonce,address target,uint256 value,bytes32 dataHash,bytes32 policyId,uint8 decision,bool approvalRequired,uint64 expiry,bytes32 eventId)"
     );
 
-    /// @notice EIP-712 type hash of the Delegation struct.
+    /// @inheritdoc IPaceSmartAccount
     bytes32 public constant DELEGATION_TYPEHASH = keccak256(
         "Delegation(address delegator,address delegate,bytes32 parent,address[] targets,bytes4[] selectors,uint256 maxValuePerCall,uint256 maxValueTotal,uint64 expiry,bytes32 salt)"
     );
 
     /// @dev ERC-1271 magic value: bytes4(keccak256("isValidSignature(bytes32,bytes)")).
     bytes4 internal constant _ERC1271_MAGIC = 0x1626ba7e;
+
+    // Constants of the assembly hot path ({_executeCore}). Inline assembly reads only constants
+    // whose value is a number literal, hence literals here; `PaceConstantsTest`
+    // (contracts/test/PaceConstants.t.sol) checks each against what it stands for.
+
+    /// @dev {PDR_TYPEHASH} as a literal: keccak256("PDR(uint64 nonce,address target,uint256 value,
+    /// bytes32 dataHash,bytes32 policyId,uint8 decision,bool approvalRequired,uint64 expiry,
+    /// bytes32 eventId)").
+    bytes32 internal constant _PDR_TYPEHASH_LITERAL = 0x0071486a45a1589aa15196c44815c5236ce454fdb6a7bb8676534287cc1c1f80;
+
+    /// @dev The {Executed} event's topic 0: keccak256("Executed(bytes32,bytes32,bytes32,uint256)").
+    bytes32 internal constant _EXECUTED_TOPIC = 0x454140892bf4890594dc9214e95b53b9462997f18d73804b336dcf62cb34940e;
+
+    /// @dev The selector of TooFewApprovals(uint256,uint256), right-aligned for
+    /// `mstore(0x00, selector)` and `revert(0x1c, …)`.
+    uint256 internal constant _TOO_FEW_APPROVALS_SELECTOR = 0x3ef8fc50;
+
+    /// @dev Gas that must remain after a failed call for the failure to count as the target's.
+    uint256 internal constant _GAS_RESERVE = 10_000;
+
+    /// @dev The position of the reentrancy lock bit in `_config`.
+    uint256 internal constant _LOCK_BIT = 255;
+
+    /// @dev The reentrancy lock bit of `_config`.
+    uint256 internal constant _LOCK = 1 << _LOCK_BIT;
 
     /// @dev Packed hot-path state: policySigner (bits 0–159) | nonce (160–223) | threshold (224–231)
     /// | reentrancy lock (bit 255, set only while an execution calls out).
@@ -119,141 +145,17 @@ contract PaceSmartAccount is Ownable, EIP712, IERC1271 {
     uint256 private immutable _separatorChainId;
     address private immutable _self;
 
-    /// @dev The reentrancy lock bit of `_config`.
-    uint256 private constant _LOCK = 1 << 255;
-
-    /// @notice Whether an address is an approver.
+    /// @inheritdoc IPaceSmartAccount
     mapping(address approver => bool) public isApprover;
 
-    /// @notice Number of approvers.
+    /// @inheritdoc IPaceSmartAccount
     uint256 public approverCount;
 
-    /// @notice Revoked delegations, by EIP-712 digest.
+    /// @inheritdoc IPaceSmartAccount
     mapping(bytes32 delegationHash => bool) public isRevoked;
 
-    /// @notice Value spent so far under each delegation, by EIP-712 digest.
+    /// @inheritdoc IPaceSmartAccount
     mapping(bytes32 delegationHash => uint256) public spent;
-
-    // ---------------------------------------------------------------- events
-
-    /// @notice A call was executed under the PDR with digest `pdrHash`.
-    /// @param pdrHash the EIP-712 digest of the PDR
-    /// @param eventId the recorder event id bound in the PDR
-    /// @param call the call, packed in one word (two data words in all, instead of four, save
-    /// ~500 gas per call): bytes 0–19 the target address, bytes 20–23 the selector (first four
-    /// bytes of the calldata, zero when shorter), byte 24 success (1) or failure (0), bytes
-    /// 25–31 zero. A batch reverts instead of recording a failed call. See {packCall}.
-    /// @param value the wei sent
-    event Executed(bytes32 indexed pdrHash, bytes32 indexed eventId, bytes32 call, uint256 value);
-
-    /// @notice A PDR signed by a delegate was accepted; `chain` lists the delegation digests
-    /// from the owner's link to the delegate's.
-    event DelegationUsed(bytes32 indexed pdrHash, address indexed delegate, bytes32[] chain);
-
-    /// @notice The owner revoked the delegation with digest `delegationHash`.
-    event DelegationRevoked(bytes32 indexed delegationHash);
-
-    /// @notice The policy signer changed.
-    event PolicySignerChanged(address indexed previousSigner, address indexed newSigner);
-
-    /// @notice An approver was added (`enabled`) or removed.
-    event ApproverSet(address indexed approver, bool enabled);
-
-    /// @notice The approval threshold changed.
-    event ThresholdChanged(uint8 previousThreshold, uint8 newThreshold);
-
-    // ---------------------------------------------------------------- errors
-
-    /// @notice The PDR's nonce is not the account's current nonce (replay or out of order).
-    error InvalidNonce(uint64 expected, uint64 got);
-
-    /// @notice The PDR's decision is not allow.
-    error DecisionNotAllow(uint8 decision);
-
-    /// @notice The PDR expired at `expiry`; the block timestamp is `nowTs`.
-    error PDRExpired(uint64 expiry, uint256 nowTs);
-
-    /// @notice The PDR for this call was signed by `recovered`, not by the policy signer
-    /// (also the outcome when target, value, calldata, chain or account differ from what was signed).
-    error UnauthorizedPolicySigner(address recovered);
-
-    /// @notice Fewer valid approvals than the threshold.
-    error TooFewApprovals(uint256 got, uint256 threshold);
-
-    /// @notice `signer` signed an approval but is not an approver.
-    error NotApprover(address signer);
-
-    /// @notice The same approver signed twice.
-    error DuplicateApprover(address approver);
-
-    /// @notice Approval signatures must be sorted by strictly increasing signer address.
-    error ApproversNotSorted(address previous, address next);
-
-    /// @notice A batch call failed; the batch was reverted and the nonce not consumed.
-    error CallFailed(uint256 index, bytes returnData);
-
-    /// @notice The external call may have failed for lack of gas supplied by the sender; the
-    /// transaction reverts so that a PDR cannot be burnt by under-funding it.
-    error InsufficientGas();
-
-    /// @notice A delegated PDR came with no delegation chain.
-    error EmptyDelegationChain();
-
-    /// @notice The delegation chain is longer than {MAX_DELEGATION_DEPTH}.
-    error DelegationChainTooLong(uint256 length, uint256 max);
-
-    /// @notice Link `index` names `got` as delegator where `expected` (owner or previous delegate) must be.
-    error DelegatorMismatch(uint256 index, address expected, address got);
-
-    /// @notice Link `index` points to parent `got`, not to the previous link `expected`.
-    error DelegationParentMismatch(uint256 index, bytes32 expected, bytes32 got);
-
-    /// @notice Link `index` was signed by `recovered`, not by its delegator.
-    error InvalidDelegationSignature(uint256 index, address recovered);
-
-    /// @notice The delegation has been revoked by the owner.
-    error RevokedDelegation(bytes32 delegationHash);
-
-    /// @notice The delegation expired at `expiry`.
-    error DelegationExpired(bytes32 delegationHash, uint64 expiry);
-
-    /// @notice `target` is not in the delegation's targets.
-    error TargetNotDelegated(bytes32 delegationHash, address target);
-
-    /// @notice `selector` is not in the delegation's selectors.
-    error SelectorNotDelegated(bytes32 delegationHash, bytes4 selector);
-
-    /// @notice `value` exceeds the delegation's per-call cap.
-    error ValueOverCallCap(bytes32 delegationHash, uint256 value, uint256 cap);
-
-    /// @notice Spending would bring the delegation's total to `total`, above its cap.
-    error ValueOverTotalCap(bytes32 delegationHash, uint256 total, uint256 cap);
-
-    /// @notice The PDR was signed by `recovered`, not by the chain's last delegate `delegate`.
-    error UnauthorizedDelegate(address delegate, address recovered);
-
-    /// @notice Compact execution calldata ({executeCompact_dFki0}) is shorter than its header,
-    /// approvals and value, its approvalRequired byte is above 1, or its value is longer than
-    /// 32 bytes or not minimal (a leading zero byte).
-    error MalformedCompactCall();
-
-    /// @notice A zero address was given where a key is required.
-    error ZeroAddress();
-
-    /// @notice The threshold must be between 1 and the number of approvers (0 only with none).
-    error InvalidThreshold(uint256 threshold, uint256 approverCount);
-
-    /// @notice The approver is already in the requested state.
-    error ApproverUnchanged(address approver, bool enabled);
-
-    /// @notice Renouncing ownership would make keys impossible to rotate and delegations
-    /// impossible to revoke.
-    error RenounceDisabled();
-
-    /// @notice An execution was re-entered (through its target), or the owner tried to rotate the
-    /// policy signer or threshold while an execution is calling out. Same selector as
-    /// OpenZeppelin's ReentrancyGuard error.
-    error ReentrancyGuardReentrantCall();
 
     // ---------------------------------------------------------------- construction
 
@@ -281,29 +183,8 @@ contract PaceSmartAccount is Ownable, EIP712, IERC1271 {
     /// @notice Accepts ETH.
     receive() external payable {}
 
-    /// @notice The compact form of {execute} and {executeWithApprovals}: the same PDR checks,
-    /// effects, event, errors and return value (abi.encode(success, returndata)) for calldata
-    /// packed without ABI padding, which saves ~2,000 gas of calldata and decoding per call
-    /// (docs/CONTRACTS.md, "Compact calldata"). The selector 0x0000008d was mined to be the
-    /// lowest of this contract, so Solidity's dispatcher finds it first (the technique of
-    /// Seaport's `fulfillBasicOrder_efficient_6GL6yc`); the arguments follow it, big-endian and
-    /// unpadded, where Solidity's ABI decoder does not look:
-    ///
-    ///     0    4   selector 0x0000008d        44   32  policyId
-    ///     4   20   target                     76   32  eventId
-    ///     24   8   nonce (uint64)             108  64  policy signature r ‖ vs
-    ///     32   8   expiry (uint64)            172  64n approvals r ‖ vs, sorted by signer
-    ///     40   1   decision (uint8)           172 + 64n       L bytes: value, minimal big-endian
-    ///     41   1   approvalRequired (0 or 1)  172 + 64n + L   the call data: every remaining byte
-    ///     42   1   n, the number of approvals
-    ///     43   1   L, the length of value (0–32; 0 for a zero value)
-    ///
-    /// The EIP-712 PDR signed is the same as for {execute}. Calldata shorter than 172 + 64n + L
-    /// bytes, with approvalRequired above 1, L above 32 or a value with a leading zero byte
-    /// reverts with {MalformedCompactCall}. With n = 0 and approval required it reverts with
-    /// TooFewApprovals(0, max(threshold, 1)), as {executeWithApprovals} does without approvals.
-    /// @return success whether the call succeeded
-    /// @return result the call's return data (or revert data)
+    /// @inheritdoc IPaceSmartAccount
+    /// @dev Decoded and run by {_executeCompact}.
     function executeCompact_dFki0() external payable returns (bool success, bytes memory result) {
         (success, result);
         _executeCompact();
@@ -389,7 +270,7 @@ contract PaceSmartAccount is Ownable, EIP712, IERC1271 {
 
     // ---------------------------------------------------------------- administration
 
-    /// @notice Rotates the policy signer.
+    /// @inheritdoc IPaceSmartAccount
     function setPolicySigner(address newSigner) external onlyOwner {
         if (newSigner == address(0)) revert ZeroAddress();
         uint256 config = _loadConfig();
@@ -397,14 +278,13 @@ contract PaceSmartAccount is Ownable, EIP712, IERC1271 {
         _config = (config & ~uint256(type(uint160).max)) | uint160(newSigner);
     }
 
-    /// @notice Adds (`enabled`) or removes an approver. Removing one may not leave the threshold
-    /// above the number of approvers.
+    /// @inheritdoc IPaceSmartAccount
     function setApprover(address approver, bool enabled) external onlyOwner {
         _setApprover(approver, enabled);
         _checkThreshold(_threshold(_config), approverCount);
     }
 
-    /// @notice Sets how many approvals a PDR that requires human approval needs.
+    /// @inheritdoc IPaceSmartAccount
     function setThreshold(uint8 newThreshold) external onlyOwner {
         _checkThreshold(newThreshold, approverCount);
         uint256 config = _loadConfig();
@@ -412,7 +292,7 @@ contract PaceSmartAccount is Ownable, EIP712, IERC1271 {
         _config = (config & ~(uint256(0xff) << 224)) | (uint256(newThreshold) << 224);
     }
 
-    /// @notice Revokes a delegation (and with it every delegation below it in a chain).
+    /// @inheritdoc IPaceSmartAccount
     function revokeDelegation(bytes32 delegationHash) external onlyOwner {
         isRevoked[delegationHash] = true;
         emit DelegationRevoked(delegationHash);
@@ -425,22 +305,22 @@ contract PaceSmartAccount is Ownable, EIP712, IERC1271 {
 
     // ---------------------------------------------------------------- views
 
-    /// @notice The nonce the next PDR must carry.
+    /// @inheritdoc IPaceSmartAccount
     function nonce() external view returns (uint64) {
         return uint64(_config >> 160);
     }
 
-    /// @notice The key that signs PDRs.
+    /// @inheritdoc IPaceSmartAccount
     function policySigner() external view returns (address) {
         return address(uint160(_config));
     }
 
-    /// @notice Approvals required when a PDR requires human approval.
+    /// @inheritdoc IPaceSmartAccount
     function threshold() external view returns (uint8) {
         return _threshold(_config);
     }
 
-    /// @notice The EIP-712 domain separator of this account on this chain.
+    /// @inheritdoc IPaceSmartAccount
     function domainSeparator() external view returns (bytes32) {
         return _domainSeparatorV4();
     }
@@ -483,7 +363,7 @@ contract PaceSmartAccount is Ownable, EIP712, IERC1271 {
         );
     }
 
-    /// @notice The `call` word of {Executed}: target ‖ selector ‖ success byte ‖ seven zero bytes.
+    /// @inheritdoc IPaceSmartAccount
     function packCall(address target, bytes4 selector, bool success) public pure returns (bytes32) {
         return bytes32(
             (uint256(uint160(target)) << 96) | (uint256(uint32(selector)) << 64) | (success ? uint256(1) << 56 : 0)
@@ -651,7 +531,7 @@ contract PaceSmartAccount is Ownable, EIP712, IERC1271 {
             }
 
             let config := sload(_config.slot)
-            if shr(255, config) {
+            if shr(_LOCK_BIT, config) {
                 mstore(0x00, 0x3ee5aeb5) // ReentrancyGuardReentrantCall()
                 revert(0x1c, 0x04)
             }
@@ -661,7 +541,7 @@ contract PaceSmartAccount is Ownable, EIP712, IERC1271 {
             // digest = keccak256(0x1901 ‖ separator ‖ hashStruct(PDR)), see {_pdrDigest}.
             let digest
             {
-                mstore(0x80, 0x0071486a45a1589aa15196c44815c5236ce454fdb6a7bb8676534287cc1c1f80) // PDR_TYPEHASH
+                mstore(0x80, _PDR_TYPEHASH_LITERAL)
                 mstore(0x100, keccak256(d, dataLength)) // dataHash
                 mstore(scratch, 0x1901)
                 mstore(add(scratch, 0x20), separator)
@@ -676,7 +556,7 @@ contract PaceSmartAccount is Ownable, EIP712, IERC1271 {
                 let expiry := mload(0x180)
                 let expected := and(shr(160, config), 0xffffffffffffffff)
                 if iszero(eq(nonce, expected)) { fail2(0xf917ffea, expected, nonce) } // InvalidNonce(uint64,uint64)
-                if iszero(eq(decision, 1)) { fail1(0x5558510d, decision) } // DecisionNotAllow(uint8)
+                if iszero(eq(decision, DECISION_ALLOW)) { fail1(0x5558510d, decision) } // DecisionNotAllow(uint8)
                 if gt(timestamp(), expiry) { fail2(0xfda15cc8, expiry, timestamp()) } // PDRExpired(uint64,uint256)
             }
 
@@ -691,9 +571,9 @@ contract PaceSmartAccount is Ownable, EIP712, IERC1271 {
             // Approvals ({_checkApprovals}) when the PDR requires them.
             if mload(0x160) { // approvalRequired
                 let required := and(shr(224, config), 0xff)
-                if iszero(approvals) { fail2(0x3ef8fc50, 0, required) } // {execute}: TooFewApprovals(uint256,uint256)
+                if iszero(approvals) { fail2(_TOO_FEW_APPROVALS_SELECTOR, 0, required) } // {execute}: none given
                 if iszero(required) { required := 1 }
-                if lt(approvalCount, required) { fail2(0x3ef8fc50, approvalCount, required) }
+                if lt(approvalCount, required) { fail2(_TOO_FEW_APPROVALS_SELECTOR, approvalCount, required) }
                 let previous := 0
                 for { let i := 0 } lt(i, approvalCount) { i := add(i, 1) } {
                     let signer := recoverSigner(digest, add(approvals, shl(6, i)), scratch)
@@ -711,15 +591,15 @@ contract PaceSmartAccount is Ownable, EIP712, IERC1271 {
                 and(config, not(shl(160, 0xffffffffffffffff))),
                 shl(160, and(add(shr(160, config), 1), 0xffffffffffffffff))
             )
-            sstore(_config.slot, or(unlocked, shl(255, 1)))
+            sstore(_config.slot, or(unlocked, shl(_LOCK_BIT, 1)))
 
-            // The call ({_call}): never delegatecall. A failure with under _GAS_RESERVE (10,000)
-            // gas left may be 63/64 starvation by the sender: revert so the PDR is not burnt.
+            // The call ({_call}): never delegatecall. A failure with under _GAS_RESERVE gas left
+            // may be 63/64 starvation by the sender: revert so the PDR is not burnt.
             let target := mload(0xc0)
             let value := mload(0xe0)
             let success := call(gas(), target, value, d, dataLength, 0x00, 0x00)
             if iszero(success) {
-                if lt(gas(), 10000) {
+                if lt(gas(), _GAS_RESERVE) {
                     mstore(0x00, 0x1c26714c) // InsufficientGas()
                     revert(0x1c, 0x04)
                 }
@@ -732,14 +612,7 @@ contract PaceSmartAccount is Ownable, EIP712, IERC1271 {
                 if gt(dataLength, 3) { selector := shr(224, mload(d)) }
                 mstore(0x00, or(or(shl(96, target), shl(64, selector)), shl(56, success)))
                 mstore(0x20, value)
-                // keccak256("Executed(bytes32,bytes32,bytes32,uint256)")
-                log3(
-                    0x00,
-                    0x40,
-                    0x454140892bf4890594dc9214e95b53b9462997f18d73804b336dcf62cb34940e,
-                    digest,
-                    mload(0x1a0) // eventId
-                )
+                log3(0x00, 0x40, _EXECUTED_TOPIC, digest, mload(0x1a0)) // topics: Executed, digest, eventId
             }
 
             // return abi.encode(success, returndata)
@@ -834,9 +707,6 @@ contract PaceSmartAccount is Ownable, EIP712, IERC1271 {
         bytes4 selector = data.length >= 4 ? bytes4(data[:4]) : bytes4(0);
         emit Executed(digest, eventId, packCall(target, selector, success), value);
     }
-
-    /// @dev Gas that must remain after a failed call for the failure to count as the target's.
-    uint256 private constant _GAS_RESERVE = 10_000;
 
     /// @dev All checks of {executeDelegated}; records spending and emits {DelegationUsed}.
     function _authorizeDelegated(

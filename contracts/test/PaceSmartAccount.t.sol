@@ -3,6 +3,7 @@ pragma solidity 0.8.37;
 
 import {Test} from "./utils/Test.sol";
 import {Sink, Counter, Reenterer, AdminTarget} from "./utils/Targets.sol";
+import {IPaceSmartAccount} from "../src/IPaceSmartAccount.sol";
 import {PaceSmartAccount} from "../src/PaceSmartAccount.sol";
 import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
 import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
@@ -381,7 +382,7 @@ abstract contract PaceExecutionTest is PaceBase {
         calls[0] = PaceSmartAccount.Call(address(counter), 0, bumpData(2));
         PaceSmartAccount.PDRTerms memory t = terms(0, false);
         PaceSmartAccount.Sig memory s = signDigest(POLICY_KEY, account.hashBatch(calls, t));
-        vm.expectPartialRevert(PaceSmartAccount.UnauthorizedPolicySigner.selector);
+        vm.expectPartialRevert(IPaceSmartAccount.UnauthorizedPolicySigner.selector);
         exec(address(counter), 0, bumpData(2), t, s);
     }
 
@@ -390,7 +391,7 @@ abstract contract PaceExecutionTest is PaceBase {
         PaceSmartAccount.PDRTerms memory t = terms(0, false);
         PaceSmartAccount.Sig memory s = signPDR(ATTACKER_KEY, address(counter), 0, data, t);
         vm.expectRevert(
-            abi.encodeWithSelector(PaceSmartAccount.UnauthorizedPolicySigner.selector, vm.addr(ATTACKER_KEY))
+            abi.encodeWithSelector(IPaceSmartAccount.UnauthorizedPolicySigner.selector, vm.addr(ATTACKER_KEY))
         );
         exec(address(counter), 0, data, t, s);
     }
@@ -400,7 +401,7 @@ abstract contract PaceExecutionTest is PaceBase {
         PaceSmartAccount.PDRTerms memory t = terms(0, false);
         PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
         exec(address(counter), 0, data, t, s);
-        vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.InvalidNonce.selector, uint64(1), uint64(0)));
+        vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.InvalidNonce.selector, uint64(1), uint64(0)));
         exec(address(counter), 0, data, t, s);
     }
 
@@ -409,7 +410,7 @@ abstract contract PaceExecutionTest is PaceBase {
         PaceSmartAccount.PDRTerms memory t = terms(0, false);
         PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
         vm.chainId(block.chainid + 1);
-        vm.expectPartialRevert(PaceSmartAccount.UnauthorizedPolicySigner.selector);
+        vm.expectPartialRevert(IPaceSmartAccount.UnauthorizedPolicySigner.selector);
         exec(address(counter), 0, data, t, s);
     }
 
@@ -419,7 +420,7 @@ abstract contract PaceExecutionTest is PaceBase {
         bytes memory data = bumpData(1);
         PaceSmartAccount.PDRTerms memory t = terms(0, false);
         PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t); // for `account`
-        vm.expectPartialRevert(PaceSmartAccount.UnauthorizedPolicySigner.selector);
+        vm.expectPartialRevert(IPaceSmartAccount.UnauthorizedPolicySigner.selector);
         account = other;
         exec(address(counter), 0, data, t, s);
     }
@@ -429,14 +430,14 @@ abstract contract PaceExecutionTest is PaceBase {
         PaceSmartAccount.PDRTerms memory t = terms(0, false);
         PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
         vm.warp(uint256(t.expiry) + 1);
-        vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.PDRExpired.selector, t.expiry, uint256(t.expiry) + 1));
+        vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.PDRExpired.selector, t.expiry, uint256(t.expiry) + 1));
         exec(address(counter), 0, data, t, s);
     }
 
     function test_RevertWhen_CalldataDiffers() public {
         PaceSmartAccount.PDRTerms memory t = terms(0, false);
         PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, bumpData(1), t);
-        vm.expectPartialRevert(PaceSmartAccount.UnauthorizedPolicySigner.selector);
+        vm.expectPartialRevert(IPaceSmartAccount.UnauthorizedPolicySigner.selector);
         exec(address(counter), 0, bumpData(1000), t, s);
     }
 
@@ -444,7 +445,7 @@ abstract contract PaceExecutionTest is PaceBase {
         bytes memory data = bumpData(1);
         PaceSmartAccount.PDRTerms memory t = terms(0, false);
         PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
-        vm.expectPartialRevert(PaceSmartAccount.UnauthorizedPolicySigner.selector);
+        vm.expectPartialRevert(IPaceSmartAccount.UnauthorizedPolicySigner.selector);
         exec(address(counter), 50 ether, data, t, s);
     }
 
@@ -452,7 +453,7 @@ abstract contract PaceExecutionTest is PaceBase {
         bytes memory data = bumpData(1);
         PaceSmartAccount.PDRTerms memory t = terms(0, false);
         PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
-        vm.expectPartialRevert(PaceSmartAccount.UnauthorizedPolicySigner.selector);
+        vm.expectPartialRevert(IPaceSmartAccount.UnauthorizedPolicySigner.selector);
         exec(address(sink), 0, data, t, s);
     }
 
@@ -461,7 +462,7 @@ abstract contract PaceExecutionTest is PaceBase {
         PaceSmartAccount.PDRTerms memory t = terms(0, false);
         t.decision = 0;
         PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
-        vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.DecisionNotAllow.selector, uint8(0)));
+        vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.DecisionNotAllow.selector, uint8(0)));
         exec(address(counter), 0, data, t, s);
     }
 
@@ -469,7 +470,7 @@ abstract contract PaceExecutionTest is PaceBase {
         bytes memory data = bumpData(1);
         PaceSmartAccount.PDRTerms memory t = terms(0, true);
         PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
-        vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.TooFewApprovals.selector, 0, 1));
+        vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.TooFewApprovals.selector, 0, 1));
         exec(address(counter), 0, data, t, s);
     }
 
@@ -481,7 +482,7 @@ abstract contract PaceExecutionTest is PaceBase {
         bytes32 digest = account.hashPDR(address(counter), 0, data, t);
         PaceSmartAccount.Sig memory s = signDigest(POLICY_KEY, digest);
         PaceSmartAccount.Sig[] memory a = approvalsBy(one(APPROVER1_KEY), digest);
-        vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.TooFewApprovals.selector, 1, 2));
+        vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.TooFewApprovals.selector, 1, 2));
         execApproved(address(counter), 0, data, t, s, a);
     }
 
@@ -495,7 +496,7 @@ abstract contract PaceExecutionTest is PaceBase {
         a[0] = signDigest(APPROVER1_KEY, digest);
         a[1] = a[0];
         PaceSmartAccount.Sig memory s = signDigest(POLICY_KEY, digest);
-        vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.DuplicateApprover.selector, vm.addr(APPROVER1_KEY)));
+        vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.DuplicateApprover.selector, vm.addr(APPROVER1_KEY)));
         execApproved(address(counter), 0, data, t, s, a);
     }
 
@@ -510,7 +511,7 @@ abstract contract PaceExecutionTest is PaceBase {
         address hi = ECDSA.recover(digest, a[0].r, a[0].vs);
         address lo = ECDSA.recover(digest, a[1].r, a[1].vs);
         PaceSmartAccount.Sig memory s = signDigest(POLICY_KEY, digest);
-        vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.ApproversNotSorted.selector, hi, lo));
+        vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.ApproversNotSorted.selector, hi, lo));
         execApproved(address(counter), 0, data, t, s, a);
     }
 
@@ -520,7 +521,7 @@ abstract contract PaceExecutionTest is PaceBase {
         bytes32 digest = account.hashPDR(address(counter), 0, data, t);
         PaceSmartAccount.Sig memory s = signDigest(POLICY_KEY, digest);
         PaceSmartAccount.Sig[] memory a = approvalsBy(one(ATTACKER_KEY), digest);
-        vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.NotApprover.selector, vm.addr(ATTACKER_KEY)));
+        vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.NotApprover.selector, vm.addr(ATTACKER_KEY)));
         execApproved(address(counter), 0, data, t, s, a);
     }
 
@@ -570,7 +571,7 @@ abstract contract PaceExecutionTest is PaceBase {
         vm.assertFalse(evil.reentered(), "re-entry must not execute");
         vm.assertEq(
             evil.reentryRevert(),
-            abi.encodeWithSelector(PaceSmartAccount.ReentrancyGuardReentrantCall.selector),
+            abi.encodeWithSelector(IPaceSmartAccount.ReentrancyGuardReentrantCall.selector),
             "blocked by the guard"
         );
         vm.assertEq(counter.count(), 0, "inner call had no effect");
@@ -643,11 +644,11 @@ abstract contract PaceExecutionTest is PaceBase {
         if (approval) {
             PaceSmartAccount.Sig[] memory a = new PaceSmartAccount.Sig[](1);
             a[0] = PaceSmartAccount.Sig(r, vs);
-            expectLikeOpenZeppelin(digest, r, vs, vm.addr(APPROVER2_KEY), PaceSmartAccount.NotApprover.selector);
+            expectLikeOpenZeppelin(digest, r, vs, vm.addr(APPROVER2_KEY), IPaceSmartAccount.NotApprover.selector);
             execApproved(address(counter), 0, data, t, signDigest(POLICY_KEY, digest), a);
         } else {
             expectLikeOpenZeppelin(
-                digest, r, vs, vm.addr(POLICY_KEY), PaceSmartAccount.UnauthorizedPolicySigner.selector
+                digest, r, vs, vm.addr(POLICY_KEY), IPaceSmartAccount.UnauthorizedPolicySigner.selector
             );
             exec(address(counter), 0, data, t, PaceSmartAccount.Sig(r, vs));
         }
@@ -666,12 +667,12 @@ abstract contract PaceExecutionTest is PaceBase {
         vm.assertTrue(ok, "outer call returned");
         vm.assertEq(
             admin.signerRevert(),
-            abi.encodeWithSelector(PaceSmartAccount.ReentrancyGuardReentrantCall.selector),
+            abi.encodeWithSelector(IPaceSmartAccount.ReentrancyGuardReentrantCall.selector),
             "setPolicySigner blocked"
         );
         vm.assertEq(
             admin.thresholdRevert(),
-            abi.encodeWithSelector(PaceSmartAccount.ReentrancyGuardReentrantCall.selector),
+            abi.encodeWithSelector(IPaceSmartAccount.ReentrancyGuardReentrantCall.selector),
             "setThreshold blocked"
         );
         vm.assertEq(account.policySigner(), vm.addr(POLICY_KEY), "signer unchanged");
@@ -693,7 +694,7 @@ abstract contract PaceExecutionTest is PaceBase {
         bytes memory data = abi.encodeCall(Counter.burn, ());
         PaceSmartAccount.PDRTerms memory t = terms(0, false);
         PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
-        vm.expectRevert(PaceSmartAccount.InsufficientGas.selector);
+        vm.expectRevert(IPaceSmartAccount.InsufficientGas.selector);
         submit(execCalldata(address(counter), 0, data, t, s), 300_000);
         vm.assertEq(uint256(account.nonce()), 0, "PDR not burnt");
     }
@@ -704,7 +705,7 @@ abstract contract PaceExecutionTest is PaceBase {
         bytes memory data = bumpData(1);
         PaceSmartAccount.PDRTerms memory t = terms(0, false);
         PaceSmartAccount.Sig memory old = signPDR(POLICY_KEY, address(counter), 0, data, t);
-        vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.UnauthorizedPolicySigner.selector, vm.addr(POLICY_KEY)));
+        vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.UnauthorizedPolicySigner.selector, vm.addr(POLICY_KEY)));
         exec(address(counter), 0, data, t, old);
         (bool ok,) = exec(address(counter), 0, data, t, signPDR(APPROVER1_KEY, address(counter), 0, data, t));
         vm.assertTrue(ok, "new signer accepted");
@@ -749,7 +750,7 @@ abstract contract PaceExecutionTest is PaceBase {
         if (field == 5) t.expiry = uint64(t.expiry + (delta % 1000) + 1);
         (bool ok, bytes memory ret) = address(account).call(execCalldata(target, value, data, t, s));
         vm.assertFalse(ok, "tampered PDR accepted");
-        vm.assertTrue(bytes4(ret) == PaceSmartAccount.UnauthorizedPolicySigner.selector, "rejected as wrong signer");
+        vm.assertTrue(bytes4(ret) == IPaceSmartAccount.UnauthorizedPolicySigner.selector, "rejected as wrong signer");
     }
 
     function testFuzz_ExpiryIsInclusive(uint64 expiry, uint32 ahead) public {
@@ -787,10 +788,10 @@ contract PaceSmartAccountTest is PaceExecutionTest {
         PaceSmartAccount.PDRTerms memory t = terms(0, true);
         bytes32 digest = account.hashBatch(calls, t);
         PaceSmartAccount.Sig memory s = signDigest(POLICY_KEY, digest);
-        vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.TooFewApprovals.selector, 0, 1));
+        vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.TooFewApprovals.selector, 0, 1));
         account.executeBatch(calls, t, s, new PaceSmartAccount.Sig[](0));
         // An approval by someone who is not an approver does not count either.
-        vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.NotApprover.selector, vm.addr(POLICY_KEY)));
+        vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.NotApprover.selector, vm.addr(POLICY_KEY)));
         account.executeBatch(calls, t, s, approvalsBy(one(POLICY_KEY), digest));
         // With the approver's signature the batch runs.
         account.executeBatch(calls, t, s, approvalsBy(one(APPROVER1_KEY), digest));
@@ -805,7 +806,7 @@ contract PaceSmartAccountTest is PaceExecutionTest {
         PaceSmartAccount.Sig memory s = signDigest(POLICY_KEY, account.hashBatch(calls, t));
         vm.expectRevert(
             abi.encodeWithSelector(
-                PaceSmartAccount.CallFailed.selector, 1, abi.encodeWithSelector(Counter.Boom.selector, 7)
+                IPaceSmartAccount.CallFailed.selector, 1, abi.encodeWithSelector(Counter.Boom.selector, 7)
             )
         );
         account.executeBatch(calls, t, s, new PaceSmartAccount.Sig[](0));
@@ -905,7 +906,7 @@ contract PaceSmartAccountTest is PaceExecutionTest {
         PaceSmartAccount.Call memory c = PaceSmartAccount.Call(address(sink), 0, abi.encodeCall(Sink.ping, ()));
         PaceSmartAccount.PDRTerms memory t = terms(0, false);
         PaceSmartAccount.Sig memory s = signPDR(SUBDELEGATE_KEY, c.target, c.value, c.data, t);
-        vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.TargetNotDelegated.selector, rootHash, address(sink)));
+        vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.TargetNotDelegated.selector, rootHash, address(sink)));
         account.executeDelegated(c, t, s, new PaceSmartAccount.Sig[](0), chain);
     }
 
@@ -915,7 +916,7 @@ contract PaceSmartAccountTest is PaceExecutionTest {
         PaceSmartAccount.Call memory c = PaceSmartAccount.Call(address(sink), 0, abi.encodeCall(Counter.bump, (1)));
         PaceSmartAccount.PDRTerms memory t = terms(0, false);
         PaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
-        vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.TargetNotDelegated.selector, h, address(sink)));
+        vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.TargetNotDelegated.selector, h, address(sink)));
         account.executeDelegated(c, t, s, new PaceSmartAccount.Sig[](0), chain);
     }
 
@@ -926,7 +927,7 @@ contract PaceSmartAccountTest is PaceExecutionTest {
         PaceSmartAccount.PDRTerms memory t = terms(0, false);
         PaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
         vm.expectRevert(
-            abi.encodeWithSelector(PaceSmartAccount.SelectorNotDelegated.selector, h, Counter.fail.selector)
+            abi.encodeWithSelector(IPaceSmartAccount.SelectorNotDelegated.selector, h, Counter.fail.selector)
         );
         account.executeDelegated(c, t, s, new PaceSmartAccount.Sig[](0), chain);
     }
@@ -937,7 +938,7 @@ contract PaceSmartAccountTest is PaceExecutionTest {
         PaceSmartAccount.Call memory c = PaceSmartAccount.Call(address(counter), 2 ether, bumpData(1));
         PaceSmartAccount.PDRTerms memory t = terms(0, false);
         PaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
-        vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.ValueOverCallCap.selector, h, 2 ether, 1 ether));
+        vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.ValueOverCallCap.selector, h, 2 ether, 1 ether));
         account.executeDelegated(c, t, s, new PaceSmartAccount.Sig[](0), chain);
     }
 
@@ -950,7 +951,7 @@ contract PaceSmartAccountTest is PaceExecutionTest {
         }
         PaceSmartAccount.PDRTerms memory t = terms(3, false);
         PaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
-        vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.ValueOverTotalCap.selector, h, 4 ether, 3 ether));
+        vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.ValueOverTotalCap.selector, h, 4 ether, 3 ether));
         account.executeDelegated(c, t, s, new PaceSmartAccount.Sig[](0), chain);
     }
 
@@ -962,7 +963,7 @@ contract PaceSmartAccountTest is PaceExecutionTest {
         PaceSmartAccount.PDRTerms memory t = terms(0, false); // the PDR itself is still valid
         PaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
         vm.expectRevert(
-            abi.encodeWithSelector(PaceSmartAccount.DelegationExpired.selector, h, chain[0].delegation.expiry)
+            abi.encodeWithSelector(IPaceSmartAccount.DelegationExpired.selector, h, chain[0].delegation.expiry)
         );
         account.executeDelegated(c, t, s, new PaceSmartAccount.Sig[](0), chain);
     }
@@ -975,7 +976,7 @@ contract PaceSmartAccountTest is PaceExecutionTest {
         PaceSmartAccount.Call memory c = PaceSmartAccount.Call(address(counter), 0, bumpData(1));
         PaceSmartAccount.PDRTerms memory t = terms(0, false);
         PaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
-        vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.RevokedDelegation.selector, h));
+        vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.RevokedDelegation.selector, h));
         account.executeDelegated(c, t, s, new PaceSmartAccount.Sig[](0), chain);
     }
 
@@ -987,7 +988,7 @@ contract PaceSmartAccountTest is PaceExecutionTest {
         PaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
         vm.expectRevert(
             abi.encodeWithSelector(
-                PaceSmartAccount.DelegatorMismatch.selector, 0, vm.addr(OWNER_KEY), vm.addr(ATTACKER_KEY)
+                IPaceSmartAccount.DelegatorMismatch.selector, 0, vm.addr(OWNER_KEY), vm.addr(ATTACKER_KEY)
             )
         );
         account.executeDelegated(c, t, s, new PaceSmartAccount.Sig[](0), chain);
@@ -1001,7 +1002,7 @@ contract PaceSmartAccountTest is PaceExecutionTest {
         PaceSmartAccount.PDRTerms memory t = terms(0, false);
         PaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
         vm.expectRevert(
-            abi.encodeWithSelector(PaceSmartAccount.InvalidDelegationSignature.selector, 0, vm.addr(ATTACKER_KEY))
+            abi.encodeWithSelector(IPaceSmartAccount.InvalidDelegationSignature.selector, 0, vm.addr(ATTACKER_KEY))
         );
         account.executeDelegated(c, t, s, new PaceSmartAccount.Sig[](0), chain);
     }
@@ -1018,7 +1019,7 @@ contract PaceSmartAccountTest is PaceExecutionTest {
         PaceSmartAccount.Sig memory s = signPDR(SUBDELEGATE_KEY, c.target, c.value, c.data, t);
         vm.expectRevert(
             abi.encodeWithSelector(
-                PaceSmartAccount.DelegationParentMismatch.selector, 1, account.hashDelegation(root), keccak256("other")
+                IPaceSmartAccount.DelegationParentMismatch.selector, 1, account.hashDelegation(root), keccak256("other")
             )
         );
         account.executeDelegated(c, t, s, new PaceSmartAccount.Sig[](0), chain);
@@ -1031,7 +1032,7 @@ contract PaceSmartAccountTest is PaceExecutionTest {
         PaceSmartAccount.Sig memory s = signPDR(ATTACKER_KEY, c.target, c.value, c.data, t);
         vm.expectRevert(
             abi.encodeWithSelector(
-                PaceSmartAccount.UnauthorizedDelegate.selector, vm.addr(DELEGATE_KEY), vm.addr(ATTACKER_KEY)
+                IPaceSmartAccount.UnauthorizedDelegate.selector, vm.addr(DELEGATE_KEY), vm.addr(ATTACKER_KEY)
             )
         );
         account.executeDelegated(c, t, s, new PaceSmartAccount.Sig[](0), chain);
@@ -1041,7 +1042,7 @@ contract PaceSmartAccountTest is PaceExecutionTest {
         PaceSmartAccount.Call memory c = PaceSmartAccount.Call(address(counter), 0, bumpData(1));
         PaceSmartAccount.PDRTerms memory t = terms(0, false);
         PaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
-        vm.expectRevert(PaceSmartAccount.EmptyDelegationChain.selector);
+        vm.expectRevert(IPaceSmartAccount.EmptyDelegationChain.selector);
         account.executeDelegated(c, t, s, new PaceSmartAccount.Sig[](0), new PaceSmartAccount.SignedDelegation[](0));
     }
 
@@ -1049,7 +1050,7 @@ contract PaceSmartAccountTest is PaceExecutionTest {
         PaceSmartAccount.Call memory c = PaceSmartAccount.Call(address(counter), 0, bumpData(1));
         PaceSmartAccount.PDRTerms memory t = terms(0, false);
         PaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
-        vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.DelegationChainTooLong.selector, 5, 4));
+        vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.DelegationChainTooLong.selector, 5, 4));
         account.executeDelegated(c, t, s, new PaceSmartAccount.Sig[](0), new PaceSmartAccount.SignedDelegation[](5));
     }
 
@@ -1077,35 +1078,35 @@ contract PaceSmartAccountTest is PaceExecutionTest {
 
     function test_RevertWhen_ThresholdAboveApprovers() public {
         vm.prank(vm.addr(OWNER_KEY));
-        vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.InvalidThreshold.selector, 4, 3));
+        vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.InvalidThreshold.selector, 4, 3));
         account.setThreshold(4);
     }
 
     function test_RevertWhen_RemovingApproverBreaksThreshold() public {
         vm.startPrank(vm.addr(OWNER_KEY));
         account.setThreshold(3);
-        vm.expectRevert(abi.encodeWithSelector(PaceSmartAccount.InvalidThreshold.selector, 3, 2));
+        vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.InvalidThreshold.selector, 3, 2));
         account.setApprover(vm.addr(APPROVER1_KEY), false);
         vm.stopPrank();
     }
 
     function test_RevertWhen_ZeroPolicySigner() public {
         vm.prank(vm.addr(OWNER_KEY));
-        vm.expectRevert(PaceSmartAccount.ZeroAddress.selector);
+        vm.expectRevert(IPaceSmartAccount.ZeroAddress.selector);
         account.setPolicySigner(address(0));
     }
 
     function test_RevertWhen_ApproverUnchanged() public {
         vm.prank(vm.addr(OWNER_KEY));
         vm.expectRevert(
-            abi.encodeWithSelector(PaceSmartAccount.ApproverUnchanged.selector, vm.addr(APPROVER1_KEY), true)
+            abi.encodeWithSelector(IPaceSmartAccount.ApproverUnchanged.selector, vm.addr(APPROVER1_KEY), true)
         );
         account.setApprover(vm.addr(APPROVER1_KEY), true);
     }
 
     function test_RevertWhen_RenounceOwnership() public {
         vm.prank(vm.addr(OWNER_KEY));
-        vm.expectRevert(PaceSmartAccount.RenounceDisabled.selector);
+        vm.expectRevert(IPaceSmartAccount.RenounceDisabled.selector);
         account.renounceOwnership();
     }
 
@@ -1234,9 +1235,9 @@ contract PaceCompactTest is PaceExecutionTest {
             if (len < 4) {
                 vm.assertEq(ret.length, 0, "no selector: reverts without data");
             } else if (len < dataAt) {
-                vm.assertEq(ret, abi.encodeWithSelector(PaceSmartAccount.MalformedCompactCall.selector), "malformed");
+                vm.assertEq(ret, abi.encodeWithSelector(IPaceSmartAccount.MalformedCompactCall.selector), "malformed");
             } else {
-                vm.assertEq(bytes4(ret), PaceSmartAccount.UnauthorizedPolicySigner.selector, "other data");
+                vm.assertEq(bytes4(ret), IPaceSmartAccount.UnauthorizedPolicySigner.selector, "other data");
             }
         }
     }
@@ -1244,7 +1245,7 @@ contract PaceCompactTest is PaceExecutionTest {
     /// @dev Bytes past the end belong to the call data: another call, not signed.
     function test_RevertWhen_CompactCalldataOverlong() public {
         bytes memory ret = callRejected(abi.encodePacked(validCompact(), bytes1(0)));
-        vm.assertEq(bytes4(ret), PaceSmartAccount.UnauthorizedPolicySigner.selector, "other data");
+        vm.assertEq(bytes4(ret), IPaceSmartAccount.UnauthorizedPolicySigner.selector, "other data");
     }
 
     function test_RevertWhen_CompactApprovalRequiredDirty() public {
@@ -1252,7 +1253,7 @@ contract PaceCompactTest is PaceExecutionTest {
             bytes memory cd = validCompact();
             cd[41] = bytes1(uint8(b));
             vm.assertEq(
-                callRejected(cd), abi.encodeWithSelector(PaceSmartAccount.MalformedCompactCall.selector), "dirty flag"
+                callRejected(cd), abi.encodeWithSelector(IPaceSmartAccount.MalformedCompactCall.selector), "dirty flag"
             );
         }
     }
@@ -1272,13 +1273,13 @@ contract PaceCompactTest is PaceExecutionTest {
             padded[i + 1] = cd[i];
         }
         vm.assertEq(
-            callRejected(padded), abi.encodeWithSelector(PaceSmartAccount.MalformedCompactCall.selector), "00 01"
+            callRejected(padded), abi.encodeWithSelector(IPaceSmartAccount.MalformedCompactCall.selector), "00 01"
         );
         // a value length above 32
         cd[43] = bytes1(uint8(33));
         vm.assertEq(
             callRejected(abi.encodePacked(cd, new bytes(64))),
-            abi.encodeWithSelector(PaceSmartAccount.MalformedCompactCall.selector),
+            abi.encodeWithSelector(IPaceSmartAccount.MalformedCompactCall.selector),
             "L 33"
         );
     }
@@ -1326,12 +1327,12 @@ contract PaceCompactTest is PaceExecutionTest {
         if (ret.length == 0) return; // unknown selector or short calldata
         bytes4 e = bytes4(ret);
         vm.assertTrue(
-            e == PaceSmartAccount.MalformedCompactCall.selector
-                || e == PaceSmartAccount.UnauthorizedPolicySigner.selector
-                || e == PaceSmartAccount.InvalidNonce.selector || e == PaceSmartAccount.DecisionNotAllow.selector
-                || e == PaceSmartAccount.PDRExpired.selector || e == PaceSmartAccount.NotApprover.selector
-                || e == PaceSmartAccount.TooFewApprovals.selector || e == PaceSmartAccount.DuplicateApprover.selector
-                || e == PaceSmartAccount.ApproversNotSorted.selector || e == ECDSA.ECDSAInvalidSignature.selector
+            e == IPaceSmartAccount.MalformedCompactCall.selector
+                || e == IPaceSmartAccount.UnauthorizedPolicySigner.selector
+                || e == IPaceSmartAccount.InvalidNonce.selector || e == IPaceSmartAccount.DecisionNotAllow.selector
+                || e == IPaceSmartAccount.PDRExpired.selector || e == IPaceSmartAccount.NotApprover.selector
+                || e == IPaceSmartAccount.TooFewApprovals.selector || e == IPaceSmartAccount.DuplicateApprover.selector
+                || e == IPaceSmartAccount.ApproversNotSorted.selector || e == ECDSA.ECDSAInvalidSignature.selector
                 || e == ECDSA.ECDSAInvalidSignatureS.selector,
             "a custom error of the account"
         );
