@@ -256,8 +256,8 @@ func (ri rawInner) resolve() (InnerCall, bool) {
 	return InnerCall{Target: common.HexToAddress(ts), Value: NewDec(v), Call: &Call{Data: d}}, true
 }
 
-// Event is a decoded log. Topics and Data are always kept.
-type Event struct {
+// DecodedLog is a decoded log. Topics and Data are always kept.
+type DecodedLog struct {
 	Address   common.Address `json:"address"`
 	Signature string         `json:"signature,omitempty"`
 	Name      string         `json:"name,omitempty"`
@@ -276,11 +276,11 @@ type Event struct {
 // DecodeLog decodes a log by its first topic, choosing among definitions
 // with that topic the ones whose number of indexed arguments matches the
 // log (ERC-20 and ERC-721 Transfer share a topic and differ only there).
-func (r *Registry) DecodeLog(addr common.Address, topics []common.Hash, data []byte) *Event {
+func (r *Registry) DecodeLog(addr common.Address, topics []common.Hash, data []byte) *DecodedLog {
 	if r == nil {
 		r = emptyRegistry
 	}
-	ev := &Event{Address: addr, Topics: append([]common.Hash(nil), topics...), Data: common.CopyBytes(data)}
+	ev := &DecodedLog{Address: addr, Topics: append([]common.Hash(nil), topics...), Data: common.CopyBytes(data)}
 	if len(topics) == 0 {
 		ev.Error = "anonymous log (no topics)"
 		return ev

@@ -41,7 +41,7 @@ type Effects struct {
 	// Transfers are the ERC-20 / ERC-721 transfers in the emitted logs.
 	Transfers []Transfer `json:"transfers,omitempty"`
 	// Events are the emitted logs, decoded, in order.
-	Events []*calldata.Event `json:"events,omitempty"`
+	Events []*calldata.DecodedLog `json:"events,omitempty"`
 }
 
 // Frame is one call of the call tree, its input decoded.

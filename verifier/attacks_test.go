@@ -15,13 +15,13 @@ type attack struct {
 	epochs  bool // pos ranges over epochs instead of records
 	apply   func(lg *testLog, img *tamper.Image, pos int) ([]verifier.Anchor, error)
 	verdict func(lg *testLog, pos int) verifier.Verdict
-	kinds   func(lg *testLog, pos int) []verifier.Kind
+	kinds   func(lg *testLog, pos int) []verifier.FindingKind
 }
 
 func tampered(*testLog, int) verifier.Verdict { return verifier.Tampered }
 
-func kinds(k ...verifier.Kind) func(*testLog, int) []verifier.Kind {
-	return func(*testLog, int) []verifier.Kind { return k }
+func kinds(k ...verifier.FindingKind) func(*testLog, int) []verifier.FindingKind {
+	return func(*testLog, int) []verifier.FindingKind { return k }
 }
 
 func keep(lg *testLog) []verifier.Anchor { return lg.anchors }
@@ -43,11 +43,11 @@ var attacks = []attack{
 			return keep(lg), img.EditPayload(i)
 		}},
 	{name: "delete-record", verdict: tampered,
-		kinds: func(lg *testLog, i int) []verifier.Kind {
+		kinds: func(lg *testLog, i int) []verifier.FindingKind {
 			if i == lastRecord(lg) {
-				return []verifier.Kind{verifier.KindRecordsMissing}
+				return []verifier.FindingKind{verifier.KindRecordsMissing}
 			}
-			return []verifier.Kind{verifier.KindSequence}
+			return []verifier.FindingKind{verifier.KindSequence}
 		},
 		apply: func(lg *testLog, img *tamper.Image, i int) ([]verifier.Anchor, error) {
 			return keep(lg), img.DeleteRecord(i)
@@ -90,11 +90,11 @@ var attacks = []attack{
 			}
 			return verifier.Tampered
 		},
-		kinds: func(lg *testLog, t int) []verifier.Kind {
+		kinds: func(lg *testLog, t int) []verifier.FindingKind {
 			if t == lastEpoch(lg) {
-				return []verifier.Kind{verifier.KindTruncated}
+				return []verifier.FindingKind{verifier.KindTruncated}
 			}
-			return []verifier.Kind{verifier.KindEpochMissing}
+			return []verifier.FindingKind{verifier.KindEpochMissing}
 		},
 		apply: func(lg *testLog, img *tamper.Image, t int) ([]verifier.Anchor, error) {
 			return keep(lg), img.DropHeader(t)

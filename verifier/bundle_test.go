@@ -92,7 +92,7 @@ func TestBundleTampering(t *testing.T) {
 	cases := []struct {
 		name   string
 		mutate func(b *verifier.Bundle, anchors []verifier.Anchor) []verifier.Anchor
-		kind   verifier.Kind
+		kind   verifier.FindingKind
 	}{
 		{"record-edited", func(b *verifier.Bundle, a []verifier.Anchor) []verifier.Anchor {
 			e, _ := format.DecodeEnvelope(b.Events[0].Record)

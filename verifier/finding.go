@@ -48,52 +48,52 @@ func (c Class) String() string {
 // MarshalText implements encoding.TextMarshaler.
 func (c Class) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
 
-// Kind names what a finding is about. Each kind belongs to one class, and
+// FindingKind names what a finding is about. Each kind belongs to one class, and
 // the kinds are disjoint: a decode failure, a chain break, a Merkle
 // mismatch and an anchor mismatch are never folded into one another.
-type Kind string
+type FindingKind string
 
 // Finding kinds. docs/SPEC.md ("Verification") lists them with their meaning.
 const (
 	// Tampered: the evidence contradicts itself or the anchors.
-	KindSegmentCorrupt    Kind = "segment_corrupt"      // stream bytes damaged before their end (checksum, length, header)
-	KindRecordDecode      Kind = "record_decode"        // a record is not a valid canonical record
-	KindHeaderDecode      Kind = "header_decode"        // an epoch header is not a valid canonical header
-	KindSequence          Kind = "sequence"             // a record's seq is not its position (insert, delete, reorder)
-	KindChainBreak        Kind = "chain_break"          // a record's prev is not the digest of the record before it
-	KindForeignRecord     Kind = "foreign_record"       // a record or header of another session or recorder
-	KindClock             Kind = "clock"                // logical clock not strictly increasing
-	KindEpochSequence     Kind = "epoch_sequence"       // an epoch header's number or first_seq does not continue the previous epoch
-	KindEpochLink         Kind = "epoch_link"           // an epoch header's prev_root is not the previous epoch's root
-	KindMerkleMismatch    Kind = "merkle_mismatch"      // the records of an epoch do not give its Merkle root
-	KindChainHeadMismatch Kind = "chain_head_mismatch"  // an epoch's last_record is not the digest of its last record (chain and tree disagree)
-	KindRecordsMissing    Kind = "records_missing"      // an anchored epoch header covers records that are not in the log
-	KindAnchorMismatch    Kind = "anchor_mismatch"      // an epoch root differs from the root anchored for that epoch (replaced header, fork, equivocation)
-	KindEpochMissing      Kind = "epoch_missing"        // an anchored epoch is missing between epochs that are present
-	KindAnchorConflict    Kind = "anchor_conflict"      // the anchor source itself is inconsistent (two roots for an epoch, broken back-pointer)
-	KindPayloadMismatch   Kind = "payload_mismatch"     // a stored payload frame is not the one its record commits to (edited, swapped)
-	KindPayloadLost       Kind = "payload_lost"         // the payload of an event in an anchored epoch is missing or unreadable
-	KindPayloadDecrypt    Kind = "payload_decrypt"      // a disclosed payload does not decrypt under its event key
-	KindPayloadCommit     Kind = "payload_commitment"   // a disclosed payload does not match its commitment
-	KindPayloadDecode     Kind = "payload_decode"       // a disclosed payload is not a valid canonical payload
-	KindProofInvalid      Kind = "proof_invalid"        // a bundle's inclusion proof does not lead to its epoch's Merkle root
-	KindExecUnrecorded    Kind = "execution_unrecorded" // a PACE execution on chain whose event id is not in the log, though the log was anchored after it
-	KindExecMismatch      Kind = "execution_mismatch"   // a PACE execution whose recorded event is not a matching chain_tx intent
+	KindSegmentCorrupt    FindingKind = "segment_corrupt"      // stream bytes damaged before their end (checksum, length, header)
+	KindRecordDecode      FindingKind = "record_decode"        // a record is not a valid canonical record
+	KindHeaderDecode      FindingKind = "header_decode"        // an epoch header is not a valid canonical header
+	KindSequence          FindingKind = "sequence"             // a record's seq is not its position (insert, delete, reorder)
+	KindChainBreak        FindingKind = "chain_break"          // a record's prev is not the digest of the record before it
+	KindForeignRecord     FindingKind = "foreign_record"       // a record or header of another session or recorder
+	KindClock             FindingKind = "clock"                // logical clock not strictly increasing
+	KindEpochSequence     FindingKind = "epoch_sequence"       // an epoch header's number or first_seq does not continue the previous epoch
+	KindEpochLink         FindingKind = "epoch_link"           // an epoch header's prev_root is not the previous epoch's root
+	KindMerkleMismatch    FindingKind = "merkle_mismatch"      // the records of an epoch do not give its Merkle root
+	KindChainHeadMismatch FindingKind = "chain_head_mismatch"  // an epoch's last_record is not the digest of its last record (chain and tree disagree)
+	KindRecordsMissing    FindingKind = "records_missing"      // an anchored epoch header covers records that are not in the log
+	KindAnchorMismatch    FindingKind = "anchor_mismatch"      // an epoch root differs from the root anchored for that epoch (replaced header, fork, equivocation)
+	KindEpochMissing      FindingKind = "epoch_missing"        // an anchored epoch is missing between epochs that are present
+	KindAnchorConflict    FindingKind = "anchor_conflict"      // the anchor source itself is inconsistent (two roots for an epoch, broken back-pointer)
+	KindPayloadMismatch   FindingKind = "payload_mismatch"     // a stored payload frame is not the one its record commits to (edited, swapped)
+	KindPayloadLost       FindingKind = "payload_lost"         // the payload of an event in an anchored epoch is missing or unreadable
+	KindPayloadDecrypt    FindingKind = "payload_decrypt"      // a disclosed payload does not decrypt under its event key
+	KindPayloadCommit     FindingKind = "payload_commitment"   // a disclosed payload does not match its commitment
+	KindPayloadDecode     FindingKind = "payload_decode"       // a disclosed payload is not a valid canonical payload
+	KindProofInvalid      FindingKind = "proof_invalid"        // a bundle's inclusion proof does not lead to its epoch's Merkle root
+	KindExecUnrecorded    FindingKind = "execution_unrecorded" // a PACE execution on chain whose event id is not in the log, though the log was anchored after it
+	KindExecMismatch      FindingKind = "execution_mismatch"   // a PACE execution whose recorded event is not a matching chain_tx intent
 
 	// Incomplete: nothing contradicts the anchors, but evidence is missing.
-	KindTornTail       Kind = "torn_tail"           // a stream ends in a torn frame (a crash, or a partial copy)
-	KindUnsealed       Kind = "unsealed"            // events after the last sealed epoch
-	KindUnanchored     Kind = "unanchored"          // epochs (and their events) after the last anchored epoch
-	KindTruncated      Kind = "truncated"           // the log ends before epochs that were anchored, or inside an epoch not anchored
-	KindPayloadMissing Kind = "payload_missing"     // payloads of events not yet anchored absent, or not disclosed
-	KindExecAfterLog   Kind = "execution_after_log" // a PACE execution after the last anchored epoch whose event id is not in the log
+	KindTornTail       FindingKind = "torn_tail"           // a stream ends in a torn frame (a crash, or a partial copy)
+	KindUnsealed       FindingKind = "unsealed"            // events after the last sealed epoch
+	KindUnanchored     FindingKind = "unanchored"          // epochs (and their events) after the last anchored epoch
+	KindTruncated      FindingKind = "truncated"           // the log ends before epochs that were anchored, or inside an epoch not anchored
+	KindPayloadMissing FindingKind = "payload_missing"     // payloads of events not yet anchored absent, or not disclosed
+	KindExecAfterLog   FindingKind = "execution_after_log" // a PACE execution after the last anchored epoch whose event id is not in the log
 
 	// Notices.
-	KindPayloadErased Kind = "payload_erased"             // the epoch's key material was destroyed (crypto-erasure)
-	KindExecUnchecked Kind = "execution_intent_unchecked" // PACE executions matched by event id only: their payloads were not readable
+	KindPayloadErased FindingKind = "payload_erased"             // the epoch's key material was destroyed (crypto-erasure)
+	KindExecUnchecked FindingKind = "execution_intent_unchecked" // PACE executions matched by event id only: their payloads were not readable
 )
 
-var kindClass = map[Kind]Class{
+var kindClass = map[FindingKind]Class{
 	KindSegmentCorrupt: ClassTampered, KindRecordDecode: ClassTampered, KindHeaderDecode: ClassTampered,
 	KindSequence: ClassTampered, KindChainBreak: ClassTampered, KindForeignRecord: ClassTampered,
 	KindClock: ClassTampered, KindEpochSequence: ClassTampered, KindEpochLink: ClassTampered,
@@ -109,20 +109,20 @@ var kindClass = map[Kind]Class{
 }
 
 // Class returns the class of findings of kind k.
-func (k Kind) Class() Class { return kindClass[k] }
+func (k FindingKind) Class() Class { return kindClass[k] }
 
 // Finding is one thing the verifier found. Seq and Epoch locate it (nil when
 // not applicable); a run of consecutive records with the same finding is
 // reported once with Count > 1.
 type Finding struct {
-	Kind     Kind    `json:"kind"`
-	Class    Class   `json:"class"`
-	Epoch    *uint64 `json:"epoch,omitempty"`
-	Seq      *uint64 `json:"seq,omitempty"`
-	Count    uint64  `json:"count,omitempty"` // records in the run, when more than one
-	Expected string  `json:"expected,omitempty"`
-	Found    string  `json:"found,omitempty"`
-	Detail   string  `json:"detail"`
+	Kind     FindingKind `json:"kind"`
+	Class    Class       `json:"class"`
+	Epoch    *uint64     `json:"epoch,omitempty"`
+	Seq      *uint64     `json:"seq,omitempty"`
+	Count    uint64      `json:"count,omitempty"` // records in the run, when more than one
+	Expected string      `json:"expected,omitempty"`
+	Found    string      `json:"found,omitempty"`
+	Detail   string      `json:"detail"`
 }
 
 func (f Finding) String() string {
@@ -164,7 +164,7 @@ type Report struct {
 }
 
 // Has reports whether the report contains a finding of kind k.
-func (r *Report) Has(k Kind) bool {
+func (r *Report) Has(k FindingKind) bool {
 	for _, f := range r.Findings {
 		if f.Kind == k {
 			return true

@@ -22,7 +22,7 @@ func TestEveryCheckHasItsFinding(t *testing.T) {
 		name    string
 		anchors int // anchored epochs
 		mutate  func(t *testing.T, img *tamper.Image)
-		kind    verifier.Kind
+		kind    verifier.FindingKind
 	}{
 		{"chain_break in the unsealed tail", 3, func(t *testing.T, img *tamper.Image) {
 			unsealedTail(img)

@@ -27,7 +27,7 @@ func TestBundleVectors(t *testing.T) {
 				Anchors []verifier.Anchor
 				Level   string
 				Verdict string
-				Kinds   []verifier.Kind
+				Kinds   []verifier.FindingKind
 			}
 			if err := json.Unmarshal(raw, &v); err != nil {
 				t.Fatal(err)

@@ -42,7 +42,7 @@ func reportOf(actual any) (*Verification, error) {
 }
 
 // hints say what a finding usually means and what to check.
-var hints = map[verifier.Kind]string{
+var hints = map[verifier.FindingKind]string{
 	verifier.KindUnsealed:          "events were recorded after the last sealed epoch: call World.SealAndAnchor (or Recorder.Seal) before verifying",
 	verifier.KindUnanchored:        "epochs were sealed but their roots are not on chain yet: call World.SealAndAnchor and wait for it before verifying",
 	verifier.KindTruncated:         "the log ends before epochs that were anchored: a stale or truncated copy",
@@ -157,13 +157,13 @@ func (m *tamperedAtMatcher) NegatedFailureMessage(actual any) string {
 }
 
 type findingMatcher struct {
-	kind verifier.Kind
+	kind verifier.FindingKind
 }
 
 // HaveFinding succeeds when the report has a finding of kind (see
 // verifier/finding.go and docs/SPEC.md, "Verification"). An unknown kind is
 // an error naming the known ones.
-func HaveFinding(kind verifier.Kind) types.GomegaMatcher { return &findingMatcher{kind: kind} }
+func HaveFinding(kind verifier.FindingKind) types.GomegaMatcher { return &findingMatcher{kind: kind} }
 
 func (m *findingMatcher) Match(actual any) (bool, error) {
 	if !isKnownKind(m.kind) {

@@ -107,8 +107,8 @@ func describeReport(r *verifier.Report) string {
 
 // kindSummary is "merkle_mismatch ×1, chain_break ×2".
 func kindSummary(r *verifier.Report) string {
-	n := map[verifier.Kind]int{}
-	var order []verifier.Kind
+	n := map[verifier.FindingKind]int{}
+	var order []verifier.FindingKind
 	for _, f := range r.Findings {
 		if n[f.Kind] == 0 {
 			order = append(order, f.Kind)
@@ -126,7 +126,7 @@ func kindSummary(r *verifier.Report) string {
 }
 
 // knownKinds lists every finding kind, for "did you mean" hints.
-var knownKinds = []verifier.Kind{
+var knownKinds = []verifier.FindingKind{
 	verifier.KindSegmentCorrupt, verifier.KindRecordDecode, verifier.KindHeaderDecode, verifier.KindSequence,
 	verifier.KindChainBreak, verifier.KindForeignRecord, verifier.KindClock, verifier.KindEpochSequence,
 	verifier.KindEpochLink, verifier.KindMerkleMismatch, verifier.KindChainHeadMismatch, verifier.KindRecordsMissing,
@@ -137,7 +137,7 @@ var knownKinds = []verifier.Kind{
 	verifier.KindExecAfterLog, verifier.KindPayloadErased, verifier.KindExecUnchecked,
 }
 
-func isKnownKind(k verifier.Kind) bool {
+func isKnownKind(k verifier.FindingKind) bool {
 	for _, x := range knownKinds {
 		if x == k {
 			return true

@@ -29,7 +29,7 @@ const lastEvent, lastEpoch = events - 1, (events+epochSize-1)/epochSize - 1
 
 func onChain(err error) (verifier.AnchorSource, error) { return nil, err }
 
-func tamperedWith(pos int, kinds ...verifier.Kind) types.GomegaMatcher {
+func tamperedWith(pos int, kinds ...verifier.FindingKind) types.GomegaMatcher {
 	any := make([]types.GomegaMatcher, len(kinds))
 	for i, k := range kinds {
 		any[i] = afrspec.HaveFinding(k)
@@ -37,7 +37,7 @@ func tamperedWith(pos int, kinds ...verifier.Kind) types.GomegaMatcher {
 	return And(afrspec.BeTamperedAt(uint64(pos)), Or(any...))
 }
 
-func epochTampered(kind verifier.Kind) func(int) types.GomegaMatcher {
+func epochTampered(kind verifier.FindingKind) func(int) types.GomegaMatcher {
 	return func(t int) types.GomegaMatcher {
 		return And(afrspec.BeTamperedAt(uint64(t*epochSize)), afrspec.HaveFinding(kind))
 	}

@@ -242,4 +242,3 @@ func selectorOf(in calldata.Intent) [4]byte {
 	}
 	return s
 }
-
