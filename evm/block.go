@@ -29,7 +29,10 @@ func (e *Env) rules(b Block) params.Rules {
 	return e.chain.Rules(new(big.Int).SetUint64(b.Number), true, b.Time)
 }
 
-func (e *Env) blockContext(b Block) vm.BlockContext {
+// blockContext is b as go-ethereum's block context. With zeroFees BASEFEE and
+// BLOBBASEFEE read zero whatever b says (a call without a gas price, as
+// eth_call).
+func (e *Env) blockContext(b Block, zeroFees bool) vm.BlockContext {
 	random := b.PrevRandao
 	ctx := vm.BlockContext{
 		CanTransfer: core.CanTransfer,
@@ -43,6 +46,9 @@ func (e *Env) blockContext(b Block) vm.BlockContext {
 		BaseFee:     new(big.Int),
 		BlobBaseFee: new(big.Int),
 		Random:      &random,
+	}
+	if zeroFees {
+		return ctx
 	}
 	if b.BaseFee != nil {
 		ctx.BaseFee.Set(b.BaseFee)

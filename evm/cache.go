@@ -1,16 +1,14 @@
 package evm
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math/big"
 	"os"
 	"path/filepath"
 
-	"github.com/agentflightrecorder/afr/internal/durable"
+	"github.com/agentflightrecorder/afr/internal/cachefile"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -24,6 +22,8 @@ const (
 	cacheFormat  = "afr-fork-cache"
 	cacheVersion = 1
 )
+
+var cacheKind = cachefile.Format{Name: cacheFormat, Version: cacheVersion}
 
 // CacheError reports a cache file that cannot be used: unreadable, not a fork
 // cache, of an unknown version, or internally inconsistent. A Fork never
@@ -91,23 +91,12 @@ var maxU256 = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(
 // decodeCache parses and validates a cache file. Unknown fields, trailing
 // data, a wrong format or version and inconsistent contents are errors.
 func decodeCache(data []byte) (*cacheFile, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var c cacheFile
-	if err := dec.Decode(&c); err != nil {
-		return nil, fmt.Errorf("decode: %w", err)
+	if err := cachefile.Decode(data, &c, "cache"); err != nil {
+		return nil, err
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("trailing data after the cache object")
-	}
-	if c.Format != cacheFormat {
-		return nil, fmt.Errorf("format is %q, want %q", c.Format, cacheFormat)
-	}
-	if c.Version != cacheVersion {
-		return nil, fmt.Errorf("version %d is not supported (want %d)", c.Version, cacheVersion)
-	}
-	if c.ChainID == 0 {
-		return nil, errors.New("chain_id is missing or zero")
+	if err := cacheKind.Check(c.Format, c.Version, c.ChainID); err != nil {
+		return nil, err
 	}
 	if c.Block.Hash == (common.Hash{}) {
 		return nil, errors.New("block.hash is missing or zero")
@@ -186,10 +175,7 @@ func readCache(path string) (*cacheFile, error) {
 func writeCache(path string, c *cacheFile) error {
 	data, err := encodeCache(c)
 	if err == nil {
-		err = os.MkdirAll(filepath.Dir(path), 0o755)
-	}
-	if err == nil {
-		err = durable.WriteFile(path, data, 0o600)
+		err = cachefile.Write(path, data)
 	}
 	if err != nil {
 		return &CacheError{Path: path, Err: err}

@@ -93,3 +93,34 @@ func FuzzDecodeCache(f *testing.F) {
 		}
 	})
 }
+
+func TestCacheWantCheck(t *testing.T) {
+	c := sampleCache()
+	chain, otherChain := uint64(31337), uint64(1)
+	num, otherNum := uint64(12), uint64(13)
+	hash, otherHash := common.HexToHash("0x12"), common.HexToHash("0x13")
+	for _, tc := range []struct {
+		desc  string
+		want  cacheWant
+		field string // "" for a match
+	}{
+		{"nothing checked", cacheWant{}, ""},
+		{"all match", cacheWant{chainID: &chain, number: &num, hash: &hash}, ""},
+		{"other chain", cacheWant{chainID: &otherChain, number: &otherNum, hash: &otherHash}, "chain_id"},
+		{"other number", cacheWant{chainID: &chain, number: &otherNum, hash: &otherHash}, "block.number"},
+		{"other hash", cacheWant{chainID: &chain, number: &num, hash: &otherHash}, "block.hash"},
+		{"hash only", cacheWant{hash: &otherHash}, "block.hash"},
+	} {
+		err := tc.want.check("p.json", c)
+		if tc.field == "" {
+			if err != nil {
+				t.Errorf("%s: %v", tc.desc, err)
+			}
+			continue
+		}
+		me, ok := err.(*CacheMismatchError)
+		if !ok || me.Field != tc.field || me.Path != "p.json" {
+			t.Errorf("%s: %v, want a %s mismatch", tc.desc, err, tc.field)
+		}
+	}
+}

@@ -122,11 +122,7 @@ func (e *Env) exec(ctx context.Context, msg ethereum.CallMsg, opts *CallOptions,
 		reused = e.reusedEVM(b, zeroFees)
 		evm = reused.evm
 	} else {
-		bctx := e.blockContext(b)
-		if zeroFees {
-			bctx.BaseFee = new(big.Int)
-			bctx.BlobBaseFee = new(big.Int)
-		}
+		bctx := e.blockContext(b, zeroFees)
 		var vmdb vm.StateDB = db
 		cfg := vm.Config{NoBaseFee: true}
 		if opts.Trace {

@@ -7,9 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -37,17 +35,6 @@ type fetchKey struct {
 type flight struct {
 	done chan struct{}
 	err  error
-}
-
-// countingTransport counts HTTP requests.
-type countingTransport struct {
-	base http.RoundTripper
-	n    *atomic.Int64
-}
-
-func (t countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	t.n.Add(1)
-	return t.base.RoundTrip(r)
 }
 
 // batch sends elems as one JSON-RPC batch with the per-request timeout,
@@ -234,10 +221,7 @@ func (f *Fork) fetch(ctx context.Context, keys []fetchKey, fls []*flight) error 
 	} else {
 		e := 0
 		for i, k := range keys {
-			n := 1
-			if k.kind == kindAccount {
-				n = 3
-			}
+			n := callsFor(k.kind)
 			for _, el := range elems[e : e+n] {
 				if el.Error != nil && errs[i] == nil {
 					errs[i] = &RPCError{URL: f.cfg.URL, Method: el.Method, What: describe(k), Attempts: 1, Err: el.Error}

@@ -8,10 +8,11 @@ import (
 	"net/http"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/agentflightrecorder/afr/internal/rpcdial"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -247,18 +248,43 @@ func (f *Fork) openReplay() error {
 		}
 		return err
 	}
-	if cfg.ChainID != 0 && c.ChainID != cfg.ChainID {
-		return &CacheMismatchError{Path: f.path, Field: "chain_id", Got: fmt.Sprint(c.ChainID), Want: fmt.Sprint(cfg.ChainID)}
+	var want cacheWant
+	if cfg.ChainID != 0 {
+		want.chainID = &cfg.ChainID
 	}
 	if cfg.Block != "" {
-		if isHash && c.Block.Hash != hash {
-			return &CacheMismatchError{Path: f.path, Field: "block.hash", Got: c.Block.Hash.Hex(), Want: hash.Hex()}
-		}
-		if !isHash && c.Block.Number != number {
-			return &CacheMismatchError{Path: f.path, Field: "block.number", Got: fmt.Sprint(c.Block.Number), Want: fmt.Sprint(number)}
+		if isHash {
+			want.hash = &hash
+		} else {
+			want.number = &number
 		}
 	}
+	if err := want.check(f.path, c); err != nil {
+		return err
+	}
 	f.adopt(c)
+	return nil
+}
+
+// cacheWant is the chain and block a cache file must have been recorded for;
+// a nil field is not checked.
+type cacheWant struct {
+	chainID *uint64
+	number  *uint64
+	hash    *common.Hash
+}
+
+// check returns a *CacheMismatchError for the first of chain id, block number
+// and block hash in which c differs from w.
+func (w cacheWant) check(path string, c *cacheFile) error {
+	switch {
+	case w.chainID != nil && c.ChainID != *w.chainID:
+		return &CacheMismatchError{Path: path, Field: "chain_id", Got: fmt.Sprint(c.ChainID), Want: fmt.Sprint(*w.chainID)}
+	case w.number != nil && c.Block.Number != *w.number:
+		return &CacheMismatchError{Path: path, Field: "block.number", Got: fmt.Sprint(c.Block.Number), Want: fmt.Sprint(*w.number)}
+	case w.hash != nil && c.Block.Hash != *w.hash:
+		return &CacheMismatchError{Path: path, Field: "block.hash", Got: c.Block.Hash.Hex(), Want: w.hash.Hex()}
+	}
 	return nil
 }
 
@@ -276,21 +302,7 @@ func (f *Fork) openRemote(ctx context.Context) error {
 	if cfg.URL == "" {
 		return errors.New("evm: fork URL is empty")
 	}
-	var opts []rpc.ClientOption
-	if strings.HasPrefix(cfg.URL, "http://") || strings.HasPrefix(cfg.URL, "https://") {
-		hc := cfg.HTTPClient
-		if hc == nil {
-			hc = &http.Client{}
-		}
-		base := hc.Transport
-		if base == nil {
-			base = http.DefaultTransport
-		}
-		counted := *hc
-		counted.Transport = countingTransport{base: base, n: &f.requests}
-		opts = append(opts, rpc.WithHTTPClient(&counted))
-	}
-	if f.client, err = rpc.DialOptions(ctx, cfg.URL, opts...); err != nil {
+	if f.client, err = rpcdial.Dial(ctx, cfg.URL, cfg.HTTPClient, &f.requests); err != nil {
 		return fmt.Errorf("evm: dial fork endpoint %s: %w", cfg.URL, err)
 	}
 
@@ -345,13 +357,11 @@ func (f *Fork) openRemote(ctx context.Context) error {
 			// First recording.
 		case err != nil:
 			return err
-		case c.ChainID != f.chainID:
-			return &CacheMismatchError{Path: f.path, Field: "chain_id", Got: fmt.Sprint(c.ChainID), Want: fmt.Sprint(f.chainID)}
-		case c.Block.Number != f.header.Number:
-			return &CacheMismatchError{Path: f.path, Field: "block.number", Got: fmt.Sprint(c.Block.Number), Want: fmt.Sprint(f.header.Number)}
-		case c.Block.Hash != f.header.Hash:
-			return &CacheMismatchError{Path: f.path, Field: "block.hash", Got: c.Block.Hash.Hex(), Want: f.header.Hash.Hex()}
 		default:
+			want := cacheWant{chainID: &f.chainID, number: &f.header.Number, hash: &f.header.Hash}
+			if err := want.check(f.path, c); err != nil {
+				return err
+			}
 			f.adopt(c)
 		}
 	}

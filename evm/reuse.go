@@ -35,11 +35,7 @@ func (e *Env) reusedEVM(b Block, zeroFees bool) *reusedEVM {
 	if r != nil {
 		r.evm.Release()
 	}
-	bctx := e.blockContext(b)
-	if zeroFees {
-		bctx.BaseFee = new(big.Int)
-		bctx.BlobBaseFee = new(big.Int)
-	}
+	bctx := e.blockContext(b, zeroFees)
 	// Keep copies of the fees: the caller may change its big.Ints in place.
 	b.BaseFee, b.BlobBaseFee = bctx.BaseFee, bctx.BlobBaseFee
 	r = &reusedEVM{evm: vm.NewEVM(bctx, e.db, e.chain, vm.Config{NoBaseFee: true}), block: b}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agentflightrecorder/afr/calldata"
+	"github.com/agentflightrecorder/afr/internal/rpcdial"
 
 	"github.com/agentflightrecorder/afr/evm"
 	"github.com/ethereum/go-ethereum"
@@ -213,37 +214,13 @@ func (r *Replayer) Requests() int64 {
 	return n
 }
 
-type countingTransport struct {
-	base http.RoundTripper
-	n    *atomic.Int64
-}
-
-func (t countingTransport) RoundTrip(q *http.Request) (*http.Response, error) {
-	t.n.Add(1)
-	return t.base.RoundTrip(q)
-}
-
 func (r *Replayer) dial(ctx context.Context) (*rpc.Client, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.client != nil {
 		return r.client, nil
 	}
-	var opts []rpc.ClientOption
-	if strings.HasPrefix(r.url, "http://") || strings.HasPrefix(r.url, "https://") {
-		hc := r.opts.HTTPClient
-		if hc == nil {
-			hc = &http.Client{}
-		}
-		base := hc.Transport
-		if base == nil {
-			base = http.DefaultTransport
-		}
-		c := *hc
-		c.Transport = countingTransport{base: base, n: &r.requests}
-		opts = append(opts, rpc.WithHTTPClient(&c))
-	}
-	c, err := rpc.DialOptions(ctx, r.url, opts...)
+	c, err := rpcdial.Dial(ctx, r.url, r.opts.HTTPClient, &r.requests)
 	if err != nil {
 		return nil, fmt.Errorf("tracesim: dial %s: %w", r.url, err)
 	}

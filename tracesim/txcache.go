@@ -5,13 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math/big"
 	"os"
 	"path/filepath"
 	"strconv"
 
-	"github.com/agentflightrecorder/afr/internal/durable"
+	"github.com/agentflightrecorder/afr/internal/cachefile"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -25,6 +24,8 @@ const (
 	blockFormat  = "afr-tracesim-block"
 	blockVersion = 1
 )
+
+var blockKind = cachefile.Format{Name: blockFormat, Version: blockVersion}
 
 // blockFile is the on-disk form.
 type blockFile struct {
@@ -103,23 +104,12 @@ func (e *BlockFileError) Unwrap() error { return e.Err }
 // a block with number and hash, transactions whose hashes and senders verify,
 // one receipt per transaction in the same order.
 func decodeBlockFile(data []byte) (*minedBlock, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var f blockFile
-	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("decode: %w", err)
+	if err := cachefile.Decode(data, &f, "block"); err != nil {
+		return nil, err
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("trailing data after the block object")
-	}
-	if f.Format != blockFormat {
-		return nil, fmt.Errorf("format is %q, want %q", f.Format, blockFormat)
-	}
-	if f.Version != blockVersion {
-		return nil, fmt.Errorf("version %d is not supported (want %d)", f.Version, blockVersion)
-	}
-	if f.ChainID == 0 {
-		return nil, errors.New("chain_id is missing or zero")
+	if err := blockKind.Check(f.Format, f.Version, f.ChainID); err != nil {
+		return nil, err
 	}
 	return parseBlock(f.ChainID, &f)
 }
@@ -202,10 +192,7 @@ func writeBlockFile(path string, f *blockFile) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return durable.WriteFile(path, append(data, '\n'), 0o600)
+	return cachefile.Write(path, append(data, '\n'))
 }
 
 // findBlockFile looks for the block holding tx under dir/blocks (every chain
