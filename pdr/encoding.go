@@ -266,6 +266,44 @@ func strictJSON(data []byte, v any) error {
 	return nil
 }
 
+// MarshalText returns "allow" or "deny": a Decision's JSON in policies and evaluations. (A PDR's
+// own encodings convert explicitly: "allow"/"deny" in JSON, the EIP-712 uint8 in CBOR.)
+func (d Decision) MarshalText() ([]byte, error) {
+	if d > Allow {
+		return nil, fmt.Errorf("pdr: decision %d has no name", d)
+	}
+	return []byte(d.String()), nil
+}
+
+// UnmarshalText reads "allow" or "deny" and refuses anything else.
+func (d *Decision) UnmarshalText(text []byte) error {
+	v, err := parseDecision(string(text))
+	if err != nil {
+		return err
+	}
+	*d = v
+	return nil
+}
+
+// MarshalCBOR encodes the decision as the text string "allow" or "deny", as policy ids (the
+// hash of a policy's CBOR) have always been computed.
+func (d Decision) MarshalCBOR() ([]byte, error) {
+	text, err := d.MarshalText()
+	if err != nil {
+		return nil, err
+	}
+	return format.Marshal(string(text))
+}
+
+// UnmarshalCBOR reads MarshalCBOR's text string.
+func (d *Decision) UnmarshalCBOR(data []byte) error {
+	var s string
+	if err := cborDecoder.Unmarshal(data, &s); err != nil {
+		return err
+	}
+	return d.UnmarshalText([]byte(s))
+}
+
 func parseDecision(s string) (Decision, error) {
 	switch s {
 	case "allow":

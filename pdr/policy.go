@@ -2,6 +2,7 @@ package pdr
 
 import (
 	"crypto/ecdsa"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
@@ -23,8 +24,10 @@ type Policy struct {
 
 // Rule matches intents by target, method, value and decoded arguments.
 type Rule struct {
-	Name   string `json:"name" cbor:"1,keyasint"`
-	Effect string `json:"effect" cbor:"2,keyasint"` // "allow" or "deny"
+	Name string `json:"name" cbor:"1,keyasint"`
+	// Effect is Allow or Deny; it encodes as the text "allow" or "deny", and a rule decoded
+	// without one is refused (there is no default effect).
+	Effect Decision `json:"effect" cbor:"2,keyasint"`
 	// Targets the rule applies to; empty means any.
 	Targets []common.Address `json:"targets,omitempty" cbor:"3,keyasint,omitempty"`
 	// Method is a Solidity signature such as "transfer(address,uint256)" (elementary types
@@ -70,13 +73,13 @@ type Reason struct {
 // Evaluation is a policy's answer for one intent.
 type Evaluation struct {
 	PolicyID         common.Hash `json:"policy_id" cbor:"1,keyasint"`
-	Decision         string      `json:"decision" cbor:"2,keyasint"`
+	Decision         Decision    `json:"decision" cbor:"2,keyasint"`
 	ApprovalRequired bool        `json:"approval_required" cbor:"3,keyasint"`
 	Reasons          []Reason    `json:"reasons" cbor:"4,keyasint"`
 }
 
 // Allowed reports whether the decision is allow.
-func (e *Evaluation) Allowed() bool { return e.Decision == "allow" }
+func (e *Evaluation) Allowed() bool { return e.Decision == Allow }
 
 // ID returns keccak256 of the policy's deterministic CBOR encoding: the policy id bound in PDRs.
 func (p *Policy) ID() (common.Hash, error) {
@@ -106,7 +109,7 @@ func (p *Policy) Evaluate(in Intent) (Evaluation, error) {
 	if err != nil {
 		return Evaluation{}, err
 	}
-	ev := Evaluation{PolicyID: id, Decision: "deny"}
+	ev := Evaluation{PolicyID: id, Decision: Deny}
 	allowed, denied := false, false
 	for i := range p.Rules {
 		r := &p.Rules[i]
@@ -115,7 +118,7 @@ func (p *Policy) Evaluate(in Intent) (Evaluation, error) {
 		if !ok {
 			continue
 		}
-		if r.Effect == "deny" {
+		if r.Effect == Deny {
 			denied = true
 			continue
 		}
@@ -130,7 +133,7 @@ func (p *Policy) Evaluate(in Intent) (Evaluation, error) {
 		ev.ApprovalRequired = false
 		ev.Reasons = append(ev.Reasons, Reason{Detail: "denied: a deny rule matched"})
 	case allowed:
-		ev.Decision = "allow"
+		ev.Decision = Allow
 	default:
 		ev.Reasons = append(ev.Reasons, Reason{Detail: "denied: no rule allows this call"})
 	}
@@ -145,22 +148,55 @@ func (p *Policy) Decide(in Intent, nonce, expiry uint64, key *ecdsa.PrivateKey) 
 	if err != nil {
 		return SignedPDR{}, Evaluation{}, err
 	}
-	d := Deny
-	if ev.Allowed() {
-		d = Allow
-	}
 	rec := ForCall(in.Domain, in.Call, Terms{
-		Nonce: nonce, PolicyID: ev.PolicyID, Decision: d, ApprovalRequired: ev.ApprovalRequired, Expiry: expiry, EventID: in.EventID,
+		Nonce: nonce, PolicyID: ev.PolicyID, Decision: ev.Decision, ApprovalRequired: ev.ApprovalRequired, Expiry: expiry, EventID: in.EventID,
 	})
 	s, err := SignPDR(key, rec)
 	return s, ev, err
 }
 
+// ruleEffect is a Rule decoded with its effect as a pointer, so that a missing effect is
+// seen: Deny is the zero Decision, and a rule must never deny (or allow) by omission.
+type ruleEffect struct {
+	rule
+	Effect *Decision `json:"effect" cbor:"2,keyasint"`
+}
+
+// rule is Rule without its methods, for decoding.
+type rule Rule
+
+func (w *ruleEffect) done(r *Rule) error {
+	if w.Effect == nil {
+		return fmt.Errorf("pdr: rule %q has no effect, want allow or deny", w.Name)
+	}
+	*r = Rule(w.rule)
+	r.Effect = *w.Effect
+	return nil
+}
+
+// UnmarshalJSON implements json.Unmarshaler; it refuses a rule without an effect.
+func (r *Rule) UnmarshalJSON(data []byte) error {
+	var w ruleEffect
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	return w.done(r)
+}
+
+// UnmarshalCBOR implements cbor.Unmarshaler; it refuses a rule without an effect.
+func (r *Rule) UnmarshalCBOR(data []byte) error {
+	var w ruleEffect
+	if err := cborDecoder.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	return w.done(r)
+}
+
 // ---- rule matching ----
 
 func (r *Rule) validate() error {
-	if r.Effect != "allow" && r.Effect != "deny" {
-		return fmt.Errorf("effect %q, want allow or deny", r.Effect)
+	if r.Effect != Allow && r.Effect != Deny {
+		return fmt.Errorf("effect %s, want allow or deny", r.Effect)
 	}
 	for _, s := range []string{r.MaxValue, r.ApprovalAbove} {
 		if _, err := parseWei(s); err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math/big"
 
+	"github.com/agentflightrecorder/afr/calldata"
 	"github.com/agentflightrecorder/afr/format"
 )
 
@@ -27,14 +28,7 @@ func (e *Effects) Record(chainID uint64) []format.Effect {
 		}})
 	}
 	for _, ev := range e.Events {
-		l := &format.ChainLog{ChainID: chainID, Address: ev.Address.Bytes(), Data: []byte(ev.Data)}
-		if len(l.Data) == 0 {
-			l.Data = nil
-		}
-		for _, t := range ev.Topics {
-			l.Topics = append(l.Topics, t.Bytes())
-		}
-		out = append(out, format.Effect{ChainLog: l})
+		out = append(out, format.Effect{ChainLog: calldata.ChainLog(chainID, ev.Address, ev.Topics, ev.Data)})
 	}
 	return out
 }

@@ -14,21 +14,15 @@ import (
 
 	"github.com/agentflightrecorder/afr/verifier/onchain"
 
-	"github.com/agentflightrecorder/afr/calldata"
-
 	"github.com/agentflightrecorder/afr/chain/backend"
 
-	"github.com/agentflightrecorder/afr/format"
-
-	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/agentflightrecorder/afr/anchor"
 	"github.com/agentflightrecorder/afr/chain"
 	"github.com/agentflightrecorder/afr/chain/backend/anvil"
-	"github.com/agentflightrecorder/afr/contracts/bindings"
+	"github.com/agentflightrecorder/afr/pace"
 	"github.com/agentflightrecorder/afr/pdr"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/recorder/workload"
@@ -294,10 +288,7 @@ func demo(ctx context.Context, say func(string, ...any), kind, dir string, n int
 			}
 		}(ag)
 	}
-	tr := &treasury{ctx: ctx, r: r, c: c, p: p, acct: acct, chainID: rep.ChainID, reg: onchain.DefaultRegistry()}
-	tr.policy = pdr.Policy{Name: "treasury", Rules: []pdr.Rule{
-		{Name: "pay-vendor", Effect: "allow", Targets: []common.Address{vendor}, MaxValue: ether(10).String(), ApprovalAbove: ether(1).String()},
-	}}
+	tr := treasuryAgent(r, c, p, rep.ChainID, acct)
 	acts := []struct {
 		what string
 		to   common.Address
@@ -313,7 +304,7 @@ func demo(ctx context.Context, say func(string, ...any), kind, dir string, n int
 		for r.Position().Next < uint64((i+1)*n/(len(acts)+1)) {
 			time.Sleep(2 * time.Millisecond)
 		}
-		da, err := tr.act(act.what, act.to, act.v)
+		da, err := treasuryAct(ctx, tr, p, act.what, pdr.Call{Target: act.to, Value: act.v})
 		if err != nil {
 			return rep, err
 		}
@@ -458,8 +449,8 @@ func demo(ctx context.Context, say func(string, ...any), kind, dir string, n int
 
 	// 7. A rogue execution the log never saw.
 	rogueID := common.Hash(crypto.Keccak256Hash([]byte("an event that was never recorded")))
-	if _, err := tr.execute(pdr.Call{Target: stranger, Value: ether(0.5)}, rogueID, false); err != nil {
-		return rep, fmt.Errorf("rogue execution: %w", err)
+	if res := unrecorded(ctx, tr, p, pdr.Call{Target: stranger, Value: ether(0.5)}, rogueID); !res.Succeeded() {
+		return rep, fmt.Errorf("rogue execution: %w", res.Err)
 	}
 	rrep, err := verifier.VerifyLog(ctx, l, src, opts)
 	if err != nil {
@@ -570,109 +561,63 @@ func short(s string) string {
 	return s
 }
 
-// treasury is the demo's on-chain agent: it records each intent, has the
-// policy decide (and a human approve) with a PDR bound to the intent's event
-// id, executes through the account and records the outcome.
-type treasury struct {
-	ctx     context.Context
-	r       *recorder.Recorder
-	c       chain.Client
-	p       demoParty
-	acct    common.Address
-	chainID uint64
-	reg     *calldata.Registry
-	policy  pdr.Policy
-	nonce   uint64
+// treasuryAgent is the demo's on-chain agent: it pays the vendor through
+// the account, under a policy that allows payments to the vendor up to 10
+// ETH and asks a human above 1 ETH.
+func treasuryAgent(r pace.Recorder, c chain.Client, p demoParty, chainID uint64, acct common.Address) *pace.Agent {
+	return &pace.Agent{Recorder: r, Client: c, Domain: pdr.Domain{ChainID: chainID, Account: acct}, Registry: onchain.DefaultRegistry(),
+		Policy: &pdr.Policy{Name: "treasury", Rules: []pdr.Rule{
+			{Name: "pay-vendor", Effect: pdr.Allow, Targets: []common.Address{vendor}, MaxValue: ether(10).String(), ApprovalAbove: ether(1).String()},
+		}},
+		PolicySigner: p.policy, Name: "treasury-agent/1.0", Group: "treasury"}
 }
 
-func (t *treasury) act(what string, to common.Address, value *big.Int) (demoAction, error) {
+// treasuryAct runs one action of the treasury agent: propose (intent and policy
+// decision recorded), approve by the demo's human when the policy asks,
+// execute through the account from the relayer (the account refuses a
+// denied PDR: it is not sent), and record the outcome.
+func treasuryAct(ctx context.Context, a *pace.Agent, p demoParty, what string, call pdr.Call) (demoAction, error) {
 	da := demoAction{What: what}
-	call := pdr.Call{Target: to, Value: value}
-	intent := calldata.IntentOf(t.reg, t.chainID, t.acct, &to, value, nil).Record()
-	rc, err := t.r.Record(t.ctx, format.Event{Tool: "pace.execute", Kind: format.KindChainTx, Group: "treasury",
-		Payload: format.Payload{Intent: &intent, Code: &format.CodeProvenance{AgentVersion: "treasury-agent/1.0"}}})
+	pr, err := a.Propose(ctx, call)
 	if err != nil {
 		return da, err
 	}
-	eventID := common.Hash(rc.Digest) // the event id bound in the PDR: the intent record's digest
-	da.IntentSeq, da.EventID = rc.Seq, eventID.Hex()
-	s, ev, err := t.policy.Decide(pdr.Intent{Domain: pdr.Domain{ChainID: t.chainID, Account: t.acct}, Call: call, EventID: eventID},
-		t.nonce, uint64(time.Now().Add(24*time.Hour).Unix()), t.p.policy)
-	if err != nil {
-		return da, err
+	da.IntentSeq, da.EventID = pr.IntentEvent.Seq, pr.EventID().Hex()
+	da.Decision, da.Approval = pr.Evaluation.Decision.String(), pr.Evaluation.ApprovalRequired
+	if pr.Evaluation.Allowed() && pr.Evaluation.ApprovalRequired {
+		if _, err := a.Approve(ctx, pr, p.approver); err != nil {
+			return da, err
+		}
+		da.Approver = chain.Address(p.approver).Hex()
 	}
-	digest := s.PDR.Digest()
-	dec := format.DecisionAllow
+	res := a.Execute(ctx, pr, p.relayer)
 	switch {
-	case !ev.Allowed():
-		dec = format.DecisionDeny
-	case ev.ApprovalRequired:
-		dec = format.DecisionAsk
+	case res.Succeeded():
+		da.Tx, da.GasUsed = res.Receipt.TxHash.Hex(), res.Receipt.GasUsed
+	case pr.Evaluation.Allowed() || !res.Reverted:
+		return da, fmt.Errorf("%s: %w", what, res.Err)
+	default:
+		// The policy denied it and the account refused it (simulated, not
+		// sent): recorded as denied.
+		da.Refused, _, _ = strings.Cut(res.Revert, "(")
+		res = nil
 	}
-	var reasons []string
-	for _, rs := range ev.Reasons {
-		reasons = append(reasons, rs.Detail)
-	}
-	da.Decision, da.Approval = ev.Decision, ev.ApprovalRequired
-	parents := &format.ContextProvenance{Parents: []uint64{rc.Seq}}
-	if _, err := t.r.Record(t.ctx, format.Event{Tool: "policy", Kind: format.KindPolicy, Group: "treasury", Payload: format.Payload{
-		Policy:  &format.PolicyEvaluation{PolicyID: ev.PolicyID.Hex(), Decision: dec, Rule: "treasury", Reasons: reasons, PDRHash: digest[:]},
-		Context: parents}}); err != nil {
-		return da, err
-	}
-	if !ev.Allowed() {
-		// The account refuses a denied PDR: ask it (eth_call), record the denial.
-		_, err := t.c.CallContract(t.ctx, ethereum.CallMsg{From: chain.Address(t.p.relayer), To: &t.acct, Data: s.Calldata(call)}, nil)
-		da.Refused = "no revert?"
-		if rd, ok := chain.RevertData(err); ok {
-			if reason, uerr := bindings.NewPaceSmartAccount().UnpackError(rd); uerr == nil {
-				da.Refused = strings.TrimPrefix(fmt.Sprintf("%T", reason), "*bindings.PaceSmartAccount")
-			} else {
-				da.Refused = fmt.Sprintf("revert 0x%x", rd[:4])
-			}
-		}
-		_, err = t.r.Record(t.ctx, format.Event{Tool: "pace.execute", Kind: format.KindChainTx, Group: "treasury", Payload: format.Payload{
-			Execution: &format.Execution{Status: format.StatusDenied, Error: "denied by policy " + t.policy.Name}, Context: parents}})
-		return da, err
-	}
-	if ev.ApprovalRequired {
-		if err := s.Approve(t.p.approver); err != nil {
-			return da, err
-		}
-		da.Approver = chain.Address(t.p.approver).Hex()
-		if _, err := t.r.Record(t.ctx, format.Event{Tool: "approval", Kind: format.KindApproval, Group: "treasury", Payload: format.Payload{
-			Approval: &format.Approval{Approver: da.Approver, Decision: format.DecisionAllow, Signature: s.Approvals[0][:]}, Context: parents}}); err != nil {
-			return da, err
-		}
-	}
-	rcpt, err := t.submit(s, call)
-	if err != nil {
-		return da, err
-	}
-	da.Tx, da.GasUsed = rcpt.TxHash.Hex(), rcpt.GasUsed
-	_, err = t.r.Record(t.ctx, format.Event{Tool: "pace.execute", Kind: format.KindChainTx, Group: "treasury", Payload: format.Payload{
-		Execution: &format.Execution{Status: format.StatusOK, TxHash: rcpt.TxHash[:], Block: rcpt.BlockNumber.Uint64()}, Context: parents}})
+	_, err = a.RecordOutcome(ctx, pr, res)
 	return da, err
 }
 
-func (t *treasury) submit(s pdr.SignedPDR, call pdr.Call) (*types.Receipt, error) {
-	rc, err := chain.Transact(t.ctx, t.c, t.p.relayer, &t.acct, nil, s.Calldata(call))
+// unrecorded signs an allowing PDR for call bound to eventID with the policy
+// signer and executes it, recording nothing: what a compromised agent
+// holding the policy key could do.
+func unrecorded(ctx context.Context, a *pace.Agent, p demoParty, call pdr.Call, eventID common.Hash) *pace.Outcome {
+	t, err := a.NextTerms(ctx, eventID)
 	if err != nil {
-		return nil, err
+		return &pace.Outcome{Err: err}
 	}
-	t.nonce++
-	return rc, nil
-}
-
-// execute signs a PDR for call with any event id and executes it: what a
-// compromised agent holding a PDR could do without recording.
-func (t *treasury) execute(call pdr.Call, eventID common.Hash, approval bool) (*types.Receipt, error) {
-	id, _ := t.policy.ID()
-	rec := pdr.ForCall(pdr.Domain{ChainID: t.chainID, Account: t.acct}, call, pdr.Terms{Nonce: t.nonce, PolicyID: id, Decision: pdr.Allow,
-		ApprovalRequired: approval, Expiry: uint64(time.Now().Add(24 * time.Hour).Unix()), EventID: eventID})
-	s, err := pdr.SignPDR(t.p.policy, rec)
+	t.Decision = pdr.Allow
+	s, err := pdr.SignPDR(a.PolicySigner, pdr.ForCall(a.Domain, call, t))
 	if err != nil {
-		return nil, err
+		return &pace.Outcome{Err: err}
 	}
-	return t.submit(s, call)
+	return a.Submit(ctx, p.relayer, &s, call)
 }

@@ -6,15 +6,12 @@ import (
 	"math/big"
 	"strings"
 
-	"github.com/agentflightrecorder/afr/calldata"
-
-	"github.com/agentflightrecorder/afr/format"
-
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/agentflightrecorder/afr/contracts/bindings"
+	"github.com/agentflightrecorder/afr/pace"
 	"github.com/agentflightrecorder/afr/pdr"
 	"github.com/agentflightrecorder/afr/recorder"
 )
@@ -28,10 +25,10 @@ const PDRLifetime = 3600
 // allowed; everything else is denied (no rule allows it).
 func DefaultPolicy(w *World) *pdr.Policy {
 	return &pdr.Policy{Name: "afrspec-default", Rules: []pdr.Rule{
-		{Name: "never-pay-the-attacker", Effect: "deny", Targets: []common.Address{w.Attacker.Address}},
-		{Name: "counter-bump", Effect: "allow", Targets: []common.Address{w.Counter}, Method: "bump(uint256)",
+		{Name: "never-pay-the-attacker", Effect: pdr.Deny, Targets: []common.Address{w.Attacker.Address}},
+		{Name: "counter-bump", Effect: pdr.Allow, Targets: []common.Address{w.Counter}, Method: "bump(uint256)",
 			MaxValue: "1000000000000000000", ApprovalIf: []pdr.Condition{{Arg: 0, Op: "gt", Value: "1000"}}},
-		{Name: "sink-ping", Effect: "allow", Targets: []common.Address{w.Sink}, Method: "ping()"},
+		{Name: "sink-ping", Effect: pdr.Allow, Targets: []common.Address{w.Sink}, Method: "ping()"},
 	}}
 }
 
@@ -56,76 +53,27 @@ func (w *World) PingCall() pdr.Call {
 // Proposal is an on-chain action an agent proposed, as far as the
 // harness took it: the intent recorded, the policy's evaluation and the
 // signed PDR (approved by the first Threshold approvers when the policy
-// asked for approval).
-type Proposal struct {
-	Agent       string
-	Call        pdr.Call
-	Intent      format.Intent
-	IntentEvent recorder.Receipt
-	Evaluation  pdr.Evaluation
-	PDR         pdr.SignedPDR
-	// Events are every event recorded for the proposal, intent first.
-	Events []recorder.Receipt
+// asked for approval). It is pace's Proposal.
+type Proposal = pace.Proposal
+
+// agent returns the World's pace agent proposing as name.
+func (w *World) agent(name string) *pace.Agent {
+	a := *w.Pace
+	a.Name = name
+	return &a
 }
 
-// EventID is the recorder event id bound in the PDR: the record digest of
-// the intent event.
-func (p *Proposal) EventID() common.Hash { return common.Hash(p.IntentEvent.Digest) }
-
-// Propose runs the agent side of an on-chain action up to the signed PDR:
-// it decodes the call into an intent (tracesim), records it as a chain_tx
-// event (context parents: parents), evaluates the policy, signs the PDR for
-// the recorded event with the policy signer, records the policy decision,
-// and, when approval is required, collects and records Threshold approvals.
-// A denial is a result, not an error: the PDR then carries decision deny.
+// Propose runs the agent side of an on-chain action up to the signed PDR
+// (pace.Agent.Propose): it records the call's intent as a chain_tx event
+// (context parents: parents), has the policy decide and sign the PDR for the
+// recorded event, records the decision, and, when approval is required,
+// collects and records Threshold approvals. A denial is a result, not an
+// error: the PDR then carries decision deny.
 func (w *World) Propose(ctx context.Context, agent string, call pdr.Call, parents ...uint64) (*Proposal, error) {
-	in := calldata.IntentOf(w.Registry, w.ChainID, w.Account, &call.Target, call.Value, call.Data).Record()
-	p := &Proposal{Agent: agent, Call: call, Intent: in}
-	var cp *format.ContextProvenance
-	if len(parents) > 0 {
-		cp = &format.ContextProvenance{Parents: parents}
-	}
-	rc, err := w.Record(ctx, format.Event{Tool: "pace", Kind: format.KindChainTx, Payload: format.Payload{
-		Intent: &in, Context: cp, Code: &format.CodeProvenance{AgentVersion: agent}}})
+	p, err := w.agent(agent).Propose(ctx, call, parents...)
 	if err != nil {
 		return nil, err
 	}
-	p.IntentEvent, p.Events = rc, []recorder.Receipt{rc}
-	nonce, err := w.NextNonce(ctx)
-	if err != nil {
-		return nil, err
-	}
-	now, err := w.Now(ctx)
-	if err != nil {
-		return nil, err
-	}
-	p.PDR, p.Evaluation, err = w.Policy.Decide(pdr.Intent{Domain: w.Domain, Call: call, EventID: p.EventID()}, nonce, now+PDRLifetime, w.PolicySigner.Key)
-	if err != nil {
-		return nil, err
-	}
-	dec := format.DecisionDeny
-	switch {
-	case p.Evaluation.Allowed() && p.Evaluation.ApprovalRequired:
-		dec = format.DecisionAsk
-	case p.Evaluation.Allowed():
-		dec = format.DecisionAllow
-	}
-	var reasons []string
-	rule := ""
-	for _, r := range p.Evaluation.Reasons {
-		if r.Matched && rule == "" {
-			rule = r.Rule
-		}
-		reasons = append(reasons, strings.TrimSpace(r.Rule+": "+r.Detail))
-	}
-	digest := p.PDR.PDR.Digest()
-	rc, err = w.Record(ctx, format.Event{Tool: "policy", Kind: format.KindPolicy, Payload: format.Payload{
-		Policy:  &format.PolicyEvaluation{PolicyID: p.Evaluation.PolicyID.Hex(), Decision: dec, Rule: rule, Reasons: reasons, PDRHash: digest[:]},
-		Context: &format.ContextProvenance{Parents: []uint64{p.IntentEvent.Seq}}}})
-	if err != nil {
-		return nil, err
-	}
-	p.Events = append(p.Events, rc)
 	if p.Evaluation.Allowed() && p.Evaluation.ApprovalRequired {
 		for _, a := range w.Approvers[:w.cfg.Threshold] {
 			if _, err := w.Approve(ctx, p, a); err != nil {
@@ -139,27 +87,16 @@ func (w *World) Propose(ctx context.Context, agent string, call pdr.Call, parent
 // Approve adds approver a's signature to the proposal's PDR and records the
 // approval (with the signature) as an approval event.
 func (w *World) Approve(ctx context.Context, p *Proposal, a *Actor) (recorder.Receipt, error) {
-	if err := p.PDR.Approve(a.Key); err != nil {
-		return recorder.Receipt{}, err
-	}
-	sig, err := pdr.Sign(a.Key, p.PDR.PDR.Digest())
-	if err != nil {
-		return recorder.Receipt{}, err
-	}
-	rc, err := w.Record(ctx, format.Event{Tool: "approval", Kind: format.KindApproval, Payload: format.Payload{
-		Approval: &format.Approval{Approver: a.Address.Hex(), Decision: format.DecisionAllow, Signature: sig[:]},
-		Context:  &format.ContextProvenance{Parents: []uint64{p.IntentEvent.Seq}}}})
-	if err == nil {
-		p.Events = append(p.Events, rc)
-	}
-	return rc, err
+	return w.Pace.Approve(ctx, p, a.Key)
 }
 
 // Submit sends the account calldata that executes s for call (execute,
 // executeWithApprovals or executeDelegated, as s requires) from relayer.
 // The call need not be the one s was signed for: that is what attacks do.
 func (w *World) Submit(ctx context.Context, relayer *Actor, s *pdr.SignedPDR, call pdr.Call) *TxResult {
-	return w.Send(ctx, relayer, w.Account, nil, s.Calldata(call))
+	o := w.Pace.Submit(ctx, relayer.Key, s, call)
+	return &TxResult{From: relayer, To: w.Account, Value: new(big.Int), Data: o.Data,
+		Receipt: o.Receipt, Reverted: o.Reverted, RevertData: o.RevertData, Err: o.Err}
 }
 
 // Execute submits the proposal's own PDR for its own call from the agent.
@@ -168,41 +105,21 @@ func (w *World) Execute(ctx context.Context, p *Proposal) *TxResult {
 }
 
 // RecordOutcome records what happened to a proposal on chain as a chain_tx
-// event linked to its intent: ok with the transaction, its block and its
-// logs as effects; or reverted (the decoded custom error in Error) for an
-// attempt the account refused — so a denied attempt is evidence too.
-// Extra context parents (e.g. an earlier refused attempt the agent
-// retried after) may be given.
+// event linked to its intent (pace.Agent.RecordOutcome): ok with the
+// transaction, its block and its logs as effects; or reverted (the decoded
+// custom error in Error) for an attempt the account refused — so a denied
+// attempt is evidence too. Extra context parents (e.g. an earlier refused
+// attempt the agent retried after) may be given.
 func (w *World) RecordOutcome(ctx context.Context, p *Proposal, res *TxResult, parents ...uint64) (recorder.Receipt, error) {
-	ex := &format.Execution{Status: format.StatusOK}
-	var effects []format.Effect
-	switch {
-	case res.Succeeded():
-		ex.TxHash, ex.Block = res.Receipt.TxHash.Bytes(), res.Receipt.BlockNumber.Uint64()
-		for _, l := range res.Receipt.Logs {
-			topics := make([]format.Bytes, len(l.Topics))
-			for i, t := range l.Topics {
-				topics[i] = t.Bytes()
-			}
-			effects = append(effects, format.Effect{ChainLog: &format.ChainLog{ChainID: w.ChainID, Address: l.Address.Bytes(), Topics: topics, Data: l.Data}})
-		}
-	case res.Reverted:
-		ex.Status, ex.Error = format.StatusReverted, DescribeRevert(res.RevertData)
-	default:
-		ex.Status, ex.Error = format.StatusFailed, fmt.Sprint(res.Err)
-	}
-	agent := "unknown"
-	tool := "pace"
+	name := "unknown"
 	if p != nil {
-		agent, parents = p.Agent, append([]uint64{p.IntentEvent.Seq}, parents...)
+		name = p.Agent
 	}
-	rc, err := w.Record(ctx, format.Event{Tool: tool, Kind: format.KindChainTx, Payload: format.Payload{
-		Execution: ex, Effects: effects, Context: &format.ContextProvenance{Parents: parents},
-		Code: &format.CodeProvenance{AgentVersion: agent}}})
-	if err == nil && p != nil {
-		p.Events = append(p.Events, rc)
+	o := &pace.Outcome{Data: res.Data, Receipt: res.Receipt, Reverted: res.Reverted, RevertData: res.RevertData, Err: res.Err}
+	if res.Reverted {
+		o.Revert = DescribeRevert(res.RevertData)
 	}
-	return rc, err
+	return w.agent(name).RecordOutcome(ctx, p, o, parents...)
 }
 
 // ---- delegations ----

@@ -23,14 +23,13 @@ import (
 
 	"github.com/agentflightrecorder/afr/format"
 
-	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/agentflightrecorder/afr/anchor"
 	"github.com/agentflightrecorder/afr/chain"
 	"github.com/agentflightrecorder/afr/chain/backend/anvil"
-	"github.com/agentflightrecorder/afr/contracts/bindings"
+	"github.com/agentflightrecorder/afr/pace"
 	"github.com/agentflightrecorder/afr/pdr"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/verifier"
@@ -154,6 +153,10 @@ type World struct {
 	// reverts of every contract the World deployed.
 	Policy   *pdr.Policy
 	Registry *calldata.Registry
+	// Pace runs the agent flow of Propose, Approve, Submit and
+	// RecordOutcome over the recorder, the account, the registry, the
+	// policy and the policy signer (the agent's name is set per proposal).
+	Pace *pace.Agent
 
 	cfg      Config
 	funder   *ecdsa.PrivateKey
@@ -264,6 +267,8 @@ func NewWorld(ctx context.Context, cfg Config) (w *World, err error) {
 	} else {
 		w.Policy = DefaultPolicy(w)
 	}
+	w.Pace = &pace.Agent{Recorder: w.Recorder, Client: w.Client, Domain: w.Domain, Registry: w.Registry,
+		Policy: w.Policy, PolicySigner: w.PolicySigner.Key, Lifetime: PDRLifetime}
 	cfg.Logf("afrspec: world on %s (chain %d): EpochAnchor %s, PaceSmartAccount %s, log %s", w.Backend, w.ChainID, w.Anchor, w.Account, w.LogDir)
 	return w, nil
 }
@@ -500,21 +505,12 @@ func (w *World) Index() (*verifier.Index, error) {
 
 // NextNonce returns the account's current PDR nonce.
 func (w *World) NextNonce(ctx context.Context) (uint64, error) {
-	acct := bindings.NewPaceSmartAccount()
-	out, err := w.Client.CallContract(ctx, ethereum.CallMsg{To: &w.Account, Data: acct.PackNonce()}, nil)
-	if err != nil {
-		return 0, fmt.Errorf("afrspec: nonce: %w", err)
-	}
-	return acct.UnpackNonce(out)
+	return pace.AccountNonce(ctx, w.Client, w.Account)
 }
 
 // Now returns the latest block's timestamp.
 func (w *World) Now(ctx context.Context) (uint64, error) {
-	h, err := w.Client.HeaderByNumber(ctx, nil)
-	if err != nil {
-		return 0, err
-	}
-	return h.Time, nil
+	return pace.BlockTime(ctx, w.Client)
 }
 
 // Close stops the anchorer, closes the recorder and stops the backend

@@ -1,29 +1,39 @@
-package main
+package onchain_test
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"math/big"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/agentflightrecorder/afr/verifier/onchain"
-
-	"github.com/agentflightrecorder/afr/calldata"
-
-	"github.com/agentflightrecorder/afr/chain/backend"
-
-	"github.com/agentflightrecorder/afr/format"
-
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/agentflightrecorder/afr/calldata"
 	"github.com/agentflightrecorder/afr/chain"
+	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/contracts/bindings"
+	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/pace"
 	"github.com/agentflightrecorder/afr/pdr"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/verifier"
+	"github.com/agentflightrecorder/afr/verifier/onchain"
 )
+
+var vendor = common.HexToAddress("0x000000000000000000000000000000000000bEEF")
+
+func milliEther(n int64) *big.Int { return new(big.Int).Mul(big.NewInt(n), big.NewInt(1e15)) }
+
+func newKey(t *testing.T) *ecdsa.PrivateKey {
+	k, err := crypto.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
 
 // TestCompletenessEdgeCases checks the on-chain completeness check where it
 // is easiest to fool: one recorded intent executed twice under two PDRs, an
@@ -39,14 +49,14 @@ func TestCompletenessEdgeCases(t *testing.T) {
 	defer em.Close()
 	c := em.Client()
 	keys := em.Keys()
-	p := demoParty{operator: keys[0], owner: keys[1], relayer: keys[2], policy: mustKey(), approver: mustKey()}
-	dep, err := chain.Deploy(ctx, c, p.operator, &chain.PaceConfig{Owner: chain.Address(p.owner), PolicySigner: chain.Address(p.policy),
-		Approvers: []common.Address{chain.Address(p.approver)}, Threshold: 1})
+	operator, owner, relayer, policyKey, approver := keys[0], keys[1], keys[2], newKey(t), newKey(t)
+	dep, err := chain.Deploy(ctx, c, operator, &chain.PaceConfig{Owner: chain.Address(owner), PolicySigner: chain.Address(policyKey),
+		Approvers: []common.Address{chain.Address(approver)}, Threshold: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	acct := *dep.Pace
-	if _, err := chain.Transact(ctx, c, p.owner, &acct, ether(5), nil); err != nil {
+	if _, err := chain.Transact(ctx, c, owner, &acct, milliEther(5000), nil); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
@@ -54,18 +64,44 @@ func TestCompletenessEdgeCases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := &treasury{ctx: ctx, r: r, c: c, p: p, acct: acct, chainID: backend.EmbeddedChainID, reg: onchain.DefaultRegistry()}
-	tr.policy = pdr.Policy{Name: "treasury", Rules: []pdr.Rule{
-		{Name: "pay-vendor", Effect: "allow", Targets: []common.Address{vendor}, MaxValue: ether(10).String(), ApprovalAbove: ether(1).String()},
-	}}
+	a := &pace.Agent{Recorder: r, Client: c, Domain: pdr.Domain{ChainID: backend.EmbeddedChainID, Account: acct}, Registry: onchain.DefaultRegistry(),
+		Policy: &pdr.Policy{Name: "treasury", Rules: []pdr.Rule{
+			{Name: "pay-vendor", Effect: pdr.Allow, Targets: []common.Address{vendor}, MaxValue: milliEther(10000).String(), ApprovalAbove: milliEther(1000).String()},
+		}},
+		PolicySigner: policyKey, Name: "treasury-agent/1.0", Group: "treasury"}
+	// signed returns a PDR allowing rec's call (or batch), bound to eventID,
+	// signed by the policy signer outside the policy: a compromised agent.
+	signed := func(eventID common.Hash, rec func(pdr.Terms) pdr.PDR) pdr.SignedPDR {
+		t.Helper()
+		terms, err := a.NextTerms(ctx, eventID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		terms.Decision = pdr.Allow
+		s, err := pdr.SignPDR(policyKey, rec(terms))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+
 	// (1) one recorded intent, executed once properly ...
-	da, err := tr.act("pay 0.05", vendor, ether(0.05))
+	pay := pdr.Call{Target: vendor, Value: milliEther(50)}
+	p, err := a.Propose(ctx, pay)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// ... and a second time with a fresh PDR bound to the same event id.
-	if _, err := tr.execute(pdr.Call{Target: vendor, Value: ether(0.05)}, common.HexToHash(da.EventID), false); err != nil {
+	res := a.Execute(ctx, p, relayer)
+	if !res.Succeeded() {
+		t.Fatal(res.Err)
+	}
+	if _, err := a.RecordOutcome(ctx, p, res); err != nil {
 		t.Fatal(err)
+	}
+	// ... and a second time with a fresh PDR bound to the same event id.
+	again := signed(p.EventID(), func(t pdr.Terms) pdr.PDR { return pdr.ForCall(a.Domain, pay, t) })
+	if res := a.Submit(ctx, relayer, &again, pay); !res.Succeeded() {
+		t.Fatal(res.Err)
 	}
 
 	// (2) an intent for token.transfer(A, 1), executed as
@@ -77,56 +113,41 @@ func TestCompletenessEdgeCases(t *testing.T) {
 	}
 	dataA := enc(common.HexToAddress("0xAAAA"), big.NewInt(1))
 	dataB := enc(common.HexToAddress("0xBBBB"), new(big.Int).Exp(big.NewInt(10), big.NewInt(24), nil))
-	id, _ := tr.policy.ID()
 	var compactSeq, batchSeq uint64
-	for _, compact := range []bool{true} {
-		intent := calldata.IntentOf(tr.reg, tr.chainID, acct, &tok, new(big.Int), dataA).Record()
-		rc, err := r.Record(ctx, format.Event{Tool: "pace.execute", Kind: format.KindChainTx, Payload: format.Payload{Intent: &intent}})
+	{
+		intent := calldata.IntentOf(a.Registry, a.Domain.ChainID, acct, &tok, new(big.Int), dataA).Record()
+		rc, err := r.Record(ctx, format.Event{Tool: pace.ToolPace, Kind: format.KindChainTx, Payload: format.Payload{Intent: &intent}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		call := pdr.Call{Target: tok, Value: new(big.Int), Data: dataB}
-		rec := pdr.ForCall(pdr.Domain{ChainID: tr.chainID, Account: acct}, call, pdr.Terms{Nonce: tr.nonce, PolicyID: id, Decision: pdr.Allow,
-			Expiry: uint64(time.Now().Add(time.Hour).Unix()), EventID: common.Hash(rc.Digest)})
-		s, err := pdr.SignPDR(p.policy, rec)
+		s := signed(common.Hash(rc.Digest), func(t pdr.Terms) pdr.PDR { return pdr.ForCall(a.Domain, call, t) })
+		cd, err := pdr.CompactCalldata(&s, call)
 		if err != nil {
 			t.Fatal(err)
 		}
-		cd := s.Calldata(call)
-		if compact {
-			if cd, err = pdr.CompactCalldata(&s, call); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if _, err := chain.Transact(ctx, c, p.relayer, &acct, nil, cd); err != nil {
+		if _, err := chain.Transact(ctx, c, relayer, &acct, nil, cd); err != nil {
 			t.Fatal(err)
 		}
-		tr.nonce++
 		compactSeq = rc.Seq
 	}
 	// (3) a legitimate batch: two payments under one PDR and event id.
 	{
-		calls := []pdr.Call{{Target: vendor, Value: ether(0.01)}, {Target: vendor, Value: ether(0.02)}}
-		bintent := calldata.IntentOf(tr.reg, tr.chainID, acct, &calls[0].Target, calls[0].Value, nil).Record()
+		calls := []pdr.Call{{Target: vendor, Value: milliEther(10)}, {Target: vendor, Value: milliEther(20)}}
+		bintent := calldata.IntentOf(a.Registry, a.Domain.ChainID, acct, &calls[0].Target, calls[0].Value, nil).Record()
 		rc, err := r.Record(ctx, format.Event{Tool: "pace.executeBatch", Kind: format.KindChainTx, Payload: format.Payload{Intent: &bintent}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		rec := pdr.ForBatch(pdr.Domain{ChainID: tr.chainID, Account: acct}, calls, pdr.Terms{Nonce: tr.nonce, PolicyID: id, Decision: pdr.Allow,
-			Expiry: uint64(time.Now().Add(time.Hour).Unix()), EventID: common.Hash(rc.Digest)})
-		s, err := pdr.SignPDR(p.policy, rec)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := signed(common.Hash(rc.Digest), func(t pdr.Terms) pdr.PDR { return pdr.ForBatch(a.Domain, calls, t) })
 		var bc []bindings.PaceSmartAccountCall
 		for _, c := range calls {
 			bc = append(bc, c.Binding())
 		}
 		cd := bindings.NewPaceSmartAccount().PackExecuteBatch(bc, s.PDR.Terms().Binding(), s.Signature.Binding(), nil)
-		if _, err := chain.Transact(ctx, c, p.relayer, &acct, nil, cd); err != nil {
+		if _, err := chain.Transact(ctx, c, relayer, &acct, nil, cd); err != nil {
 			t.Fatal(err)
 		}
-		tr.nonce++
 		batchSeq = rc.Seq
 	}
 	if err := r.Close(); err != nil {
