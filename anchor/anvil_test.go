@@ -175,13 +175,11 @@ func TestAnchorerFaultsAnvil(t *testing.T) {
 	}
 	faults := a.Faults()
 	recordEpochs(4)
-	time.Sleep(600 * time.Millisecond)
-	if w := a.Window(); w.Epochs < 4 || w.Events < 80 {
-		t.Fatalf("window while anvil is down: %+v", w)
-	}
-	if a.Faults() == faults {
-		t.Fatal("no RPC failure seen while anvil was down")
-	}
+	waitFor(t, "the window to grow to ≥ 4 epochs and ≥ 80 events while anvil is down", func() bool {
+		w := a.Window()
+		return w.Epochs >= 4 && w.Events >= 80
+	})
+	waitFor(t, "an RPC failure while anvil is down", func() bool { return a.Faults() > faults })
 	if node, err = anvil.Start(ctx, opts); err != nil {
 		t.Fatal(err)
 	}
@@ -299,16 +297,24 @@ func sendOther(t *testing.T, ctx context.Context, c *ethclient.Client, key *ecds
 	return tx.Hash()
 }
 
+// waitFor polls ok until it holds, and fails the test if it does not
+// within waitTimeout.
 func waitFor(t *testing.T, what string, ok func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
 	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for: %s", what)
+		select {
+		case <-ctx.Done():
+			t.Fatalf("timed out after %s waiting for %s", waitTimeout, what)
+		case <-tick.C:
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+const waitTimeout = 20 * time.Second
 
 // waitMined waits until n pending entries are mined.
 func waitMined(t *testing.T, a *anchor.Anchorer, n int) {

@@ -140,9 +140,10 @@ func TestRestartResumesEmbedded(t *testing.T) {
 	rctx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- a1.Run(rctx, nil) }()
-	for q := a1.Queue(); len(q.Pending) == 0 || q.Pending[0].State != anchor.StateSent; q = a1.Queue() {
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitFor(t, "the first epoch's anchor to be sent", func() bool {
+		q := a1.Queue()
+		return len(q.Pending) > 0 && q.Pending[0].State == anchor.StateSent
+	})
 	stop()
 	if err := <-done; err != nil {
 		t.Fatal(err)

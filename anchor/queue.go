@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/agentflightrecorder/afr/internal/durable"
-
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/internal/durable"
+	"github.com/agentflightrecorder/afr/recorder"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -129,6 +129,91 @@ func (q *Queue) next() uint64 {
 		return q.Anchored[n-1].Epoch + 1
 	}
 	return 0
+}
+
+// SyncLog queues the sealed epochs of the log on disk that are not queued
+// yet, and returns how many it added.
+func (a *Anchorer) SyncLog() (int, error) {
+	l, err := recorder.OpenLog(a.dir)
+	if err != nil {
+		return 0, err
+	}
+	var hs []*format.EpochHeader
+	var roots []format.Digest
+	a.mu.Lock()
+	next := a.q.next()
+	a.mu.Unlock()
+	err = l.Epochs(func(t uint64, raw []byte) error {
+		if t < next {
+			return nil
+		}
+		h, err := format.DecodeEpochHeader(raw)
+		if err != nil {
+			return err
+		}
+		hs, roots = append(hs, h), append(roots, format.EpochRoot(raw))
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("anchor: reading epochs: %w", err)
+	}
+	n := 0
+	for i, h := range hs {
+		added, err := a.enqueue(recorder.SealedEpoch{Header: *h, Root: roots[i]})
+		if err != nil {
+			return n, err
+		}
+		if added {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// Enqueue queues a sealed epoch (durably, before returning). Epochs already
+// queued are ignored; an epoch after a gap makes the anchorer read the
+// missing headers from the log first.
+func (a *Anchorer) Enqueue(s recorder.SealedEpoch) error {
+	_, err := a.enqueue(s)
+	if errors.Is(err, errGap) {
+		if _, err = a.SyncLog(); err == nil {
+			_, err = a.enqueue(s)
+		}
+	}
+	return err
+}
+
+func (a *Anchorer) enqueue(s recorder.SealedEpoch) (bool, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	next := a.q.next()
+	switch {
+	case s.Header.Epoch < next:
+		return false, nil
+	case s.Header.Epoch > next:
+		return false, fmt.Errorf("%w: epoch %d arrived, epoch %d expected", errGap, s.Header.Epoch, next)
+	}
+	if n := len(a.q.Pending); n > 0 && a.q.Pending[n-1].Root != s.Header.PrevRoot {
+		return false, fmt.Errorf("anchor: epoch %d does not link to the queued epoch %d (prev_root %s, queued root %s): the log was re-sealed differently", s.Header.Epoch, a.q.Pending[n-1].Epoch, s.Header.PrevRoot, a.q.Pending[n-1].Root)
+	}
+	e := &Entry{Epoch: s.Header.Epoch, Root: s.Root, PrevRoot: s.Header.PrevRoot,
+		FirstSeq: s.Header.FirstSeq, Count: s.Header.Count, Sealed: time.Unix(0, s.Header.Time), Queued: a.opts.Now(), State: StateQueued}
+	a.q.Pending = append(a.q.Pending, e)
+	if err := a.persistLocked(); err != nil {
+		// Not durable, so not acknowledged: take it back.
+		a.q.Pending = a.q.Pending[:len(a.q.Pending)-1]
+		return false, err
+	}
+	return true, nil
+}
+
+func (a *Anchorer) persistLocked() error {
+	if err := a.q.write(a.dir); err != nil {
+		return fmt.Errorf("anchor: writing queue: %w", err)
+	}
+	close(a.changed)
+	a.changed = make(chan struct{})
+	return nil
 }
 
 // Window is the unanchored window: what a compromise now could still

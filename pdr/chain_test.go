@@ -27,7 +27,7 @@ var sinkAddr = common.HexToAddress("0x5151515151515151515151515151515151515151")
 
 // chain is a PaceSmartAccount deployed on go-ethereum's in-process simulated chain.
 type chain struct {
-	t         *testing.T
+	t         testing.TB
 	backend   *simulated.Backend
 	client    simulated.Client
 	funder    *ecdsa.PrivateKey
@@ -39,7 +39,7 @@ type chain struct {
 	dom       pdr.Domain
 }
 
-func mustKey(t *testing.T) *ecdsa.PrivateKey {
+func mustKey(t testing.TB) *ecdsa.PrivateKey {
 	k, err := crypto.GenerateKey()
 	if err != nil {
 		t.Fatal(err)
@@ -56,7 +56,7 @@ func osaka(_ *node.Config, ec *ethconfig.Config) {
 	ec.Genesis.Config = &cfg
 }
 
-func newChain(t *testing.T, threshold uint8, options ...func(*node.Config, *ethconfig.Config)) *chain {
+func newChain(t testing.TB, threshold uint8, options ...func(*node.Config, *ethconfig.Config)) *chain {
 	t.Helper()
 	c := &chain{t: t, funder: mustKey(t), owner: mustKey(t), policy: mustKey(t)}
 	for range 3 {

@@ -29,7 +29,7 @@ const (
 
 // execGas executes a 4-byte call to the STOP-only sink in a real transaction and returns the
 // receipt's gasUsed. approvers sign when given (the PDR then requires approval).
-func execGas(t *testing.T, c *chain, compact bool, approvers ...*ecdsa.PrivateKey) uint64 {
+func execGas(t testing.TB, c *chain, compact bool, approvers ...*ecdsa.PrivateKey) uint64 {
 	t.Helper()
 	st := c.state()
 	call := pdr.Call{Target: sinkAddr, Data: crypto.Keccak256([]byte("ping()"))[:4]}
@@ -104,10 +104,23 @@ func TestGasTargets(t *testing.T) {
 	}
 }
 
-// TestGasUnderBogota reports (without asserting) the same figures under the simulated chain's
-// default fork set, which includes Amsterdam/Bogota state-access repricing (EIP-8037/8038).
-func TestGasUnderBogota(t *testing.T) {
-	c := newChain(t, 1)
-	execGas(t, c, true)
-	t.Logf("Bogota rules, compact calldata: policy only %d gas, policy + 1 approver %d gas", execGas(t, c, true), execGas(t, c, true, c.approvers[0]))
+// BenchmarkGasUnderBogota reports (without asserting) the same figures under the simulated
+// chain's default fork set, which includes Amsterdam/Bogota state-access repricing
+// (EIP-8037/8038), as the metrics gas/policy-only and gas/one-approver:
+//
+//	go test -run '^$' -bench GasUnderBogota -benchtime 1x ./pdr/
+//
+// The figures are whole transactions on a fresh chain, not timings: b.N does not change them.
+func BenchmarkGasUnderBogota(b *testing.B) {
+	c := newChain(b, 1)
+	defer c.backend.Close()
+	execGas(b, c, true) // the first execution sets the nonce slot: not steady state
+	policy := execGas(b, c, true)
+	approved := execGas(b, c, true, c.approvers[0])
+	for b.Loop() {
+	}
+	b.ReportMetric(0, "ns/op") // not a timing
+	b.ReportMetric(float64(policy), "gas/policy-only")
+	b.ReportMetric(float64(approved), "gas/one-approver")
+	b.Logf("Bogota rules, compact calldata: policy only %d gas, policy + 1 approver %d gas", policy, approved)
 }

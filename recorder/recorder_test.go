@@ -27,6 +27,16 @@ func sampleEvent(i int) format.Event {
 	}
 }
 
+// recordN records sampleEvent(0) … sampleEvent(n-1), failing the test on an error.
+func recordN(t *testing.T, r *recorder.Recorder, n int) {
+	t.Helper()
+	for i := range n {
+		if _, err := r.Record(context.Background(), sampleEvent(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func openT(t *testing.T, dir string, o recorder.Options) *recorder.Recorder {
 	t.Helper()
 	if o.Recorder == "" {
@@ -203,9 +213,7 @@ func TestLogicalClockFollowsRemoteEvents(t *testing.T) {
 func TestReopenContinuesChain(t *testing.T) {
 	dir := t.TempDir()
 	r := openT(t, dir, recorder.Options{EpochSize: 4})
-	for i := 0; i < 6; i++ {
-		r.Record(context.Background(), sampleEvent(i))
-	}
+	recordN(t, r, 6)
 	// Leave two events in the open epoch, then reopen without Close:
 	// everything was fsynced by the default group policy.
 	if _, _, err := r.Seal(); err != nil {
@@ -232,7 +240,9 @@ func TestReopenContinuesChain(t *testing.T) {
 func TestTimeSealing(t *testing.T) {
 	r := openT(t, t.TempDir(), recorder.Options{EpochSize: 1000, EpochMaxAge: 20 * time.Millisecond})
 	defer r.Close()
-	r.Record(context.Background(), sampleEvent(0))
+	if _, err := r.Record(context.Background(), sampleEvent(0)); err != nil {
+		t.Fatal(err)
+	}
 	select {
 	case s := <-r.Sealed():
 		if s.Header.Count != 1 {
@@ -246,9 +256,7 @@ func TestTimeSealing(t *testing.T) {
 func TestPayloadRoundTripAndKeys(t *testing.T) {
 	dir := t.TempDir()
 	r := openT(t, dir, recorder.Options{Encrypt: true, EpochSize: 3})
-	for i := 0; i < 5; i++ {
-		r.Record(context.Background(), sampleEvent(i))
-	}
+	recordN(t, r, 5)
 	m := r.Manifest()
 	r.Close()
 	kr, err := recorder.OpenKeyring(filepath.Join(dir, "keys"), m.Session)
@@ -307,9 +315,7 @@ func TestPayloadRoundTripAndKeys(t *testing.T) {
 func TestInclusionProofs(t *testing.T) {
 	dir := t.TempDir()
 	r := openT(t, dir, recorder.Options{EpochSize: 13})
-	for i := 0; i < 40; i++ {
-		r.Record(context.Background(), sampleEvent(i))
-	}
+	recordN(t, r, 40)
 	r.Close()
 	l, _ := recorder.OpenLog(dir)
 	roots := map[format.Digest]bool{}
@@ -394,7 +400,9 @@ func TestMissingKeysRefused(t *testing.T) {
 	for _, name := range []string{"master.key", "epoch-salts"} {
 		dir := t.TempDir()
 		r := openT(t, dir, recorder.Options{Encrypt: true})
-		r.Record(context.Background(), sampleEvent(0))
+		if _, err := r.Record(context.Background(), sampleEvent(0)); err != nil {
+			t.Fatal(err)
+		}
 		r.Close()
 		os.Remove(filepath.Join(dir, "keys", name))
 		if _, err := recorder.Open(dir, recorder.Options{}); err == nil || !strings.Contains(err.Error(), "refusing to create new key material") {

@@ -5,12 +5,14 @@ import (
 	"crypto/ecdsa"
 	"encoding/json"
 	"errors"
+	"expvar"
 	"fmt"
 	"math/big"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -381,6 +383,7 @@ func runAnchor(e *env, args []string) error {
 		return err
 	}
 	defer a.Close()
+	defer publishAnchor(*logDir, a)()
 	before := len(a.Queue().Anchored)
 	total := before + len(a.Queue().Pending)
 	if !*jsonOut {
@@ -445,6 +448,43 @@ func runAnchor(e *env, args []string) error {
 		return fmt.Errorf("interrupted with %d epochs pending; nothing is lost (hint: run again to resume)", sum.Window.Epochs)
 	}
 	return err
+}
+
+// anchorVar holds the anchorers this process runs, by log directory, for the
+// expvar "afr_anchor": {"<log dir>": anchor.Window, …}. The CLI publishes it,
+// not package anchor: a library publishes no process globals.
+var anchorVar struct {
+	once sync.Once
+	mu   sync.Mutex
+	live map[string]*anchor.Anchorer
+}
+
+// publishAnchor shows a's window in the expvar "afr_anchor" until the
+// returned function is called.
+func publishAnchor(dir string, a *anchor.Anchorer) (unpublish func()) {
+	v := &anchorVar
+	v.once.Do(func() {
+		v.live = map[string]*anchor.Anchorer{}
+		expvar.Publish("afr_anchor", expvar.Func(func() any {
+			v.mu.Lock()
+			defer v.mu.Unlock()
+			out := map[string]anchor.Window{}
+			for d, a := range v.live {
+				out[d] = a.Window()
+			}
+			return out
+		}))
+	})
+	v.mu.Lock()
+	v.live[dir] = a
+	v.mu.Unlock()
+	return func() {
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		if v.live[dir] == a {
+			delete(v.live, dir)
+		}
+	}
 }
 
 // checkChainID refuses an endpoint whose chain is not the deployment's.

@@ -157,11 +157,7 @@ func runQuery(e *env, args []string) error {
 		if keys != nil {
 			opts.Keys = keys
 		}
-		b, err := verifier.Disclose(log, seqs, opts)
-		if err != nil {
-			return err
-		}
-		n, err := writeBundle(*discloseTo, b)
+		_, n, err := writeDisclosure(*discloseTo, log, seqs, opts)
 		if err != nil {
 			return err
 		}

@@ -316,14 +316,19 @@ func openKeys(keyDir, logDir string, session format.SessionID) (*recorder.Keyrin
 	return recorder.OpenKeyring(keyDir, session)
 }
 
-// writeBundle writes a bundle's canonical encoding (mode 0600: it may hold
-// payloads and their keys) and returns its size.
-func writeBundle(path string, b *verifier.Bundle) (int, error) {
+// writeDisclosure writes the bundle of events seqs of src to path, in its
+// canonical encoding (mode 0600: it may hold payloads and their keys), and
+// returns it with its size in bytes.
+func writeDisclosure(path string, src verifier.Source, seqs []uint64, opts verifier.DiscloseOptions) (*verifier.Bundle, int, error) {
+	b, err := verifier.Disclose(src, seqs, opts)
+	if err != nil {
+		return nil, 0, err
+	}
 	data, err := b.Encode()
 	if err != nil {
-		return 0, err
+		return nil, 0, err
 	}
-	return len(data), os.WriteFile(path, data, 0o600)
+	return b, len(data), os.WriteFile(path, data, 0o600)
 }
 
 func readBundle(path string) (*verifier.Bundle, error) {
@@ -399,11 +404,7 @@ func runDisclose(e *env, args []string) error {
 		defer kr.Close()
 		opts.Keys = kr
 	}
-	b, err := verifier.Disclose(l, seqs, opts)
-	if err != nil {
-		return err
-	}
-	n, err := writeBundle(*out, b)
+	b, n, err := writeDisclosure(*out, l, seqs, opts)
 	if err != nil {
 		return err
 	}

@@ -329,7 +329,7 @@ func scanFile(name, kind string, first uint64, last, cutCorrupt bool, visit func
 		}
 		return nil
 	})
-	var torn *tornError
+	var torn *TornTailError
 	var corrupt *CorruptError
 	switch {
 	case errors.As(err, &corrupt) && last && cutCorrupt:
@@ -341,7 +341,7 @@ func scanFile(name, kind string, first uint64, last, cutCorrupt bool, visit func
 		}
 		return n, &Repair{File: name, Offset: end, CutBytes: st.Size() - end, Reason: "cut on request: " + corrupt.Reason}, nil
 	case errors.As(err, &torn) && last && st.Size()-end > MaxTorn && !cutCorrupt:
-		return 0, nil, &CorruptError{File: name, Offset: end, Reason: fmt.Sprintf("%s, but %d bytes follow: too long to be a torn write", torn.reason, st.Size()-end)}
+		return 0, nil, &CorruptError{File: name, Offset: end, Reason: fmt.Sprintf("%s, but %d bytes follow: too long to be a torn write", torn.Reason, st.Size()-end)}
 	case errors.As(err, &torn) && last:
 		if err := f.Truncate(end); err != nil {
 			return 0, nil, err
@@ -349,35 +349,28 @@ func scanFile(name, kind string, first uint64, last, cutCorrupt bool, visit func
 		if err := f.Sync(); err != nil {
 			return 0, nil, err
 		}
-		return n, &Repair{File: name, Offset: end, CutBytes: st.Size() - end, Reason: torn.reason}, nil
+		return n, &Repair{File: name, Offset: end, CutBytes: st.Size() - end, Reason: torn.Reason}, nil
 	case errors.As(err, &torn):
-		return 0, nil, &CorruptError{File: name, Offset: end, Reason: torn.reason + " in a segment that is not the last"}
+		return 0, nil, &CorruptError{File: name, Offset: end, Reason: torn.Reason + " in a segment that is not the last"}
 	case err != nil:
 		return 0, nil, err
 	}
 	return n, nil, nil
 }
 
-// tornError marks a frame that ends past the end of the file or whose bytes
-// do not match its checksum at the very end of the file: the signature of a
-// write interrupted by a crash.
-type tornError struct{ reason string }
-
-func (e *tornError) Error() string { return "torn frame: " + e.reason }
-
 // Scan reads a segment of stream kind from r (of the given size), checks its
 // header and every frame, and calls visit for each frame in order with
 // indices starting at first. It returns the offset just past the last good frame. A frame cut
-// short by the end of the file, or a bad final frame, yields a torn-tail
-// error; a bad frame followed by more data yields a *CorruptError. name is
+// short by the end of the file, or a bad final frame, yields a
+// *TornTailError; a bad frame followed by more data yields a *CorruptError. name is
 // used in errors only. Scan reads the segment into one buffer of size bytes;
 // the frames are slices of it.
 func Scan(r io.ReaderAt, size int64, name, kind string, first uint64, visit func(Frame) error) (int64, error) {
 	if size < HeaderSize {
 		if size == 0 {
-			return 0, &tornError{reason: "empty segment file"}
+			return 0, &TornTailError{File: name, Offset: 0, Reason: "empty segment file"}
 		}
-		return 0, &tornError{reason: "segment header cut short"}
+		return 0, &TornTailError{File: name, Offset: 0, Reason: "segment header cut short"}
 	}
 	// One read of the whole segment (at most the segment size); frames are
 	// slices of it, valid after visit returns.
@@ -389,7 +382,7 @@ func Scan(r io.ReaderAt, size int64, name, kind string, first uint64, visit func
 	if size <= MaxTorn && isZero(b) {
 		// A file the filesystem extended before any of its data reached
 		// the disk (a crash right after the segment was started).
-		return 0, &tornError{reason: "zero-filled segment"}
+		return 0, &TornTailError{File: name, Offset: 0, Reason: "zero-filled segment"}
 	}
 	if [6]byte(h[:6]) != magic {
 		return 0, &CorruptError{File: name, Offset: 0, Reason: "not an AFR segment file (bad magic)"}
@@ -410,7 +403,7 @@ func Scan(r io.ReaderAt, size int64, name, kind string, first uint64, visit func
 	idx := first
 	for off < size {
 		if size-off < FrameOverhead {
-			return off, &tornError{reason: "frame header cut short"}
+			return off, &TornTailError{File: name, Offset: off, Reason: "frame header cut short"}
 		}
 		n := int64(binary.BigEndian.Uint32(b[off:]))
 		sum := binary.BigEndian.Uint32(b[off+4:])
@@ -418,24 +411,24 @@ func Scan(r io.ReaderAt, size int64, name, kind string, first uint64, visit func
 			// Frames are never empty; zeros at the end are a file extended
 			// by the filesystem before its data reached the disk.
 			if size-off <= MaxTorn && isZero(b[off:]) {
-				return off, &tornError{reason: "zero-filled tail"}
+				return off, &TornTailError{File: name, Offset: off, Reason: "zero-filled tail"}
 			}
 			return off, &CorruptError{File: name, Offset: off, Reason: "empty frame"}
 		}
 		if n > MaxFrame {
 			if off+FrameOverhead+n >= size {
-				return off, &tornError{reason: "frame length past end of file"}
+				return off, &TornTailError{File: name, Offset: off, Reason: "frame length past end of file"}
 			}
 			return off, &CorruptError{File: name, Offset: off, Reason: fmt.Sprintf("frame length %d over limit %d", n, MaxFrame)}
 		}
 		if off+FrameOverhead+n > size {
-			return off, &tornError{reason: fmt.Sprintf("frame of %d bytes cut short", n)}
+			return off, &TornTailError{File: name, Offset: off, Reason: fmt.Sprintf("frame of %d bytes cut short", n)}
 		}
 		start := off + FrameOverhead
 		data := b[start : start+n : start+n]
 		if crc32.Checksum(data, castagnoli) != sum {
 			if start+n == size {
-				return off, &tornError{reason: "checksum mismatch in the final frame"}
+				return off, &TornTailError{File: name, Offset: off, Reason: "checksum mismatch in the final frame"}
 			}
 			return off, &CorruptError{File: name, Offset: off, Reason: "checksum mismatch"}
 		}
@@ -481,13 +474,13 @@ func ReadAll(dir, kind string, visit func(Frame) error) error {
 			return visit(fr)
 		})
 		f.Close()
-		var torn *tornError
+		var torn *TornTailError
 		if errors.As(err, &torn) {
 			where := "the last segment"
 			if i != len(files)-1 {
 				where = "a segment that is not the last"
 			}
-			return &TornTailError{File: name, Offset: end, Reason: torn.reason + " in " + where}
+			return &TornTailError{File: name, Offset: end, Reason: torn.Reason + " in " + where}
 		}
 		if err != nil {
 			return err
@@ -497,7 +490,10 @@ func ReadAll(dir, kind string, visit func(Frame) error) error {
 	return nil
 }
 
-// TornTailError reports an incomplete final frame found by a read-only scan.
+// TornTailError reports an incomplete final frame found by a read-only scan
+// (Scan, ReadAll): a frame that ends past the end of the file, or whose bytes
+// do not match its checksum at the very end of the file — the signature of a
+// write interrupted by a crash. Open cuts such a tail instead.
 type TornTailError struct {
 	File   string
 	Offset int64

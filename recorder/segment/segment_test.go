@@ -191,6 +191,33 @@ func TestReadAllReportsTornTail(t *testing.T) {
 	}
 }
 
+// Scan reports damage with the exported error types: a torn final frame as
+// a *TornTailError at the offset of that frame, damage followed by more data
+// as a *CorruptError.
+func TestScanErrorTypes(t *testing.T) {
+	dir := t.TempDir()
+	want := writeFrames(t, dir, 3, 1<<20)
+	name := filepath.Join(dir, "records-0000000000000000.seg")
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := int64(len(b) - FrameOverhead - len(want[2]))
+	torn := b[:len(b)-3]
+	end, err := Scan(bytes.NewReader(torn), int64(len(torn)), name, "records", 0, func(Frame) error { return nil })
+	var tt *TornTailError
+	if !errors.As(err, &tt) || end != last || tt.Offset != last || tt.File != name {
+		t.Fatalf("torn tail: got end %d, %#v, want a *TornTailError at offset %d", end, err, last)
+	}
+	bad := bytes.Clone(b)
+	bad[HeaderSize+FrameOverhead] ^= 1 // first frame's data: its checksum fails, more frames follow
+	_, err = Scan(bytes.NewReader(bad), int64(len(bad)), name, "records", 0, func(Frame) error { return nil })
+	var ce *CorruptError
+	if !errors.As(err, &ce) || ce.Offset != HeaderSize {
+		t.Fatalf("corrupt frame: got %#v, want a *CorruptError at offset %d", err, HeaderSize)
+	}
+}
+
 // FuzzScan feeds arbitrary bytes to the segment reader: it must never panic
 // or allocate past the input, and whatever it accepts must re-encode to the
 // same bytes.

@@ -1,0 +1,87 @@
+package anchor
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/agentflightrecorder/afr/format"
+
+	"github.com/ethereum/go-ethereum/common"
+)
+
+// ErrForeignAnchor is matched (errors.Is) by *ForeignAnchorError.
+var ErrForeignAnchor = errors.New("anchor: epoch anchored by another writer with the same operator key")
+
+// ForeignAnchorError reports an epoch that the chain holds with a root this
+// log did not produce: the operator key is being used by another writer.
+type ForeignAnchorError struct {
+	Operator  common.Address
+	Epoch     uint64
+	Ours      format.Digest
+	Theirs    format.Digest
+	Tx        common.Hash
+	Block     uint64
+	ChainNext uint64 // the operator's next epoch on chain
+}
+
+func (e *ForeignAnchorError) Error() string {
+	return fmt.Sprintf("anchor: ANOTHER WRITER anchored epoch %d for operator %s: root %s in tx %s (block %d), this log's root is %s; "+
+		"the operator key is in use elsewhere (hint: stop the other writer, rotate the key, and investigate before anchoring again)",
+		e.Epoch, e.Operator, e.Theirs, e.Tx, e.Block, e.Ours)
+}
+
+// Is makes errors.Is(err, ErrForeignAnchor) true.
+func (e *ForeignAnchorError) Is(target error) bool { return target == ErrForeignAnchor }
+
+// errPersist marks a failure to write the queue file: Run stops on it, as
+// the queue on disk no longer says what was sent.
+var errPersist = errors.New("anchor: writing queue")
+
+// ErrQueueCorrupt is matched (errors.Is) by *QueueCorruptError.
+var ErrQueueCorrupt = errors.New("anchor: queue file holds an unusable entry")
+
+// QueueCorruptError reports a signed transaction in the queue file that does
+// not decode. Run stops on it: the queue needs an operator's attention.
+type QueueCorruptError struct {
+	Epoch uint64
+	Err   error // the decoding error
+}
+
+func (e *QueueCorruptError) Error() string {
+	return fmt.Sprintf("anchor: %s holds an undecodable transaction for epoch %d: %v", QueueFile, e.Epoch, e.Err)
+}
+
+// Unwrap returns the decoding error.
+func (e *QueueCorruptError) Unwrap() error { return e.Err }
+
+// Is makes errors.Is(err, ErrQueueCorrupt) true.
+func (e *QueueCorruptError) Is(target error) bool { return target == ErrQueueCorrupt }
+
+// stopsRun reports whether Run must stop on err rather than retry it.
+func stopsRun(err error) bool {
+	var fe *ForeignAnchorError
+	return errors.As(err, &fe) || errors.Is(err, errPersist) || errors.Is(err, ErrQueueCorrupt)
+}
+
+// Node answers to eth_sendRawTransaction that the anchorer acts on.
+// go-ethereum defines them as txpool.ErrAlreadyKnown and core.ErrNonceTooLow,
+// but they reach the anchorer over JSON-RPC — anvil over HTTP, the embedded
+// chain through an in-process RPC client — where only the message survives,
+// so errors.Is could never match them. The messages are matched here and
+// nowhere else. (Importing core and core/txpool for their error values would
+// also add some 65 packages, state and trie databases among them.)
+const (
+	msgAlreadyKnown = "already known" // txpool.ErrAlreadyKnown
+	msgNonceTooLow  = "nonce too low" // core.ErrNonceTooLow, followed by the nonces
+)
+
+// isAlreadyKnown reports whether the node refused a transaction it holds already.
+func isAlreadyKnown(err error) bool { return hasMessage(err, msgAlreadyKnown) }
+
+// isNonceTooLow reports whether the node refused a transaction whose nonce is used.
+func isNonceTooLow(err error) bool { return hasMessage(err, msgNonceTooLow) }
+
+func hasMessage(err error, msg string) bool {
+	return err != nil && strings.Contains(strings.ToLower(err.Error()), msg)
+}

@@ -1,0 +1,199 @@
+package recorder
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/agentflightrecorder/afr/format"
+
+	"github.com/agentflightrecorder/afr/recorder/segment"
+)
+
+// Recovery reports what Open repaired after a crash.
+type Recovery struct {
+	Repairs         []segment.Repair // torn frames cut from segment tails
+	DroppedRecords  uint64           // complete records without their payload (never acknowledged)
+	DroppedPayloads uint64           // payloads without their record (never acknowledged)
+	DroppedHeaders  uint64           // epoch headers past the last record
+}
+
+// Clean reports whether nothing had to be repaired.
+func (r Recovery) Clean() bool {
+	return len(r.Repairs) == 0 && r.DroppedRecords == 0 && r.DroppedPayloads == 0 && r.DroppedHeaders == 0
+}
+
+// recover opens the three streams, cuts what was never acknowledged, checks
+// the chain, and rebuilds the open epoch.
+func (r *Recorder) recover() error {
+	var headers []*format.EpochHeader
+	var err error
+	var reps []segment.Repair
+	r.epochs, reps, err = r.openStream(filepath.Join(r.dir, "epochs"), "epochs", r.opts.SegmentSize, func(f segment.Frame) error {
+		h, err := format.DecodeEpochHeader(f.Data)
+		if err != nil {
+			return fmt.Errorf("epoch header %d: %w", f.Index, err)
+		}
+		headers = append(headers, h)
+		return nil
+	})
+	if err != nil {
+		return r.openError(err)
+	}
+	r.recovery.Repairs = append(r.recovery.Repairs, reps...)
+
+	var npay uint64
+	r.payloads, reps, err = r.openStream(filepath.Join(r.dir, "payloads"), "payloads", r.opts.SegmentSize, func(segment.Frame) error {
+		npay++
+		return nil
+	})
+	if err != nil {
+		return r.openError(err)
+	}
+	r.recovery.Repairs = append(r.recovery.Repairs, reps...)
+
+	// Records: check sequence, chain and identity as we go; keep the digests
+	// of records after the last sealed epoch to rebuild the open epoch.
+	var sealedEnd uint64
+	if n := len(headers); n > 0 {
+		sealedEnd = headers[n-1].FirstSeq + headers[n-1].Count
+	}
+	var tail []format.Digest
+	var tailClock []uint64
+	var nrec uint64
+	r.records, reps, err = r.openStream(filepath.Join(r.dir, "records"), "records", r.opts.SegmentSize, func(f segment.Frame) error {
+		e, err := format.DecodeEnvelope(f.Data)
+		if err != nil {
+			return fmt.Errorf("record %d: %w", f.Index, err)
+		}
+		if e.Seq != f.Index || e.Prev != r.last || e.Session != r.man.Session || e.Recorder != r.man.Recorder {
+			return fmt.Errorf("record %d: does not continue the chain (seq %d); the store is damaged: run afr verify", f.Index, e.Seq)
+		}
+		r.last = format.RecordDigest(f.Data)
+		r.clock = e.Clock
+		if f.Index >= sealedEnd {
+			tail = append(tail, r.last)
+			tailClock = append(tailClock, e.Clock)
+		}
+		nrec++
+		return nil
+	})
+	if err != nil {
+		return r.openError(err)
+	}
+	r.recovery.Repairs = append(r.recovery.Repairs, reps...)
+
+	// An event is acknowledged only once both its payload and its record
+	// are written, so the log ends at the shorter of the two streams.
+	n := min(nrec, npay)
+	if n < sealedEnd {
+		// Headers are written after their records; a header past the last
+		// record was never durable, hence never announced. Drop them and
+		// scan again, so the open epoch is rebuilt from its records.
+		for len(headers) > 0 && headers[len(headers)-1].FirstSeq+headers[len(headers)-1].Count > n {
+			headers = headers[:len(headers)-1]
+			r.recovery.DroppedHeaders++
+		}
+		if err := r.epochs.Truncate(uint64(len(headers))); err != nil {
+			return err
+		}
+		r.closeStreams()
+		r.last, r.clock = format.Digest{}, 0
+		return r.recover()
+	}
+	if nrec > n {
+		r.recovery.DroppedRecords = nrec - n
+		if err := r.records.Truncate(n); err != nil {
+			return err
+		}
+		cut := nrec - n
+		tail, tailClock = tail[:uint64(len(tail))-cut], tailClock[:uint64(len(tailClock))-cut]
+		if len(tail) > 0 {
+			r.last, r.clock = tail[len(tail)-1], tailClock[len(tailClock)-1]
+		} else if err := r.lastSealed(headers); err != nil {
+			return err
+		}
+	}
+	if npay > n {
+		r.recovery.DroppedPayloads = npay - n
+		if err := r.payloads.Truncate(n); err != nil {
+			return err
+		}
+	}
+	r.next, r.durable = n, n
+	if len(headers) > 0 {
+		root, err := headers[len(headers)-1].Root()
+		if err != nil {
+			return err
+		}
+		r.prevRoot = root
+	}
+	r.open = newEpochBuilder(uint64(len(headers)), sealedEnd)
+	for _, d := range tail {
+		r.open.add(d)
+	}
+	r.openedAt = r.opts.Now()
+	// A crash between an epoch's last record and its header leaves a full
+	// open epoch: seal it now.
+	if r.open.count() >= uint64(r.opts.EpochSize) {
+		if err := r.seal(); err != nil {
+			return err
+		}
+		return r.persist(true)
+	}
+	return nil
+}
+
+// openStream opens one stream, cutting a corrupt tail when the caller
+// asked for repair (Options.RepairTail).
+func (r *Recorder) openStream(dir, kind string, size int64, visit func(segment.Frame) error) (*segment.Writer, []segment.Repair, error) {
+	if r.opts.RepairTail {
+		return segment.OpenCuttingCorruptTail(dir, kind, size, visit)
+	}
+	return segment.Open(dir, kind, size, visit)
+}
+
+func (r *Recorder) openError(err error) error {
+	var corrupt *segment.CorruptError
+	if errors.As(err, &corrupt) && !r.opts.RepairTail {
+		return fmt.Errorf("recorder: open %s: %w (hint: a machine crash can leave damage in writes that were never acknowledged; verify a copy of the log with afr verify, then reopen with Options.RepairTail or afr seal --repair to cut the damaged tail)", r.dir, err)
+	}
+	return fmt.Errorf("recorder: open %s: %w", r.dir, err)
+}
+
+// lastSealed restores the chain head from the last sealed epoch when the
+// open epoch turned out empty after cutting unacknowledged records.
+func (r *Recorder) lastSealed(headers []*format.EpochHeader) error {
+	if len(headers) == 0 {
+		r.last, r.clock = format.Digest{}, 0
+		return nil
+	}
+	h := headers[len(headers)-1]
+	r.last = h.LastRecord
+	// The clock of that record: read it back.
+	var clock uint64
+	err := segment.ReadAll(filepath.Join(r.dir, "records"), "records", func(f segment.Frame) error {
+		if f.Index == h.FirstSeq+h.Count-1 {
+			e, err := format.DecodeEnvelope(f.Data)
+			if err != nil {
+				return err
+			}
+			clock = e.Clock
+		}
+		return nil
+	})
+	r.clock = clock
+	return err
+}
+
+func (r *Recorder) closeStreams() {
+	for _, w := range []*segment.Writer{r.records, r.payloads, r.epochs} {
+		if w != nil {
+			w.Close()
+		}
+	}
+	r.records, r.payloads, r.epochs = nil, nil, nil
+}
+
+// Recovery reports what Open had to repair.
+func (r *Recorder) Recovery() Recovery { return r.recovery }
