@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/agentflightrecorder/afr/format"
-	"github.com/agentflightrecorder/afr/recorder/segment"
+	"github.com/agentflightrecorder/afr/format/segment"
 )
 
 const vectorDir = "../fixtures/vectors"

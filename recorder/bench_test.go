@@ -16,7 +16,7 @@ import (
 	"github.com/agentflightrecorder/afr/format"
 
 	"github.com/agentflightrecorder/afr/recorder"
-	"github.com/agentflightrecorder/afr/recorder/segment"
+	"github.com/agentflightrecorder/afr/format/segment"
 	"github.com/agentflightrecorder/afr/recorder/workload"
 	"github.com/transparency-dev/merkle/compact"
 )

@@ -6,7 +6,7 @@ import (
 
 	"github.com/agentflightrecorder/afr/format"
 
-	"github.com/agentflightrecorder/afr/recorder/segment"
+	"github.com/agentflightrecorder/afr/format/segment"
 )
 
 // Log reads a store without changing it: for the verifier, for disclosure,

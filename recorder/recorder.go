@@ -48,7 +48,7 @@ import (
 
 	"github.com/agentflightrecorder/afr/format"
 
-	"github.com/agentflightrecorder/afr/recorder/segment"
+	"github.com/agentflightrecorder/afr/format/segment"
 )
 
 // Options configure Open. Zero values give the documented defaults.

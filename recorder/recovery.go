@@ -7,7 +7,7 @@ import (
 
 	"github.com/agentflightrecorder/afr/format"
 
-	"github.com/agentflightrecorder/afr/recorder/segment"
+	"github.com/agentflightrecorder/afr/format/segment"
 )
 
 // Recovery reports what Open repaired after a crash.

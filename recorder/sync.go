@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentflightrecorder/afr/recorder/segment"
+	"github.com/agentflightrecorder/afr/format/segment"
 )
 
 // SyncPolicy selects when Record's data is made durable before it returns.

@@ -3,7 +3,7 @@ package verifier
 import (
 	"errors"
 
-	"github.com/agentflightrecorder/afr/recorder/segment"
+	"github.com/agentflightrecorder/afr/format/segment"
 )
 
 // isStreamEnd reports a damaged stream end, which VerifyLog reports itself.

@@ -17,7 +17,7 @@ import (
 
 	"github.com/agentflightrecorder/afr/format"
 
-	"github.com/agentflightrecorder/afr/recorder/segment"
+	"github.com/agentflightrecorder/afr/format/segment"
 	"github.com/agentflightrecorder/afr/verifier"
 )
 

@@ -1,0 +1,106 @@
+package verifier
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/agentflightrecorder/afr/format"
+)
+
+// checkPayloads checks stored payload frames against their records and,
+// with keys, opens them.
+func (v *logVerifier) checkPayloads(src Source) error {
+	epochOf := v.epochIndex()
+	var n uint64
+	err := src.Payloads(func(i uint64, frame []byte) error {
+		n++
+		if n%batchSize == 0 {
+			if err := v.ctx.Err(); err != nil {
+				return err // cancelled: stop mid-stream
+			}
+		}
+		if i >= uint64(len(v.records)) {
+			return nil // payloads without records: never acknowledged
+		}
+		r := v.records[i]
+		if !r.ok {
+			return nil // the record's own finding covers it
+		}
+		v.rep.PayloadsChecked++
+		if format.PayloadFrameDigest(frame) != r.payload {
+			v.c.add(Finding{Kind: KindPayloadMismatch, Seq: u64(i), Expected: r.payload.String(), Found: format.PayloadFrameDigest(frame).String(),
+				Detail: "the stored payload is not the one the record commits to: edited, or swapped with another event's"})
+			return nil
+		}
+		if v.opts.Payloads == PayloadsOpen {
+			v.open(i, epochOf(i), frame)
+		}
+		return nil
+	})
+	if err := v.streamEnd("payloads", n, err); err != nil {
+		return err
+	}
+	// A writer makes payloads durable before records, records before their
+	// epoch header, and the header before the epoch is anchored: payloads
+	// of anchored events can only be missing if they were removed.
+	if lost := min(v.rep.AnchoredEvents, uint64(len(v.records))); n < lost {
+		v.c.add(Finding{Kind: KindPayloadLost, Seq: u64(n), Count: lost - n,
+			Detail: fmt.Sprintf("the payloads of %d events in anchored epochs are missing or unreadable", lost-n)})
+	}
+	if from := max(n, v.rep.AnchoredEvents); from < uint64(len(v.records)) {
+		v.c.add(Finding{Kind: KindPayloadMissing, Seq: u64(from), Detail: fmt.Sprintf("%d payloads of events not yet anchored are absent from the log", uint64(len(v.records))-from)})
+	}
+	return nil
+}
+
+// epochIndex maps a sequence number to the epoch whose header covers it;
+// events past the last header belong to the next epoch.
+func (v *logVerifier) epochIndex() func(seq uint64) uint64 {
+	return func(seq uint64) uint64 {
+		lo, hi := 0, len(v.headers)
+		for lo < hi {
+			m := (lo + hi) / 2
+			h := v.headers[m].h
+			if h != nil && seq < h.FirstSeq+h.Count {
+				hi = m
+			} else {
+				lo = m + 1
+			}
+		}
+		return uint64(lo)
+	}
+}
+
+func (v *logVerifier) open(seq, epoch uint64, frame []byte) {
+	k, err := v.opts.Keys.EventKey(epoch, seq)
+	if errors.Is(err, format.ErrKeyErased) {
+		v.c.add(Finding{Kind: KindPayloadErased, Seq: u64(seq), Epoch: u64(epoch), Detail: "key material erased: the payload is unrecoverable by design; hashes, proofs and anchors still verify"})
+		return
+	}
+	if err != nil {
+		v.c.add(Finding{Kind: KindPayloadMissing, Seq: u64(seq), Detail: "no key for this payload: " + err.Error()})
+		return
+	}
+	checkOpen(v.c, &k, v.session, seq, frame)
+	v.rep.PayloadsOpened++
+}
+
+// checkOpen decrypts a frame with its event key and checks the commitment
+// and the payload format, adding a finding for each failure.
+func checkOpen(c *collector, k *format.EventKey, session format.SessionID, seq uint64, frame []byte) *format.Payload {
+	pt, err := format.OpenPayload(k, session, seq, frame)
+	switch {
+	case errors.Is(err, format.ErrCommitmentMismatch):
+		c.add(Finding{Kind: KindPayloadCommit, Seq: u64(seq), Detail: "the decrypted payload does not match its commitment"})
+		return nil
+	case err != nil:
+		c.add(Finding{Kind: KindPayloadDecrypt, Seq: u64(seq), Detail: err.Error()})
+		return nil
+	}
+	p, err := format.DecodePayload(pt)
+	if err != nil {
+		c.add(Finding{Kind: KindPayloadDecode, Seq: u64(seq), Detail: err.Error()})
+		return nil
+	}
+	return p
+}
