@@ -131,7 +131,7 @@ func (a *Agent) Propose(ctx context.Context, call pdr.Call, parents ...uint64) (
 	if err != nil {
 		return nil, err
 	}
-	p.PDR, p.Evaluation, err = a.Policy.Decide(pdr.Intent{Domain: a.Domain, Call: call, EventID: t.EventID}, t.Nonce, t.Expiry, a.PolicySigner)
+	p.PDR, p.Evaluation, err = a.Policy.Decide(pdr.Request{Domain: a.Domain, Call: call, EventID: t.EventID}, t.Nonce, t.Expiry, a.PolicySigner)
 	if err != nil {
 		return nil, err
 	}

@@ -55,8 +55,8 @@ type Condition struct {
 	Value string `json:"value" cbor:"3,keyasint"`
 }
 
-// Intent is a proposed on-chain call, as the agent asked for it.
-type Intent struct {
+// Request is a proposed on-chain call, as the agent asked the policy to decide it.
+type Request struct {
 	Domain
 	Call
 	// EventID is the recorder event id of the intent; it is bound into the PDR.
@@ -101,7 +101,7 @@ func (p *Policy) Validate() error {
 }
 
 // Evaluate decides intent in with the policy's rules. It fails only on a malformed policy.
-func (p *Policy) Evaluate(in Intent) (Evaluation, error) {
+func (p *Policy) Evaluate(in Request) (Evaluation, error) {
 	if err := p.Validate(); err != nil {
 		return Evaluation{}, err
 	}
@@ -143,7 +143,7 @@ func (p *Policy) Evaluate(in Intent) (Evaluation, error) {
 // Decide evaluates in, builds the PDR (nonce and expiry as given) and signs it with the policy
 // signer's key. Denials are signed too: they are evidence for the recorder, and the account
 // refuses them (DecisionNotAllow).
-func (p *Policy) Decide(in Intent, nonce, expiry uint64, key *ecdsa.PrivateKey) (SignedPDR, Evaluation, error) {
+func (p *Policy) Decide(in Request, nonce, expiry uint64, key *ecdsa.PrivateKey) (SignedPDR, Evaluation, error) {
 	ev, err := p.Evaluate(in)
 	if err != nil {
 		return SignedPDR{}, Evaluation{}, err

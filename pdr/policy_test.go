@@ -61,7 +61,7 @@ func TestPolicyEvaluate(t *testing.T) {
 		{"denied target", pdr.Call{Target: stranger}, pdr.Deny, false, "deny rule matched"},
 	}
 	for _, c := range cases {
-		ev, err := p.Evaluate(pdr.Intent{Domain: dom, Call: c.call})
+		ev, err := p.Evaluate(pdr.Request{Domain: dom, Call: c.call})
 		if err != nil {
 			t.Fatalf("%s: %v", c.desc, err)
 		}
@@ -104,7 +104,7 @@ func TestPolicyIDIsContentHash(t *testing.T) {
 func ExamplePolicy_Decide() {
 	key, _ := crypto.HexToECDSA("4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318")
 	p := treasuryPolicy()
-	in := pdr.Intent{
+	in := pdr.Request{
 		Domain:  pdr.Domain{ChainID: 1, Account: common.HexToAddress("0x00000000000000000000000000000000000000ac")},
 		Call:    pdr.Call{Target: usdc, Data: transfer(treasury, 500000)},
 		EventID: crypto.Keccak256Hash([]byte("event 42")),
@@ -142,7 +142,7 @@ func TestPolicyEncodingsUnchanged(t *testing.T) {
 	if err != nil || string(js) != wantJSON {
 		t.Fatalf("policy json %s (%v), want %s", js, err, wantJSON)
 	}
-	ev, err := p.Evaluate(pdr.Intent{Call: pdr.Call{Target: stranger}})
+	ev, err := p.Evaluate(pdr.Request{Call: pdr.Call{Target: stranger}})
 	if err != nil {
 		t.Fatal(err)
 	}
