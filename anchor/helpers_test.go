@@ -3,8 +3,8 @@ package anchor_test
 import (
 	"context"
 	"crypto/ecdsa"
+	"errors"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -63,8 +63,8 @@ func checkAnchored(t *testing.T, dir string, c chain.Client, contract common.Add
 			t.Fatalf("anchor %d: got epoch %d root %s, want epoch %d root %s", i, got[i].Epoch, got[i].Root, want[i].Epoch, want[i].Root)
 		}
 	}
-	// A node that hides an event, or does not filter by operator, is an
-	// error with a hint — never a verdict against the operator.
+	// A node that hides an event, or does not filter by operator, is a
+	// *chain.NodeError with a hint — never a verdict against the operator.
 	if len(want) > 1 {
 		for name, lie := range map[string]func([]types.Log) []types.Log{
 			"hides an event": func(ls []types.Log) []types.Log { return append(ls[:0:0], ls[1:]...) },
@@ -80,8 +80,9 @@ func checkAnchored(t *testing.T, dir string, c chain.Client, contract common.Add
 			},
 		} {
 			_, err := onchain.ChainAnchors{Client: lyingNode{c, lie}, Contract: contract, Operator: op}.Anchors(ctx)
-			if err == nil || !strings.Contains(err.Error(), "hint") {
-				t.Fatalf("node that %s: %v", name, err)
+			var ne *chain.NodeError
+			if !errors.As(err, &ne) || ne.Hint == "" {
+				t.Fatalf("node that %s: got %v, want a *chain.NodeError with a hint", name, err)
 			}
 		}
 	}
