@@ -71,6 +71,12 @@ func (w *World) VerifyImage(ctx context.Context, img *tamper.Image, anchors veri
 	if err != nil {
 		return nil, err
 	}
+	return w.verification(rep)
+}
+
+// verification places rep's findings with the epoch layout of the World's
+// log.
+func (w *World) verification(rep *verifier.Report) (*Verification, error) {
 	l, err := recorder.OpenLog(w.LogDir)
 	if err != nil {
 		return nil, err

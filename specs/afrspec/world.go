@@ -476,11 +476,7 @@ func (w *World) Verify(ctx context.Context) (*Verification, error) {
 	if err != nil {
 		return nil, err
 	}
-	spans, err := Spans(l)
-	if err != nil {
-		return nil, err
-	}
-	return &Verification{Report: rep, Spans: spans}, nil
+	return w.verification(rep)
 }
 
 // SealAndVerify is SealAndAnchor followed by Verify.
