@@ -85,32 +85,29 @@ func Disclose(src Source, seqs []uint64, opts DiscloseOptions) (*Bundle, error) 
 		want[s] = true
 	}
 	// Epochs of the wanted events.
-	type ep struct {
-		raw []byte
-		h   *format.EpochHeader
-	}
-	var epochs []ep
+	var raws [][]byte
+	var headers []*format.EpochHeader
 	err := src.Epochs(func(_ uint64, raw []byte) error {
 		h, err := format.DecodeEpochHeader(raw)
 		if err != nil {
 			return err
 		}
-		epochs = append(epochs, ep{raw, h})
+		raws, headers = append(raws, raw), append(headers, h)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	epochOf := func(seq uint64) int {
-		i := sort.Search(len(epochs), func(i int) bool { return epochs[i].h.FirstSeq+epochs[i].h.Count > seq })
-		if i < len(epochs) && epochs[i].h.FirstSeq <= seq {
-			return i
+	// sealedEpoch is the position of the sealed epoch holding seq, or -1.
+	sealedEpoch := func(seq uint64) int {
+		if i := epochOf(headers, seq); i < uint64(len(headers)) && headers[i].FirstSeq <= seq {
+			return int(i)
 		}
 		return -1
 	}
 	needed := map[int]bool{}
 	for s := range want {
-		t := epochOf(s)
+		t := sealedEpoch(s)
 		if t < 0 {
 			return nil, fmt.Errorf("verifier: event %d is not in a sealed epoch (hint: afr seal)", s)
 		}
@@ -120,7 +117,7 @@ func Disclose(src Source, seqs []uint64, opts DiscloseOptions) (*Bundle, error) 
 	digests := map[int][]format.Digest{}
 	records := map[uint64][]byte{}
 	err = src.Records(func(seq uint64, raw []byte) error {
-		if t := epochOf(seq); t >= 0 && needed[t] {
+		if t := sealedEpoch(seq); t >= 0 && needed[t] {
 			digests[t] = append(digests[t], format.RecordDigest(raw))
 			if want[seq] {
 				records[seq] = raw
@@ -142,17 +139,17 @@ func Disclose(src Source, seqs []uint64, opts DiscloseOptions) (*Bundle, error) 
 			return nil, err
 		}
 	}
-	b := &Bundle{Version: BundleVersion, Recorder: epochs[0].h.Recorder, Session: epochs[0].h.Session}
+	b := &Bundle{Version: BundleVersion, Recorder: headers[0].Recorder, Session: headers[0].Session}
 	ts := make([]int, 0, len(needed))
 	for t := range needed {
 		ts = append(ts, t)
 	}
 	sort.Ints(ts)
 	for _, t := range ts {
-		if uint64(len(digests[t])) != epochs[t].h.Count {
-			return nil, fmt.Errorf("verifier: epoch %d has %d records, its header says %d: verify the log first", t, len(digests[t]), epochs[t].h.Count)
+		if uint64(len(digests[t])) != headers[t].Count {
+			return nil, fmt.Errorf("verifier: epoch %d has %d records, its header says %d: verify the log first", t, len(digests[t]), headers[t].Count)
 		}
-		b.Headers = append(b.Headers, epochs[t].raw)
+		b.Headers = append(b.Headers, raws[t])
 	}
 	sorted := make([]uint64, 0, len(want))
 	for s := range want {
@@ -160,8 +157,8 @@ func Disclose(src Source, seqs []uint64, opts DiscloseOptions) (*Bundle, error) 
 	}
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
 	for _, s := range sorted {
-		t := epochOf(s)
-		h := epochs[t].h
+		t := sealedEpoch(s)
+		h := headers[t]
 		path, err := format.MerklePath(digests[t], s-h.FirstSeq)
 		if err != nil {
 			return nil, err
