@@ -5,21 +5,21 @@ import (
 )
 
 // Binding returns the terms as the PaceSmartAccount binding's struct.
-func (t Terms) Binding() bindings.PaceSmartAccountPDRTerms {
-	return bindings.PaceSmartAccountPDRTerms{
+func (t Terms) Binding() bindings.IPaceSmartAccountPDRTerms {
+	return bindings.IPaceSmartAccountPDRTerms{
 		Nonce: t.Nonce, PolicyId: t.PolicyID, Decision: uint8(t.Decision), ApprovalRequired: t.ApprovalRequired,
 		Expiry: t.Expiry, EventId: t.EventID,
 	}
 }
 
 // Binding returns the signature as the PaceSmartAccount binding's Sig.
-func (s Signature) Binding() bindings.PaceSmartAccountSig {
-	return bindings.PaceSmartAccountSig{R: s.R(), Vs: s.VS()}
+func (s Signature) Binding() bindings.IPaceSmartAccountSig {
+	return bindings.IPaceSmartAccountSig{R: s.R(), Vs: s.VS()}
 }
 
 // BindingSigs converts signatures for the binding.
-func BindingSigs(sigs []Signature) []bindings.PaceSmartAccountSig {
-	out := make([]bindings.PaceSmartAccountSig, len(sigs))
+func BindingSigs(sigs []Signature) []bindings.IPaceSmartAccountSig {
+	out := make([]bindings.IPaceSmartAccountSig, len(sigs))
 	for i, s := range sigs {
 		out[i] = s.Binding()
 	}
@@ -27,13 +27,13 @@ func BindingSigs(sigs []Signature) []bindings.PaceSmartAccountSig {
 }
 
 // Binding returns the call as the binding's Call.
-func (c Call) Binding() bindings.PaceSmartAccountCall {
-	return bindings.PaceSmartAccountCall{Target: c.Target, Value: value(c.Value), Data: nonNil(c.Data)}
+func (c Call) Binding() bindings.IPaceSmartAccountCall {
+	return bindings.IPaceSmartAccountCall{Target: c.Target, Value: value(c.Value), Data: nonNil(c.Data)}
 }
 
 // Binding returns the delegation as the binding's Delegation.
-func (d *Delegation) Binding() bindings.PaceSmartAccountDelegation {
-	return bindings.PaceSmartAccountDelegation{
+func (d *Delegation) Binding() bindings.IPaceSmartAccountDelegation {
+	return bindings.IPaceSmartAccountDelegation{
 		Delegator: d.Delegator, Delegate: d.Delegate, Parent: d.Parent, Targets: nonNil(d.Targets),
 		Selectors: nonNil(d.Selectors), MaxValuePerCall: value(d.MaxValuePerCall), MaxValueTotal: value(d.MaxValueTotal),
 		Expiry: d.Expiry, Salt: d.Salt,
@@ -41,10 +41,10 @@ func (d *Delegation) Binding() bindings.PaceSmartAccountDelegation {
 }
 
 // BindingChain converts a delegation chain for the binding.
-func BindingChain(chain []SignedDelegation) []bindings.PaceSmartAccountSignedDelegation {
-	out := make([]bindings.PaceSmartAccountSignedDelegation, len(chain))
+func BindingChain(chain []SignedDelegation) []bindings.IPaceSmartAccountSignedDelegation {
+	out := make([]bindings.IPaceSmartAccountSignedDelegation, len(chain))
 	for i := range chain {
-		out[i] = bindings.PaceSmartAccountSignedDelegation{
+		out[i] = bindings.IPaceSmartAccountSignedDelegation{
 			Delegation: chain[i].Delegation.Binding(), Signature: chain[i].Signature.Binding(),
 		}
 	}

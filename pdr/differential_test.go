@@ -81,7 +81,7 @@ func TestDifferentialDigests(t *testing.T) {
 		}
 
 		calls := make([]pdr.Call, 1+r.IntN(3))
-		bc := make([]bindings.PaceSmartAccountCall, len(calls))
+		bc := make([]bindings.IPaceSmartAccountCall, len(calls))
 		for j := range calls {
 			calls[j] = pdr.Call{Target: randAddr(r), Value: big.NewInt(r.Int64N(1 << 50)), Data: randBytes(r, 70)}
 			bc[j] = calls[j].Binding()

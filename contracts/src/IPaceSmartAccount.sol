@@ -2,20 +2,79 @@
 pragma solidity 0.8.37;
 
 /// @title IPaceSmartAccount: the external surface of PaceSmartAccount
-/// @notice Events, custom errors, administration and views of a PACE account (Policy-Approved
-/// Contract Execution, DESIGN.md §4.7; reference: docs/CONTRACTS.md), and the compact entry
-/// point. The account also implements ERC-1271 `isValidSignature` (IERC1271), Ownable's `owner`
+/// @notice Structs, events, custom errors and functions of a PACE account (Policy-Approved
+/// Contract Execution, DESIGN.md §4.7; reference: docs/CONTRACTS.md): execution (ABI, batch,
+/// delegated and compact), administration, views and digests. The account also implements ERC-1271 `isValidSignature` (IERC1271), Ownable's `owner`
 /// and `transferOwnership` (`renounceOwnership` reverts with {RenounceDisabled}), ERC-5267's
 /// `eip712Domain`, and accepts plain ETH transfers.
-/// @dev Not here: the structs (`PDRTerms`, `Sig`, `Call`, `Delegation`, `SignedDelegation`) and
-/// the functions that take them (`execute`, `executeWithApprovals`, `executeBatch`,
-/// `executeDelegated`, `hashPDR`, `hashBatch`, `hashDelegation`), declared in PaceSmartAccount.
-/// A struct's canonical name (`PaceSmartAccount.PDRTerms`) is its `internalType` in the ABI,
-/// from which abigen names the Go types (`bindings.PaceSmartAccountPDRTerms`): declared here,
-/// they would rename both. Referring to `PaceSmartAccount.PDRTerms` from this file would make
-/// the two files import each other, which solc compiles only when the derived contract's file
-/// happens to be visited first (error 2449 otherwise).
+/// @dev The whole external surface of the account apart from what it inherits (IERC1271,
+/// Ownable, ERC-5267) and `receive`: structs, events, errors and every function, including
+/// those that take structs. The structs' canonical names (`IPaceSmartAccount.PDRTerms`) are
+/// their `internalType`s in the ABI, from which abigen names the Go types
+/// (`bindings.IPaceSmartAccountPDRTerms`); selectors do not depend on them.
 interface IPaceSmartAccount {
+    // ---------------------------------------------------------------- structs
+
+    /// @notice The PDR fields that are not implied by the call itself.
+    /// @param nonce must equal the account's current nonce
+    /// @param policyId identifies the policy (e.g. hash of its canonical encoding) that decided
+    /// @param decision must be {DECISION_ALLOW}
+    /// @param approvalRequired whether `threshold` approver signatures are required
+    /// @param expiry last valid block timestamp (inclusive)
+    /// @param eventId the recorder event id of the intent this PDR authorises
+    struct PDRTerms {
+        uint64 nonce;
+        bytes32 policyId;
+        uint8 decision;
+        bool approvalRequired;
+        uint64 expiry;
+        bytes32 eventId;
+    }
+
+    /// @notice An ERC-2098 compact secp256k1 signature (r, yParity << 255 | s); s must be in the
+    /// lower half of the curve order (OpenZeppelin ECDSA rejects malleable signatures).
+    struct Sig {
+        bytes32 r;
+        bytes32 vs;
+    }
+
+    /// @notice One call of a batch.
+    struct Call {
+        address target;
+        uint256 value;
+        bytes data;
+    }
+
+    /// @notice A scoped delegation of the right to sign PDRs. Signed (EIP-712, same domain) by
+    /// `delegator`, which is the owner for the first link and the previous link's delegate after.
+    /// Empty `targets` or `selectors` allow nothing; plain transfers have selector 0x00000000.
+    /// @param delegator the signer of this delegation
+    /// @param delegate the key that may sign PDRs (or delegate further) within this scope
+    /// @param parent the EIP-712 digest of the previous link, zero for the first
+    /// @param targets the call targets allowed
+    /// @param selectors the function selectors allowed (first four bytes of calldata)
+    /// @param maxValuePerCall the largest value of one call
+    /// @param maxValueTotal the largest value of all calls made under this delegation
+    /// @param expiry last valid block timestamp (inclusive)
+    /// @param salt distinguishes otherwise equal delegations
+    struct Delegation {
+        address delegator;
+        address delegate;
+        bytes32 parent;
+        address[] targets;
+        bytes4[] selectors;
+        uint256 maxValuePerCall;
+        uint256 maxValueTotal;
+        uint64 expiry;
+        bytes32 salt;
+    }
+
+    /// @notice A delegation with its delegator's signature.
+    struct SignedDelegation {
+        Delegation delegation;
+        Sig signature;
+    }
+
     // ---------------------------------------------------------------- events
 
     /// @notice A call was executed under the PDR with digest `pdrHash`.
@@ -139,6 +198,64 @@ interface IPaceSmartAccount {
 
     // ---------------------------------------------------------------- execution
 
+    /// @notice Executes one call under a PDR that does not require human approval.
+    /// @param target the address to call
+    /// @param value the wei to send
+    /// @param data the calldata
+    /// @param t the PDR terms
+    /// @param policySig the policy signer's signature over the PDR digest
+    /// @return success whether the call succeeded
+    /// @return result the call's return data (or revert data)
+    function execute(address target, uint256 value, bytes calldata data, PDRTerms calldata t, Sig calldata policySig)
+        external
+        payable
+        returns (bool success, bytes memory result);
+
+    /// @notice Executes one call under a PDR, checking approver signatures when it requires them.
+    /// @param target the address to call
+    /// @param value the wei to send
+    /// @param data the calldata
+    /// @param t the PDR terms
+    /// @param policySig the policy signer's signature over the PDR digest
+    /// @param approvals approver signatures over the PDR digest, sorted by signer address
+    /// @return success whether the call succeeded
+    /// @return result the call's return data (or revert data)
+    function executeWithApprovals(
+        address target,
+        uint256 value,
+        bytes calldata data,
+        PDRTerms calldata t,
+        Sig calldata policySig,
+        Sig[] calldata approvals
+    ) external payable returns (bool success, bytes memory result);
+
+    /// @notice Executes a batch atomically under one PDR (target = this account, value = sum of
+    /// values, dataHash = keccak256(abi.encode(calls))). Any failing call reverts the batch.
+    /// @param calls the calls, in order
+    /// @param t the PDR terms
+    /// @param policySig the policy signer's signature over the batch PDR digest
+    /// @param approvals approver signatures, sorted by signer, when the PDR requires approval
+    function executeBatch(Call[] calldata calls, PDRTerms calldata t, Sig calldata policySig, Sig[] calldata approvals)
+        external
+        payable;
+
+    /// @notice Executes one call under a PDR signed by a delegate, checking the whole delegation
+    /// chain (owner → … → delegate) against the call and recording spending against each link.
+    /// @param c the call
+    /// @param t the PDR terms
+    /// @param delegateSig the last delegate's signature over the PDR digest
+    /// @param approvals approver signatures, sorted by signer, when the PDR requires approval
+    /// @param chain the delegation chain, owner's link first
+    /// @return success whether the call succeeded
+    /// @return result the call's return data (or revert data)
+    function executeDelegated(
+        Call calldata c,
+        PDRTerms calldata t,
+        Sig calldata delegateSig,
+        Sig[] calldata approvals,
+        SignedDelegation[] calldata chain
+    ) external payable returns (bool success, bytes memory result);
+
     /// @notice The compact form of {execute} and {executeWithApprovals}: the same PDR checks,
     /// effects, event, errors and return value (abi.encode(success, returndata)) for calldata
     /// packed without ABI padding, which saves ~2,000 gas of calldata and decoding per call
@@ -216,6 +333,18 @@ interface IPaceSmartAccount {
 
     /// @notice The EIP-712 domain separator of this account on this chain.
     function domainSeparator() external view returns (bytes32);
+
+    /// @notice The EIP-712 digest of the PDR for one call.
+    function hashPDR(address target, uint256 value, bytes calldata data, PDRTerms calldata t)
+        external
+        view
+        returns (bytes32);
+
+    /// @notice The EIP-712 digest of the PDR for a batch.
+    function hashBatch(Call[] calldata calls, PDRTerms calldata t) external view returns (bytes32);
+
+    /// @notice The EIP-712 digest of a delegation (its id for revocation, parents and spending).
+    function hashDelegation(Delegation calldata d) external view returns (bytes32);
 
     /// @notice The `call` word of {Executed}: target ‖ selector ‖ success byte ‖ seven zero bytes.
     function packCall(address target, bytes4 selector, bool success) external pure returns (bytes32);

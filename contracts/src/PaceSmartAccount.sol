@@ -6,6 +6,26 @@ import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
 import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
 import {IERC1271} from "@openzeppelin/contracts/interfaces/IERC1271.sol";
 import {IPaceSmartAccount} from "./IPaceSmartAccount.sol";
+import {PaceDelegations} from "./PaceDelegations.sol";
+
+/// @dev PaceSmartAccount's own state, in a base listed before PaceDelegations so that it keeps
+/// the slots it had when the account was one contract: Ownable's owner (0) and EIP712's name
+/// and version fallbacks (1–2) first, then `_config` (3), `isApprover` (4) and `approverCount`
+/// (5), then PaceDelegations' `isRevoked` (6) and `spent` (7); the bytecode is unchanged.
+/// Declared in the account itself, after all its bases, this state would move to slots 5–7,
+/// and slot 3 is worth 2 gas per hot-path execution: the optimizer shares the constant 3 of
+/// the unlocking `sstore(_config.slot, …)` with the `gt(dataLength, 3)` that follows it.
+abstract contract PaceAccountState is IPaceSmartAccount {
+    /// @dev Packed hot-path state: policySigner (bits 0–159) | nonce (160–223) | threshold (224–231)
+    /// | reentrancy lock (bit 255, set only while an execution calls out).
+    uint256 internal _config;
+
+    /// @inheritdoc IPaceSmartAccount
+    mapping(address approver => bool) public isApprover;
+
+    /// @inheritdoc IPaceSmartAccount
+    uint256 public approverCount;
+}
 
 /// @title PaceSmartAccount (PACE: Policy-Approved Contract Execution)
 /// @notice A smart account that executes a call only with a valid Policy Decision Record (PDR,
@@ -29,81 +49,15 @@ import {IPaceSmartAccount} from "./IPaceSmartAccount.sol";
 ///
 /// @dev Hot-path storage is one slot (`_config`: policy signer, nonce, threshold) so a
 /// policy-signed call pays one cold SLOAD and one SSTORE. See docs/CONTRACTS.md for gas figures.
-contract PaceSmartAccount is IPaceSmartAccount, Ownable, EIP712, IERC1271 {
-    /// @notice The PDR fields that are not implied by the call itself.
-    /// @param nonce must equal the account's current nonce
-    /// @param policyId identifies the policy (e.g. hash of its canonical encoding) that decided
-    /// @param decision must be {DECISION_ALLOW}
-    /// @param approvalRequired whether `threshold` approver signatures are required
-    /// @param expiry last valid block timestamp (inclusive)
-    /// @param eventId the recorder event id of the intent this PDR authorises
-    struct PDRTerms {
-        uint64 nonce;
-        bytes32 policyId;
-        uint8 decision;
-        bool approvalRequired;
-        uint64 expiry;
-        bytes32 eventId;
-    }
-
-    /// @notice An ERC-2098 compact secp256k1 signature (r, yParity << 255 | s); s must be in the
-    /// lower half of the curve order (OpenZeppelin ECDSA rejects malleable signatures).
-    struct Sig {
-        bytes32 r;
-        bytes32 vs;
-    }
-
-    /// @notice One call of a batch.
-    struct Call {
-        address target;
-        uint256 value;
-        bytes data;
-    }
-
-    /// @notice A scoped delegation of the right to sign PDRs. Signed (EIP-712, same domain) by
-    /// `delegator`, which is the owner for the first link and the previous link's delegate after.
-    /// Empty `targets` or `selectors` allow nothing; plain transfers have selector 0x00000000.
-    /// @param delegator the signer of this delegation
-    /// @param delegate the key that may sign PDRs (or delegate further) within this scope
-    /// @param parent the EIP-712 digest of the previous link, zero for the first
-    /// @param targets the call targets allowed
-    /// @param selectors the function selectors allowed (first four bytes of calldata)
-    /// @param maxValuePerCall the largest value of one call
-    /// @param maxValueTotal the largest value of all calls made under this delegation
-    /// @param expiry last valid block timestamp (inclusive)
-    /// @param salt distinguishes otherwise equal delegations
-    struct Delegation {
-        address delegator;
-        address delegate;
-        bytes32 parent;
-        address[] targets;
-        bytes4[] selectors;
-        uint256 maxValuePerCall;
-        uint256 maxValueTotal;
-        uint64 expiry;
-        bytes32 salt;
-    }
-
-    /// @notice A delegation with its delegator's signature.
-    struct SignedDelegation {
-        Delegation delegation;
-        Sig signature;
-    }
-
+/// The delegation chains ({executeDelegated}), their revocation and spending records live in
+/// PaceDelegations, which calls back into the PDR checks here through its hooks.
+contract PaceSmartAccount is IPaceSmartAccount, Ownable, EIP712, IERC1271, PaceAccountState, PaceDelegations {
     /// @inheritdoc IPaceSmartAccount
     uint8 public constant DECISION_ALLOW = 1;
 
     /// @inheritdoc IPaceSmartAccount
-    uint256 public constant MAX_DELEGATION_DEPTH = 4;
-
-    /// @inheritdoc IPaceSmartAccount
     bytes32 public constant PDR_TYPEHASH = keccak256(
         "PDR(uint64 nonce,address target,uint256 value,bytes32 dataHash,bytes32 policyId,uint8 decision,bool approvalRequired,uint64 expiry,bytes32 eventId)"
-    );
-
-    /// @inheritdoc IPaceSmartAccount
-    bytes32 public constant DELEGATION_TYPEHASH = keccak256(
-        "Delegation(address delegator,address delegate,bytes32 parent,address[] targets,bytes4[] selectors,uint256 maxValuePerCall,uint256 maxValueTotal,uint64 expiry,bytes32 salt)"
     );
 
     /// @dev ERC-1271 magic value: bytes4(keccak256("isValidSignature(bytes32,bytes)")).
@@ -134,28 +88,12 @@ contract PaceSmartAccount is IPaceSmartAccount, Ownable, EIP712, IERC1271 {
     /// @dev The reentrancy lock bit of `_config`.
     uint256 internal constant _LOCK = 1 << _LOCK_BIT;
 
-    /// @dev Packed hot-path state: policySigner (bits 0–159) | nonce (160–223) | threshold (224–231)
-    /// | reentrancy lock (bit 255, set only while an execution calls out).
-    uint256 private _config;
-
     /// @dev The EIP-712 domain separator, chain id and address at deployment, which
     /// OpenZeppelin's EIP712 also caches (in private immutables): the hot path compares and reads
     /// them inline, without {_domainSeparatorV4}'s call (~80 gas), and calls it after a fork.
     bytes32 private immutable _separator;
     uint256 private immutable _separatorChainId;
     address private immutable _self;
-
-    /// @inheritdoc IPaceSmartAccount
-    mapping(address approver => bool) public isApprover;
-
-    /// @inheritdoc IPaceSmartAccount
-    uint256 public approverCount;
-
-    /// @inheritdoc IPaceSmartAccount
-    mapping(bytes32 delegationHash => bool) public isRevoked;
-
-    /// @inheritdoc IPaceSmartAccount
-    mapping(bytes32 delegationHash => uint256) public spent;
 
     // ---------------------------------------------------------------- construction
 
@@ -192,14 +130,7 @@ contract PaceSmartAccount is IPaceSmartAccount, Ownable, EIP712, IERC1271 {
 
     // ---------------------------------------------------------------- execution
 
-    /// @notice Executes one call under a PDR that does not require human approval.
-    /// @param target the address to call
-    /// @param value the wei to send
-    /// @param data the calldata
-    /// @param t the PDR terms
-    /// @param policySig the policy signer's signature over the PDR digest
-    /// @return success whether the call succeeded
-    /// @return result the call's return data (or revert data)
+    /// @inheritdoc IPaceSmartAccount
     function execute(address target, uint256 value, bytes calldata data, PDRTerms calldata t, Sig calldata policySig)
         external
         payable
@@ -210,8 +141,7 @@ contract PaceSmartAccount is IPaceSmartAccount, Ownable, EIP712, IERC1271 {
         _executeOne(data, 0, 0);
     }
 
-    /// @notice Executes one call under a PDR, checking approver signatures when it requires them.
-    /// @param approvals approver signatures over the PDR digest, sorted by signer address
+    /// @inheritdoc IPaceSmartAccount
     function executeWithApprovals(
         address target,
         uint256 value,
@@ -230,8 +160,7 @@ contract PaceSmartAccount is IPaceSmartAccount, Ownable, EIP712, IERC1271 {
         _executeOne(data, offset, length);
     }
 
-    /// @notice Executes a batch atomically under one PDR (target = this account, value = sum of
-    /// values, dataHash = keccak256(abi.encode(calls))). Any failing call reverts the batch.
+    /// @inheritdoc IPaceSmartAccount
     function executeBatch(Call[] calldata calls, PDRTerms calldata t, Sig calldata policySig, Sig[] calldata approvals)
         external
         payable
@@ -248,13 +177,7 @@ contract PaceSmartAccount is IPaceSmartAccount, Ownable, EIP712, IERC1271 {
         _unlock();
     }
 
-    /// @notice Executes one call under a PDR signed by a delegate, checking the whole delegation
-    /// chain (owner → … → delegate) against the call and recording spending against each link.
-    /// @param c the call
-    /// @param t the PDR terms
-    /// @param delegateSig the last delegate's signature over the PDR digest
-    /// @param approvals approver signatures, sorted by signer, when the PDR requires approval
-    /// @param chain the delegation chain, owner's link first
+    /// @inheritdoc IPaceSmartAccount
     function executeDelegated(
         Call calldata c,
         PDRTerms calldata t,
@@ -292,12 +215,6 @@ contract PaceSmartAccount is IPaceSmartAccount, Ownable, EIP712, IERC1271 {
         _config = (config & ~(uint256(0xff) << 224)) | (uint256(newThreshold) << 224);
     }
 
-    /// @inheritdoc IPaceSmartAccount
-    function revokeDelegation(bytes32 delegationHash) external onlyOwner {
-        isRevoked[delegationHash] = true;
-        emit DelegationRevoked(delegationHash);
-    }
-
     /// @notice Disabled: see {RenounceDisabled}.
     function renounceOwnership() public view override onlyOwner {
         revert RenounceDisabled();
@@ -325,7 +242,7 @@ contract PaceSmartAccount is IPaceSmartAccount, Ownable, EIP712, IERC1271 {
         return _domainSeparatorV4();
     }
 
-    /// @notice The EIP-712 digest of the PDR for one call.
+    /// @inheritdoc IPaceSmartAccount
     function hashPDR(address target, uint256 value, bytes calldata data, PDRTerms calldata t)
         external
         view
@@ -334,33 +251,13 @@ contract PaceSmartAccount is IPaceSmartAccount, Ownable, EIP712, IERC1271 {
         return _pdrDigest(target, value, keccak256(data), t);
     }
 
-    /// @notice The EIP-712 digest of the PDR for a batch.
+    /// @inheritdoc IPaceSmartAccount
     function hashBatch(Call[] calldata calls, PDRTerms calldata t) public view returns (bytes32) {
         uint256 total;
         for (uint256 i = 0; i < calls.length; i++) {
             total += calls[i].value;
         }
         return _pdrDigest(address(this), total, keccak256(abi.encode(calls)), t);
-    }
-
-    /// @notice The EIP-712 digest of a delegation (its id for revocation, parents and spending).
-    function hashDelegation(Delegation calldata d) public view returns (bytes32) {
-        return _hashTypedDataV4(
-            keccak256(
-                abi.encode(
-                    DELEGATION_TYPEHASH,
-                    d.delegator,
-                    d.delegate,
-                    d.parent,
-                    keccak256(abi.encodePacked(d.targets)),
-                    keccak256(abi.encodePacked(d.selectors)),
-                    d.maxValuePerCall,
-                    d.maxValueTotal,
-                    d.expiry,
-                    d.salt
-                )
-            )
-        );
     }
 
     /// @inheritdoc IPaceSmartAccount
@@ -379,14 +276,14 @@ contract PaceSmartAccount is IPaceSmartAccount, Ownable, EIP712, IERC1271 {
 
     // ---------------------------------------------------------------- internals
 
-    function _threshold(uint256 config) private pure returns (uint8) {
+    function _threshold(uint256 config) internal pure override returns (uint8) {
         return uint8(config >> 224);
     }
 
     /// @dev Loads `_config`, reverting while an execution is calling out (reentrancy guard: the
     /// lock bit lives in the hot slot, so setting it costs nothing extra and clearing it ~100 gas,
     /// against ~300 for a transient-storage guard).
-    function _loadConfig() private view returns (uint256 config) {
+    function _loadConfig() internal view override returns (uint256 config) {
         config = _config;
         if (config & _LOCK != 0) revert ReentrancyGuardReentrantCall();
     }
@@ -630,8 +527,9 @@ contract PaceSmartAccount is IPaceSmartAccount, Ownable, EIP712, IERC1271 {
     /// approvalRequired, expiry, eventId). Assembly: hashes the ten words in scratch memory
     /// past the free memory pointer without allocating (saves the ABI re-encoding).
     function _pdrDigest(address target, uint256 value, bytes32 dataHash, PDRTerms calldata t)
-        private
+        internal
         view
+        override
         returns (bytes32)
     {
         bytes32 typeHash = PDR_TYPEHASH;
@@ -660,7 +558,7 @@ contract PaceSmartAccount is IPaceSmartAccount, Ownable, EIP712, IERC1271 {
         if (recovered != address(uint160(config))) revert UnauthorizedPolicySigner(recovered);
     }
 
-    function _checkTerms(uint256 config, PDRTerms calldata t) private view {
+    function _checkTerms(uint256 config, PDRTerms calldata t) internal view override {
         uint64 expected = uint64(config >> 160);
         if (t.nonce != expected) revert InvalidNonce(expected, t.nonce);
         if (t.decision != DECISION_ALLOW) revert DecisionNotAllow(t.decision);
@@ -668,7 +566,7 @@ contract PaceSmartAccount is IPaceSmartAccount, Ownable, EIP712, IERC1271 {
     }
 
     /// @dev Requires `required` (at least 1) signatures from distinct approvers, sorted by address.
-    function _checkApprovals(bytes32 digest, Sig[] calldata approvals, uint256 required) private view {
+    function _checkApprovals(bytes32 digest, Sig[] calldata approvals, uint256 required) internal view override {
         if (required == 0) required = 1;
         if (approvals.length < required) revert TooFewApprovals(approvals.length, required);
         address previous;
@@ -706,89 +604,6 @@ contract PaceSmartAccount is IPaceSmartAccount, Ownable, EIP712, IERC1271 {
         if (!success && gasleft() < _GAS_RESERVE) revert InsufficientGas();
         bytes4 selector = data.length >= 4 ? bytes4(data[:4]) : bytes4(0);
         emit Executed(digest, eventId, packCall(target, selector, success), value);
-    }
-
-    /// @dev All checks of {executeDelegated}; records spending and emits {DelegationUsed}.
-    function _authorizeDelegated(
-        Call calldata c,
-        PDRTerms calldata t,
-        Sig calldata delegateSig,
-        Sig[] calldata approvals,
-        SignedDelegation[] calldata chain
-    ) private returns (bytes32 digest, uint256 config) {
-        digest = _pdrDigest(c.target, c.value, keccak256(c.data), t);
-        config = _loadConfig();
-        _checkTerms(config, t);
-        (address delegate, bytes32[] memory hashes) = _checkChain(c, chain);
-        address recovered = ECDSA.recover(digest, delegateSig.r, delegateSig.vs);
-        if (recovered != delegate) revert UnauthorizedDelegate(delegate, recovered);
-        if (t.approvalRequired) _checkApprovals(digest, approvals, _threshold(config));
-        emit DelegationUsed(digest, delegate, hashes);
-    }
-
-    /// @dev Walks the delegation chain; returns the last delegate and the links' digests.
-    function _checkChain(Call calldata c, SignedDelegation[] calldata chain)
-        private
-        returns (address delegate, bytes32[] memory hashes)
-    {
-        uint256 n = chain.length;
-        if (n == 0) revert EmptyDelegationChain();
-        if (n > MAX_DELEGATION_DEPTH) revert DelegationChainTooLong(n, MAX_DELEGATION_DEPTH);
-        hashes = new bytes32[](n);
-        delegate = owner();
-        bytes32 parent;
-        bytes4 selector = c.data.length >= 4 ? bytes4(c.data[:4]) : bytes4(0);
-        for (uint256 i = 0; i < n; i++) {
-            bytes32 h = _checkLink(i, chain[i], delegate, parent);
-            _checkScope(h, chain[i].delegation, c, selector);
-            hashes[i] = h;
-            parent = h;
-            delegate = chain[i].delegation.delegate;
-        }
-    }
-
-    /// @dev Checks link `i`'s delegator, parent and signature; returns its digest.
-    function _checkLink(uint256 i, SignedDelegation calldata link, address delegator, bytes32 parent)
-        private
-        view
-        returns (bytes32 h)
-    {
-        Delegation calldata d = link.delegation;
-        h = hashDelegation(d);
-        if (d.delegator != delegator) revert DelegatorMismatch(i, delegator, d.delegator);
-        if (d.parent != parent) revert DelegationParentMismatch(i, parent, d.parent);
-        address recovered = ECDSA.recover(h, link.signature.r, link.signature.vs);
-        if (recovered != delegator) revert InvalidDelegationSignature(i, recovered);
-    }
-
-    /// @dev Checks one link's revocation, expiry and scope, and records its spending.
-    function _checkScope(bytes32 h, Delegation calldata d, Call calldata c, bytes4 selector) private {
-        address target = c.target;
-        uint256 value = c.value;
-        if (isRevoked[h]) revert RevokedDelegation(h);
-        if (block.timestamp > d.expiry) revert DelegationExpired(h, d.expiry);
-        if (!_containsAddress(d.targets, target)) revert TargetNotDelegated(h, target);
-        if (!_containsSelector(d.selectors, selector)) revert SelectorNotDelegated(h, selector);
-        if (value > d.maxValuePerCall) revert ValueOverCallCap(h, value, d.maxValuePerCall);
-        if (value != 0) {
-            uint256 total = spent[h] + value;
-            if (total > d.maxValueTotal) revert ValueOverTotalCap(h, total, d.maxValueTotal);
-            spent[h] = total;
-        }
-    }
-
-    function _containsAddress(address[] calldata list, address a) private pure returns (bool) {
-        for (uint256 i = 0; i < list.length; i++) {
-            if (list[i] == a) return true;
-        }
-        return false;
-    }
-
-    function _containsSelector(bytes4[] calldata list, bytes4 s) private pure returns (bool) {
-        for (uint256 i = 0; i < list.length; i++) {
-            if (list[i] == s) return true;
-        }
-        return false;
     }
 
     function _setApprover(address approver, bool enabled) private {

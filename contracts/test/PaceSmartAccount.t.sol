@@ -42,8 +42,8 @@ abstract contract PaceBase is Test {
         vm.deal(address(account), 100 ether);
     }
 
-    function terms(uint64 n, bool approval) internal view returns (PaceSmartAccount.PDRTerms memory) {
-        return PaceSmartAccount.PDRTerms({
+    function terms(uint64 n, bool approval) internal view returns (IPaceSmartAccount.PDRTerms memory) {
+        return IPaceSmartAccount.PDRTerms({
             nonce: n,
             policyId: POLICY_ID,
             decision: 1,
@@ -53,15 +53,15 @@ abstract contract PaceBase is Test {
         });
     }
 
-    function signDigest(uint256 key, bytes32 digest) internal pure returns (PaceSmartAccount.Sig memory) {
+    function signDigest(uint256 key, bytes32 digest) internal pure returns (IPaceSmartAccount.Sig memory) {
         (bytes32 r, bytes32 vs) = vm.signCompact(key, digest);
-        return PaceSmartAccount.Sig(r, vs);
+        return IPaceSmartAccount.Sig(r, vs);
     }
 
-    function signPDR(uint256 key, address target, uint256 value, bytes memory data, PaceSmartAccount.PDRTerms memory t)
+    function signPDR(uint256 key, address target, uint256 value, bytes memory data, IPaceSmartAccount.PDRTerms memory t)
         internal
         view
-        returns (PaceSmartAccount.Sig memory)
+        returns (IPaceSmartAccount.Sig memory)
     {
         return signDigest(key, account.hashPDR(target, value, data, t));
     }
@@ -70,14 +70,14 @@ abstract contract PaceBase is Test {
     function approvalsBy(uint256[] memory keys, bytes32 digest)
         internal
         pure
-        returns (PaceSmartAccount.Sig[] memory sigs)
+        returns (IPaceSmartAccount.Sig[] memory sigs)
     {
         for (uint256 i = 1; i < keys.length; i++) {
             for (uint256 j = i; j > 0 && vm.addr(keys[j - 1]) > vm.addr(keys[j]); j--) {
                 (keys[j - 1], keys[j]) = (keys[j], keys[j - 1]);
             }
         }
-        sigs = new PaceSmartAccount.Sig[](keys.length);
+        sigs = new IPaceSmartAccount.Sig[](keys.length);
         for (uint256 i = 0; i < keys.length; i++) {
             sigs[i] = signDigest(keys[i], digest);
         }
@@ -104,16 +104,16 @@ abstract contract PaceBase is Test {
     }
 
     /// @dev The malleable twin of a compact signature: s' = N − s with the parity bit flipped.
-    function malleate(PaceSmartAccount.Sig memory s) internal pure returns (PaceSmartAccount.Sig memory) {
+    function malleate(IPaceSmartAccount.Sig memory s) internal pure returns (IPaceSmartAccount.Sig memory) {
         uint256 vs = uint256(s.vs);
         uint256 lowS = vs & ((uint256(1) << 255) - 1);
         uint256 parity = vs >> 255;
         uint256 highS = SECP256K1_N - lowS;
-        return PaceSmartAccount.Sig(s.r, bytes32(((1 - parity) << 255) | highS));
+        return IPaceSmartAccount.Sig(s.r, bytes32(((1 - parity) << 255) | highS));
     }
 
     /// @dev EIP-712 digest computed independently of the contract's assembly.
-    function referenceDigest(address target, uint256 value, bytes memory data, PaceSmartAccount.PDRTerms memory t)
+    function referenceDigest(address target, uint256 value, bytes memory data, IPaceSmartAccount.PDRTerms memory t)
         internal
         view
         returns (bytes32)
@@ -157,9 +157,9 @@ abstract contract PaceBase is Test {
         address target,
         uint256 value,
         bytes memory data,
-        PaceSmartAccount.PDRTerms memory t,
-        PaceSmartAccount.Sig memory s,
-        PaceSmartAccount.Sig[] memory a
+        IPaceSmartAccount.PDRTerms memory t,
+        IPaceSmartAccount.Sig memory s,
+        IPaceSmartAccount.Sig[] memory a
     ) internal pure returns (bytes memory cd) {
         uint256 valueLength;
         while (valueLength < 32 && value >> (8 * valueLength) != 0) valueLength++;
@@ -192,11 +192,11 @@ abstract contract PaceBase is Test {
         address target,
         uint256 value,
         bytes memory data,
-        PaceSmartAccount.PDRTerms memory t,
-        PaceSmartAccount.Sig memory s
+        IPaceSmartAccount.PDRTerms memory t,
+        IPaceSmartAccount.Sig memory s
     ) internal view returns (bytes memory) {
         if (compact) {
-            return compactCalldata(target, value, data, t, s, new PaceSmartAccount.Sig[](0));
+            return compactCalldata(target, value, data, t, s, new IPaceSmartAccount.Sig[](0));
         }
         return abi.encodeCall(PaceSmartAccount.execute, (target, value, data, t, s));
     }
@@ -206,9 +206,9 @@ abstract contract PaceBase is Test {
         address target,
         uint256 value,
         bytes memory data,
-        PaceSmartAccount.PDRTerms memory t,
-        PaceSmartAccount.Sig memory s,
-        PaceSmartAccount.Sig[] memory a
+        IPaceSmartAccount.PDRTerms memory t,
+        IPaceSmartAccount.Sig memory s,
+        IPaceSmartAccount.Sig[] memory a
     ) internal view returns (bytes memory) {
         if (compact) return compactCalldata(target, value, data, t, s, a);
         return abi.encodeCall(PaceSmartAccount.executeWithApprovals, (target, value, data, t, s, a));
@@ -232,8 +232,8 @@ abstract contract PaceBase is Test {
         address target,
         uint256 value,
         bytes memory data,
-        PaceSmartAccount.PDRTerms memory t,
-        PaceSmartAccount.Sig memory s
+        IPaceSmartAccount.PDRTerms memory t,
+        IPaceSmartAccount.Sig memory s
     ) internal returns (bool ok, bytes memory ret) {
         return submit(execCalldata(target, value, data, t, s), gasleft());
     }
@@ -243,9 +243,9 @@ abstract contract PaceBase is Test {
         address target,
         uint256 value,
         bytes memory data,
-        PaceSmartAccount.PDRTerms memory t,
-        PaceSmartAccount.Sig memory s,
-        PaceSmartAccount.Sig[] memory a
+        IPaceSmartAccount.PDRTerms memory t,
+        IPaceSmartAccount.Sig memory s,
+        IPaceSmartAccount.Sig[] memory a
     ) internal returns (bool ok, bytes memory ret) {
         return submit(execApprovedCalldata(target, value, data, t, s, a), gasleft());
     }
@@ -255,13 +255,13 @@ abstract contract PaceBase is Test {
     function scope(address delegator, address delegate, bytes32 parent)
         internal
         view
-        returns (PaceSmartAccount.Delegation memory d)
+        returns (IPaceSmartAccount.Delegation memory d)
     {
         address[] memory targets = new address[](1);
         targets[0] = address(counter);
         bytes4[] memory selectors = new bytes4[](1);
         selectors[0] = Counter.bump.selector;
-        d = PaceSmartAccount.Delegation({
+        d = IPaceSmartAccount.Delegation({
             delegator: delegator,
             delegate: delegate,
             parent: parent,
@@ -274,35 +274,35 @@ abstract contract PaceBase is Test {
         });
     }
 
-    function signDelegation(uint256 key, PaceSmartAccount.Delegation memory d)
+    function signDelegation(uint256 key, IPaceSmartAccount.Delegation memory d)
         internal
         view
-        returns (PaceSmartAccount.SignedDelegation memory)
+        returns (IPaceSmartAccount.SignedDelegation memory)
     {
-        return PaceSmartAccount.SignedDelegation(d, signDigest(key, account.hashDelegation(d)));
+        return IPaceSmartAccount.SignedDelegation(d, signDigest(key, account.hashDelegation(d)));
     }
 
-    function chainOf(PaceSmartAccount.SignedDelegation memory a)
+    function chainOf(IPaceSmartAccount.SignedDelegation memory a)
         internal
         pure
-        returns (PaceSmartAccount.SignedDelegation[] memory c)
+        returns (IPaceSmartAccount.SignedDelegation[] memory c)
     {
-        c = new PaceSmartAccount.SignedDelegation[](1);
+        c = new IPaceSmartAccount.SignedDelegation[](1);
         c[0] = a;
     }
 
-    function ownerToDelegate() internal view returns (PaceSmartAccount.SignedDelegation[] memory) {
+    function ownerToDelegate() internal view returns (IPaceSmartAccount.SignedDelegation[] memory) {
         return chainOf(signDelegation(OWNER_KEY, scope(vm.addr(OWNER_KEY), vm.addr(DELEGATE_KEY), 0)));
     }
 
     function execDelegated(
         uint256 pdrKey,
-        PaceSmartAccount.Call memory c,
-        PaceSmartAccount.PDRTerms memory t,
-        PaceSmartAccount.SignedDelegation[] memory chain
+        IPaceSmartAccount.Call memory c,
+        IPaceSmartAccount.PDRTerms memory t,
+        IPaceSmartAccount.SignedDelegation[] memory chain
     ) internal returns (bool ok) {
-        PaceSmartAccount.Sig memory s = signPDR(pdrKey, c.target, c.value, c.data, t);
-        (ok,) = account.executeDelegated(c, t, s, new PaceSmartAccount.Sig[](0), chain);
+        IPaceSmartAccount.Sig memory s = signPDR(pdrKey, c.target, c.value, c.data, t);
+        (ok,) = account.executeDelegated(c, t, s, new IPaceSmartAccount.Sig[](0), chain);
     }
 }
 
@@ -311,8 +311,8 @@ abstract contract PaceBase is Test {
 abstract contract PaceExecutionTest is PaceBase {
     function test_ExecutesWithPolicySignature() public {
         bytes memory data = bumpData(5);
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
-        PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
+        IPaceSmartAccount.PDRTerms memory t = terms(0, false);
+        IPaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
         bytes32 digest = account.hashPDR(address(counter), 0, data, t);
 
         vm.expectEmit(address(account));
@@ -327,7 +327,7 @@ abstract contract PaceExecutionTest is PaceBase {
 
     function test_ExecutesWithValue() public {
         bytes memory data = bumpData(1);
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        IPaceSmartAccount.PDRTerms memory t = terms(0, false);
         exec(address(counter), 2 ether, data, t, signPDR(POLICY_KEY, address(counter), 2 ether, data, t));
         vm.assertEq(counter.received(), 2 ether, "value delivered");
         vm.assertEq(address(account).balance, 98 ether, "value left the account");
@@ -337,7 +337,7 @@ abstract contract PaceExecutionTest is PaceBase {
         vm.prank(vm.addr(OWNER_KEY));
         account.setThreshold(2);
         bytes memory data = bumpData(7);
-        PaceSmartAccount.PDRTerms memory t = terms(0, true);
+        IPaceSmartAccount.PDRTerms memory t = terms(0, true);
         bytes32 digest = account.hashPDR(address(counter), 0, data, t);
         (bool ok,) = execApproved(
             address(counter),
@@ -353,21 +353,21 @@ abstract contract PaceExecutionTest is PaceBase {
 
     function test_ApprovalsIgnoredWhenNotRequired() public {
         bytes memory data = bumpData(1);
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        IPaceSmartAccount.PDRTerms memory t = terms(0, false);
         (bool ok,) = execApproved(
             address(counter),
             0,
             data,
             t,
             signPDR(POLICY_KEY, address(counter), 0, data, t),
-            new PaceSmartAccount.Sig[](0)
+            new IPaceSmartAccount.Sig[](0)
         );
         vm.assertTrue(ok, "executed without approvals");
     }
 
     function test_FailedCallConsumesNonceAndIsRecorded() public {
         bytes memory data = abi.encodeCall(Counter.fail, (42));
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        IPaceSmartAccount.PDRTerms memory t = terms(0, false);
         bytes32 digest = account.hashPDR(address(counter), 0, data, t);
         vm.expectEmit(address(account));
         emit Executed(digest, EVENT_ID, packCall(address(counter), Counter.fail.selector, false), 0);
@@ -378,18 +378,18 @@ abstract contract PaceExecutionTest is PaceBase {
     }
 
     function test_RevertWhen_BatchPDRUsedForSingleCall() public {
-        PaceSmartAccount.Call[] memory calls = new PaceSmartAccount.Call[](1);
-        calls[0] = PaceSmartAccount.Call(address(counter), 0, bumpData(2));
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
-        PaceSmartAccount.Sig memory s = signDigest(POLICY_KEY, account.hashBatch(calls, t));
+        IPaceSmartAccount.Call[] memory calls = new IPaceSmartAccount.Call[](1);
+        calls[0] = IPaceSmartAccount.Call(address(counter), 0, bumpData(2));
+        IPaceSmartAccount.PDRTerms memory t = terms(0, false);
+        IPaceSmartAccount.Sig memory s = signDigest(POLICY_KEY, account.hashBatch(calls, t));
         vm.expectPartialRevert(IPaceSmartAccount.UnauthorizedPolicySigner.selector);
         exec(address(counter), 0, bumpData(2), t, s);
     }
 
     function test_RevertWhen_WrongSigner() public {
         bytes memory data = bumpData(1);
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
-        PaceSmartAccount.Sig memory s = signPDR(ATTACKER_KEY, address(counter), 0, data, t);
+        IPaceSmartAccount.PDRTerms memory t = terms(0, false);
+        IPaceSmartAccount.Sig memory s = signPDR(ATTACKER_KEY, address(counter), 0, data, t);
         vm.expectRevert(
             abi.encodeWithSelector(IPaceSmartAccount.UnauthorizedPolicySigner.selector, vm.addr(ATTACKER_KEY))
         );
@@ -398,8 +398,8 @@ abstract contract PaceExecutionTest is PaceBase {
 
     function test_RevertWhen_NonceReplayed() public {
         bytes memory data = bumpData(1);
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
-        PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
+        IPaceSmartAccount.PDRTerms memory t = terms(0, false);
+        IPaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
         exec(address(counter), 0, data, t, s);
         vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.InvalidNonce.selector, uint64(1), uint64(0)));
         exec(address(counter), 0, data, t, s);
@@ -407,8 +407,8 @@ abstract contract PaceExecutionTest is PaceBase {
 
     function test_RevertWhen_OtherChainId() public {
         bytes memory data = bumpData(1);
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
-        PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
+        IPaceSmartAccount.PDRTerms memory t = terms(0, false);
+        IPaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
         vm.chainId(block.chainid + 1);
         vm.expectPartialRevert(IPaceSmartAccount.UnauthorizedPolicySigner.selector);
         exec(address(counter), 0, data, t, s);
@@ -418,8 +418,8 @@ abstract contract PaceExecutionTest is PaceBase {
         address[] memory none = new address[](0);
         PaceSmartAccount other = new PaceSmartAccount(vm.addr(OWNER_KEY), vm.addr(POLICY_KEY), none, 0);
         bytes memory data = bumpData(1);
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
-        PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t); // for `account`
+        IPaceSmartAccount.PDRTerms memory t = terms(0, false);
+        IPaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t); // for `account`
         vm.expectPartialRevert(IPaceSmartAccount.UnauthorizedPolicySigner.selector);
         account = other;
         exec(address(counter), 0, data, t, s);
@@ -427,49 +427,49 @@ abstract contract PaceExecutionTest is PaceBase {
 
     function test_RevertWhen_Expired() public {
         bytes memory data = bumpData(1);
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
-        PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
+        IPaceSmartAccount.PDRTerms memory t = terms(0, false);
+        IPaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
         vm.warp(uint256(t.expiry) + 1);
         vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.PDRExpired.selector, t.expiry, uint256(t.expiry) + 1));
         exec(address(counter), 0, data, t, s);
     }
 
     function test_RevertWhen_CalldataDiffers() public {
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
-        PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, bumpData(1), t);
+        IPaceSmartAccount.PDRTerms memory t = terms(0, false);
+        IPaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, bumpData(1), t);
         vm.expectPartialRevert(IPaceSmartAccount.UnauthorizedPolicySigner.selector);
         exec(address(counter), 0, bumpData(1000), t, s);
     }
 
     function test_RevertWhen_ValueDiffers() public {
         bytes memory data = bumpData(1);
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
-        PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
+        IPaceSmartAccount.PDRTerms memory t = terms(0, false);
+        IPaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
         vm.expectPartialRevert(IPaceSmartAccount.UnauthorizedPolicySigner.selector);
         exec(address(counter), 50 ether, data, t, s);
     }
 
     function test_RevertWhen_TargetDiffers() public {
         bytes memory data = bumpData(1);
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
-        PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
+        IPaceSmartAccount.PDRTerms memory t = terms(0, false);
+        IPaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
         vm.expectPartialRevert(IPaceSmartAccount.UnauthorizedPolicySigner.selector);
         exec(address(sink), 0, data, t, s);
     }
 
     function test_RevertWhen_DecisionDeny() public {
         bytes memory data = bumpData(1);
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        IPaceSmartAccount.PDRTerms memory t = terms(0, false);
         t.decision = 0;
-        PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
+        IPaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
         vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.DecisionNotAllow.selector, uint8(0)));
         exec(address(counter), 0, data, t, s);
     }
 
     function test_RevertWhen_ApprovalRequiredButNoneGiven() public {
         bytes memory data = bumpData(1);
-        PaceSmartAccount.PDRTerms memory t = terms(0, true);
-        PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
+        IPaceSmartAccount.PDRTerms memory t = terms(0, true);
+        IPaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
         vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.TooFewApprovals.selector, 0, 1));
         exec(address(counter), 0, data, t, s);
     }
@@ -478,10 +478,10 @@ abstract contract PaceExecutionTest is PaceBase {
         vm.prank(vm.addr(OWNER_KEY));
         account.setThreshold(2);
         bytes memory data = bumpData(1);
-        PaceSmartAccount.PDRTerms memory t = terms(0, true);
+        IPaceSmartAccount.PDRTerms memory t = terms(0, true);
         bytes32 digest = account.hashPDR(address(counter), 0, data, t);
-        PaceSmartAccount.Sig memory s = signDigest(POLICY_KEY, digest);
-        PaceSmartAccount.Sig[] memory a = approvalsBy(one(APPROVER1_KEY), digest);
+        IPaceSmartAccount.Sig memory s = signDigest(POLICY_KEY, digest);
+        IPaceSmartAccount.Sig[] memory a = approvalsBy(one(APPROVER1_KEY), digest);
         vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.TooFewApprovals.selector, 1, 2));
         execApproved(address(counter), 0, data, t, s, a);
     }
@@ -490,12 +490,12 @@ abstract contract PaceExecutionTest is PaceBase {
         vm.prank(vm.addr(OWNER_KEY));
         account.setThreshold(2);
         bytes memory data = bumpData(1);
-        PaceSmartAccount.PDRTerms memory t = terms(0, true);
+        IPaceSmartAccount.PDRTerms memory t = terms(0, true);
         bytes32 digest = account.hashPDR(address(counter), 0, data, t);
-        PaceSmartAccount.Sig[] memory a = new PaceSmartAccount.Sig[](2);
+        IPaceSmartAccount.Sig[] memory a = new IPaceSmartAccount.Sig[](2);
         a[0] = signDigest(APPROVER1_KEY, digest);
         a[1] = a[0];
-        PaceSmartAccount.Sig memory s = signDigest(POLICY_KEY, digest);
+        IPaceSmartAccount.Sig memory s = signDigest(POLICY_KEY, digest);
         vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.DuplicateApprover.selector, vm.addr(APPROVER1_KEY)));
         execApproved(address(counter), 0, data, t, s, a);
     }
@@ -504,23 +504,23 @@ abstract contract PaceExecutionTest is PaceBase {
         vm.prank(vm.addr(OWNER_KEY));
         account.setThreshold(2);
         bytes memory data = bumpData(1);
-        PaceSmartAccount.PDRTerms memory t = terms(0, true);
+        IPaceSmartAccount.PDRTerms memory t = terms(0, true);
         bytes32 digest = account.hashPDR(address(counter), 0, data, t);
-        PaceSmartAccount.Sig[] memory a = approvalsBy(two(APPROVER1_KEY, APPROVER2_KEY), digest);
+        IPaceSmartAccount.Sig[] memory a = approvalsBy(two(APPROVER1_KEY, APPROVER2_KEY), digest);
         (a[0], a[1]) = (a[1], a[0]);
         address hi = ECDSA.recover(digest, a[0].r, a[0].vs);
         address lo = ECDSA.recover(digest, a[1].r, a[1].vs);
-        PaceSmartAccount.Sig memory s = signDigest(POLICY_KEY, digest);
+        IPaceSmartAccount.Sig memory s = signDigest(POLICY_KEY, digest);
         vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.ApproversNotSorted.selector, hi, lo));
         execApproved(address(counter), 0, data, t, s, a);
     }
 
     function test_RevertWhen_ApproverNotListed() public {
         bytes memory data = bumpData(1);
-        PaceSmartAccount.PDRTerms memory t = terms(0, true);
+        IPaceSmartAccount.PDRTerms memory t = terms(0, true);
         bytes32 digest = account.hashPDR(address(counter), 0, data, t);
-        PaceSmartAccount.Sig memory s = signDigest(POLICY_KEY, digest);
-        PaceSmartAccount.Sig[] memory a = approvalsBy(one(ATTACKER_KEY), digest);
+        IPaceSmartAccount.Sig memory s = signDigest(POLICY_KEY, digest);
+        IPaceSmartAccount.Sig[] memory a = approvalsBy(one(ATTACKER_KEY), digest);
         vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.NotApprover.selector, vm.addr(ATTACKER_KEY)));
         execApproved(address(counter), 0, data, t, s, a);
     }
@@ -530,12 +530,12 @@ abstract contract PaceExecutionTest is PaceBase {
     /// another address; the high-s values that do fit are rejected by OpenZeppelin's s check.
     function test_RevertWhen_PolicySignatureMalleable() public {
         bytes memory data = bumpData(1);
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
-        PaceSmartAccount.Sig memory twin = malleate(signPDR(POLICY_KEY, address(counter), 0, data, t));
+        IPaceSmartAccount.PDRTerms memory t = terms(0, false);
+        IPaceSmartAccount.Sig memory twin = malleate(signPDR(POLICY_KEY, address(counter), 0, data, t));
         (bool ok,) = address(account).call(execCalldata(address(counter), 0, data, t, twin));
         vm.assertFalse(ok, "malleated twin accepted");
 
-        PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
+        IPaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
         bytes32 highS = bytes32(SECP256K1_N / 2 + 1); // < 2^255: representable, but not low-s
         s.vs = highS;
         vm.expectRevert(abi.encodeWithSelector(ECDSA.ECDSAInvalidSignatureS.selector, highS));
@@ -545,11 +545,11 @@ abstract contract PaceExecutionTest is PaceBase {
 
     function test_RevertWhen_ApprovalSignatureMalleable() public {
         bytes memory data = bumpData(1);
-        PaceSmartAccount.PDRTerms memory t = terms(0, true);
+        IPaceSmartAccount.PDRTerms memory t = terms(0, true);
         bytes32 digest = account.hashPDR(address(counter), 0, data, t);
-        PaceSmartAccount.Sig[] memory a = approvalsBy(one(APPROVER1_KEY), digest);
+        IPaceSmartAccount.Sig[] memory a = approvalsBy(one(APPROVER1_KEY), digest);
         a[0].vs = bytes32(SECP256K1_N / 2 + 7); // high s that still fits in 255 bits
-        PaceSmartAccount.Sig memory s = signDigest(POLICY_KEY, digest);
+        IPaceSmartAccount.Sig memory s = signDigest(POLICY_KEY, digest);
         vm.expectRevert(abi.encodeWithSelector(ECDSA.ECDSAInvalidSignatureS.selector, a[0].vs));
         execApproved(address(counter), 0, data, t, s, a);
     }
@@ -558,13 +558,13 @@ abstract contract PaceExecutionTest is PaceBase {
         Reenterer evil = new Reenterer();
         // A second PDR, validly signed for nonce 1, that the target tries to use mid-call.
         bytes memory innerData = bumpData(100);
-        PaceSmartAccount.PDRTerms memory inner = terms(1, false);
-        PaceSmartAccount.Sig memory innerSig = signPDR(POLICY_KEY, address(counter), 0, innerData, inner);
+        IPaceSmartAccount.PDRTerms memory inner = terms(1, false);
+        IPaceSmartAccount.Sig memory innerSig = signPDR(POLICY_KEY, address(counter), 0, innerData, inner);
         evil.arm(account, address(counter), innerData, inner, innerSig);
         if (compact) evil.armRaw(execCalldata(address(counter), 0, innerData, inner, innerSig));
 
         bytes memory data = abi.encodeCall(Reenterer.attack, ());
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        IPaceSmartAccount.PDRTerms memory t = terms(0, false);
         (bool ok,) = exec(address(evil), 0, data, t, signPDR(POLICY_KEY, address(evil), 0, data, t));
 
         vm.assertTrue(ok, "outer call returned");
@@ -628,7 +628,7 @@ abstract contract PaceExecutionTest is PaceBase {
         bool approval
     ) public {
         bytes memory data = bumpData(1);
-        PaceSmartAccount.PDRTerms memory t = terms(0, approval);
+        IPaceSmartAccount.PDRTerms memory t = terms(0, approval);
         bytes32 digest = account.hashPDR(address(counter), 0, data, t);
         bytes32 r;
         bytes32 vs;
@@ -642,15 +642,15 @@ abstract contract PaceExecutionTest is PaceBase {
             vs = bytes32((pickWord(sKind, sRand) & ((uint256(1) << 255) - 1)) | (parity ? uint256(1) << 255 : 0));
         }
         if (approval) {
-            PaceSmartAccount.Sig[] memory a = new PaceSmartAccount.Sig[](1);
-            a[0] = PaceSmartAccount.Sig(r, vs);
+            IPaceSmartAccount.Sig[] memory a = new IPaceSmartAccount.Sig[](1);
+            a[0] = IPaceSmartAccount.Sig(r, vs);
             expectLikeOpenZeppelin(digest, r, vs, vm.addr(APPROVER2_KEY), IPaceSmartAccount.NotApprover.selector);
             execApproved(address(counter), 0, data, t, signDigest(POLICY_KEY, digest), a);
         } else {
             expectLikeOpenZeppelin(
                 digest, r, vs, vm.addr(POLICY_KEY), IPaceSmartAccount.UnauthorizedPolicySigner.selector
             );
-            exec(address(counter), 0, data, t, PaceSmartAccount.Sig(r, vs));
+            exec(address(counter), 0, data, t, IPaceSmartAccount.Sig(r, vs));
         }
     }
 
@@ -662,7 +662,7 @@ abstract contract PaceExecutionTest is PaceBase {
         approvers[0] = vm.addr(APPROVER1_KEY);
         account = new PaceSmartAccount(address(admin), vm.addr(POLICY_KEY), approvers, 1);
         bytes memory data = abi.encodeCall(AdminTarget.rotate, ());
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        IPaceSmartAccount.PDRTerms memory t = terms(0, false);
         (bool ok,) = exec(address(admin), 0, data, t, signPDR(POLICY_KEY, address(admin), 0, data, t));
         vm.assertTrue(ok, "outer call returned");
         vm.assertEq(
@@ -683,7 +683,7 @@ abstract contract PaceExecutionTest is PaceBase {
 
     function test_ShortCalldataHasZeroSelector() public {
         bytes memory data = hex"abcdef";
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        IPaceSmartAccount.PDRTerms memory t = terms(0, false);
         bytes32 digest = account.hashPDR(address(sink), 1 wei, data, t);
         vm.expectEmit(address(account));
         emit Executed(digest, EVENT_ID, packCall(address(sink), bytes4(0), false), 1 wei);
@@ -692,8 +692,8 @@ abstract contract PaceExecutionTest is PaceBase {
 
     function test_RevertWhen_TargetStarvedOfGas() public {
         bytes memory data = abi.encodeCall(Counter.burn, ());
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
-        PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
+        IPaceSmartAccount.PDRTerms memory t = terms(0, false);
+        IPaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
         vm.expectRevert(IPaceSmartAccount.InsufficientGas.selector);
         submit(execCalldata(address(counter), 0, data, t, s), 300_000);
         vm.assertEq(uint256(account.nonce()), 0, "PDR not burnt");
@@ -703,8 +703,8 @@ abstract contract PaceExecutionTest is PaceBase {
         vm.prank(vm.addr(OWNER_KEY));
         account.setPolicySigner(vm.addr(APPROVER1_KEY));
         bytes memory data = bumpData(1);
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
-        PaceSmartAccount.Sig memory old = signPDR(POLICY_KEY, address(counter), 0, data, t);
+        IPaceSmartAccount.PDRTerms memory t = terms(0, false);
+        IPaceSmartAccount.Sig memory old = signPDR(POLICY_KEY, address(counter), 0, data, t);
         vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.UnauthorizedPolicySigner.selector, vm.addr(POLICY_KEY)));
         exec(address(counter), 0, data, t, old);
         (bool ok,) = exec(address(counter), 0, data, t, signPDR(APPROVER1_KEY, address(counter), 0, data, t));
@@ -713,13 +713,13 @@ abstract contract PaceExecutionTest is PaceBase {
 
     function test_Gas_ExecutePolicyOnly() public {
         bytes memory data = abi.encodeCall(Sink.ping, ());
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        IPaceSmartAccount.PDRTerms memory t = terms(0, false);
         exec(address(sink), 0, data, t, signPDR(POLICY_KEY, address(sink), 0, data, t));
     }
 
     function test_Gas_ExecuteWithOneApproval() public {
         bytes memory data = abi.encodeCall(Sink.ping, ());
-        PaceSmartAccount.PDRTerms memory t = terms(0, true);
+        IPaceSmartAccount.PDRTerms memory t = terms(0, true);
         bytes32 digest = account.hashPDR(address(sink), 0, data, t);
         execApproved(address(sink), 0, data, t, signDigest(POLICY_KEY, digest), approvalsBy(one(APPROVER1_KEY), digest));
     }
@@ -727,8 +727,8 @@ abstract contract PaceExecutionTest is PaceBase {
     function testFuzz_OnlyPolicySignerExecutes(uint256 keySeed) public {
         uint256 key = keyFrom(keySeed);
         bytes memory data = bumpData(1);
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
-        PaceSmartAccount.Sig memory s = signPDR(key, address(counter), 0, data, t);
+        IPaceSmartAccount.PDRTerms memory t = terms(0, false);
+        IPaceSmartAccount.Sig memory s = signPDR(key, address(counter), 0, data, t);
         (bool ok,) = address(account).call(execCalldata(address(counter), 0, data, t, s));
         vm.assertEq(ok, key == POLICY_KEY, "accepted iff policy signer");
         vm.assertEq(counter.count(), ok ? 1 : 0, "effect iff accepted");
@@ -739,8 +739,8 @@ abstract contract PaceExecutionTest is PaceBase {
         bytes memory data = bumpData(1);
         address target = address(counter);
         uint256 value = 0;
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
-        PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, target, value, data, t);
+        IPaceSmartAccount.PDRTerms memory t = terms(0, false);
+        IPaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, target, value, data, t);
         field = field % 6;
         if (field == 0) target = address(uint160(target) ^ uint160(delta));
         if (field == 1) value = delta;
@@ -756,9 +756,9 @@ abstract contract PaceExecutionTest is PaceBase {
     function testFuzz_ExpiryIsInclusive(uint64 expiry, uint32 ahead) public {
         expiry = uint64(bound(expiry, START, type(uint64).max - 2 ** 32));
         bytes memory data = bumpData(1);
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        IPaceSmartAccount.PDRTerms memory t = terms(0, false);
         t.expiry = expiry;
-        PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
+        IPaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
         vm.warp(uint256(expiry) + ahead);
         (bool ok,) = address(account).call(execCalldata(address(counter), 0, data, t, s));
         vm.assertEq(ok, ahead == 0, "valid until expiry inclusive");
@@ -769,27 +769,27 @@ contract PaceSmartAccountTest is PaceExecutionTest {
     // ---------------------------------------------------------------- happy paths
 
     function test_ExecuteBatch() public {
-        PaceSmartAccount.Call[] memory calls = new PaceSmartAccount.Call[](2);
-        calls[0] = PaceSmartAccount.Call(address(counter), 1 ether, bumpData(2));
-        calls[1] = PaceSmartAccount.Call(address(sink), 0, abi.encodeCall(Sink.ping, ()));
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        IPaceSmartAccount.Call[] memory calls = new IPaceSmartAccount.Call[](2);
+        calls[0] = IPaceSmartAccount.Call(address(counter), 1 ether, bumpData(2));
+        calls[1] = IPaceSmartAccount.Call(address(sink), 0, abi.encodeCall(Sink.ping, ()));
+        IPaceSmartAccount.PDRTerms memory t = terms(0, false);
         bytes32 digest = account.hashBatch(calls, t);
         vm.assertEq(digest, referenceDigest(address(account), 1 ether, abi.encode(calls), t), "batch digest");
-        account.executeBatch(calls, t, signDigest(POLICY_KEY, digest), new PaceSmartAccount.Sig[](0));
+        account.executeBatch(calls, t, signDigest(POLICY_KEY, digest), new IPaceSmartAccount.Sig[](0));
         vm.assertEq(counter.count(), 2, "first call");
         vm.assertEq(counter.received(), 1 ether, "value");
         vm.assertEq(uint256(account.nonce()), 1, "one nonce per batch");
     }
 
     function test_RevertWhen_BatchWithoutRequiredApprovals() public {
-        PaceSmartAccount.Call[] memory calls = new PaceSmartAccount.Call[](2);
-        calls[0] = PaceSmartAccount.Call(address(counter), 0, bumpData(2));
-        calls[1] = PaceSmartAccount.Call(address(sink), 0, abi.encodeCall(Sink.ping, ()));
-        PaceSmartAccount.PDRTerms memory t = terms(0, true);
+        IPaceSmartAccount.Call[] memory calls = new IPaceSmartAccount.Call[](2);
+        calls[0] = IPaceSmartAccount.Call(address(counter), 0, bumpData(2));
+        calls[1] = IPaceSmartAccount.Call(address(sink), 0, abi.encodeCall(Sink.ping, ()));
+        IPaceSmartAccount.PDRTerms memory t = terms(0, true);
         bytes32 digest = account.hashBatch(calls, t);
-        PaceSmartAccount.Sig memory s = signDigest(POLICY_KEY, digest);
+        IPaceSmartAccount.Sig memory s = signDigest(POLICY_KEY, digest);
         vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.TooFewApprovals.selector, 0, 1));
-        account.executeBatch(calls, t, s, new PaceSmartAccount.Sig[](0));
+        account.executeBatch(calls, t, s, new IPaceSmartAccount.Sig[](0));
         // An approval by someone who is not an approver does not count either.
         vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.NotApprover.selector, vm.addr(POLICY_KEY)));
         account.executeBatch(calls, t, s, approvalsBy(one(POLICY_KEY), digest));
@@ -799,21 +799,21 @@ contract PaceSmartAccountTest is PaceExecutionTest {
     }
 
     function test_RevertWhen_BatchCallFails() public {
-        PaceSmartAccount.Call[] memory calls = new PaceSmartAccount.Call[](2);
-        calls[0] = PaceSmartAccount.Call(address(counter), 0, bumpData(2));
-        calls[1] = PaceSmartAccount.Call(address(counter), 0, abi.encodeCall(Counter.fail, (7)));
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
-        PaceSmartAccount.Sig memory s = signDigest(POLICY_KEY, account.hashBatch(calls, t));
+        IPaceSmartAccount.Call[] memory calls = new IPaceSmartAccount.Call[](2);
+        calls[0] = IPaceSmartAccount.Call(address(counter), 0, bumpData(2));
+        calls[1] = IPaceSmartAccount.Call(address(counter), 0, abi.encodeCall(Counter.fail, (7)));
+        IPaceSmartAccount.PDRTerms memory t = terms(0, false);
+        IPaceSmartAccount.Sig memory s = signDigest(POLICY_KEY, account.hashBatch(calls, t));
         vm.expectRevert(
             abi.encodeWithSelector(
                 IPaceSmartAccount.CallFailed.selector, 1, abi.encodeWithSelector(Counter.Boom.selector, 7)
             )
         );
-        account.executeBatch(calls, t, s, new PaceSmartAccount.Sig[](0));
+        account.executeBatch(calls, t, s, new IPaceSmartAccount.Sig[](0));
     }
 
     function test_DigestMatchesReference() public view {
-        PaceSmartAccount.PDRTerms memory t = terms(3, true);
+        IPaceSmartAccount.PDRTerms memory t = terms(3, true);
         bytes memory data = bumpData(9);
         vm.assertEq(
             account.hashPDR(address(counter), 5, data, t), referenceDigest(address(counter), 5, data, t), "digest"
@@ -837,8 +837,8 @@ contract PaceSmartAccountTest is PaceExecutionTest {
     /// does: a dirty word reverts without data, and nothing executes.
     function test_RevertWhen_DirtyTermsCalldata() public {
         bytes memory data = bumpData(1);
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
-        PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
+        IPaceSmartAccount.PDRTerms memory t = terms(0, false);
+        IPaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
         // head: target 0x04, value 0x24, data offset 0x44, nonce 0x64, policyId 0x84, decision 0xa4,
         // approvalRequired 0xc4, expiry 0xe4 (byte 4 + 0x?? is the word's most significant byte)
         uint16[4] memory words = [uint16(0x64), 0xa4, 0xc4, 0xe4];
@@ -866,9 +866,9 @@ contract PaceSmartAccountTest is PaceExecutionTest {
     // ---------------------------------------------------------------- delegation
 
     function test_DelegatedExecution() public {
-        PaceSmartAccount.SignedDelegation[] memory chain = ownerToDelegate();
-        PaceSmartAccount.Call memory c = PaceSmartAccount.Call(address(counter), 1 ether, bumpData(3));
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        IPaceSmartAccount.SignedDelegation[] memory chain = ownerToDelegate();
+        IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(address(counter), 1 ether, bumpData(3));
+        IPaceSmartAccount.PDRTerms memory t = terms(0, false);
         bytes32 digest = account.hashPDR(c.target, c.value, c.data, t);
         bytes32[] memory hashes = new bytes32[](1);
         hashes[0] = account.hashDelegation(chain[0].delegation);
@@ -881,177 +881,177 @@ contract PaceSmartAccountTest is PaceExecutionTest {
     }
 
     function test_SubDelegationWithinScope() public {
-        PaceSmartAccount.Delegation memory root = scope(vm.addr(OWNER_KEY), vm.addr(DELEGATE_KEY), 0);
+        IPaceSmartAccount.Delegation memory root = scope(vm.addr(OWNER_KEY), vm.addr(DELEGATE_KEY), 0);
         bytes32 rootHash = account.hashDelegation(root);
-        PaceSmartAccount.Delegation memory sub = scope(vm.addr(DELEGATE_KEY), vm.addr(SUBDELEGATE_KEY), rootHash);
+        IPaceSmartAccount.Delegation memory sub = scope(vm.addr(DELEGATE_KEY), vm.addr(SUBDELEGATE_KEY), rootHash);
         sub.maxValuePerCall = 0.5 ether;
-        PaceSmartAccount.SignedDelegation[] memory chain = new PaceSmartAccount.SignedDelegation[](2);
+        IPaceSmartAccount.SignedDelegation[] memory chain = new IPaceSmartAccount.SignedDelegation[](2);
         chain[0] = signDelegation(OWNER_KEY, root);
         chain[1] = signDelegation(DELEGATE_KEY, sub);
-        PaceSmartAccount.Call memory c = PaceSmartAccount.Call(address(counter), 0.5 ether, bumpData(1));
+        IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(address(counter), 0.5 ether, bumpData(1));
         vm.assertTrue(execDelegated(SUBDELEGATE_KEY, c, terms(0, false), chain), "executed");
         vm.assertEq(account.spent(rootHash), 0.5 ether, "parent spending");
         vm.assertEq(account.spent(account.hashDelegation(sub)), 0.5 ether, "child spending");
     }
 
     function test_RevertWhen_SubDelegationExceedsParentScope() public {
-        PaceSmartAccount.Delegation memory root = scope(vm.addr(OWNER_KEY), vm.addr(DELEGATE_KEY), 0);
+        IPaceSmartAccount.Delegation memory root = scope(vm.addr(OWNER_KEY), vm.addr(DELEGATE_KEY), 0);
         bytes32 rootHash = account.hashDelegation(root);
-        PaceSmartAccount.Delegation memory sub = scope(vm.addr(DELEGATE_KEY), vm.addr(SUBDELEGATE_KEY), rootHash);
+        IPaceSmartAccount.Delegation memory sub = scope(vm.addr(DELEGATE_KEY), vm.addr(SUBDELEGATE_KEY), rootHash);
         sub.targets[0] = address(sink); // the parent never allowed `sink`
         sub.selectors[0] = Sink.ping.selector;
-        PaceSmartAccount.SignedDelegation[] memory chain = new PaceSmartAccount.SignedDelegation[](2);
+        IPaceSmartAccount.SignedDelegation[] memory chain = new IPaceSmartAccount.SignedDelegation[](2);
         chain[0] = signDelegation(OWNER_KEY, root);
         chain[1] = signDelegation(DELEGATE_KEY, sub);
-        PaceSmartAccount.Call memory c = PaceSmartAccount.Call(address(sink), 0, abi.encodeCall(Sink.ping, ()));
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
-        PaceSmartAccount.Sig memory s = signPDR(SUBDELEGATE_KEY, c.target, c.value, c.data, t);
+        IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(address(sink), 0, abi.encodeCall(Sink.ping, ()));
+        IPaceSmartAccount.PDRTerms memory t = terms(0, false);
+        IPaceSmartAccount.Sig memory s = signPDR(SUBDELEGATE_KEY, c.target, c.value, c.data, t);
         vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.TargetNotDelegated.selector, rootHash, address(sink)));
-        account.executeDelegated(c, t, s, new PaceSmartAccount.Sig[](0), chain);
+        account.executeDelegated(c, t, s, new IPaceSmartAccount.Sig[](0), chain);
     }
 
     function test_RevertWhen_DelegationTargetOutOfScope() public {
-        PaceSmartAccount.SignedDelegation[] memory chain = ownerToDelegate();
+        IPaceSmartAccount.SignedDelegation[] memory chain = ownerToDelegate();
         bytes32 h = account.hashDelegation(chain[0].delegation);
-        PaceSmartAccount.Call memory c = PaceSmartAccount.Call(address(sink), 0, abi.encodeCall(Counter.bump, (1)));
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
-        PaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
+        IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(address(sink), 0, abi.encodeCall(Counter.bump, (1)));
+        IPaceSmartAccount.PDRTerms memory t = terms(0, false);
+        IPaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
         vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.TargetNotDelegated.selector, h, address(sink)));
-        account.executeDelegated(c, t, s, new PaceSmartAccount.Sig[](0), chain);
+        account.executeDelegated(c, t, s, new IPaceSmartAccount.Sig[](0), chain);
     }
 
     function test_RevertWhen_DelegationSelectorOutOfScope() public {
-        PaceSmartAccount.SignedDelegation[] memory chain = ownerToDelegate();
+        IPaceSmartAccount.SignedDelegation[] memory chain = ownerToDelegate();
         bytes32 h = account.hashDelegation(chain[0].delegation);
-        PaceSmartAccount.Call memory c = PaceSmartAccount.Call(address(counter), 0, abi.encodeCall(Counter.fail, (1)));
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
-        PaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
+        IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(address(counter), 0, abi.encodeCall(Counter.fail, (1)));
+        IPaceSmartAccount.PDRTerms memory t = terms(0, false);
+        IPaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
         vm.expectRevert(
             abi.encodeWithSelector(IPaceSmartAccount.SelectorNotDelegated.selector, h, Counter.fail.selector)
         );
-        account.executeDelegated(c, t, s, new PaceSmartAccount.Sig[](0), chain);
+        account.executeDelegated(c, t, s, new IPaceSmartAccount.Sig[](0), chain);
     }
 
     function test_RevertWhen_DelegationValueOverCallCap() public {
-        PaceSmartAccount.SignedDelegation[] memory chain = ownerToDelegate();
+        IPaceSmartAccount.SignedDelegation[] memory chain = ownerToDelegate();
         bytes32 h = account.hashDelegation(chain[0].delegation);
-        PaceSmartAccount.Call memory c = PaceSmartAccount.Call(address(counter), 2 ether, bumpData(1));
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
-        PaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
+        IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(address(counter), 2 ether, bumpData(1));
+        IPaceSmartAccount.PDRTerms memory t = terms(0, false);
+        IPaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
         vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.ValueOverCallCap.selector, h, 2 ether, 1 ether));
-        account.executeDelegated(c, t, s, new PaceSmartAccount.Sig[](0), chain);
+        account.executeDelegated(c, t, s, new IPaceSmartAccount.Sig[](0), chain);
     }
 
     function test_RevertWhen_DelegationValueOverTotalCap() public {
-        PaceSmartAccount.SignedDelegation[] memory chain = ownerToDelegate();
+        IPaceSmartAccount.SignedDelegation[] memory chain = ownerToDelegate();
         bytes32 h = account.hashDelegation(chain[0].delegation);
-        PaceSmartAccount.Call memory c = PaceSmartAccount.Call(address(counter), 1 ether, bumpData(1));
+        IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(address(counter), 1 ether, bumpData(1));
         for (uint64 i = 0; i < 3; i++) {
             vm.assertTrue(execDelegated(DELEGATE_KEY, c, terms(i, false), chain), "within total cap");
         }
-        PaceSmartAccount.PDRTerms memory t = terms(3, false);
-        PaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
+        IPaceSmartAccount.PDRTerms memory t = terms(3, false);
+        IPaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
         vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.ValueOverTotalCap.selector, h, 4 ether, 3 ether));
-        account.executeDelegated(c, t, s, new PaceSmartAccount.Sig[](0), chain);
+        account.executeDelegated(c, t, s, new IPaceSmartAccount.Sig[](0), chain);
     }
 
     function test_RevertWhen_DelegationExpired() public {
-        PaceSmartAccount.SignedDelegation[] memory chain = ownerToDelegate();
+        IPaceSmartAccount.SignedDelegation[] memory chain = ownerToDelegate();
         bytes32 h = account.hashDelegation(chain[0].delegation);
         vm.warp(uint256(chain[0].delegation.expiry) + 1);
-        PaceSmartAccount.Call memory c = PaceSmartAccount.Call(address(counter), 0, bumpData(1));
-        PaceSmartAccount.PDRTerms memory t = terms(0, false); // the PDR itself is still valid
-        PaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
+        IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(address(counter), 0, bumpData(1));
+        IPaceSmartAccount.PDRTerms memory t = terms(0, false); // the PDR itself is still valid
+        IPaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
         vm.expectRevert(
             abi.encodeWithSelector(IPaceSmartAccount.DelegationExpired.selector, h, chain[0].delegation.expiry)
         );
-        account.executeDelegated(c, t, s, new PaceSmartAccount.Sig[](0), chain);
+        account.executeDelegated(c, t, s, new IPaceSmartAccount.Sig[](0), chain);
     }
 
     function test_RevertWhen_DelegationRevoked() public {
-        PaceSmartAccount.SignedDelegation[] memory chain = ownerToDelegate();
+        IPaceSmartAccount.SignedDelegation[] memory chain = ownerToDelegate();
         bytes32 h = account.hashDelegation(chain[0].delegation);
         vm.prank(vm.addr(OWNER_KEY));
         account.revokeDelegation(h);
-        PaceSmartAccount.Call memory c = PaceSmartAccount.Call(address(counter), 0, bumpData(1));
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
-        PaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
+        IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(address(counter), 0, bumpData(1));
+        IPaceSmartAccount.PDRTerms memory t = terms(0, false);
+        IPaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
         vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.RevokedDelegation.selector, h));
-        account.executeDelegated(c, t, s, new PaceSmartAccount.Sig[](0), chain);
+        account.executeDelegated(c, t, s, new IPaceSmartAccount.Sig[](0), chain);
     }
 
     function test_RevertWhen_DelegationNotFromOwner() public {
-        PaceSmartAccount.SignedDelegation[] memory chain =
+        IPaceSmartAccount.SignedDelegation[] memory chain =
             chainOf(signDelegation(ATTACKER_KEY, scope(vm.addr(ATTACKER_KEY), vm.addr(DELEGATE_KEY), 0)));
-        PaceSmartAccount.Call memory c = PaceSmartAccount.Call(address(counter), 0, bumpData(1));
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
-        PaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
+        IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(address(counter), 0, bumpData(1));
+        IPaceSmartAccount.PDRTerms memory t = terms(0, false);
+        IPaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
         vm.expectRevert(
             abi.encodeWithSelector(
                 IPaceSmartAccount.DelegatorMismatch.selector, 0, vm.addr(OWNER_KEY), vm.addr(ATTACKER_KEY)
             )
         );
-        account.executeDelegated(c, t, s, new PaceSmartAccount.Sig[](0), chain);
+        account.executeDelegated(c, t, s, new IPaceSmartAccount.Sig[](0), chain);
     }
 
     function test_RevertWhen_DelegationSignatureForged() public {
         // Names the owner as delegator but is signed by the attacker.
-        PaceSmartAccount.SignedDelegation[] memory chain =
+        IPaceSmartAccount.SignedDelegation[] memory chain =
             chainOf(signDelegation(ATTACKER_KEY, scope(vm.addr(OWNER_KEY), vm.addr(DELEGATE_KEY), 0)));
-        PaceSmartAccount.Call memory c = PaceSmartAccount.Call(address(counter), 0, bumpData(1));
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
-        PaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
+        IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(address(counter), 0, bumpData(1));
+        IPaceSmartAccount.PDRTerms memory t = terms(0, false);
+        IPaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
         vm.expectRevert(
             abi.encodeWithSelector(IPaceSmartAccount.InvalidDelegationSignature.selector, 0, vm.addr(ATTACKER_KEY))
         );
-        account.executeDelegated(c, t, s, new PaceSmartAccount.Sig[](0), chain);
+        account.executeDelegated(c, t, s, new IPaceSmartAccount.Sig[](0), chain);
     }
 
     function test_RevertWhen_DelegationParentMismatch() public {
-        PaceSmartAccount.Delegation memory root = scope(vm.addr(OWNER_KEY), vm.addr(DELEGATE_KEY), 0);
-        PaceSmartAccount.Delegation memory sub =
+        IPaceSmartAccount.Delegation memory root = scope(vm.addr(OWNER_KEY), vm.addr(DELEGATE_KEY), 0);
+        IPaceSmartAccount.Delegation memory sub =
             scope(vm.addr(DELEGATE_KEY), vm.addr(SUBDELEGATE_KEY), keccak256("other"));
-        PaceSmartAccount.SignedDelegation[] memory chain = new PaceSmartAccount.SignedDelegation[](2);
+        IPaceSmartAccount.SignedDelegation[] memory chain = new IPaceSmartAccount.SignedDelegation[](2);
         chain[0] = signDelegation(OWNER_KEY, root);
         chain[1] = signDelegation(DELEGATE_KEY, sub);
-        PaceSmartAccount.Call memory c = PaceSmartAccount.Call(address(counter), 0, bumpData(1));
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
-        PaceSmartAccount.Sig memory s = signPDR(SUBDELEGATE_KEY, c.target, c.value, c.data, t);
+        IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(address(counter), 0, bumpData(1));
+        IPaceSmartAccount.PDRTerms memory t = terms(0, false);
+        IPaceSmartAccount.Sig memory s = signPDR(SUBDELEGATE_KEY, c.target, c.value, c.data, t);
         vm.expectRevert(
             abi.encodeWithSelector(
                 IPaceSmartAccount.DelegationParentMismatch.selector, 1, account.hashDelegation(root), keccak256("other")
             )
         );
-        account.executeDelegated(c, t, s, new PaceSmartAccount.Sig[](0), chain);
+        account.executeDelegated(c, t, s, new IPaceSmartAccount.Sig[](0), chain);
     }
 
     function test_RevertWhen_PDRNotSignedByDelegate() public {
-        PaceSmartAccount.SignedDelegation[] memory chain = ownerToDelegate();
-        PaceSmartAccount.Call memory c = PaceSmartAccount.Call(address(counter), 0, bumpData(1));
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
-        PaceSmartAccount.Sig memory s = signPDR(ATTACKER_KEY, c.target, c.value, c.data, t);
+        IPaceSmartAccount.SignedDelegation[] memory chain = ownerToDelegate();
+        IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(address(counter), 0, bumpData(1));
+        IPaceSmartAccount.PDRTerms memory t = terms(0, false);
+        IPaceSmartAccount.Sig memory s = signPDR(ATTACKER_KEY, c.target, c.value, c.data, t);
         vm.expectRevert(
             abi.encodeWithSelector(
                 IPaceSmartAccount.UnauthorizedDelegate.selector, vm.addr(DELEGATE_KEY), vm.addr(ATTACKER_KEY)
             )
         );
-        account.executeDelegated(c, t, s, new PaceSmartAccount.Sig[](0), chain);
+        account.executeDelegated(c, t, s, new IPaceSmartAccount.Sig[](0), chain);
     }
 
     function test_RevertWhen_DelegationChainEmpty() public {
-        PaceSmartAccount.Call memory c = PaceSmartAccount.Call(address(counter), 0, bumpData(1));
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
-        PaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
+        IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(address(counter), 0, bumpData(1));
+        IPaceSmartAccount.PDRTerms memory t = terms(0, false);
+        IPaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
         vm.expectRevert(IPaceSmartAccount.EmptyDelegationChain.selector);
-        account.executeDelegated(c, t, s, new PaceSmartAccount.Sig[](0), new PaceSmartAccount.SignedDelegation[](0));
+        account.executeDelegated(c, t, s, new IPaceSmartAccount.Sig[](0), new IPaceSmartAccount.SignedDelegation[](0));
     }
 
     function test_RevertWhen_DelegationChainTooLong() public {
-        PaceSmartAccount.Call memory c = PaceSmartAccount.Call(address(counter), 0, bumpData(1));
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
-        PaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
+        IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(address(counter), 0, bumpData(1));
+        IPaceSmartAccount.PDRTerms memory t = terms(0, false);
+        IPaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
         vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.DelegationChainTooLong.selector, 5, 4));
-        account.executeDelegated(c, t, s, new PaceSmartAccount.Sig[](0), new PaceSmartAccount.SignedDelegation[](5));
+        account.executeDelegated(c, t, s, new IPaceSmartAccount.Sig[](0), new IPaceSmartAccount.SignedDelegation[](5));
     }
 
     // ---------------------------------------------------------------- administration
@@ -1149,23 +1149,24 @@ contract PaceSmartAccountTest is PaceExecutionTest {
         uint64 expiry,
         bytes32 eventId
     ) public view {
-        PaceSmartAccount.PDRTerms memory t = PaceSmartAccount.PDRTerms(n, policyId, decision, approval, expiry, eventId);
+        IPaceSmartAccount.PDRTerms memory t =
+            IPaceSmartAccount.PDRTerms(n, policyId, decision, approval, expiry, eventId);
         vm.assertEq(account.hashPDR(target, value, data, t), referenceDigest(target, value, data, t), "digest");
     }
 
     function testFuzz_DelegationTotalCap(uint256[4] memory amounts) public {
-        PaceSmartAccount.SignedDelegation[] memory chain = ownerToDelegate();
+        IPaceSmartAccount.SignedDelegation[] memory chain = ownerToDelegate();
         bytes32 h = account.hashDelegation(chain[0].delegation);
         uint256 total;
         uint64 n;
         for (uint256 i = 0; i < amounts.length; i++) {
             uint256 v = bound(amounts[i], 0, 1 ether);
-            PaceSmartAccount.Call memory c = PaceSmartAccount.Call(address(counter), v, bumpData(1));
-            PaceSmartAccount.PDRTerms memory t = terms(n, false);
-            PaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
+            IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(address(counter), v, bumpData(1));
+            IPaceSmartAccount.PDRTerms memory t = terms(n, false);
+            IPaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
             (bool ok,) = address(account)
                 .call(
-                    abi.encodeCall(PaceSmartAccount.executeDelegated, (c, t, s, new PaceSmartAccount.Sig[](0), chain))
+                    abi.encodeCall(PaceSmartAccount.executeDelegated, (c, t, s, new IPaceSmartAccount.Sig[](0), chain))
                 );
             bool within = total + v <= 3 ether;
             vm.assertEq(ok, within, "accepted iff within total cap");
@@ -1189,7 +1190,7 @@ contract PaceCompactTest is PaceExecutionTest {
     /// @dev A valid compact submission of a call with value and one approval.
     function validCompact() internal view returns (bytes memory cd) {
         bytes memory data = bumpData(3);
-        PaceSmartAccount.PDRTerms memory t = terms(0, true);
+        IPaceSmartAccount.PDRTerms memory t = terms(0, true);
         bytes32 digest = account.hashPDR(address(counter), 1 ether, data, t);
         cd = compactCalldata(
             address(counter), 1 ether, data, t, signDigest(POLICY_KEY, digest), approvalsBy(one(APPROVER1_KEY), digest)
@@ -1260,9 +1261,9 @@ contract PaceCompactTest is PaceExecutionTest {
 
     function test_RevertWhen_CompactValueNotMinimal() public {
         bytes memory data = bumpData(3);
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
-        PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 1, data, t);
-        bytes memory cd = compactCalldata(address(counter), 1, data, t, s, new PaceSmartAccount.Sig[](0));
+        IPaceSmartAccount.PDRTerms memory t = terms(0, false);
+        IPaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 1, data, t);
+        bytes memory cd = compactCalldata(address(counter), 1, data, t, s, new IPaceSmartAccount.Sig[](0));
         // value 1 as two bytes 00 01: the same number, not the canonical encoding
         bytes memory padded = new bytes(cd.length + 1);
         for (uint256 i = 0; i < 172; i++) {
@@ -1295,10 +1296,10 @@ contract PaceCompactTest is PaceExecutionTest {
     function test_CompactLargestValue() public {
         vm.deal(address(account), type(uint256).max);
         bytes memory data = "";
-        PaceSmartAccount.PDRTerms memory t = terms(0, false);
+        IPaceSmartAccount.PDRTerms memory t = terms(0, false);
         uint256 v = type(uint256).max - 5;
-        PaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(0xBEEF), v, data, t);
-        bytes memory cd = compactCalldata(address(0xBEEF), v, data, t, s, new PaceSmartAccount.Sig[](0));
+        IPaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(0xBEEF), v, data, t);
+        bytes memory cd = compactCalldata(address(0xBEEF), v, data, t, s, new IPaceSmartAccount.Sig[](0));
         vm.assertEq(uint8(cd[43]), 32, "32-byte value");
         (bool ok,) = address(account).call(cd);
         vm.assertTrue(ok, "executed");
@@ -1354,7 +1355,7 @@ contract PaceHandler is PaceBase {
     function submit(uint8 mode, uint8 by, uint16 skew) external {
         bytes memory data = bumpData(by);
         uint64 n = account.nonce();
-        PaceSmartAccount.PDRTerms memory t = terms(n, false);
+        IPaceSmartAccount.PDRTerms memory t = terms(n, false);
         uint256 key = POLICY_KEY;
         mode = mode % 5;
         if (mode == 1) key = ATTACKER_KEY;
@@ -1362,7 +1363,7 @@ contract PaceHandler is PaceBase {
         if (mode == 3) t.decision = 0;
         if (mode == 4) t.expiry = uint64(block.timestamp - 1 - (skew % 1000));
         bool valid = key == POLICY_KEY && t.nonce == n && t.decision == 1 && t.expiry >= block.timestamp;
-        PaceSmartAccount.Sig memory s = signPDR(key, address(counter), 0, data, t);
+        IPaceSmartAccount.Sig memory s = signPDR(key, address(counter), 0, data, t);
         (bool ok,) = address(account).call(abi.encodeCall(PaceSmartAccount.execute, (address(counter), 0, data, t, s)));
         require(ok == valid, "handler: acceptance differs from model");
         if (ok) {

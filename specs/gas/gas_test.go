@@ -97,7 +97,7 @@ var _ = Describe("Gas of anchoring and PACE execution", Ordered, Label("anvil"),
 		calls := []pdr.Call{ping, ping}
 		b, err := pdr.SignPDR(w.PolicySigner.Key, pdr.ForBatch(w.Domain, calls, pdr.Terms{Nonce: n, Decision: pdr.Allow, Expiry: expiry}))
 		Expect(err).NotTo(HaveOccurred())
-		batch := bindings.NewPaceSmartAccount().PackExecuteBatch([]bindings.PaceSmartAccountCall{ping.Binding(), ping.Binding()},
+		batch := bindings.NewPaceSmartAccount().PackExecuteBatch([]bindings.IPaceSmartAccountCall{ping.Binding(), ping.Binding()},
 			b.PDR.Terms().Binding(), b.Signature.Binding(), nil)
 		record("pace/executeBatch-2", w.Send(ctx, w.Agent, w.Account, nil, batch))
 

@@ -140,7 +140,7 @@ func TestCompletenessEdgeCases(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := signed(common.Hash(rc.Digest), func(t pdr.Terms) pdr.PDR { return pdr.ForBatch(a.Domain, calls, t) })
-		var bc []bindings.PaceSmartAccountCall
+		var bc []bindings.IPaceSmartAccountCall
 		for _, c := range calls {
 			bc = append(bc, c.Binding())
 		}

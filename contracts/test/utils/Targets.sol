@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 pragma solidity 0.8.37;
 
+import {IPaceSmartAccount} from "../../src/IPaceSmartAccount.sol";
 import {PaceSmartAccount} from "../../src/PaceSmartAccount.sol";
 
 /// @dev The trivial call target of the gas figures: `ping()` does nothing.
@@ -37,8 +38,8 @@ contract Reenterer {
     PaceSmartAccount internal account;
     address internal target;
     bytes internal data;
-    PaceSmartAccount.PDRTerms internal terms;
-    PaceSmartAccount.Sig internal sig;
+    IPaceSmartAccount.PDRTerms internal terms;
+    IPaceSmartAccount.Sig internal sig;
 
     bytes internal raw;
 
@@ -54,8 +55,8 @@ contract Reenterer {
         PaceSmartAccount account_,
         address target_,
         bytes calldata data_,
-        PaceSmartAccount.PDRTerms calldata terms_,
-        PaceSmartAccount.Sig calldata sig_
+        IPaceSmartAccount.PDRTerms calldata terms_,
+        IPaceSmartAccount.Sig calldata sig_
     ) external {
         account = account_;
         target = target_;
