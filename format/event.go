@@ -155,8 +155,9 @@ type Payload struct {
 	Context    *ContextProvenance    `cbor:"6,keyasint,omitempty" json:"context,omitempty"`
 	Code       *CodeProvenance       `cbor:"7,keyasint,omitempty" json:"code,omitempty"`
 	Delegation *DelegationProvenance `cbor:"8,keyasint,omitempty" json:"delegation,omitempty"`
-	// Ext carries extension fields by name. Values are arbitrary CBOR
-	// (text-keyed maps, no indefinite lengths).
+	// Ext carries extension fields by name. Values are free-form
+	// (docs/SPEC.md "Payload"): nil, booleans, integers, floats, text, byte
+	// strings, lists and text-keyed maps of them; no tags or simple values.
 	Ext map[string]any `cbor:"9,keyasint,omitempty" json:"ext,omitempty"`
 }
 
@@ -357,32 +358,6 @@ type DelegationProvenance struct {
 	Scope     []string `cbor:"3,keyasint,omitempty" json:"scope,omitempty"`
 	Token     Bytes    `cbor:"4,keyasint,omitempty" json:"token,omitempty"`  // signed delegation (e.g. EIP-712)
 	Parent    *uint64  `cbor:"5,keyasint,omitempty" json:"parent,omitempty"` // event that delegated
-}
-
-// Validate checks the constraints CBOR cannot express: known enum values and
-// one-of effects.
-func (p *Payload) Validate() error {
-	if p.Policy != nil && decisionNames[p.Policy.Decision] == "" {
-		return fmt.Errorf("format: policy: unknown decision %d", p.Policy.Decision)
-	}
-	if p.Approval != nil && decisionNames[p.Approval.Decision] == "" {
-		return fmt.Errorf("format: approval: unknown decision %d", p.Approval.Decision)
-	}
-	if p.Execution != nil && statusNames[p.Execution.Status] == "" {
-		return fmt.Errorf("format: execution: unknown status %d", p.Execution.Status)
-	}
-	for i, e := range p.Effects {
-		n := 0
-		for _, set := range []bool{e.FileWrite != nil, e.APICall != nil, e.DBChange != nil, e.ChainState != nil, e.ChainLog != nil} {
-			if set {
-				n++
-			}
-		}
-		if n != 1 {
-			return fmt.Errorf("format: effect %d: %d kinds set, want exactly 1", i, n)
-		}
-	}
-	return nil
 }
 
 // Event is what a caller records; the recorder fills in the envelope. Its

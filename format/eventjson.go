@@ -13,7 +13,8 @@ import (
 // tags, enumerations by name ("tool_call", "allow", "ok"), byte strings as
 // 0x-hex. Unknown fields are an error, not silently dropped. Numbers in
 // args and ext become unsigned or signed integers when integral and
-// float64 otherwise, so they keep their CBOR type.
+// float64 otherwise, so they keep their CBOR type. The payload is checked
+// with Payload.Validate, so a parsed event is one the recorder accepts.
 func ParseEventJSON(b []byte) (Event, error) {
 	var ev Event
 	d := json.NewDecoder(bytes.NewReader(b))
@@ -39,6 +40,9 @@ func ParseEventJSON(b []byte) (Event, error) {
 	}
 	if ev.Payload.Ext, err = normalizeMap(ev.Payload.Ext); err != nil {
 		return Event{}, err
+	}
+	if err := ev.Payload.Validate(); err != nil {
+		return Event{}, fmt.Errorf("format: event JSON: %w", err)
 	}
 	return ev, nil
 }

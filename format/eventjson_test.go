@@ -3,6 +3,7 @@ package format_test
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/agentflightrecorder/afr/format"
@@ -33,6 +34,9 @@ func TestParseEventJSON(t *testing.T) {
 		`{"tool":"x","kind":"tool_call","payload":{"intent":{"tol":"x"}}}`, // typo in a nested field
 		`{"tool":"x","kind":"tool_call","payload":{}} {}`,                  // trailing data
 		`{"tool":"x","kind":"tool_call","payload":{"execution":{"status":"fine"}}}`,
+		`{"tool":"x","kind":"chain_tx","payload":{"intent":{"tool":"t","target":"0x01"}}}`,                                  // target not 20 bytes
+		`{"tool":"x","kind":"chain_tx","payload":{"intent":{"tool":"t","value":"0x0001"}}}`,                                 // value with a leading zero
+		`{"tool":"x","kind":"tool_call","payload":{"ext":{"a":` + strings.Repeat("[", 15) + strings.Repeat("]", 15) + `}}}`, // 17 levels
 	} {
 		if _, err := format.ParseEventJSON([]byte(bad)); err == nil {
 			t.Errorf("accepted %s", bad)

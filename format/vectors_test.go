@@ -132,6 +132,7 @@ func TestCryptoVectors(t *testing.T) {
 				EventKey                                string `json:"event_key"`
 				Commitment, Frame                       string
 				FrameDigest                             string `json:"frame_digest"`
+				Malformed                               bool
 			}
 			if err := json.Unmarshal(raw, &v); err != nil {
 				t.Fatal(err)
@@ -149,6 +150,16 @@ func TestCryptoVectors(t *testing.T) {
 			pt := unhex(t, v.Plaintext)
 			if c := format.Commitment(&k, session, v.Seq, pt); c.String() != v.Commitment {
 				t.Fatalf("commitment %s, want %s", c, v.Commitment)
+			}
+			if v.Malformed {
+				frame := unhex(t, v.Frame)
+				if format.PayloadFrameDigest(frame).String() != v.FrameDigest {
+					t.Fatal("frame digest differs")
+				}
+				if _, err := format.OpenPayload(&k, session, v.Seq, frame); !errors.Is(err, format.ErrPayloadFrame) {
+					t.Fatalf("open: %v, want ErrPayloadFrame", err)
+				}
+				return
 			}
 			var nonce [format.NonceSize]byte
 			copy(nonce[:], unhex(t, v.Nonce))
@@ -172,12 +183,21 @@ func TestMerkleVectors(t *testing.T) {
 	for name, raw := range loadVectors(t, "merkle") {
 		t.Run(name, func(t *testing.T) {
 			var v struct {
-				Leaves []format.Digest
-				Root   format.Digest
-				Proofs [][]format.Digest
+				Leaves     []format.Digest
+				LeafHashes []format.Digest `json:"leaf_hashes"`
+				Root       format.Digest
+				Proofs     [][]format.Digest
 			}
 			if err := json.Unmarshal(raw, &v); err != nil {
 				t.Fatal(err)
+			}
+			if len(v.LeafHashes) != len(v.Leaves) {
+				t.Fatalf("%d leaf hashes for %d leaves", len(v.LeafHashes), len(v.Leaves))
+			}
+			for i, d := range v.Leaves {
+				if format.LeafHash(d) != v.LeafHashes[i] {
+					t.Fatalf("leaf %d: hash %s, want %s", i, format.LeafHash(d), v.LeafHashes[i])
+				}
 			}
 			if got := format.MerkleRoot(v.Leaves); got != v.Root {
 				t.Fatalf("root %s, want %s", got, v.Root)

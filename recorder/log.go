@@ -1,7 +1,9 @@
 package recorder
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/agentflightrecorder/afr/format"
@@ -13,17 +15,97 @@ import (
 // and for queries. Unlike Open it repairs nothing; a torn tail or a damaged
 // frame is returned as an error from the iteration that meets it.
 type Log struct {
-	Dir      string
-	Manifest Manifest
+	Dir string
+	// Manifest is the store's MANIFEST, zero when it is missing or
+	// unreadable (ManifestIdentity returns why). Nothing protects it: the
+	// log's identity is what its records commit to (Identity).
+	Manifest    Manifest
+	manifestErr error
 }
 
-// OpenLog opens the store in dir read-only.
+// ErrNotALog is returned by OpenLog for a directory that holds no part of
+// an AFR log.
+var ErrNotALog = errors.New("recorder: not an AFR log")
+
+// ErrNoIdentity is returned by Identity when no epoch header or record of
+// the log decodes.
+var ErrNoIdentity = errors.New("recorder: no decodable epoch header or record gives the log's identity")
+
+// OpenLog opens the store in dir read-only. A missing or unreadable
+// MANIFEST does not stop it (see ManifestIdentity): what the records
+// commit to is checked by a verifier, not refused here.
 func OpenLog(dir string) (*Log, error) {
+	l := &Log{Dir: dir}
 	m, err := ReadManifest(dir)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		l.Manifest = *m
+		return l, nil
 	}
-	return &Log{Dir: dir, Manifest: *m}, nil
+	l.manifestErr = err
+	for _, name := range []string{"records", "epochs", "payloads"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			return l, nil
+		}
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("recorder: opening log: %w", err)
+	}
+	return nil, fmt.Errorf("%w: %s has no MANIFEST, records, epochs or payloads (hint: --log names the directory afr record wrote)", ErrNotALog, dir)
+}
+
+// ManifestIdentity returns the recorder and session the MANIFEST claims,
+// or the error that kept it from being read (wrapping os.ErrNotExist when
+// it is missing, format.ErrNewerVersion when it is of a newer version).
+func (l *Log) ManifestIdentity() (recorder string, session format.SessionID, err error) {
+	if l.manifestErr != nil {
+		return "", format.SessionID{}, l.manifestErr
+	}
+	return l.Manifest.Recorder, l.Manifest.Session, nil
+}
+
+// Identity returns the recorder and session the log's evidence commits
+// to: those of its first decodable epoch header or, with none, of its
+// first decodable record, as the verifier takes them. Keys for reading
+// payloads are derived for this session. It returns an error wrapping
+// ErrNoIdentity when neither stream has one.
+func (l *Log) Identity() (recorder string, session format.SessionID, err error) {
+	found := errors.New("found")
+	var errs []error
+	for _, s := range []struct {
+		read func(func(uint64, []byte) error) error
+		id   func([]byte) (string, format.SessionID, error)
+	}{{l.Epochs, headerIdentity}, {l.Records, recordIdentity}} {
+		err := s.read(func(_ uint64, raw []byte) error {
+			var derr error
+			if recorder, session, derr = s.id(raw); derr == nil {
+				return found
+			}
+			return nil
+		})
+		if errors.Is(err, found) {
+			return recorder, session, nil
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return "", format.SessionID{}, errors.Join(append([]error{ErrNoIdentity}, errs...)...)
+}
+
+func headerIdentity(raw []byte) (string, format.SessionID, error) {
+	h, err := format.DecodeEpochHeader(raw)
+	if err != nil {
+		return "", format.SessionID{}, err
+	}
+	return h.Recorder, h.Session, nil
+}
+
+func recordIdentity(raw []byte) (string, format.SessionID, error) {
+	e, err := format.DecodeEnvelope(raw)
+	if err != nil {
+		return "", format.SessionID{}, err
+	}
+	return e.Recorder, e.Session, nil
 }
 
 // Records calls visit with each record's position and encoded bytes, in order.

@@ -4,17 +4,26 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 
 	"github.com/agentflightrecorder/afr/format"
 )
 
 // loadOrCreateMaster reads the master key file, creating it (mode 0600)
-// with bytes from rnd if absent.
+// with bytes from rnd if absent. A key file group or others can access is
+// refused (*MasterKeyModeError).
 func loadOrCreateMaster(path string, rnd io.Reader) ([]byte, error) {
 	_, err := os.Stat(path)
 	if !errors.Is(err, os.ErrNotExist) {
-		return readMaster(path)
+		k, perm, err := readMaster(path)
+		if err == nil {
+			err = exposed(path, perm)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return k, nil
 	}
 	k := make([]byte, format.KeySize)
 	if _, err := io.ReadFull(rnd, k); err != nil {
@@ -35,22 +44,40 @@ func loadOrCreateMaster(path string, rnd io.Reader) ([]byte, error) {
 	return k, f.Close()
 }
 
-// readMaster reads the master key file. A key file readable or writable by
-// group or others is refused.
-func readMaster(path string) ([]byte, error) {
+// MasterKeyModeError reports a master key file that group or others can
+// access. The writer refuses such a key; a reader uses it and may warn
+// (Keyring.Exposed).
+type MasterKeyModeError struct {
+	Path string
+	Mode fs.FileMode // permission bits
+}
+
+func (e *MasterKeyModeError) Error() string {
+	return fmt.Sprintf("recorder: master key %s has mode %04o; it must not be accessible to group or others (hint: chmod 600 %s)", e.Path, e.Mode, e.Path)
+}
+
+// exposed returns a *MasterKeyModeError if perm lets group or others at
+// the key file path, else nil.
+func exposed(path string, perm fs.FileMode) error {
+	if perm&0o077 != 0 {
+		return &MasterKeyModeError{Path: path, Mode: perm}
+	}
+	return nil
+}
+
+// readMaster reads the master key file and returns it with the file's
+// permission bits.
+func readMaster(path string) ([]byte, fs.FileMode, error) {
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, err
-	}
-	if st.Mode().Perm()&0o077 != 0 {
-		return nil, fmt.Errorf("recorder: master key %s has mode %04o; it must not be accessible to group or others (hint: chmod 600 %s)", path, st.Mode().Perm(), path)
+		return nil, 0, err
 	}
 	k, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if len(k) != format.KeySize {
-		return nil, fmt.Errorf("recorder: master key %s is %d bytes, want %d", path, len(k), format.KeySize)
+		return nil, 0, fmt.Errorf("recorder: master key %s is %d bytes, want %d", path, len(k), format.KeySize)
 	}
-	return k, nil
+	return k, st.Mode().Perm(), nil
 }

@@ -108,32 +108,51 @@ func isZero(b []byte) bool {
 }
 
 // Keyring derives event keys from a store's key directory, for disclosure
-// and for the recorder's owner reading payloads back.
+// and for the recorder's owner reading payloads back. It reads the key
+// directory and writes to it only in Erase.
 type Keyring struct {
-	master  []byte
-	salts   *saltFile
-	session format.SessionID
+	master    []byte
+	saltsPath string
+	salts     *saltFile // nil: no salts file, every epoch erased
+	session   format.SessionID
+	exposed   error
 }
 
-// OpenKeyring opens the key directory of a store (default <dir>/keys) for
-// the session of that store. It does not create keys.
+// OpenKeyring opens the key directory of a store (default <dir>/keys)
+// read-only, for session: the session the log's records commit to
+// (Log.Identity), not the MANIFEST's. It creates nothing: without an
+// epoch-salts file every epoch's key is erased. A master key that group
+// or others can access is used (see Exposed); a missing one is an error
+// wrapping os.ErrNotExist.
 func OpenKeyring(keyDir string, session format.SessionID) (*Keyring, error) {
-	master, err := readMaster(filepath.Join(keyDir, "master.key"))
+	path := filepath.Join(keyDir, "master.key")
+	master, perm, err := readMaster(path)
 	if err != nil {
 		return nil, fmt.Errorf("recorder: key directory %s: %w", keyDir, err)
 	}
-	salts, err := openSaltFile(filepath.Join(keyDir, "epoch-salts"))
-	if err != nil {
-		return nil, err
+	k := &Keyring{master: master, saltsPath: filepath.Join(keyDir, "epoch-salts"), session: session, exposed: exposed(path, perm)}
+	f, err := os.Open(k.saltsPath)
+	switch {
+	case err == nil:
+		k.salts = &saltFile{f: f}
+	case !errors.Is(err, os.ErrNotExist):
+		return nil, fmt.Errorf("recorder: key directory %s: %w", keyDir, err)
 	}
-	return &Keyring{master: master, salts: salts, session: session}, nil
+	return k, nil
 }
+
+// Exposed returns a *MasterKeyModeError if the master key file is
+// accessible to group or others (the writer refuses such a key), else nil.
+func (k *Keyring) Exposed() error { return k.exposed }
 
 // EventKey returns the key of event seq in epoch, or ErrKeyErased.
 func (k *Keyring) EventKey(epoch, seq uint64) (format.EventKey, error) {
-	salt, err := k.salts.get(epoch)
-	if err != nil {
-		return format.EventKey{}, err
+	var salt []byte
+	if k.salts != nil {
+		var err error
+		if salt, err = k.salts.get(epoch); err != nil {
+			return format.EventKey{}, err
+		}
 	}
 	if salt == nil {
 		return format.EventKey{}, fmt.Errorf("%w: epoch %d", format.ErrKeyErased, epoch)
@@ -147,14 +166,28 @@ func (k *Keyring) EventKey(epoch, seq uint64) (format.EventKey, error) {
 
 // Erase destroys the key material of epoch (its salt) and fsyncs. Payloads
 // of that epoch become unrecoverable; hashes, proofs and anchors still
-// verify. This is a mechanism, not a legal claim: copies of the key
-// directory, backups, or the filesystem's own block reuse are out of scope.
+// verify. Without a salts file there is nothing left to erase. This is a
+// mechanism, not a legal claim: copies of the key directory, backups, or
+// the filesystem's own block reuse are out of scope.
 func (k *Keyring) Erase(epoch uint64) error {
-	if _, err := k.salts.f.WriteAt(make([]byte, format.KeySize), int64(epoch)*format.KeySize); err != nil {
+	if k.salts == nil {
+		return nil
+	}
+	f, err := os.OpenFile(k.saltsPath, os.O_WRONLY, 0)
+	if err != nil {
 		return err
 	}
-	return k.salts.f.Sync()
+	if _, err := f.WriteAt(make([]byte, format.KeySize), int64(epoch)*format.KeySize); err != nil {
+		f.Close()
+		return err
+	}
+	return errors.Join(f.Sync(), f.Close())
 }
 
 // Close releases the key files.
-func (k *Keyring) Close() error { return k.salts.f.Close() }
+func (k *Keyring) Close() error {
+	if k.salts == nil {
+		return nil
+	}
+	return k.salts.f.Close()
+}

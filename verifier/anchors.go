@@ -1,9 +1,12 @@
 package verifier
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 
@@ -36,8 +39,14 @@ func (l AnchorList) Anchors(context.Context) ([]Anchor, error) { return l, nil }
 
 // AnchorsFile is an AnchorSource reading a JSON file: an object
 // {"anchors": [{"epoch": 0, "root": "0x…", "prev_root": "0x…"}, …]}
-// (docs/SPEC.md, "Anchor file").
+// (docs/SPEC.md, "Anchors file"). A file that breaks those rules is an
+// error wrapping ErrAnchorsFile.
 type AnchorsFile string
+
+// ErrAnchorsFile is wrapped by the errors of AnchorsFile for a file that is
+// not a valid anchors file (unknown or missing fields, malformed digests,
+// trailing data).
+var ErrAnchorsFile = errors.New("verifier: malformed anchors file")
 
 // Anchors implements AnchorSource.
 func (f AnchorsFile) Anchors(context.Context) ([]Anchor, error) {
@@ -45,13 +54,41 @@ func (f AnchorsFile) Anchors(context.Context) ([]Anchor, error) {
 	if err != nil {
 		return nil, err
 	}
+	as, err := parseAnchors(b)
+	if err != nil {
+		return nil, fmt.Errorf("%w %s: %w (want {\"anchors\": [{\"epoch\": n, \"root\": \"0x…\", \"prev_root\": \"0x…\"}, …]}, see docs/SPEC.md \"Anchors file\")", ErrAnchorsFile, f, err)
+	}
+	return as, nil
+}
+
+func parseAnchors(b []byte) ([]Anchor, error) {
 	var doc struct {
-		Anchors []Anchor `json:"anchors"`
+		Anchors *[]*struct {
+			Epoch    *uint64        `json:"epoch"`
+			Root     *format.Digest `json:"root"`
+			PrevRoot *format.Digest `json:"prev_root"`
+			Source   string         `json:"source"`
+		} `json:"anchors"`
 	}
-	if err := json.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("verifier: anchors file %s: %w", f, err)
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&doc); err != nil {
+		return nil, err
 	}
-	return doc.Anchors, nil
+	if _, err := d.Token(); err != io.EOF {
+		return nil, errors.New("data after the object")
+	}
+	if doc.Anchors == nil {
+		return nil, errors.New("no \"anchors\" list")
+	}
+	out := make([]Anchor, len(*doc.Anchors))
+	for i, a := range *doc.Anchors {
+		if a == nil || a.Epoch == nil || a.Root == nil || a.PrevRoot == nil {
+			return nil, fmt.Errorf("anchor %d: epoch, root and prev_root are required", i)
+		}
+		out[i] = Anchor{Epoch: *a.Epoch, Root: *a.Root, PrevRoot: *a.PrevRoot, Source: a.Source}
+	}
+	return out, nil
 }
 
 // WriteAnchorsFile writes anchors in the format AnchorsFile reads.
@@ -101,9 +138,15 @@ func anchorIndex(anchors []Anchor, complete bool, c *collector) map[uint64]Ancho
 	}
 	for _, a := range sorted {
 		if prev, ok := idx[a.Epoch]; ok {
-			if prev.Root != a.Root {
+			// The same anchor listed twice is one anchor; anything else
+			// for the same epoch contradicts it.
+			switch {
+			case prev.Root != a.Root:
 				c.add(Finding{Kind: KindAnchorConflict, Epoch: u64(a.Epoch), Expected: prev.Root.String(), Found: a.Root.String(),
 					Detail: "two different roots anchored for one epoch (equivocation by the operator key)"})
+			case prev.PrevRoot != a.PrevRoot:
+				c.add(Finding{Kind: KindAnchorConflict, Epoch: u64(a.Epoch), Expected: prev.PrevRoot.String(), Found: a.PrevRoot.String(),
+					Detail: "one epoch root anchored twice with different back-pointers"})
 			}
 			continue
 		}

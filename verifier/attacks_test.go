@@ -3,6 +3,8 @@ package verifier_test
 import (
 	"testing"
 
+	"github.com/agentflightrecorder/afr/format"
+
 	"github.com/agentflightrecorder/afr/verifier"
 	"github.com/agentflightrecorder/afr/verifier/tamper"
 )
@@ -27,7 +29,16 @@ func kinds(k ...verifier.FindingKind) func(*testLog, int) []verifier.FindingKind
 func keep(lg *testLog) []verifier.Anchor { return lg.anchors }
 
 func lastRecord(lg *testLog) int { return len(lg.img.RecordFrames) - 1 }
-func lastEpoch(lg *testLog) int  { return len(lg.img.HeaderFrames) - 1 }
+
+// epochStart reports whether record i is the first of its epoch.
+func epochStart(lg *testLog, i int) bool {
+	t, err := lg.img.EpochOf(i)
+	if err != nil {
+		panic(err)
+	}
+	h, err := format.DecodeEpochHeader(lg.img.HeaderFrames[t])
+	return err == nil && h.FirstSeq == uint64(i)
+}
 
 var attacks = []attack{
 	{name: "edit-record", verdict: tampered, kinds: kinds(verifier.KindMerkleMismatch),
@@ -75,27 +86,36 @@ var attacks = []attack{
 		}},
 	{name: "fork", verdict: tampered, kinds: kinds(verifier.KindAnchorMismatch),
 		apply: func(lg *testLog, img *tamper.Image, i int) ([]verifier.Anchor, error) { return keep(lg), img.Fork(i) }},
-	{name: "truncate", verdict: func(*testLog, int) verifier.Verdict { return verifier.Incomplete }, kinds: kinds(verifier.KindTruncated),
+	// A copy cut at an epoch boundary is an old or partial copy; cut inside
+	// an anchored epoch, records of that epoch remain without the header
+	// that was anchored, which no crash of an honest writer leaves.
+	{name: "truncate",
+		verdict: func(lg *testLog, i int) verifier.Verdict {
+			if epochStart(lg, i) {
+				return verifier.Incomplete
+			}
+			return verifier.Tampered
+		},
+		kinds: func(lg *testLog, i int) []verifier.FindingKind {
+			if epochStart(lg, i) {
+				return []verifier.FindingKind{verifier.KindTruncated}
+			}
+			return []verifier.FindingKind{verifier.KindEpochMissing}
+		},
 		apply: func(lg *testLog, img *tamper.Image, i int) ([]verifier.Anchor, error) {
 			return keep(lg), img.Truncate(i)
+		}},
+	{name: "rewrite-tail", verdict: tampered, kinds: kinds(verifier.KindEpochMissing),
+		apply: func(lg *testLog, img *tamper.Image, i int) ([]verifier.Anchor, error) {
+			return keep(lg), img.RewriteTail(i)
 		}},
 	{name: "replace-header", epochs: true, verdict: tampered, kinds: kinds(verifier.KindAnchorMismatch),
 		apply: func(lg *testLog, img *tamper.Image, t int) ([]verifier.Anchor, error) {
 			return keep(lg), img.ReplaceHeader(t)
 		}},
-	{name: "drop-epoch", epochs: true,
-		verdict: func(lg *testLog, t int) verifier.Verdict {
-			if t == lastEpoch(lg) { // a missing last epoch is a truncated copy
-				return verifier.Incomplete
-			}
-			return verifier.Tampered
-		},
-		kinds: func(lg *testLog, t int) []verifier.FindingKind {
-			if t == lastEpoch(lg) {
-				return []verifier.FindingKind{verifier.KindTruncated}
-			}
-			return []verifier.FindingKind{verifier.KindEpochMissing}
-		},
+	// The records of a dropped last epoch are still there: not a truncated
+	// copy.
+	{name: "drop-epoch", epochs: true, verdict: tampered, kinds: kinds(verifier.KindEpochMissing),
 		apply: func(lg *testLog, img *tamper.Image, t int) ([]verifier.Anchor, error) {
 			return keep(lg), img.DropHeader(t)
 		}},

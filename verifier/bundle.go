@@ -45,6 +45,8 @@ var bundleDecoder = format.NewDecoder(format.Limits{Size: MaxBundleSize, Nesting
 func (b *Bundle) Encode() ([]byte, error) { return format.Marshal(b) }
 
 // DecodeBundle decodes a bundle, rejecting non-canonical or oversized input.
+// What the bundle holds (its order included) is judged by VerifyBundle; a
+// bundle with no events decodes, and verifies as incomplete.
 func DecodeBundle(data []byte) (*Bundle, error) {
 	if len(data) > MaxBundleSize {
 		return nil, fmt.Errorf("verifier: bundle is %d bytes, limit %d", len(data), MaxBundleSize)
@@ -55,9 +57,6 @@ func DecodeBundle(data []byte) (*Bundle, error) {
 	}
 	if b.Version == 0 || b.Version > BundleVersion {
 		return nil, fmt.Errorf("verifier: bundle version %d, this build reads up to %d", b.Version, BundleVersion)
-	}
-	if len(b.Events) == 0 {
-		return nil, errors.New("verifier: the bundle discloses no events")
 	}
 	for i, e := range b.Events {
 		if len(e.Key) != 0 && len(e.Key) != format.EventKeySize {
@@ -241,6 +240,10 @@ func VerifyBundle(ctx context.Context, b *Bundle, anchors AnchorSource, opts Opt
 			continue
 		}
 		ep := u64(h.Epoch)
+		if n := len(headers); n > 0 && h.Epoch <= headers[n-1].h.Epoch {
+			c.add(Finding{Kind: KindBundleOrder, Epoch: ep, Expected: fmt.Sprintf("epoch > %d", headers[n-1].h.Epoch), Found: fmt.Sprintf("epoch %d", h.Epoch),
+				Detail: "the bundle's epoch headers are not in strictly increasing epoch order: reordered or duplicated"})
+		}
 		if h.Recorder != b.Recorder || h.Session != b.Session {
 			c.add(Finding{Kind: KindForeignRecord, Epoch: ep, Expected: idString(b.Recorder, b.Session), Found: idString(h.Recorder, h.Session), Detail: "epoch header of another session or recorder"})
 		}
@@ -256,6 +259,7 @@ func VerifyBundle(ctx context.Context, b *Bundle, anchors AnchorSource, opts Opt
 		headers = append(headers, hdr{h, root})
 		rep.Epochs++
 	}
+	var lastSeq *uint64 // of the last decoded event
 	for _, ev := range b.Events {
 		rep.Events++
 		e, err := format.DecodeEnvelope(ev.Record)
@@ -264,6 +268,11 @@ func VerifyBundle(ctx context.Context, b *Bundle, anchors AnchorSource, opts Opt
 			continue
 		}
 		seq := u64(e.Seq)
+		if lastSeq != nil && e.Seq <= *lastSeq {
+			c.add(Finding{Kind: KindBundleOrder, Seq: seq, Expected: fmt.Sprintf("seq > %d", *lastSeq), Found: fmt.Sprintf("seq %d", e.Seq),
+				Detail: "the bundle's events are not in strictly increasing seq order: reordered or duplicated"})
+		}
+		lastSeq = seq
 		var h *hdr
 		for i := range headers {
 			if hh := headers[i].h; e.Seq >= hh.FirstSeq && e.Seq < hh.FirstSeq+hh.Count {
@@ -300,10 +309,11 @@ func VerifyBundle(ctx context.Context, b *Bundle, anchors AnchorSource, opts Opt
 			c.add(Finding{Kind: KindPayloadMismatch, Seq: seq, Detail: "the disclosed payload is not the one the record commits to"})
 			continue
 		}
+		if level != PayloadsOpen {
+			continue // keys are used at level open only, even when bundled
+		}
 		if len(ev.Key) == 0 {
-			if level == PayloadsOpen {
-				c.add(Finding{Kind: KindPayloadMissing, Seq: seq, Detail: "event key not disclosed: the payload cannot be opened"})
-			}
+			c.add(Finding{Kind: KindPayloadMissing, Seq: seq, Detail: "event key not disclosed: the payload cannot be opened"})
 			continue
 		}
 		var k format.EventKey
@@ -314,7 +324,7 @@ func VerifyBundle(ctx context.Context, b *Bundle, anchors AnchorSource, opts Opt
 		}
 	}
 	if len(b.Events) == 0 {
-		c.add(Finding{Kind: KindUnanchored, Detail: "the bundle discloses no events: nothing is verified"})
+		c.add(Finding{Kind: KindBundleEmpty, Detail: "the bundle discloses no events: nothing is verified (hint: afr disclose --seq)"})
 	}
 	rep.Findings, rep.Dropped, rep.Verdict = c.findings, c.dropped, c.verdict
 	if rep.Findings == nil {

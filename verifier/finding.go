@@ -53,63 +53,128 @@ func (c Class) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
 // mismatch and an anchor mismatch are never folded into one another.
 type FindingKind string
 
-// Finding kinds. docs/SPEC.md ("Verification") lists them with their meaning.
+// Finding kinds. The table kinds gives each one's class and meaning
+// (Class, Doc); docs/SPEC.md ("Verification") lists the same table.
 const (
-	// Tampered: the evidence contradicts itself or the anchors.
-	KindSegmentCorrupt    FindingKind = "segment_corrupt"      // stream bytes damaged before their end (checksum, length, header)
-	KindRecordDecode      FindingKind = "record_decode"        // a record is not a valid canonical record
-	KindHeaderDecode      FindingKind = "header_decode"        // an epoch header is not a valid canonical header
-	KindSequence          FindingKind = "sequence"             // a record's seq is not its position (insert, delete, reorder)
-	KindChainBreak        FindingKind = "chain_break"          // a record's prev is not the digest of the record before it
-	KindForeignRecord     FindingKind = "foreign_record"       // a record or header of another session or recorder
-	KindClock             FindingKind = "clock"                // logical clock not strictly increasing
-	KindEpochSequence     FindingKind = "epoch_sequence"       // an epoch header's number or first_seq does not continue the previous epoch
-	KindEpochLink         FindingKind = "epoch_link"           // an epoch header's prev_root is not the previous epoch's root
-	KindMerkleMismatch    FindingKind = "merkle_mismatch"      // the records of an epoch do not give its Merkle root
-	KindChainHeadMismatch FindingKind = "chain_head_mismatch"  // an epoch's last_record is not the digest of its last record (chain and tree disagree)
-	KindRecordsMissing    FindingKind = "records_missing"      // an anchored epoch header covers records that are not in the log
-	KindAnchorMismatch    FindingKind = "anchor_mismatch"      // an epoch root differs from the root anchored for that epoch (replaced header, fork, equivocation)
-	KindEpochMissing      FindingKind = "epoch_missing"        // an anchored epoch is missing between epochs that are present
-	KindAnchorConflict    FindingKind = "anchor_conflict"      // the anchor source itself is inconsistent (two roots for an epoch, broken back-pointer)
-	KindPayloadMismatch   FindingKind = "payload_mismatch"     // a stored payload frame is not the one its record commits to (edited, swapped)
-	KindPayloadLost       FindingKind = "payload_lost"         // the payload of an event in an anchored epoch is missing or unreadable
-	KindPayloadDecrypt    FindingKind = "payload_decrypt"      // a disclosed payload does not decrypt under its event key
-	KindPayloadCommit     FindingKind = "payload_commitment"   // a disclosed payload does not match its commitment
-	KindPayloadDecode     FindingKind = "payload_decode"       // a disclosed payload is not a valid canonical payload
-	KindProofInvalid      FindingKind = "proof_invalid"        // a bundle's inclusion proof does not lead to its epoch's Merkle root
-	KindExecUnrecorded    FindingKind = "execution_unrecorded" // a PACE execution on chain whose event id is not in the log, though the log was anchored after it
-	KindExecMismatch      FindingKind = "execution_mismatch"   // a PACE execution whose recorded event is not a matching chain_tx intent
-
-	// Incomplete: nothing contradicts the anchors, but evidence is missing.
-	KindTornTail       FindingKind = "torn_tail"           // a stream ends in a torn frame (a crash, or a partial copy)
-	KindUnsealed       FindingKind = "unsealed"            // events after the last sealed epoch
-	KindUnanchored     FindingKind = "unanchored"          // epochs (and their events) after the last anchored epoch
-	KindTruncated      FindingKind = "truncated"           // the log ends before epochs that were anchored, or inside an epoch not anchored
-	KindPayloadMissing FindingKind = "payload_missing"     // payloads of events not yet anchored absent, or not disclosed
-	KindExecAfterLog   FindingKind = "execution_after_log" // a PACE execution after the last anchored epoch whose event id is not in the log
-
-	// Notices.
-	KindPayloadErased FindingKind = "payload_erased"             // the epoch's key material was destroyed (crypto-erasure)
-	KindExecUnchecked FindingKind = "execution_intent_unchecked" // PACE executions matched by event id only: their payloads were not readable
+	KindSegmentCorrupt     FindingKind = "segment_corrupt"
+	KindRecordDecode       FindingKind = "record_decode"
+	KindHeaderDecode       FindingKind = "header_decode"
+	KindSequence           FindingKind = "sequence"
+	KindChainBreak         FindingKind = "chain_break"
+	KindForeignRecord      FindingKind = "foreign_record"
+	KindClock              FindingKind = "clock"
+	KindEpochSequence      FindingKind = "epoch_sequence"
+	KindEpochLink          FindingKind = "epoch_link"
+	KindMerkleMismatch     FindingKind = "merkle_mismatch"
+	KindChainHeadMismatch  FindingKind = "chain_head_mismatch"
+	KindRecordsMissing     FindingKind = "records_missing"
+	KindAnchorMismatch     FindingKind = "anchor_mismatch"
+	KindEpochMissing       FindingKind = "epoch_missing"
+	KindAnchorConflict     FindingKind = "anchor_conflict"
+	KindPayloadMismatch    FindingKind = "payload_mismatch"
+	KindPayloadLost        FindingKind = "payload_lost"
+	KindPayloadDecrypt     FindingKind = "payload_decrypt"
+	KindPayloadCommit      FindingKind = "payload_commitment"
+	KindPayloadDecode      FindingKind = "payload_decode"
+	KindProofInvalid       FindingKind = "proof_invalid"
+	KindBundleOrder        FindingKind = "bundle_order"
+	KindManifestMismatch   FindingKind = "manifest_mismatch"
+	KindTornTail           FindingKind = "torn_tail"
+	KindUnsupportedVersion FindingKind = "unsupported_version"
+	KindUnsealed           FindingKind = "unsealed"
+	KindUnanchored         FindingKind = "unanchored"
+	KindTruncated          FindingKind = "truncated"
+	KindPayloadMissing     FindingKind = "payload_missing"
+	KindBundleEmpty        FindingKind = "bundle_empty"
+	KindManifestUnreadable FindingKind = "manifest_unreadable"
+	KindPayloadErased      FindingKind = "payload_erased"
+	KindExecUnrecorded     FindingKind = "execution_unrecorded"
+	KindExecMismatch       FindingKind = "execution_mismatch"
+	KindExecAfterLog       FindingKind = "execution_after_log"
+	KindExecUnchecked      FindingKind = "execution_intent_unchecked"
 )
 
-var kindClass = map[FindingKind]Class{
-	KindSegmentCorrupt: ClassTampered, KindRecordDecode: ClassTampered, KindHeaderDecode: ClassTampered,
-	KindSequence: ClassTampered, KindChainBreak: ClassTampered, KindForeignRecord: ClassTampered,
-	KindClock: ClassTampered, KindEpochSequence: ClassTampered, KindEpochLink: ClassTampered,
-	KindMerkleMismatch: ClassTampered, KindChainHeadMismatch: ClassTampered, KindRecordsMissing: ClassTampered,
-	KindAnchorMismatch: ClassTampered, KindEpochMissing: ClassTampered, KindAnchorConflict: ClassTampered,
-	KindPayloadMismatch: ClassTampered, KindPayloadLost: ClassTampered, KindPayloadDecrypt: ClassTampered, KindPayloadCommit: ClassTampered,
-	KindPayloadDecode: ClassTampered, KindProofInvalid: ClassTampered,
-	KindExecUnrecorded: ClassTampered, KindExecMismatch: ClassTampered, KindExecAfterLog: ClassIncomplete,
-	KindExecUnchecked: ClassNotice,
-	KindTornTail:      ClassIncomplete, KindUnsealed: ClassIncomplete, KindUnanchored: ClassIncomplete,
-	KindTruncated: ClassIncomplete, KindPayloadMissing: ClassIncomplete,
-	KindPayloadErased: ClassNotice,
+// kinds is the one table of finding kinds, in the order docs/SPEC.md lists
+// them (a test checks that every FindingKind constant is here and that
+// SPEC.md's table is this one).
+var kinds = []struct {
+	kind  FindingKind
+	class Class
+	doc   string
+}{
+	{KindSegmentCorrupt, ClassTampered, "a stream is damaged before its end (checksum, length, header)"},
+	{KindRecordDecode, ClassTampered, "a record is not a valid canonical record"},
+	{KindHeaderDecode, ClassTampered, "an epoch header is not a valid canonical header"},
+	{KindSequence, ClassTampered, "a record's `seq` is not its position (reported where the offset changes)"},
+	{KindChainBreak, ClassTampered, "`prev` is not the previous record's digest"},
+	{KindForeignRecord, ClassTampered, "a record or header of another session or recorder"},
+	{KindClock, ClassTampered, "the logical clock does not increase"},
+	{KindEpochSequence, ClassTampered, "a header's `epoch` or `first_seq` does not continue the previous epoch"},
+	{KindEpochLink, ClassTampered, "a header's `prev_root` is not the previous header's root"},
+	{KindMerkleMismatch, ClassTampered, "an epoch's records do not give its `merkle_root`"},
+	{KindChainHeadMismatch, ClassTampered, "an epoch's `last_record` is not its last record's digest: chain and tree disagree (the \"linear-fake\" class)"},
+	{KindRecordsMissing, ClassTampered, "an anchored header covers records that are absent; a bundle event no bundled header covers"},
+	{KindAnchorMismatch, ClassTampered, "a header's root differs from the anchored root of its epoch (replaced header, fork, rollback)"},
+	{KindEpochMissing, ClassTampered, "an anchored epoch's header is missing while later epochs, or records after the last header, are present"},
+	{KindAnchorConflict, ClassTampered, "the anchors are inconsistent (two roots for an epoch, broken back-pointer, any gap below the highest anchored epoch)"},
+	{KindPayloadMismatch, ClassTampered, "a stored payload is not the one its record commits to (edited, swapped)"},
+	{KindPayloadLost, ClassTampered, "the payload of an event in an anchored epoch is missing or unreadable"},
+	{KindPayloadDecrypt, ClassTampered, "a payload does not decrypt under its event key"},
+	{KindPayloadCommit, ClassTampered, "a decrypted payload does not match its commitment"},
+	{KindPayloadDecode, ClassTampered, "a decrypted payload is not a valid canonical payload"},
+	{KindProofInvalid, ClassTampered, "a bundle's audit path does not lead to its epoch's Merkle root"},
+	{KindBundleOrder, ClassTampered, "a bundle's headers are not in strictly increasing `epoch` order, or its events not in strictly increasing `seq` order (reordered or duplicated)"},
+	{KindManifestMismatch, ClassTampered, "the `MANIFEST` names another recorder or session than the records and headers carry"},
+	{KindTornTail, ClassIncomplete, "a stream ends in a torn frame"},
+	{KindUnsupportedVersion, ClassIncomplete, "a segment file of a format version this build cannot read: its frames are not checked"},
+	{KindUnsealed, ClassIncomplete, "events after the last epoch header"},
+	{KindUnanchored, ClassIncomplete, "epochs without an anchor after the last anchored epoch, no anchors at all, or nothing to verify (an empty log)"},
+	{KindTruncated, ClassIncomplete, "the log ends at an epoch boundary before epochs that were anchored, or inside an epoch that is not anchored"},
+	{KindPayloadMissing, ClassIncomplete, "payloads of events not yet anchored absent; payloads or keys not disclosed"},
+	{KindBundleEmpty, ClassIncomplete, "a bundle discloses no events: nothing is verified"},
+	{KindManifestUnreadable, ClassIncomplete, "the `MANIFEST` is missing or unreadable; the identity is taken from the records"},
+	{KindPayloadErased, ClassNotice, "the epoch's key material was destroyed; hashes, proofs and anchors still verify"},
+	{KindExecUnrecorded, ClassTampered, "a PACE `Executed` event names an event id that is not in the log, and the execution is older than the seal of the last anchored epoch (see \"On-chain completeness\")"},
+	{KindExecMismatch, ClassTampered, "the event an execution names is not a `chain_tx` event, records no intent, or its intent differs from the executed call"},
+	{KindExecAfterLog, ClassIncomplete, "an execution's event id is not in the log, and the execution is after the last anchored epoch"},
+	{KindExecUnchecked, ClassNotice, "executions found by event id whose encrypted intents could not be compared (no keys)"},
 }
 
-// Class returns the class of findings of kind k.
-func (k FindingKind) Class() Class { return kindClass[k] }
+// kindIndex maps a kind to its row in kinds.
+var kindIndex = func() map[FindingKind]int {
+	m := make(map[FindingKind]int, len(kinds))
+	for i, k := range kinds {
+		m[k.kind] = i
+	}
+	return m
+}()
+
+// Kinds returns every finding kind, in the order docs/SPEC.md lists them.
+func Kinds() []FindingKind {
+	out := make([]FindingKind, len(kinds))
+	for i, k := range kinds {
+		out[i] = k.kind
+	}
+	return out
+}
+
+// Class returns the class of findings of kind k. A kind missing from the
+// table is tampered: a check whose kind was never registered must not let
+// a log verify.
+func (k FindingKind) Class() Class {
+	if i, ok := kindIndex[k]; ok {
+		return kinds[i].class
+	}
+	return ClassTampered
+}
+
+// Doc returns what a finding of kind k means (empty for an unknown kind).
+func (k FindingKind) Doc() string {
+	if i, ok := kindIndex[k]; ok {
+		return kinds[i].doc
+	}
+	return ""
+}
 
 // Finding is one thing the verifier found. Seq and Epoch locate it (nil when
 // not applicable); a run of consecutive records with the same finding is

@@ -5,14 +5,20 @@ import (
 	"fmt"
 
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/format/segment"
 )
 
 // checkPayloads checks stored payload frames against their records and,
 // with keys, opens them.
 func (v *logVerifier) checkPayloads(src Source) error {
 	epochOf := v.epochIndex()
-	var n uint64
-	err := src.Payloads(func(i uint64, frame []byte) error {
+	var n, next uint64
+	var gaps [][2]uint64 // positions [from, to) without a payload frame
+	rerr := src.Payloads(func(i uint64, frame []byte) error {
+		if i > next {
+			gaps = append(gaps, [2]uint64{next, i})
+		}
+		next = i + 1
 		n++
 		if n%batchSize == 0 {
 			if err := v.ctx.Err(); err != nil {
@@ -37,20 +43,40 @@ func (v *logVerifier) checkPayloads(src Source) error {
 		}
 		return nil
 	})
-	if err := v.streamEnd("payloads", n, err); err != nil {
+	if err := v.streamEnd("payloads", rerr); err != nil {
 		return err
 	}
-	// A writer makes payloads durable before records, records before their
-	// epoch header, and the header before the epoch is anchored: payloads
-	// of anchored events can only be missing if they were removed.
-	if lost := min(v.rep.AnchoredEvents, uint64(len(v.records))); n < lost {
-		v.c.add(Finding{Kind: KindPayloadLost, Seq: u64(n), Count: lost - n,
-			Detail: fmt.Sprintf("the payloads of %d events in anchored epochs are missing or unreadable", lost-n)})
+	// Payloads in a file of a newer version are not checked, not missing.
+	unchecked := map[uint64]bool{}
+	for _, d := range streamDamage(rerr) {
+		var ve *segment.VersionError
+		if errors.As(d, &ve) {
+			unchecked[ve.Index] = true
+		}
 	}
-	if from := max(n, v.rep.AnchoredEvents); from < uint64(len(v.records)) {
-		v.c.add(Finding{Kind: KindPayloadMissing, Seq: u64(from), Detail: fmt.Sprintf("%d payloads of events not yet anchored are absent from the log", uint64(len(v.records))-from)})
+	for _, g := range append(gaps, [2]uint64{next, uint64(len(v.records))}) {
+		if !unchecked[g[0]] {
+			v.missingPayloads(g[0], min(g[1], uint64(len(v.records))))
+		}
 	}
 	return nil
+}
+
+// missingPayloads reports the payloads of events from..to-1, which the
+// payloads stream does not hold. A writer makes payloads durable before
+// records, records before their epoch header, and the header before the
+// epoch is anchored: payloads of anchored events can only be missing if
+// they were removed or damaged.
+func (v *logVerifier) missingPayloads(from, to uint64) {
+	anchored := min(v.rep.AnchoredEvents, to)
+	if from < anchored {
+		v.c.add(Finding{Kind: KindPayloadLost, Seq: u64(from), Count: anchored - from,
+			Detail: fmt.Sprintf("the payloads of %d events in anchored epochs are missing or unreadable", anchored-from)})
+	}
+	if from = max(from, anchored); from < to {
+		v.c.add(Finding{Kind: KindPayloadMissing, Seq: u64(from), Count: to - from,
+			Detail: fmt.Sprintf("%d payloads of events not yet anchored are absent from the log", to-from)})
+	}
 }
 
 // epochIndex maps a sequence number to the epoch whose header covers it;

@@ -31,19 +31,31 @@ import (
 	"sync"
 
 	"github.com/agentflightrecorder/afr/format"
-
-	"github.com/agentflightrecorder/afr/format/segment"
 )
 
 // Source is a log to verify. *recorder.Log implements it; so does an
 // in-memory image (see package tamper). Each method calls visit with the
-// frames of one stream in order. A *segment.CorruptError or a
-// *segment.TornTailError ends a stream; the verifier turns them into
-// findings. Other errors abort the verification.
+// frames of one stream in increasing position; a position skipped is a
+// frame lost to damage. Damage is returned after the frames, as
+// segment.ReadAll does: a *segment.CorruptError, *segment.TornTailError or
+// *segment.VersionError, or several joined with errors.Join. The verifier
+// turns them into findings; other errors abort the verification.
 type Source interface {
 	Records(visit func(seq uint64, raw []byte) error) error
 	Payloads(visit func(seq uint64, frame []byte) error) error
 	Epochs(visit func(epoch uint64, raw []byte) error) error
+}
+
+// ManifestSource is a Source whose log also has a manifest naming its
+// identity: *recorder.Log (the MANIFEST file) implements it. The manifest
+// is not evidence — VerifyLog takes the identity from the records and
+// headers — but a writer always writes one that matches them, so VerifyLog
+// reports a manifest that disagrees (or is missing) as a finding of its own.
+type ManifestSource interface {
+	Source
+	// ManifestIdentity returns the recorder and session the manifest names.
+	// The error is non-nil when the manifest is missing or unreadable.
+	ManifestIdentity() (recorder string, session format.SessionID, err error)
 }
 
 // PayloadLevel selects how far payloads are checked.
@@ -129,6 +141,9 @@ func VerifyLog(ctx context.Context, src Source, anchors AnchorSource, opts Optio
 	if err := v.readRecords(src); err != nil {
 		return nil, err
 	}
+	if ms, ok := src.(ManifestSource); ok {
+		v.checkManifest(ms)
+	}
 	idx := anchorIndex(as, true, v.c)
 	v.checkEpochs(idx)
 	v.checkAnchors(idx)
@@ -170,23 +185,7 @@ type logVerifier struct {
 	prev      format.Digest
 	prevClock uint64
 	shift     int64 // seq − position of the last record, to report each shift once
-}
-
-// streamEnd turns a stream's terminating error into a finding.
-func (v *logVerifier) streamEnd(stream string, next uint64, err error) error {
-	var corrupt *segment.CorruptError
-	var torn *segment.TornTailError
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &corrupt):
-		v.c.add(Finding{Kind: KindSegmentCorrupt, Seq: u64(next), Detail: fmt.Sprintf("%s stream unreadable from frame %d on: %v", stream, next, err)})
-		return nil
-	case errors.As(err, &torn):
-		v.c.add(Finding{Kind: KindTornTail, Seq: u64(next), Detail: fmt.Sprintf("%s stream ends in a torn frame after frame %d: %v", stream, next, err)})
-		return nil
-	}
-	return fmt.Errorf("verifier: reading %s: %w", stream, err)
+	afterLost bool  // the previous record was lost to stream damage: nothing to link to
 }
 
 func (v *logVerifier) setIdentity(rec string, s format.SessionID) {
@@ -202,9 +201,25 @@ func (v *logVerifier) setIdentity(rec string, s format.SessionID) {
 	}
 }
 
+// checkManifest compares the manifest's identity with the one the log
+// must have (Options, else the first header's or record's).
+func (v *logVerifier) checkManifest(ms ManifestSource) {
+	rec, s, err := ms.ManifestIdentity()
+	switch {
+	case err != nil:
+		v.c.add(Finding{Kind: KindManifestUnreadable, Detail: fmt.Sprintf("the log's manifest is missing or unreadable (%v): the identity is taken from the records", err)})
+	case v.haveID && (rec != v.recorder || s != v.session):
+		v.c.add(Finding{Kind: KindManifestMismatch, Expected: idString(v.recorder, v.session), Found: idString(rec, s),
+			Detail: "the manifest names another recorder or session than the records and headers: it was edited or belongs to another log (hint: keys derived for the manifest's session open no payload of this log)"})
+	}
+}
+
 func (v *logVerifier) readHeaders(src Source) error {
 	var n uint64
 	err := src.Epochs(func(t uint64, raw []byte) error {
+		for ; n < t; n++ {
+			v.headers = append(v.headers, header{}) // lost to stream damage, which streamEnd reports
+		}
 		hd := header{raw: raw, root: format.EpochRoot(raw)}
 		h, err := format.DecodeEpochHeader(raw)
 		if err != nil {
@@ -218,7 +233,7 @@ func (v *logVerifier) readHeaders(src Source) error {
 		return nil
 	})
 	v.rep.Epochs = n
-	return v.streamEnd("epochs", n, err)
+	return v.streamEnd("epochs", err)
 }
 
 // recordBatch is a run of consecutive records decoded and hashed by a
@@ -229,6 +244,7 @@ type recordBatch struct {
 	out   []record
 	env   []format.Envelope
 	err   []error
+	lost  map[int]bool // records lost to stream damage, kept as placeholders
 	done  chan struct{}
 }
 
@@ -237,6 +253,9 @@ func (b *recordBatch) process() {
 	b.env = make([]format.Envelope, len(b.raw))
 	b.err = make([]error, len(b.raw))
 	for k, raw := range b.raw {
+		if b.lost[k] {
+			continue
+		}
 		b.out[k].digest = format.RecordDigest(raw)
 		b.out[k].leaf = format.LeafHash(b.out[k].digest)
 		if k > 0 {
@@ -291,11 +310,25 @@ func (v *logVerifier) readRecords(src Source) error {
 		work <- cur
 		cur = &recordBatch{first: n, done: make(chan struct{}), raw: make([][]byte, 0, batchSize)}
 	}
-	err := src.Records(func(i uint64, raw []byte) error {
+	add := func(raw []byte) {
 		cur.raw = append(cur.raw, raw)
 		n++
 		if len(cur.raw) == batchSize {
 			send()
+		}
+	}
+	err := src.Records(func(i uint64, raw []byte) error {
+		for n < i {
+			// Lost to stream damage (streamEnd reports it): the records
+			// after it keep their positions.
+			if cur.lost == nil {
+				cur.lost = map[int]bool{}
+			}
+			cur.lost[len(cur.raw)] = true
+			add(nil)
+		}
+		add(raw)
+		if n%batchSize == 0 {
 			return v.ctx.Err() // cancelled: stop mid-stream
 		}
 		return nil
@@ -306,7 +339,7 @@ func (v *logVerifier) readRecords(src Source) error {
 	wg.Wait()
 	<-checked
 	v.rep.Events = n
-	return v.streamEnd("records", n, err)
+	return v.streamEnd("records", err)
 }
 
 // checkBatch runs the in-order checks over a processed batch.
@@ -314,6 +347,11 @@ func (v *logVerifier) checkBatch(b *recordBatch) {
 	for k := range b.raw {
 		i := b.first + uint64(k)
 		rec := b.out[k]
+		if b.lost[k] {
+			v.records = append(v.records, rec)
+			v.afterLost = true
+			continue
+		}
 		if b.err[k] != nil {
 			v.c.add(Finding{Kind: KindRecordDecode, Seq: u64(i), Detail: b.err[k].Error()})
 		} else {
@@ -330,7 +368,7 @@ func (v *logVerifier) checkBatch(b *recordBatch) {
 				v.c.add(Finding{Kind: KindForeignRecord, Seq: u64(i), Expected: idString(v.recorder, v.session), Found: idString(e.Recorder, e.Session),
 					Detail: "record of another session or recorder"})
 			}
-			if e.Prev != v.prev {
+			if e.Prev != v.prev && !v.afterLost {
 				v.c.add(Finding{Kind: KindChainBreak, Seq: u64(i), Expected: v.prev.String(), Found: e.Prev.String(),
 					Detail: chainBreakDetail(i)})
 			}
@@ -340,7 +378,7 @@ func (v *logVerifier) checkBatch(b *recordBatch) {
 			}
 			v.prevClock = e.Clock
 		}
-		v.prev = rec.digest
+		v.prev, v.afterLost = rec.digest, false
 		v.records = append(v.records, rec)
 	}
 }
@@ -483,7 +521,9 @@ func (v *logVerifier) checkAnchors(idx map[uint64]Anchor) {
 		}
 	}
 	// Anchored epochs the log does not have: missing between epochs that
-	// are present is removal; missing at the end is a truncated copy.
+	// are present is removal; missing at the end is a truncated copy,
+	// unless records follow the last header: those are the first missing
+	// epoch's, and a writer makes a header durable before it is anchored.
 	var truncatedFrom *uint64
 	for e := uint64(0); len(idx) > 0 && e <= maxAnchored; e++ {
 		if _, ok := idx[e]; !ok || present[e] {
@@ -496,7 +536,15 @@ func (v *logVerifier) checkAnchors(idx map[uint64]Anchor) {
 			truncatedFrom = u64(e)
 		}
 	}
-	if truncatedFrom != nil {
+	switch {
+	case truncatedFrom != nil && uint64(len(v.records)) > v.sealedEnd:
+		f := Finding{Kind: KindEpochMissing, Epoch: truncatedFrom, Seq: u64(v.sealedEnd), Expected: idx[*truncatedFrom].Root.String(),
+			Detail: "an anchored epoch's header is missing but records after the last header are present: no crash leaves this (headers are durable before they are anchored); the header was removed, and these records may have been rewritten"}
+		if n := uint64(len(v.records)) - v.sealedEnd; n > 1 {
+			f.Count = n
+		}
+		v.c.add(f)
+	case truncatedFrom != nil:
 		v.c.add(Finding{Kind: KindTruncated, Epoch: truncatedFrom,
 			Expected: fmt.Sprintf("epochs up to %d (anchored)", maxAnchored), Found: fmt.Sprintf("%d epoch headers", len(v.headers)),
 			Detail: "the log ends before epochs that were anchored: this copy is truncated or older than the anchors"})

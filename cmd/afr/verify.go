@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -26,7 +27,7 @@ import (
 
 func init() {
 	register(&command{name: "verify", summary: "verify a log or a disclosure bundle against anchored roots", run: runVerify, usage: `
-Usage: afr verify (--log DIR | --bundle FILE) [--anchors FILE] [flags]
+Usage: afr verify (--log DIR | --bundle FILE) [--anchors FILE] [--show] [flags]
 
 Checks every record, the hash chain, each epoch's Merkle root and chain head,
 the epoch chain, and every epoch root against the anchored roots, then the
@@ -35,10 +36,22 @@ payloads at the chosen level:
   skip    hashes, proofs and anchors only
   digest  also every stored payload against its record (default; no keys)
   open    also decrypt each payload with its event key and check it against
-          its commitment (--keys for a log; a bundle carries its keys)
+          its commitment (--keys for a log, default <log>/keys; a bundle
+          carries its keys)
 
 The verdict is verified (exit 0), tampered (exit 3) or incomplete (exit 4),
-with a finding per problem: kind, epoch, event, expected and found.
+with a finding per problem: kind, epoch, event, expected and found. Exit 1
+means the verification could not run (an unreadable file, an unreachable
+chain), never a verdict: a missing or damaged MANIFEST, a segment of a newer
+format version and keys that cannot be read are findings. The key
+directory is only read: its master key is used (with a warning) even if
+others can read it, and a missing epoch-salts file means every epoch's key
+is erased. Keys are derived for the session the records commit to, never
+the MANIFEST's.
+
+--show prints the payloads a bundle's keys open (with --json, as the field
+"payloads"); without it only the report is printed.
+
 Anchors come from the chain — the Anchored events of EpochAnchor for the
 operator, checked against the contract's current head (--rpc URL
 --anchor-contract ADDR --operator ADDR, or --deployment FILE --operator
@@ -58,7 +71,7 @@ Examples:
   afr verify --log ./afr-log --rpc http://127.0.0.1:8545 --anchor-contract 0x… --operator 0x… --pace none
   afr verify --log ./afr-log --anchors anchors.json
   afr verify --log ./afr-log --anchors anchors.json --keys ./afr-log/keys --level open --json
-  afr verify --bundle event-42.afrb --anchors anchors.json`})
+  afr verify --bundle event-42.afrb --anchors anchors.json --level open --show`})
 
 	register(&command{name: "disclose", summary: "export a disclosure bundle for chosen events", run: runDisclose, usage: `
 Usage: afr disclose --log DIR --seq LIST -o FILE [--keys DIR] [--no-payloads]
@@ -100,16 +113,11 @@ func runVerify(e *env, args []string) error {
 	fs := commands["verify"].flags(e)
 	logDir := fs.String("log", "", "log directory to verify")
 	bundleFile := fs.String("bundle", "", "disclosure bundle to verify")
-	anchorsFile := fs.String("anchors", "", "anchors file (JSON)")
-	keyDir := fs.String("keys", "", "key directory, for --level open on a log")
+	keyDir := fs.String("keys", "", "key directory, for --level open on a log (default <log>/keys)")
 	levelName := fs.String("level", "digest", "payload checks: skip, digest or open")
+	show := fs.Bool("show", false, "print the payloads a bundle discloses (text and --json)")
 	jsonOut := fs.Bool("json", false, "write the report as JSON")
-	rpcURL := fs.String("rpc", "", "read anchors from the chain at this JSON-RPC URL")
-	deployment := fs.String("deployment", "", "deployment file (afr deploy): RPC URL, EpochAnchor and PaceSmartAccount")
-	anchorContract := fs.String("anchor-contract", "", "EpochAnchor address (default: from --deployment)")
-	operatorAddr := fs.String("operator", "", "operator address whose anchors to read (required with a chain)")
-	paceAddr := fs.String("pace", "", "PaceSmartAccount to check for completeness (default: from --deployment; \"none\" skips)")
-	fromBlock := fs.Uint64("from-block", 0, "first block to search for events (default: the deployment block)")
+	af := addAnchorFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -121,21 +129,11 @@ func runVerify(e *env, args []string) error {
 		return err
 	}
 	ctx := context.Background()
-	var anchors verifier.AnchorSource
-	var execs *onchain.Executions
-	switch {
-	case *anchorsFile != "" && (*rpcURL != "" || *deployment != ""):
-		return usageError{"--anchors and a chain (--rpc, --deployment) exclude each other"}
-	case *anchorsFile != "":
-		anchors = verifier.AnchorsFile(*anchorsFile)
-	case *rpcURL != "" || *deployment != "":
-		ca, x, closeChain, err := chainSources(ctx, *rpcURL, *deployment, *anchorContract, *operatorAddr, *paceAddr, *fromBlock)
-		if err != nil {
-			return err
-		}
-		defer closeChain()
-		anchors, execs = ca, x
+	anchors, execs, closeChain, err := af.sources(ctx)
+	if err != nil {
+		return err
 	}
+	defer closeChain()
 	var rep *verifier.Report
 	var payloads map[uint64]*format.Payload
 	if *bundleFile != "" {
@@ -147,34 +145,28 @@ func runVerify(e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		rep, payloads = &br.Report, br.Payloads
+		rep = &br.Report
+		if *show {
+			payloads = br.Payloads
+		}
 	} else {
 		l, err := recorder.OpenLog(*logDir)
 		if err != nil {
 			return err
 		}
 		opts := verifier.Options{Payloads: level}
-		if level == verifier.PayloadsOpen {
-			kr, err := openKeys(*keyDir, *logDir, l.Manifest.Session)
-			if err != nil {
-				return err
-			}
-			defer kr.Close()
-			opts.Keys = kr
+		// The completeness check reads encrypted intents with the keys at
+		// any payload level.
+		if level == verifier.PayloadsOpen || (execs != nil && *keyDir != "") {
+			keys, closeKeys := readKeys(e, "verify", *keyDir, l)
+			defer closeKeys()
+			opts.Keys = keys
+		}
+		if execs != nil {
+			opts.Completeness = *execs
 		}
 		start := time.Now()
 		stop := progress(e, "verifying "+*logDir)
-		if execs != nil {
-			opts.Completeness = *execs
-			// The completeness check reads encrypted intents with the keys
-			// at any payload level.
-			if opts.Keys == nil && l.Manifest.Encrypted && *keyDir != "" {
-				if kr, kerr := openKeys(*keyDir, *logDir, l.Manifest.Session); kerr == nil {
-					defer kr.Close()
-					opts.Keys = kr
-				}
-			}
-		}
 		rep, err = verifier.VerifyLog(ctx, l, anchors, opts)
 		stop(time.Since(start))
 		if err != nil {
@@ -195,13 +187,53 @@ func runVerify(e *env, args []string) error {
 				x.Executions, x.Recorded, x.Matched, x.Unchecked)
 		}
 	}
-	switch rep.Verdict {
+	return verdictExit(rep.Verdict, nil)
+}
+
+// verdictExit returns the exit of a verdict, with err to print: err when
+// verified, else a codeError with exit 3 (tampered) or 4 (incomplete).
+func verdictExit(v verifier.Verdict, err error) error {
+	switch v {
 	case verifier.Tampered:
-		return codeError{code: exitTampered}
+		return codeError{code: exitTampered, err: err}
 	case verifier.Incomplete:
-		return codeError{code: exitIncomplete}
+		return codeError{code: exitIncomplete, err: err}
 	}
-	return nil
+	return err
+}
+
+// anchorFlags say where the anchors come from, and which account to check
+// for completeness: the same flags for verify and query.
+type anchorFlags struct {
+	file, rpc, deployment, contract, operator, pace *string
+	from                                            *uint64
+}
+
+func addAnchorFlags(fs *flag.FlagSet) *anchorFlags {
+	return &anchorFlags{
+		file:       fs.String("anchors", "", "anchors file (JSON)"),
+		rpc:        fs.String("rpc", "", "read anchors from the chain at this JSON-RPC URL"),
+		deployment: fs.String("deployment", "", "deployment file (afr deploy): RPC URL, EpochAnchor and PaceSmartAccount"),
+		contract:   fs.String("anchor-contract", "", "EpochAnchor address (default: from --deployment)"),
+		operator:   fs.String("operator", "", "operator address whose anchors to read (required with a chain)"),
+		pace:       fs.String("pace", "", "PaceSmartAccount to check for completeness (default: from --deployment; \"none\" skips)"),
+		from:       fs.Uint64("from-block", 0, "first block to search for events (default: the deployment block)"),
+	}
+}
+
+// sources returns the anchor source (nil when none is given), the
+// completeness check (nil without an account) and a function releasing
+// the chain connection.
+func (a *anchorFlags) sources(ctx context.Context) (verifier.AnchorSource, *onchain.Executions, func(), error) {
+	switch {
+	case *a.file != "" && (*a.rpc != "" || *a.deployment != ""):
+		return nil, nil, nil, usageError{"--anchors and a chain (--rpc, --deployment) exclude each other"}
+	case *a.file != "":
+		return verifier.AnchorsFile(*a.file), nil, func() {}, nil
+	case *a.rpc != "" || *a.deployment != "":
+		return chainSources(ctx, *a.rpc, *a.deployment, *a.contract, *a.operator, *a.pace, *a.from)
+	}
+	return nil, nil, func() {}, nil
 }
 
 // chainSources builds the chain anchor source and the completeness check.
@@ -316,6 +348,43 @@ func openKeys(keyDir, logDir string, session format.SessionID) (*recorder.Keyrin
 	return recorder.OpenKeyring(keyDir, session)
 }
 
+// logKeys opens the key directory (default <log>/keys) read-only for the
+// session l's records commit to, warning on stderr if the master key is
+// accessible to others.
+func logKeys(e *env, cmd, keyDir string, l *recorder.Log) (*recorder.Keyring, error) {
+	_, session, err := l.Identity()
+	if err != nil {
+		return nil, fmt.Errorf("no session to derive keys for: %w", err)
+	}
+	kr, err := openKeys(keyDir, l.Dir, session)
+	if err != nil {
+		return nil, err
+	}
+	if err := kr.Exposed(); err != nil {
+		fmt.Fprintf(e.stderr, "afr %s: warning: %v\n", cmd, err)
+	}
+	return kr, nil
+}
+
+// readKeys is logKeys for verification: keys that cannot be opened are
+// not an error but a warning, and every event's key is then unavailable,
+// so the payloads that need one become findings.
+func readKeys(e *env, cmd, keyDir string, l *recorder.Log) (verifier.Keys, func()) {
+	kr, err := logKeys(e, cmd, keyDir, l)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "afr %s: warning: %v; payloads that need keys cannot be opened\n", cmd, err)
+		return keysUnavailable{err}, func() {}
+	}
+	return kr, func() { kr.Close() }
+}
+
+// keysUnavailable is the Keys of a key directory that could not be opened.
+type keysUnavailable struct{ err error }
+
+func (k keysUnavailable) EventKey(uint64, uint64) (format.EventKey, error) {
+	return format.EventKey{}, fmt.Errorf("key directory unavailable: %w", k.err)
+}
+
 // writeDisclosure writes the bundle of events seqs of src to path, in its
 // canonical encoding (mode 0600: it may hold payloads and their keys), and
 // returns it with its size in bytes.
@@ -397,7 +466,7 @@ func runDisclose(e *env, args []string) error {
 		if *noPayloads {
 			return usageError{"--keys and --no-payloads exclude each other"}
 		}
-		kr, err := recorder.OpenKeyring(*keyDir, l.Manifest.Session)
+		kr, err := logKeys(e, "disclose", *keyDir, l)
 		if err != nil {
 			return err
 		}

@@ -26,14 +26,11 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
 
 	"github.com/agentflightrecorder/afr/internal/durable"
-
-	"github.com/agentflightrecorder/afr/format"
 )
 
 // Version is the segment file format version written by this package.
@@ -61,30 +58,10 @@ var magic = [6]byte{'A', 'F', 'R', 'S', 'E', 'G'}
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// Errors callers branch on.
-//
-// Data written by a newer format version is refused with an error wrapping
-// format.ErrNewerVersion.
+// ErrTooLarge is returned by Append for a frame over MaxFrame. Damage found
+// on read is a *CorruptError or a *TornTailError, and a file of a newer
+// format version a *VersionError (see read.go).
 var ErrTooLarge = errors.New("segment: frame too large") // a frame exceeds MaxFrame
-
-// CorruptError reports a segment that cannot be read past Offset: a bad
-// header, a checksum mismatch, or an impossible length in the middle of the
-// stream (as opposed to a torn tail, which Open repairs).
-type CorruptError struct {
-	File   string
-	Offset int64
-	Reason string
-}
-
-func (e *CorruptError) Error() string {
-	return fmt.Sprintf("segment: %s at offset %d: %s", e.File, e.Offset, e.Reason)
-}
-
-// Frame is one record read back from a stream.
-type Frame struct {
-	Index uint64 // position in the stream, from 0
-	Data  []byte
-}
 
 // Repair describes a torn tail that Open cut off.
 type Repair struct {
@@ -321,6 +298,9 @@ func scanFile(name, kind string, first uint64, last, cutCorrupt bool, visit func
 	if err != nil {
 		return 0, nil, err
 	}
+	if err := checkName(name, kind, first); err != nil {
+		return 0, nil, err
+	}
 	var n uint64
 	end, err := Scan(f, st.Size(), name, kind, first, func(fr Frame) error {
 		n++
@@ -340,8 +320,6 @@ func scanFile(name, kind string, first uint64, last, cutCorrupt bool, visit func
 			return 0, nil, err
 		}
 		return n, &Repair{File: name, Offset: end, CutBytes: st.Size() - end, Reason: "cut on request: " + corrupt.Reason}, nil
-	case errors.As(err, &torn) && last && st.Size()-end > MaxTorn && !cutCorrupt:
-		return 0, nil, &CorruptError{File: name, Offset: end, Reason: fmt.Sprintf("%s, but %d bytes follow: too long to be a torn write", torn.Reason, st.Size()-end)}
 	case errors.As(err, &torn) && last:
 		if err := f.Truncate(end); err != nil {
 			return 0, nil, err
@@ -351,157 +329,11 @@ func scanFile(name, kind string, first uint64, last, cutCorrupt bool, visit func
 		}
 		return n, &Repair{File: name, Offset: end, CutBytes: st.Size() - end, Reason: torn.Reason}, nil
 	case errors.As(err, &torn):
-		return 0, nil, &CorruptError{File: name, Offset: end, Reason: torn.Reason + " in a segment that is not the last"}
+		return 0, nil, notLast(torn)
 	case err != nil:
 		return 0, nil, err
 	}
 	return n, nil, nil
-}
-
-// Scan reads a segment of stream kind from r (of the given size), checks its
-// header and every frame, and calls visit for each frame in order with
-// indices starting at first. It returns the offset just past the last good frame. A frame cut
-// short by the end of the file, or a bad final frame, yields a
-// *TornTailError; a bad frame followed by more data yields a *CorruptError. name is
-// used in errors only. Scan reads the segment into one buffer of size bytes;
-// the frames are slices of it.
-func Scan(r io.ReaderAt, size int64, name, kind string, first uint64, visit func(Frame) error) (int64, error) {
-	if size < HeaderSize {
-		if size == 0 {
-			return 0, &TornTailError{File: name, Offset: 0, Reason: "empty segment file"}
-		}
-		return 0, &TornTailError{File: name, Offset: 0, Reason: "segment header cut short"}
-	}
-	// One read of the whole segment (at most the segment size); frames are
-	// slices of it, valid after visit returns.
-	b := make([]byte, size)
-	if _, err := r.ReadAt(b, 0); err != nil {
-		return 0, err
-	}
-	h := b[:HeaderSize]
-	if size <= MaxTorn && isZero(b) {
-		// A file the filesystem extended before any of its data reached
-		// the disk (a crash right after the segment was started).
-		return 0, &TornTailError{File: name, Offset: 0, Reason: "zero-filled segment"}
-	}
-	if [6]byte(h[:6]) != magic {
-		return 0, &CorruptError{File: name, Offset: 0, Reason: "not an AFR segment file (bad magic)"}
-	}
-	if h[6] > Version {
-		return 0, fmt.Errorf("%w: %s has version %d, this build reads up to %d", format.ErrNewerVersion, name, h[6], Version)
-	}
-	if h[6] == 0 {
-		return 0, &CorruptError{File: name, Offset: 6, Reason: "version 0"}
-	}
-	if h[7] != kindByte(kind) {
-		return 0, &CorruptError{File: name, Offset: 7, Reason: fmt.Sprintf("segment of stream %q, want %q", h[7], kind)}
-	}
-	if got := binary.BigEndian.Uint64(h[8:]); got != first {
-		return 0, &CorruptError{File: name, Offset: 8, Reason: fmt.Sprintf("first index %d, want %d", got, first)}
-	}
-	off := int64(HeaderSize)
-	idx := first
-	for off < size {
-		if size-off < FrameOverhead {
-			return off, &TornTailError{File: name, Offset: off, Reason: "frame header cut short"}
-		}
-		n := int64(binary.BigEndian.Uint32(b[off:]))
-		sum := binary.BigEndian.Uint32(b[off+4:])
-		if n == 0 {
-			// Frames are never empty; zeros at the end are a file extended
-			// by the filesystem before its data reached the disk.
-			if size-off <= MaxTorn && isZero(b[off:]) {
-				return off, &TornTailError{File: name, Offset: off, Reason: "zero-filled tail"}
-			}
-			return off, &CorruptError{File: name, Offset: off, Reason: "empty frame"}
-		}
-		if n > MaxFrame {
-			if off+FrameOverhead+n >= size {
-				return off, &TornTailError{File: name, Offset: off, Reason: "frame length past end of file"}
-			}
-			return off, &CorruptError{File: name, Offset: off, Reason: fmt.Sprintf("frame length %d over limit %d", n, MaxFrame)}
-		}
-		if off+FrameOverhead+n > size {
-			return off, &TornTailError{File: name, Offset: off, Reason: fmt.Sprintf("frame of %d bytes cut short", n)}
-		}
-		start := off + FrameOverhead
-		data := b[start : start+n : start+n]
-		if crc32.Checksum(data, castagnoli) != sum {
-			if start+n == size {
-				return off, &TornTailError{File: name, Offset: off, Reason: "checksum mismatch in the final frame"}
-			}
-			return off, &CorruptError{File: name, Offset: off, Reason: "checksum mismatch"}
-		}
-		if err := visit(Frame{Index: idx, Data: data}); err != nil {
-			return off, err
-		}
-		idx++
-		off = start + n
-	}
-	return off, nil
-}
-
-func isZero(b []byte) bool {
-	for _, c := range b {
-		if c != 0 {
-			return false
-		}
-	}
-	return true
-}
-
-// ReadAll reads every frame of a stream without modifying anything: a torn
-// tail is reported as an error wrapping the repair that Open would make.
-func ReadAll(dir, kind string, visit func(Frame) error) error {
-	files, err := List(dir, kind)
-	if err != nil {
-		return err
-	}
-	var next uint64
-	for i, name := range files {
-		f, err := os.Open(name)
-		if err != nil {
-			return err
-		}
-		st, err := f.Stat()
-		if err != nil {
-			f.Close()
-			return err
-		}
-		var n uint64
-		end, err := Scan(f, st.Size(), name, kind, next, func(fr Frame) error {
-			n++
-			return visit(fr)
-		})
-		f.Close()
-		var torn *TornTailError
-		if errors.As(err, &torn) {
-			where := "the last segment"
-			if i != len(files)-1 {
-				where = "a segment that is not the last"
-			}
-			return &TornTailError{File: name, Offset: end, Reason: torn.Reason + " in " + where}
-		}
-		if err != nil {
-			return err
-		}
-		next += n
-	}
-	return nil
-}
-
-// TornTailError reports an incomplete final frame found by a read-only scan
-// (Scan, ReadAll): a frame that ends past the end of the file, or whose bytes
-// do not match its checksum at the very end of the file — the signature of a
-// write interrupted by a crash. Open cuts such a tail instead.
-type TornTailError struct {
-	File   string
-	Offset int64
-	Reason string
-}
-
-func (e *TornTailError) Error() string {
-	return fmt.Sprintf("segment: %s: torn tail at offset %d: %s", e.File, e.Offset, e.Reason)
 }
 
 func syncFileAndDir(f *os.File, dir string) error {

@@ -131,20 +131,8 @@ func kindSummary(r *verifier.Report) string {
 	return strings.Join(parts, ", ")
 }
 
-// knownKinds lists every finding kind, for "did you mean" hints.
-var knownKinds = []verifier.FindingKind{
-	verifier.KindSegmentCorrupt, verifier.KindRecordDecode, verifier.KindHeaderDecode, verifier.KindSequence,
-	verifier.KindChainBreak, verifier.KindForeignRecord, verifier.KindClock, verifier.KindEpochSequence,
-	verifier.KindEpochLink, verifier.KindMerkleMismatch, verifier.KindChainHeadMismatch, verifier.KindRecordsMissing,
-	verifier.KindAnchorMismatch, verifier.KindEpochMissing, verifier.KindAnchorConflict, verifier.KindPayloadMismatch,
-	verifier.KindPayloadLost, verifier.KindPayloadDecrypt, verifier.KindPayloadCommit, verifier.KindPayloadDecode,
-	verifier.KindProofInvalid, verifier.KindExecUnrecorded, verifier.KindExecMismatch, verifier.KindTornTail,
-	verifier.KindUnsealed, verifier.KindUnanchored, verifier.KindTruncated, verifier.KindPayloadMissing,
-	verifier.KindExecAfterLog, verifier.KindPayloadErased, verifier.KindExecUnchecked,
-}
-
 func isKnownKind(k verifier.FindingKind) bool {
-	for _, x := range knownKinds {
+	for _, x := range verifier.Kinds() {
 		if x == k {
 			return true
 		}
@@ -153,8 +141,9 @@ func isKnownKind(k verifier.FindingKind) bool {
 }
 
 func kindList() string {
-	s := make([]string, len(knownKinds))
-	for i, k := range knownKinds {
+	kinds := verifier.Kinds()
+	s := make([]string, len(kinds))
+	for i, k := range kinds {
 		s[i] = string(k)
 	}
 	sort.Strings(s)

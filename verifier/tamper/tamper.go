@@ -1,8 +1,9 @@
 // Package tamper rewrites copies of AFR logs the way an attacker would, for
 // adversarial tests of the verifier: edits, deletions, insertions,
-// reordering, replaced or dropped epoch headers, forks, splices from another
-// session, payload swaps, truncation, rollback and the "linear-fake" epoch
-// whose hash chain and Merkle tree commit to different records.
+// reordering, replaced or dropped epoch headers, forks, a rewritten tail
+// passed off as unsealed, splices from another session, payload swaps,
+// truncation, rollback and the "linear-fake" epoch whose hash chain and
+// Merkle tree commit to different records.
 //
 // An Image is a log held in memory (it implements verifier.Source); every
 // attack mutates the image in place. Attacks that recompute hashes do so
@@ -300,6 +301,26 @@ func (im *Image) Fork(i int) error {
 		return err
 	}
 	return im.reseal(t)
+}
+
+// RewriteTail rewrites history from record i on and hides it from the
+// headers: record i's tool changes, every later record is re-chained, and
+// every epoch header from the one holding i on is dropped, so the rewritten
+// records look like events not yet sealed. Written out with WriteStreams,
+// every frame has a valid checksum.
+func (im *Image) RewriteTail(i int) error {
+	t, err := im.EpochOf(i)
+	if err != nil {
+		return err
+	}
+	if err := im.EditRecord(i); err != nil {
+		return err
+	}
+	if err := im.rechain(i + 1); err != nil {
+		return err
+	}
+	im.HeaderFrames = im.HeaderFrames[:t]
+	return nil
 }
 
 // Rollback rolls the log back to the start of epoch t and writes a

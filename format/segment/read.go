@@ -1,0 +1,319 @@
+package segment
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/agentflightrecorder/afr/format"
+)
+
+// Frame is one record read back from a stream.
+type Frame struct {
+	Index uint64 // position in the stream, from 0
+	Data  []byte
+}
+
+// CorruptError reports damage that no crash of the writer leaves: a bad
+// header, a file name that disagrees with its header, a checksum mismatch
+// or a bad length before the end of the last file, frames missing between
+// files, or any damage in a file that is not the last.
+type CorruptError struct {
+	File   string
+	Offset int64
+	Index  uint64 // index of the first frame the damage makes unreadable
+	Reason string
+}
+
+func (e *CorruptError) Error() string {
+	return fmt.Sprintf("segment: %s at offset %d (frame %d): %s", e.File, e.Offset, e.Index, e.Reason)
+}
+
+// TornTailError reports the end of a stream's last file cut short the way
+// a crash leaves it: a header or frame cut by the end of the file, a final
+// frame whose checksum fails, or a zero-filled tail, MaxTorn bytes at most.
+// Open cuts such a tail; Scan and ReadAll report it.
+type TornTailError struct {
+	File   string
+	Offset int64
+	Index  uint64 // index of the first frame lost
+	Reason string
+}
+
+func (e *TornTailError) Error() string {
+	return fmt.Sprintf("segment: %s: torn tail at offset %d (frame %d): %s", e.File, e.Offset, e.Index, e.Reason)
+}
+
+// VersionError reports a segment file of a format version this build does
+// not read. It wraps format.ErrNewerVersion.
+type VersionError struct {
+	File    string
+	Index   uint64 // index the file's first frame would have, as far as the reader knows
+	Version byte
+}
+
+func (e *VersionError) Error() string {
+	return fmt.Sprintf("segment: %s: %v: version %d, this build reads up to %d (hint: upgrade afr)", e.File, format.ErrNewerVersion, e.Version, Version)
+}
+
+func (e *VersionError) Unwrap() error { return format.ErrNewerVersion }
+
+// notLast reclassifies a torn tail found in a file that is not the last of
+// its stream: the writer syncs a file before it starts the next one, so
+// damage there is corruption.
+func notLast(torn *TornTailError) error {
+	return &CorruptError{File: torn.File, Offset: torn.Offset, Index: torn.Index, Reason: torn.Reason + " in a segment that is not the last"}
+}
+
+// damage is what is wrong with the frame at off.
+type damage struct {
+	off    int64
+	reason string
+	torn   bool  // at the end of the file, as a crash leaves it
+	skip   int64 // where the next frame starts when only this frame's checksum failed, else 0
+}
+
+func (d *damage) err(name string, idx uint64) error {
+	if d.torn {
+		return &TornTailError{File: name, Offset: d.off, Index: idx, Reason: d.reason}
+	}
+	return &CorruptError{File: name, Offset: d.off, Index: idx, Reason: d.reason}
+}
+
+// frameAt reads the frame at off of a segment file's bytes b. The checks
+// run in the order docs/SPEC.md gives, so that every damage it calls torn
+// is at most MaxTorn bytes long.
+func frameAt(b []byte, off int64) ([]byte, *damage) {
+	rest := int64(len(b)) - off
+	if rest < FrameOverhead {
+		return nil, &damage{off: off, reason: "frame header cut short", torn: true}
+	}
+	n := int64(binary.BigEndian.Uint32(b[off:]))
+	switch {
+	case n == 0 && rest <= MaxTorn && isZero(b[off:]):
+		// Frames are never empty; zeros at the end are a file extended by
+		// the filesystem before its data reached the disk.
+		return nil, &damage{off: off, reason: "zero-filled tail", torn: true}
+	case n == 0:
+		return nil, &damage{off: off, reason: "empty frame"}
+	case n > MaxFrame:
+		// The writer never writes such a length, so it is never a torn
+		// write, wherever it ends.
+		return nil, &damage{off: off, reason: fmt.Sprintf("frame length %d over limit %d", n, MaxFrame)}
+	case FrameOverhead+n > rest:
+		return nil, &damage{off: off, reason: fmt.Sprintf("frame of %d bytes cut short", n), torn: true}
+	}
+	end := off + FrameOverhead + n
+	data := b[off+FrameOverhead : end : end]
+	if crc32.Checksum(data, castagnoli) != binary.BigEndian.Uint32(b[off+4:]) {
+		if end == int64(len(b)) {
+			return nil, &damage{off: off, reason: "checksum mismatch in the final frame", torn: true, skip: end}
+		}
+		return nil, &damage{off: off, reason: "checksum mismatch", skip: end}
+	}
+	return data, nil
+}
+
+// header checks a segment file's header and returns the index of its first
+// frame; idx is the index the reader expects, for errors.
+func header(b []byte, name, kind string, idx uint64) (uint64, error) {
+	torn := func(reason string) error { return &TornTailError{File: name, Index: idx, Reason: reason} }
+	corrupt := func(off int64, reason string) error {
+		return &CorruptError{File: name, Offset: off, Index: idx, Reason: reason}
+	}
+	switch {
+	case len(b) == 0:
+		return 0, torn("empty segment file")
+	case len(b) < HeaderSize:
+		return 0, torn("segment header cut short")
+	case len(b) <= MaxTorn && isZero(b):
+		// A file the filesystem extended before any of its data reached
+		// the disk (a crash right after the segment was started).
+		return 0, torn("zero-filled segment")
+	case [6]byte(b[:6]) != magic:
+		return 0, corrupt(0, "not an AFR segment file (bad magic)")
+	case b[6] > Version:
+		return 0, &VersionError{File: name, Index: idx, Version: b[6]}
+	case b[6] == 0:
+		return 0, corrupt(6, "version 0")
+	case b[7] != kindByte(kind):
+		return 0, corrupt(7, fmt.Sprintf("segment of stream %q, want %q", b[7], kind))
+	}
+	return binary.BigEndian.Uint64(b[8:]), nil
+}
+
+// checkName checks that a segment file is named after the index of its
+// first frame, first.
+func checkName(name, kind string, first uint64) error {
+	if want := filepath.Base(segmentName("", kind, first)); filepath.Base(name) != want {
+		return &CorruptError{File: name, Offset: 8, Index: first, Reason: fmt.Sprintf("the header's first index %d names the file %s", first, want)}
+	}
+	return nil
+}
+
+// Scan reads a segment of stream kind from r (of the given size), checks its
+// header and every frame, and calls visit for each frame in order with
+// indices starting at first. It stops at the first damage and returns the
+// offset just past the last good frame: damage at the end of the file that
+// a crash can leave is a *TornTailError (a torn tail if this is the last
+// file of its stream), any other a *CorruptError, a newer version a
+// *VersionError. name is used in errors only. Scan reads the segment into
+// one buffer of size bytes; the frames are slices of it.
+func Scan(r io.ReaderAt, size int64, name, kind string, first uint64, visit func(Frame) error) (int64, error) {
+	b := make([]byte, size)
+	if size > 0 {
+		if _, err := r.ReadAt(b, 0); err != nil {
+			return 0, err
+		}
+	}
+	got, err := header(b, name, kind, first)
+	if err != nil {
+		return 0, err
+	}
+	if got != first {
+		return 0, &CorruptError{File: name, Offset: 8, Index: first, Reason: fmt.Sprintf("first index %d, want %d", got, first)}
+	}
+	off := int64(HeaderSize)
+	for idx := first; off < size; idx++ {
+		data, d := frameAt(b, off)
+		if d != nil {
+			return off, d.err(name, idx)
+		}
+		if err := visit(Frame{Index: idx, Data: data}); err != nil {
+			return off, err
+		}
+		off += FrameOverhead + int64(len(data))
+	}
+	return off, nil
+}
+
+func isZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// ReadAll reads every frame of a stream without modifying anything, and
+// goes on reading past damage where it safely can (docs/SPEC.md, "Segment
+// files"): a later file is read at the index its header gives when the
+// bytes the damage made unreadable can hold the frames it skips, and a
+// frame whose checksum alone fails is skipped when the next file's first
+// index confirms the count. An error of visit stops it at once. Otherwise
+// it returns nil, or every damage it met joined (errors.Join) in stream
+// order: *CorruptError, *TornTailError (the end of the last file only)
+// and *VersionError.
+func ReadAll(dir, kind string, visit func(Frame) error) error {
+	files, err := List(dir, kind)
+	if err != nil {
+		return err
+	}
+	var found []error
+	var next uint64  // index of the next frame
+	var unread int64 // bytes damage made unreadable since the last frame read
+	for i, name := range files {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		var confirm *uint64 // the next file's first index
+		if i+1 < len(files) {
+			confirm = firstIndex(files[i+1], kind)
+		}
+		frames, end, left, errs := readSegment(b, name, kind, next, unread, confirm)
+		for _, f := range frames {
+			if err := visit(f); err != nil {
+				return err
+			}
+		}
+		for _, err := range errs {
+			var torn *TornTailError
+			if errors.As(err, &torn) && i+1 < len(files) {
+				err = notLast(torn)
+			}
+			found = append(found, err)
+		}
+		next, unread = end, left
+	}
+	return errors.Join(found...)
+}
+
+// readSegment reads one file of a stream whose next frame has index next;
+// unread bytes before it were unreadable, so its first index may be up to
+// unread/(FrameOverhead+1) higher. confirm is the first index of the next
+// file, nil for the last file: skipping a frame whose checksum failed is
+// only safe when the count it gives reaches confirm, because the length
+// that was skipped is not covered by the checksum. It returns the good
+// frames, the index after the last one, the bytes now unread, and the
+// damage met.
+func readSegment(b []byte, name, kind string, next uint64, unread int64, confirm *uint64) ([]Frame, uint64, int64, []error) {
+	first, err := header(b, name, kind, next)
+	if err == nil {
+		err = checkName(name, kind, first)
+	}
+	if err == nil && (first < next || first-next > uint64(unread/(FrameOverhead+1))) {
+		err = &CorruptError{File: name, Offset: 8, Index: next, Reason: fmt.Sprintf("first index %d, want %d (or at most %d more, the frames the damage before it can hide)", first, next, unread/(FrameOverhead+1))}
+	}
+	if err != nil {
+		return nil, next, unread + int64(len(b)), []error{err}
+	}
+	var frames []Frame
+	var errs []error
+	var stop error
+	idx, off := first, int64(HeaderSize)
+	for off < int64(len(b)) {
+		data, d := frameAt(b, off)
+		if d != nil && (d.skip == 0 || confirm == nil) {
+			stop = d.err(name, idx)
+			break
+		}
+		if d != nil {
+			errs = append(errs, &CorruptError{File: name, Offset: d.off, Index: idx, Reason: d.reason})
+			off = d.skip
+		} else {
+			frames = append(frames, Frame{Index: idx, Data: data})
+			off += FrameOverhead + int64(len(data))
+		}
+		idx++
+	}
+	if len(errs) > 0 && (stop != nil || idx != *confirm) {
+		// The count does not confirm the skips: the file is unreadable
+		// from the first one on.
+		ce := errs[0].(*CorruptError)
+		ce.Reason += "; the frames after it in this file cannot be located safely"
+		keep := 0
+		for keep < len(frames) && frames[keep].Index < ce.Index {
+			keep++
+		}
+		return frames[:keep], ce.Index, int64(len(b)) - ce.Offset, errs[:1]
+	}
+	if stop != nil {
+		return frames, idx, int64(len(b)) - off, append(errs, stop)
+	}
+	return frames, idx, 0, errs
+}
+
+// firstIndex returns the first index in the header of segment file name,
+// or nil if it cannot be read.
+func firstIndex(name, kind string) *uint64 {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var h [HeaderSize]byte
+	if _, err := io.ReadFull(f, h[:]); err != nil {
+		return nil
+	}
+	first, err := header(h[:], name, kind, 0)
+	if err != nil {
+		return nil
+	}
+	return &first
+}
