@@ -25,7 +25,7 @@ type ExecutionReport struct {
 // checkCompleteness runs Options.Completeness on the log's index. A damaged
 // stream end does not stop it: VerifyLog has reported it already.
 func (v *logVerifier) checkCompleteness(ctx context.Context, src Source) error {
-	ix, err := indexLog(src, v.opts.Keys, true)
+	ix, err := IndexLog(src, v.opts.Keys)
 	if err != nil {
 		return err
 	}

@@ -34,16 +34,13 @@ type Index struct {
 // IndexLog decodes every record of a log and, where it can, its payload:
 // with keys, payloads are opened and checked against their commitments;
 // plaintext frames (mode 0) whose digest matches the record are read as
-// they are when no key opens them.
-func IndexLog(src Source, keys Keys) (*Index, error) { return indexLog(src, keys, false) }
-
-// indexLog is IndexLog; with lenient, a damaged stream end (a
-// *segment.CorruptError or *segment.TornTailError) ends that stream
-// instead of failing.
-func indexLog(src Source, keys Keys, lenient bool) (*Index, error) {
+// they are when no key opens them. Damage in a stream (a
+// *segment.CorruptError or *segment.TornTailError) does not stop it: what
+// is readable is indexed, and VerifyLog says what is not.
+func IndexLog(src Source, keys Keys) (*Index, error) {
 	ix := &Index{bySeq: map[uint64]*Event{}, byDigest: map[format.Digest]*Event{}}
 	streamErr := func(err error) error {
-		if lenient && isStreamEnd(err) {
+		if isStreamEnd(err) {
 			return nil
 		}
 		return err
