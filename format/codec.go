@@ -36,6 +36,10 @@ const (
 // manifests).
 var ErrNewerVersion = errors.New("written by a newer format version")
 
+// ErrLimit is wrapped by the errors of encoders for an object over a limit
+// of docs/SPEC.md, "Limits": nothing is written that a reader would refuse.
+var ErrLimit = errors.New("over a limit of docs/SPEC.md, \"Limits\"")
+
 // ErrNonCanonical is wrapped by decode errors for input that is well-formed
 // CBOR but not in AFR's deterministic encoding.
 var ErrNonCanonical = errors.New("non-canonical CBOR")
@@ -158,9 +162,10 @@ func EncodeEnvelopeTo(buf *bytes.Buffer, e *Envelope) error {
 	if !utf8.ValidString(e.Recorder) || !utf8.ValidString(e.Tool) || !utf8.ValidString(e.Group) {
 		return errors.New("format: record: string field is not valid UTF-8")
 	}
+	start := buf.Len()
 	buf.Write(appendEnvelope(buf.AvailableBuffer(), e))
-	if buf.Len() > MaxRecordSize {
-		return fmt.Errorf("format: record is %d bytes, limit %d", buf.Len(), MaxRecordSize)
+	if n := buf.Len() - start; n > MaxRecordSize {
+		return fmt.Errorf("format: record is %d bytes, limit %d: %w", n, MaxRecordSize, ErrLimit)
 	}
 	return nil
 }
@@ -225,11 +230,12 @@ func EncodePayloadTo(buf *bytes.Buffer, p *Payload) error {
 	if err := p.Validate(); err != nil {
 		return err
 	}
+	start := buf.Len()
 	if err := encMode.(cbor.UserBufferEncMode).MarshalToBuffer(p, buf); err != nil {
 		return fmt.Errorf("format: payload: %w", err)
 	}
-	if buf.Len() > MaxPayloadSize {
-		return fmt.Errorf("format: payload is %d bytes, limit %d", buf.Len(), MaxPayloadSize)
+	if n := buf.Len() - start; n > MaxPayloadSize {
+		return fmt.Errorf("format: payload is %d bytes, limit %d: %w", n, MaxPayloadSize, ErrLimit)
 	}
 	return nil
 }

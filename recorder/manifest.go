@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentflightrecorder/afr/internal/durable"
 
@@ -52,11 +53,34 @@ func ReadManifest(dir string) (*Manifest, error) {
 	return &m, nil
 }
 
+// MaxRecorderID is the length in bytes of the longest recorder id a store
+// can have: the longest with which every epoch header fits
+// format.MaxHeaderSize, whatever its epoch number, first sequence number,
+// count and time (docs/SPEC.md, "Limits").
+const MaxRecorderID = 854
+
+// checkRecorderID checks that id can be written into every record and
+// epoch header (as CBOR text) and into MANIFEST (as JSON).
+func checkRecorderID(id string) error {
+	if len(id) > MaxRecorderID {
+		return fmt.Errorf("recorder: recorder id is %d bytes, limit %d (the epoch header must fit %d bytes): %w", len(id), MaxRecorderID, format.MaxHeaderSize, format.ErrLimit)
+	}
+	if !utf8.ValidString(id) {
+		return fmt.Errorf("recorder: recorder id %q is not valid UTF-8", id)
+	}
+	return nil
+}
+
+// loadOrCreateManifest reads the manifest of dir, or writes a new one for
+// o.Recorder, which Open has checked.
 func loadOrCreateManifest(dir string, o *Options) (*Manifest, error) {
 	m, err := ReadManifest(dir)
 	if err == nil {
 		if o.Recorder != "" && o.Recorder != m.Recorder {
 			return nil, fmt.Errorf("recorder: %s belongs to recorder %q, not %q", dir, m.Recorder, o.Recorder)
+		}
+		if err := checkRecorderID(m.Recorder); err != nil {
+			return nil, fmt.Errorf("%w (hint: the log can still be read and verified; record into a new log)", err)
 		}
 		return m, nil
 	}
@@ -65,9 +89,6 @@ func loadOrCreateManifest(dir string, o *Options) (*Manifest, error) {
 	}
 	if o.Recorder == "" {
 		return nil, fmt.Errorf("recorder: creating %s: Options.Recorder (the operator id) is required", dir)
-	}
-	if len(o.Recorder) > format.MaxStringLength {
-		return nil, fmt.Errorf("recorder: recorder id over %d bytes", format.MaxStringLength)
 	}
 	m = &Manifest{Format: manifestFormat, Version: format.Version, Recorder: o.Recorder, Session: o.Session, Encrypted: o.Encrypt, Created: o.Now().UTC()}
 	if m.Session == (format.SessionID{}) {

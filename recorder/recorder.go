@@ -39,6 +39,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sync"
@@ -132,6 +133,7 @@ type Recorder struct {
 
 	master []byte
 	salts  *saltFile
+	lock   *os.File // holds LockFile's flock until Close
 
 	mu       sync.Mutex
 	cond     *sync.Cond // signalled when durable advances or err is set
@@ -162,11 +164,33 @@ type Recorder struct {
 
 // Open opens or creates the store in dir. After a crash it cuts torn tails
 // and writes that were never acknowledged, and reports them in Recovery().
+// One writer at a time: Open takes the store's lock (LockFile) until
+// Close, and fails at once with a *LockedError while another holds it.
 func Open(dir string, opts Options) (*Recorder, error) {
+	if opts.Recorder != "" {
+		if err := checkRecorderID(opts.Recorder); err != nil {
+			return nil, err
+		}
+	}
 	opts.setDefaults(dir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
+	lock, err := lockDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	r, err := open(dir, opts)
+	if err != nil {
+		lock.Close()
+		return nil, err
+	}
+	r.lock = lock
+	return r, nil
+}
+
+// open is Open once the lock is held.
+func open(dir string, opts Options) (*Recorder, error) {
 	// Keys first, durable, then the manifest: a store that has a manifest
 	// has its keys, and a missing key is an error, never silently replaced
 	// (a new key would make every stored payload unreadable).
@@ -283,6 +307,9 @@ func (r *Recorder) append(ev *format.Event, plaintext []byte) (Receipt, error) {
 	if r.err != nil {
 		return Receipt{}, r.err
 	}
+	if max(r.clock, ev.After) == math.MaxUint64 {
+		return Receipt{}, fmt.Errorf("recorder: the logical clock is at %d and the event is after %d: the clock cannot pass %d: %w", r.clock, ev.After, uint64(math.MaxUint64), format.ErrLimit)
+	}
 	if r.keys == nil {
 		if err := r.openEpochKey(); err != nil {
 			return Receipt{}, r.fail(err)
@@ -381,5 +408,5 @@ func (r *Recorder) Close() error {
 	for _, w := range []*segment.Writer{r.payloads, r.records, r.epochs} {
 		err = errors.Join(err, w.Close())
 	}
-	return errors.Join(err, r.salts.close())
+	return errors.Join(err, r.salts.close(), r.lock.Close())
 }

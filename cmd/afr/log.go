@@ -32,6 +32,13 @@ An invalid line stops the command with its line number; every line before it
 is recorded and durable. With --json, a receipt per event is written to
 standard output: {"seq":…,"clock":…,"epoch":…,"digest":"0x…"}.
 
+A log has one writer at a time: while another afr record or afr seal (or a
+program using the recorder) has it open, afr record fails at once and names
+that writer (pid, host, since when). Reading commands (status, verify,
+query, proof, disclose) need no lock. An event over a limit of
+docs/SPEC.md "Limits" (size, nesting, items; the recorder id at most 854
+bytes) is refused with the limit it breaks.
+
 Examples:
   afr record --log ./afr-log --recorder ops-1 --encrypt events.jsonl
   my-agent | afr record --log ./afr-log --json > receipts.jsonl`})
@@ -44,7 +51,8 @@ its root can be anchored. Opening the log also repairs a torn tail left by a
 crash; what was repaired is reported. Other damage at the end of a stream is
 refused unless --repair is given: a machine crash can leave it in writes that
 were never acknowledged, but it can also be corruption of acknowledged
-events, which --repair then cuts — run afr verify on a copy first.
+events, which --repair then cuts — run afr verify on a copy first. Like
+afr record, it fails at once while another writer has the log open.
 
 Examples:
   afr seal --log ./afr-log
@@ -59,6 +67,11 @@ epoch, and — from the anchor queue that afr anchor keeps in the log
 directory — the anchoring state and the unanchored window: how many events
 are not covered by a confirmed anchor and for how long (since the last
 confirmed anchor).
+
+It exits 0 when the whole log was read, and 1 when part of it could not be
+(a damaged or torn stream, an undecodable epoch header, an unreadable anchor
+queue): what was read is still shown, the problem is written to standard
+error (and to "problem" with --json), and afr verify gives the verdict.
 
 Example:
   afr status --log ./afr-log --json`})
@@ -299,7 +312,10 @@ func runStatus(e *env, args []string) error {
 		st.Problem = errors.Join(problems...).Error() + " (hint: afr verify explains; afr seal repairs a torn tail)"
 	}
 	if *jsonOut {
-		return writeJSON(e.stdout, st)
+		if err := writeJSON(e.stdout, st); err != nil {
+			return err
+		}
+		return statusProblem(st)
 	}
 	fmt.Fprintf(e.stdout, "log        %s\nrecorder   %s\nsession    %s\nencrypted  %v\nevents     %d\nepochs     %d (events 0..%d sealed)\nunsealed   %d\n",
 		st.Dir, st.Recorder, st.Session, st.Encrypted, st.Events, st.Epochs, int64(st.Sealed)-1, st.Unsealed)
@@ -316,10 +332,16 @@ func runStatus(e *env, args []string) error {
 	} else {
 		fmt.Fprintf(e.stdout, "window     never anchored: all %d events (hint: afr anchor)\n", st.Events)
 	}
-	if st.Problem != "" {
-		fmt.Fprintf(e.stdout, "problem    %s\n", st.Problem)
+	return statusProblem(st)
+}
+
+// statusProblem is afr status's error: exit 1 when part of the log could
+// not be read.
+func statusProblem(st logStatus) error {
+	if st.Problem == "" {
+		return nil
 	}
-	return nil
+	return codeError{code: exitError, err: errors.New(st.Problem)}
 }
 
 func runProof(e *env, args []string) error {

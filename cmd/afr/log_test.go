@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/agentflightrecorder/afr/recorder"
+)
+
+// afr runs the CLI in-process and returns its exit code and stderr.
+func afr(args ...string) (int, string) {
+	var out, errOut bytes.Buffer
+	code := run(&env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut}, args)
+	return code, errOut.String()
+}
+
+// TestWritersWhileLocked: while a recorder has the log open, afr record and
+// afr seal fail at once naming it, and leave the log as it was; the reading
+// commands work.
+func TestWritersWhileLocked(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "log")
+	events := filepath.Join(t.TempDir(), "events.jsonl")
+	if err := os.WriteFile(events, []byte(`{"tool":"shell","kind":"tool_call","payload":{}}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, stderr := afr("record", "--log", dir, "--recorder", "ops-1", events); code != exitOK {
+		t.Fatalf("record: exit %d: %s", code, stderr)
+	}
+	r, err := recorder.Open(dir, recorder.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for _, args := range [][]string{{"record", "--log", dir, events}, {"seal", "--log", dir}, {"seal", "--log", dir, "--repair"}} {
+		code, stderr := afr(args...)
+		if code != exitError || !strings.Contains(stderr, "open for writing by pid "+strconv.Itoa(os.Getpid())) || !strings.Contains(stderr, "hint:") {
+			t.Errorf("afr %s: exit %d, %q; want exit 1 naming this process", args[0], code, stderr)
+		}
+	}
+	for _, args := range [][]string{{"status", "--log", dir}, {"proof", "--log", dir, "--seq", "0"}} {
+		if code, stderr := afr(args...); code != exitOK {
+			t.Errorf("afr %s while a writer holds the log: exit %d: %s", args[0], code, stderr)
+		}
+	}
+	anchors := filepath.Join(t.TempDir(), "anchors.json")
+	for _, args := range [][]string{{"anchors", "--log", dir, "-o", anchors}, {"verify", "--log", dir, "--anchors", anchors}} {
+		if code, stderr := afr(args...); code != exitOK {
+			t.Errorf("afr %s while a writer holds the log: exit %d: %s", args[0], code, stderr)
+		}
+	}
+	if p := r.Position(); p.Next != 1 {
+		t.Fatalf("the log has %d events, want 1", p.Next)
+	}
+}
+
+// TestStatusExitCode: afr status exits 1 (an error, not a verdict) when it
+// cannot read the whole log.
+func TestStatusExitCode(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "log")
+	events := filepath.Join(t.TempDir(), "events.jsonl")
+	if err := os.WriteFile(events, []byte(strings.Repeat(`{"tool":"shell","kind":"tool_call","payload":{}}`+"\n", 3)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, stderr := afr("record", "--log", dir, "--recorder", "ops-1", "--epoch-size", "2", events); code != exitOK {
+		t.Fatalf("record: exit %d: %s", code, stderr)
+	}
+	for _, json := range []bool{false, true} {
+		args := []string{"status", "--log", dir}
+		if json {
+			args = append(args, "--json")
+		}
+		if code, stderr := afr(args...); code != exitOK || stderr != "" {
+			t.Fatalf("intact log: exit %d, %q", code, stderr)
+		}
+	}
+	seg := filepath.Join(dir, "epochs", "epochs-0000000000000000.seg")
+	b, err := os.ReadFile(seg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[30] ^= 1
+	if err := os.WriteFile(seg, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, json := range []bool{false, true} {
+		args := []string{"status", "--log", dir}
+		if json {
+			args = append(args, "--json")
+		}
+		if code, stderr := afr(args...); code != exitError || !strings.Contains(stderr, "afr status: ") {
+			t.Errorf("damaged log (json %v): exit %d, %q; want exit 1 with the problem on stderr", json, code, stderr)
+		}
+	}
+}
