@@ -6,9 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentflightrecorder/afr/chain/backend"
-
 	"github.com/agentflightrecorder/afr/anchor"
+	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/recorder/workload"
 )

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agentflightrecorder/afr/format"
-
 	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/agentflightrecorder/afr/format"
 )
 
 // ErrForeignAnchor is matched (errors.Is) by *ForeignAnchorError.

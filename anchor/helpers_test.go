@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentflightrecorder/afr/verifier/onchain"
-
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -19,6 +17,7 @@ import (
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/recorder/workload"
 	"github.com/agentflightrecorder/afr/verifier"
+	"github.com/agentflightrecorder/afr/verifier/onchain"
 )
 
 // record writes n synthetic events into a log with epochs of size, sealing on close.

@@ -7,14 +7,13 @@ import (
 	"math/big"
 	"time"
 
-	"github.com/agentflightrecorder/afr/format"
-
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/agentflightrecorder/afr/chain"
 	"github.com/agentflightrecorder/afr/contracts/bindings"
+	"github.com/agentflightrecorder/afr/format"
 )
 
 func (a *Anchorer) step(ctx context.Context) error {

@@ -7,13 +7,12 @@ import (
 	"math/big"
 	"time"
 
-	"github.com/agentflightrecorder/afr/format"
-
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/agentflightrecorder/afr/chain"
 	"github.com/agentflightrecorder/afr/contracts/bindings"
+	"github.com/agentflightrecorder/afr/format"
 )
 
 func (a *Anchorer) checkSent(ctx context.Context, e *Entry) error {

@@ -6,10 +6,10 @@ import (
 	"math/big"
 	"sort"
 
-	"github.com/agentflightrecorder/afr/format"
-
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+
+	"github.com/agentflightrecorder/afr/format"
 )
 
 // Tool names for calls that have no decoded function.

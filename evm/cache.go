@@ -8,12 +8,12 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/agentflightrecorder/afr/internal/cachefile"
-
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/agentflightrecorder/afr/internal/cachefile"
 )
 
 // The fork cache file: one JSON document per (chain id, block). The format is

@@ -12,11 +12,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/agentflightrecorder/afr/internal/rpcdial"
-
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/agentflightrecorder/afr/internal/rpcdial"
 )
 
 // Mode selects where a Fork gets state from.

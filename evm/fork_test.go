@@ -14,10 +14,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentflightrecorder/afr/chain/backend/anvil"
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+
+	"github.com/agentflightrecorder/afr/chain/backend/anvil"
 )
 
 // scenario is an anvil chain with a Store and a Caller deployed and mutated

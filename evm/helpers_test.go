@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentflightrecorder/afr/chain/backend/anvil"
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
@@ -20,6 +19,8 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/agentflightrecorder/afr/chain/backend/anvil"
 )
 
 type compiled struct {

@@ -42,12 +42,18 @@ func (h *EpochHeader) Root() (Digest, error) {
 // EpochRoot returns R_t for an encoded epoch header.
 func EpochRoot(encoded []byte) Digest { return hashWithDomain(domainEpoch, encoded) }
 
-// EncodeEpochHeader returns the canonical encoding of h.
+// EncodeEpochHeader returns the canonical encoding of h. A header over
+// MaxHeaderSize is refused (an error wrapping ErrLimit): no reader would
+// accept it.
 func EncodeEpochHeader(h *EpochHeader) ([]byte, error) {
 	if err := h.check(); err != nil {
 		return nil, err
 	}
-	return encMode.Marshal(h)
+	b, err := encMode.Marshal(h)
+	if err == nil && len(b) > MaxHeaderSize {
+		return nil, fmt.Errorf("format: epoch header is %d bytes, limit %d: %w", len(b), MaxHeaderSize, ErrLimit)
+	}
+	return b, err
 }
 
 // DecodeEpochHeader decodes an epoch header, rejecting non-canonical input.

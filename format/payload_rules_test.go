@@ -8,8 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentflightrecorder/afr/format"
 	"github.com/fxamacker/cbor/v2"
+
+	"github.com/agentflightrecorder/afr/format"
 )
 
 // checkRule asserts that the write path refuses p with ErrInvalidPayload and

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"math/big"
 
-	"github.com/agentflightrecorder/afr/format"
-
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+
+	"github.com/agentflightrecorder/afr/format"
 )
 
 // cborDecoder bounds the CBOR of PDRs, delegations and policies, which come

@@ -13,12 +13,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentflightrecorder/afr/format"
-
-	"github.com/agentflightrecorder/afr/recorder"
-	"github.com/agentflightrecorder/afr/format/segment"
-	"github.com/agentflightrecorder/afr/recorder/workload"
 	"github.com/transparency-dev/merkle/compact"
+
+	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/format/segment"
+	"github.com/agentflightrecorder/afr/recorder"
+	"github.com/agentflightrecorder/afr/recorder/workload"
 )
 
 // The ablation ladder of the paper (docs/PERFORMANCE.md): each rung adds one

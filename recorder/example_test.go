@@ -6,7 +6,6 @@ import (
 	"os"
 
 	"github.com/agentflightrecorder/afr/format"
-
 	"github.com/agentflightrecorder/afr/recorder"
 )
 

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/agentflightrecorder/afr/format"
-
 	"github.com/agentflightrecorder/afr/recorder"
 )
 

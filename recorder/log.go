@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 
 	"github.com/agentflightrecorder/afr/format"
-
 	"github.com/agentflightrecorder/afr/format/segment"
 )
 

@@ -10,9 +10,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/agentflightrecorder/afr/internal/durable"
-
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/internal/durable"
 )
 
 // Manifest returns the store's identity.

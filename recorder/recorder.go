@@ -45,11 +45,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentflightrecorder/afr/internal/durable"
-
 	"github.com/agentflightrecorder/afr/format"
-
 	"github.com/agentflightrecorder/afr/format/segment"
+	"github.com/agentflightrecorder/afr/internal/durable"
 )
 
 // Options configure Open. Zero values give the documented defaults.

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/agentflightrecorder/afr/format"
-
 	"github.com/agentflightrecorder/afr/recorder"
 )
 

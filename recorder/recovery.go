@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 
 	"github.com/agentflightrecorder/afr/format"
-
 	"github.com/agentflightrecorder/afr/format/segment"
 )
 

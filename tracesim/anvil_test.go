@@ -11,14 +11,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentflightrecorder/afr/calldata"
-
-	"github.com/agentflightrecorder/afr/format"
-
-	"github.com/agentflightrecorder/afr/evm"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/agentflightrecorder/afr/calldata"
+	"github.com/agentflightrecorder/afr/evm"
+	"github.com/agentflightrecorder/afr/format"
 )
 
 var update = flag.Bool("update", false, "rewrite fixtures/tracesim from a fresh anvil run")

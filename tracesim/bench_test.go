@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/agentflightrecorder/afr/calldata"
-
 	"github.com/agentflightrecorder/afr/evm"
 )
 

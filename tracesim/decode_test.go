@@ -8,15 +8,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentflightrecorder/afr/calldata"
-
-	"github.com/agentflightrecorder/afr/format"
-
-	"github.com/agentflightrecorder/afr/evm"
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/agentflightrecorder/afr/calldata"
+	"github.com/agentflightrecorder/afr/evm"
+	"github.com/agentflightrecorder/afr/format"
 )
 
 func mustABI(t testing.TB, s string) abi.ABI {

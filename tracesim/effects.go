@@ -5,13 +5,13 @@ import (
 	"math/big"
 	"sort"
 
-	"github.com/agentflightrecorder/afr/calldata"
-
-	"github.com/agentflightrecorder/afr/evm"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/agentflightrecorder/afr/calldata"
+	"github.com/agentflightrecorder/afr/evm"
 )
 
 // Execution statuses in Effects.Status.

@@ -8,8 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentflightrecorder/afr/evm"
 	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/agentflightrecorder/afr/evm"
 )
 
 type fixtureInfo struct {

@@ -8,10 +8,10 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/agentflightrecorder/afr/calldata"
-
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+
+	"github.com/agentflightrecorder/afr/calldata"
 )
 
 var (

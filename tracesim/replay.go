@@ -15,10 +15,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/agentflightrecorder/afr/calldata"
-	"github.com/agentflightrecorder/afr/internal/rpcdial"
-
-	"github.com/agentflightrecorder/afr/evm"
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -26,6 +22,10 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/agentflightrecorder/afr/calldata"
+	"github.com/agentflightrecorder/afr/evm"
+	"github.com/agentflightrecorder/afr/internal/rpcdial"
 )
 
 // ReplayOptions configure Replay and NewReplayer. The zero value replays live

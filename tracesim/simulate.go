@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"math/big"
 
-	"github.com/agentflightrecorder/afr/calldata"
-
-	"github.com/agentflightrecorder/afr/evm"
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/agentflightrecorder/afr/calldata"
+	"github.com/agentflightrecorder/afr/evm"
 )
 
 // CallRequest is a proposed call: what an agent asks to send.

@@ -10,11 +10,11 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/agentflightrecorder/afr/internal/cachefile"
-
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/agentflightrecorder/afr/internal/cachefile"
 )
 
 // The block file: a mined block with its full transactions and receipts, as

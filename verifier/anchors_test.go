@@ -24,7 +24,9 @@ func readAnchorsFile(t *testing.T, body string) ([]verifier.Anchor, error) {
 }
 
 func TestAnchorsFileRules(t *testing.T) {
-	h := func(b byte) string { return `"0x` + strings.Repeat(string("0123456789abcdef"[b>>4])+string("0123456789abcdef"[b&15]), 32) + `"` }
+	h := func(b byte) string {
+		return `"0x` + strings.Repeat(string("0123456789abcdef"[b>>4])+string("0123456789abcdef"[b&15]), 32) + `"`
+	}
 	entry := func(epoch, root, prev string) string {
 		return `{"epoch":` + epoch + `,"root":` + root + `,"prev_root":` + prev + `}`
 	}

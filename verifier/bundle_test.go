@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/agentflightrecorder/afr/format"
-
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/verifier"
 )

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/agentflightrecorder/afr/format"
-
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/verifier"
 )

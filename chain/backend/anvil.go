@@ -4,10 +4,9 @@ import (
 	"context"
 	"crypto/ecdsa"
 
-	"github.com/agentflightrecorder/afr/chain"
-
 	"github.com/ethereum/go-ethereum/ethclient"
 
+	"github.com/agentflightrecorder/afr/chain"
 	"github.com/agentflightrecorder/afr/chain/backend/anvil"
 )
 

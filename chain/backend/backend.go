@@ -16,9 +16,9 @@ import (
 	"crypto/ecdsa"
 	"fmt"
 
-	"github.com/agentflightrecorder/afr/chain"
-
 	"github.com/ethereum/go-ethereum/ethclient"
+
+	"github.com/agentflightrecorder/afr/chain"
 )
 
 // Backend is a running chain with funded keys.

@@ -9,13 +9,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentflightrecorder/afr/chain"
-
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/eth/ethconfig"
 	"github.com/ethereum/go-ethereum/ethclient/simulated"
 	"github.com/ethereum/go-ethereum/node"
+
+	"github.com/agentflightrecorder/afr/chain"
 )
 
 // EmbeddedChainID is the chain id of the embedded chain (go-ethereum's

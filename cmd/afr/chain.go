@@ -16,12 +16,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/agentflightrecorder/afr/chain/backend"
-
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/agentflightrecorder/afr/anchor"
 	"github.com/agentflightrecorder/afr/chain"
+	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/chain/backend/anvil"
 	"github.com/agentflightrecorder/afr/recorder"
 )

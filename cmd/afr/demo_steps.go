@@ -235,7 +235,11 @@ func (d *demoRun) verify() error {
 		return err
 	}
 	d.l = l
-	kr, err := recorder.OpenKeyring(filepath.Join(d.dir, "log", "keys"), l.Manifest.Session)
+	_, session, err := l.Identity()
+	if err != nil {
+		return err
+	}
+	kr, err := recorder.OpenKeyring(filepath.Join(d.dir, "log", "keys"), session)
 	if err != nil {
 		return err
 	}

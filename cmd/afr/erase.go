@@ -52,7 +52,7 @@ func runErase(e *env, args []string) error {
 	if epoch >= sealed {
 		return fmt.Errorf("epoch %d is not sealed (the log has %d sealed epochs): erasing the open epoch would lose events still being written", epoch, sealed)
 	}
-	kr, err := openKeys(*keyDir, *logDir, l.Manifest.Session)
+	kr, err := logKeys(e, "erase", *keyDir, l)
 	if err != nil {
 		return err
 	}

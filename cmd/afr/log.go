@@ -10,11 +10,10 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/agentflightrecorder/afr/format"
-
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/agentflightrecorder/afr/anchor"
+	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/recorder"
 )
 
@@ -274,6 +273,14 @@ func runStatus(e *env, args []string) error {
 	}
 	st := logStatus{Dir: *dir, Recorder: l.Manifest.Recorder, Session: l.Manifest.Session, Encrypted: l.Manifest.Encrypted}
 	var problems []error
+	// The identity the records commit to is the log's; the MANIFEST only
+	// names it (docs/SPEC.md, "Log: store layout").
+	if rec, session, err := l.Identity(); err == nil {
+		if mrec, msession, merr := l.ManifestIdentity(); merr == nil && (mrec != rec || msession != session) {
+			problems = append(problems, fmt.Errorf("the MANIFEST names %s/%s, the records %s/%s (hint: afr verify reports it)", mrec, msession, rec, session))
+		}
+		st.Recorder, st.Session = rec, session
+	}
 	if err := l.Records(func(seq uint64, raw []byte) error {
 		st.Events = seq + 1
 		d := format.RecordDigest(raw)

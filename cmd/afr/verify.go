@@ -12,17 +12,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentflightrecorder/afr/verifier/onchain"
-
-	"github.com/agentflightrecorder/afr/chain/backend"
-
-	"github.com/agentflightrecorder/afr/format"
-
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/agentflightrecorder/afr/chain"
+	"github.com/agentflightrecorder/afr/chain/backend"
+	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/verifier"
+	"github.com/agentflightrecorder/afr/verifier/onchain"
 )
 
 func init() {

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/agentflightrecorder/afr/format"
-
 	"github.com/agentflightrecorder/afr/recorder/workload"
 )
 

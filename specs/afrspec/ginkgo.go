@@ -6,11 +6,10 @@ import (
 	"os"
 	"time"
 
-	"github.com/agentflightrecorder/afr/format"
-
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 
+	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/pdr"
 	"github.com/agentflightrecorder/afr/recorder"
 )

@@ -8,21 +8,18 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/agentflightrecorder/afr/verifier/onchain"
-
-	"github.com/agentflightrecorder/afr/calldata"
-
-	"github.com/agentflightrecorder/afr/format"
-
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/agentflightrecorder/afr/calldata"
 	"github.com/agentflightrecorder/afr/contracts/bindings"
+	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/pdr"
 	"github.com/agentflightrecorder/afr/specs/afrspec"
 	"github.com/agentflightrecorder/afr/verifier"
+	"github.com/agentflightrecorder/afr/verifier/onchain"
 )
 
 // failureOf runs a deliberately broken expectation and returns the failure

@@ -17,7 +17,6 @@ import (
 	"path/filepath"
 
 	"github.com/agentflightrecorder/afr/format"
-
 	"github.com/agentflightrecorder/afr/format/segment"
 	"github.com/agentflightrecorder/afr/verifier"
 )
