@@ -53,6 +53,9 @@ func (v *logVerifier) streamEnd(stream string, err error) error {
 			at, f.Kind, f.Detail = torn.Index, KindTornTail, "ends in a torn frame"
 		case errors.As(d, &version):
 			at, f.Kind, f.Detail = version.Index, KindUnsupportedVersion, "not checked (a newer format version)"
+			if stream == "records" {
+				v.newerRecords = append(v.newerRecords, at)
+			}
 		}
 		f.Detail = fmt.Sprintf("%s stream %s from frame %d: %v", stream, f.Detail, at, d)
 		if stream == "epochs" {

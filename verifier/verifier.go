@@ -105,6 +105,7 @@ type record struct {
 	leaf    format.Digest // RFC 6962 leaf hash of digest
 	payload format.Digest // commitment to the payload frame (zero if undecodable)
 	ok      bool          // decoded
+	lost    bool          // lost to stream damage: a placeholder
 }
 
 // header is what the verifier keeps per epoch header.
@@ -181,6 +182,11 @@ type logVerifier struct {
 	haveID   bool
 	// sealedEnd is the first event not covered by the epoch headers.
 	sealedEnd uint64
+	// newerRecords are the first records of segment files of a newer
+	// format version (unsupported_version): the records from each on that
+	// were not read are not missing, this build cannot read them.
+	newerRecords []uint64
+	newer        []bool // by position: unread for a newer version (newerVersion)
 	// state of the in-order record checks
 	prev      format.Digest
 	prevClock uint64
@@ -254,6 +260,7 @@ func (b *recordBatch) process() {
 	b.err = make([]error, len(b.raw))
 	for k, raw := range b.raw {
 		if b.lost[k] {
+			b.out[k].lost = true
 			continue
 		}
 		b.out[k].digest = format.RecordDigest(raw)
@@ -465,10 +472,18 @@ func (v *logVerifier) checkEpochs(anchors map[uint64]Anchor) {
 			f := Finding{Kind: KindRecordsMissing, Epoch: ep, Seq: u64(h.FirstSeq + have),
 				Expected: fmt.Sprintf("%d records", h.Count), Found: fmt.Sprintf("%d records", have),
 				Detail: "the anchored epoch header commits to records that are not in the log"}
-			if a, ok := anchors[h.Epoch]; !ok || a.Root != hd.root {
+			switch a, ok := anchors[h.Epoch]; {
+			case v.newerVersion(uint64(len(v.records))):
+				f.Kind, f.Detail = KindUnsupportedVersion, "the epoch's later records are in a segment file of a newer format version, which this build cannot read"
+			case !ok || a.Root != hd.root:
 				f.Kind, f.Detail = KindTruncated, "the log ends inside an epoch that is not anchored"
 			}
 			v.c.add(f)
+			continue
+		}
+		if v.newerVersionIn(h.FirstSeq, end) {
+			v.c.add(Finding{Kind: KindUnsupportedVersion, Epoch: ep, Seq: u64(h.FirstSeq),
+				Detail: "some records of this epoch are in a segment file of a newer format version, which this build cannot read: the epoch is not checked"})
 			continue
 		}
 		if got := roots[t]; got != h.MerkleRoot {
@@ -568,4 +583,35 @@ func (v *logVerifier) checkAnchors(idx map[uint64]Anchor) {
 		v.rep.AnchoredEpochs++
 		v.rep.AnchoredEvents = min(h.FirstSeq+h.Count, uint64(len(v.records)))
 	}
+}
+
+// newerVersion reports whether record i was not read because it is in a
+// segment file of a newer format version; i = len(records) asks whether the
+// stream ends in such a file.
+func (v *logVerifier) newerVersion(i uint64) bool {
+	if v.newer == nil {
+		// Unread records from the start of a newer-version file on, up to
+		// the next record read.
+		starts := map[uint64]bool{}
+		for _, s := range v.newerRecords {
+			starts[s] = true
+		}
+		v.newer = make([]bool, len(v.records)+1)
+		for j := range v.newer {
+			lost := j == len(v.records) || v.records[j].lost
+			v.newer[j] = lost && (starts[uint64(j)] || (j > 0 && v.newer[j-1]))
+		}
+	}
+	return i < uint64(len(v.newer)) && v.newer[i]
+}
+
+// newerVersionIn reports whether any record of [from, to) is unread for
+// being in a segment file of a newer format version.
+func (v *logVerifier) newerVersionIn(from, to uint64) bool {
+	for i := from; i < to; i++ {
+		if v.newerVersion(i) {
+			return true
+		}
+	}
+	return false
 }
