@@ -127,13 +127,21 @@ func anchorIndex(anchors []Anchor, complete bool, c *collector) map[uint64]Ancho
 	if n := len(sorted); n > 0 && complete {
 		// EpochAnchor accepts epoch t only after t−1: a gap means anchors
 		// were withheld or the source is not the contract.
-		for e, i := uint64(0), 0; e < sorted[n-1].Epoch; e++ {
-			for i < n && sorted[i].Epoch < e {
-				i++
+		// One finding per gap, however wide (epoch numbers are untrusted).
+		var next uint64 // the epoch the anchors should hold next
+		for _, a := range sorted {
+			if a.Epoch > next {
+				what := fmt.Sprintf("epoch %d", next)
+				if a.Epoch-next > 1 {
+					what = fmt.Sprintf("epochs %d..%d", next, a.Epoch-1)
+				}
+				c.add(Finding{Kind: KindAnchorConflict, Epoch: u64(next),
+					Detail: "the anchors skip " + what + " although later epochs are anchored (EpochAnchor forbids gaps)"})
 			}
-			if i == n || sorted[i].Epoch != e {
-				c.add(Finding{Kind: KindAnchorConflict, Epoch: u64(e), Detail: "the anchors skip this epoch although later epochs are anchored (EpochAnchor forbids gaps)"})
+			if a.Epoch == ^uint64(0) {
+				break // the last possible epoch
 			}
+			next = max(next, a.Epoch+1)
 		}
 	}
 	for _, a := range sorted {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/verifier"
@@ -103,5 +104,23 @@ func TestAnchorDuplicatesAndEpochZero(t *testing.T) {
 	bad0.PrevRoot = r(9)
 	if got := conflicts(t, bad0, a1, a2); !slices.Contains(got, 0) {
 		t.Errorf("epoch 0 with a non-zero prev_root: conflicts at %v", got)
+	}
+}
+
+// TestAnchorEpochsAreUntrusted: epoch numbers come from anchors files and
+// nodes; a verifier never does work in proportion to one (an anchor for
+// epoch 2^64−1 against an empty log is one gap, reported once, at once).
+func TestAnchorEpochsAreUntrusted(t *testing.T) {
+	for _, e := range []uint64{1 << 40, 1<<64 - 1} {
+		done := make(chan []uint64, 1)
+		go func() { done <- conflicts(t, verifier.Anchor{Epoch: e, Root: format.Digest{1}}) }()
+		select {
+		case got := <-done:
+			if len(got) != 1 || got[0] != 0 {
+				t.Errorf("anchor for epoch %d alone: anchor_conflict at %v, want one gap from epoch 0", e, got)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("anchor for epoch %d: verification still running after 10s", e)
+		}
 	}
 }

@@ -28,6 +28,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/agentflightrecorder/afr/format"
@@ -540,8 +541,13 @@ func (v *logVerifier) checkAnchors(idx map[uint64]Anchor) {
 	// unless records follow the last header: those are the first missing
 	// epoch's, and a writer makes a header durable before it is anchored.
 	var truncatedFrom *uint64
-	for e := uint64(0); len(idx) > 0 && e <= maxAnchored; e++ {
-		if _, ok := idx[e]; !ok || present[e] {
+	anchored := make([]uint64, 0, len(idx)) // epoch numbers are untrusted: never loop up to one
+	for e := range idx {
+		anchored = append(anchored, e)
+	}
+	slices.Sort(anchored)
+	for _, e := range anchored {
+		if present[e] {
 			continue
 		}
 		if len(v.headers) > 0 && e < maxPresent {
