@@ -186,11 +186,16 @@ func (o *Outcome) Succeeded() bool {
 // key, and waits for the receipt. Like a relayer it simulates the call
 // first: one the account would refuse is not broadcast. The call need not be
 // the one s was signed for — that is what an attack does, and the account
-// refuses it.
+// refuses it. A call value that is not a uint256 has no calldata: it is not
+// sent, and Err wraps pdr.ErrValueRange.
 func (a *Agent) Submit(ctx context.Context, relayer *ecdsa.PrivateKey, s *pdr.SignedPDR, call pdr.Call) *Outcome {
-	o := &Outcome{Data: s.Calldata(call)}
+	data, err := s.Calldata(call)
+	if err != nil {
+		return &Outcome{Err: err}
+	}
+	o := &Outcome{Data: data}
 	to := a.Domain.Account
-	_, err := a.Client.CallContract(ctx, ethereum.CallMsg{From: chain.Address(relayer), To: &to, Data: o.Data}, nil)
+	_, err = a.Client.CallContract(ctx, ethereum.CallMsg{From: chain.Address(relayer), To: &to, Data: o.Data}, nil)
 	if err == nil {
 		o.Receipt, err = chain.Transact(ctx, a.Client, relayer, &to, nil, o.Data)
 	}

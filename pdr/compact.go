@@ -61,7 +61,7 @@ func CompactCalldata(s *SignedPDR, c Call) ([]byte, error) {
 		return nil, fmt.Errorf("pdr: %d approvals, compact calldata carries at most %d", len(s.Approvals), MaxCompactApprovals)
 	}
 	v := value(c.Value)
-	if err := checkUint256(v); err != nil {
+	if err := checkValue("call value", v); err != nil {
 		return nil, err
 	}
 	vb := v.Bytes() // minimal big-endian, empty for zero

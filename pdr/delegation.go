@@ -32,7 +32,8 @@ type Delegation struct {
 	Salt   common.Hash
 }
 
-// StructHash returns the EIP-712 hashStruct of the delegation.
+// StructHash returns the EIP-712 hashStruct of the delegation. It panics when a cap is not a
+// uint256 (Validate reports it).
 func (d *Delegation) StructHash() common.Hash {
 	targets := make([]byte, 0, 32*len(d.Targets))
 	for _, t := range d.Targets {
@@ -58,6 +59,9 @@ func (d *Delegation) Digest(dom Domain) common.Hash {
 
 // allows reports which scope rule, if any, call c breaks; nil when c is within scope.
 func (d *Delegation) allows(h common.Hash, c Call, spent *big.Int, now uint64) error {
+	if err := checkValue("spent of delegation "+h.Hex(), spent); err != nil {
+		return err // a broken state snapshot: on chain, spent is a uint256
+	}
 	if now > d.Expiry {
 		return fail(ErrDelegationExpired, "delegation "+h.Hex()+" expired")
 	}
@@ -94,8 +98,12 @@ type SignedDelegation struct {
 	Signature  Signature
 }
 
-// SignDelegation signs d for domain dom with key (the delegator's).
+// SignDelegation signs d for domain dom with key (the delegator's). It refuses caps that are not
+// uint256s (ErrValueRange).
 func SignDelegation(key *ecdsa.PrivateKey, dom Domain, d Delegation) (SignedDelegation, error) {
+	if err := d.Validate(); err != nil {
+		return SignedDelegation{}, err
+	}
 	sig, err := Sign(key, d.Digest(dom))
 	if err != nil {
 		return SignedDelegation{}, err

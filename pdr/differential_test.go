@@ -125,7 +125,11 @@ func TestDifferentialVerify(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c.send(s.Calldata(call))
+		data, err := s.Calldata(call)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.send(data)
 	}
 
 	counts := map[string]int{}
@@ -142,7 +146,10 @@ func TestDifferentialVerify(t *testing.T) {
 			}
 			want = e.Name
 		}
-		data := sc.s.Calldata(sc.call)
+		data, err := sc.s.Calldata(sc.call)
+		if err != nil {
+			t.Fatalf("case %d (%s): calldata: %v", i, sc.name, err)
+		}
 		if len(sc.s.Delegations) == 0 && !sc.withApprovals {
 			p := bindings.NewPaceSmartAccount()
 			data = p.PackExecute(sc.call.Target, valueOf(sc.call.Value), sc.call.Data, sc.s.PDR.Terms().Binding(), sc.s.Signature.Binding())

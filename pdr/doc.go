@@ -25,4 +25,9 @@
 // A PDR authorises a call only together with on-chain state: the nonce, the policy signer, the
 // approvers, revocations and delegation spending live in the account. Verify takes a snapshot of
 // that state (State); its answer is only as current as the snapshot.
+//
+// Every value is a uint256. A call value, PDR value, delegation cap, batch total, spent total or
+// policy amount that is negative or longer than 256 bits is refused (ErrValueRange) wherever it
+// enters, never mapped to another value: hashed as |v| it once let −10 ETH pass a 1 ETH cap while
+// the signature authorised +10 ETH. Digest and BatchDataHash panic on such a value.
 package pdr

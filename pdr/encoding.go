@@ -61,8 +61,12 @@ type pdrJSON struct {
 	EventID          common.Hash    `json:"event_id"`
 }
 
-// MarshalCBOR implements cbor.Marshaler (integer keys 1–11 in field order).
+// MarshalCBOR implements cbor.Marshaler (integer keys 1–11 in field order). A value that is not
+// a uint256 is refused (ErrValueRange), as the decoder refuses it.
 func (p PDR) MarshalCBOR() ([]byte, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
 	return format.Marshal(pdrCBOR{p.ChainID, p.Account, p.Nonce, p.Target, value(p.Value), p.DataHash, p.PolicyID,
 		uint8(p.Decision), p.ApprovalRequired, p.Expiry, p.EventID})
 }
@@ -73,7 +77,7 @@ func (p *PDR) UnmarshalCBOR(data []byte) error {
 	if err := cborDecoder.Unmarshal(data, &w); err != nil {
 		return err
 	}
-	if err := checkUint256(w.Value); err != nil {
+	if err := checkValue("pdr value", w.Value); err != nil {
 		return err
 	}
 	*p = PDR{Domain{w.ChainID, w.Account}, w.Nonce, w.Target, w.Value, w.DataHash, w.PolicyID,
@@ -83,6 +87,9 @@ func (p *PDR) UnmarshalCBOR(data []byte) error {
 
 // MarshalJSON writes snake_case fields; value is 0x-hex, decision "allow" or "deny".
 func (p PDR) MarshalJSON() ([]byte, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
 	if p.Decision > Allow {
 		return nil, fmt.Errorf("pdr: decision %d has no json name", p.Decision)
 	}
@@ -101,7 +108,7 @@ func (p *PDR) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	v := (*big.Int)(w.Value)
-	if err := checkUint256(v); err != nil {
+	if err := checkValue("pdr value", v); err != nil {
 		return err
 	}
 	*p = PDR{Domain{w.ChainID, w.Account}, w.Nonce, w.Target, value(v), w.DataHash, w.PolicyID, d,
@@ -137,6 +144,9 @@ type delegationJSON struct {
 
 // MarshalCBOR implements cbor.Marshaler.
 func (d Delegation) MarshalCBOR() ([]byte, error) {
+	if err := d.Validate(); err != nil {
+		return nil, err
+	}
 	return format.Marshal(delegationCBOR{d.Delegator, d.Delegate, d.Parent, nonNil(d.Targets), nonNil(d.Selectors),
 		value(d.MaxValuePerCall), value(d.MaxValueTotal), d.Expiry, d.Salt})
 }
@@ -147,17 +157,19 @@ func (d *Delegation) UnmarshalCBOR(data []byte) error {
 	if err := cborDecoder.Unmarshal(data, &w); err != nil {
 		return err
 	}
-	for _, v := range []*big.Int{w.MaxValuePerCall, w.MaxValueTotal} {
-		if err := checkUint256(v); err != nil {
-			return err
-		}
+	dec := Delegation{w.Delegator, w.Delegate, w.Parent, w.Targets, w.Selectors, w.MaxValuePerCall, w.MaxValueTotal, w.Expiry, w.Salt}
+	if err := dec.Validate(); err != nil {
+		return err
 	}
-	*d = Delegation{w.Delegator, w.Delegate, w.Parent, w.Targets, w.Selectors, w.MaxValuePerCall, w.MaxValueTotal, w.Expiry, w.Salt}
+	*d = dec
 	return nil
 }
 
 // MarshalJSON writes snake_case fields; selectors are 0x-hex, caps 0x-hex quantities.
 func (d Delegation) MarshalJSON() ([]byte, error) {
+	if err := d.Validate(); err != nil {
+		return nil, err
+	}
 	sels := make([]hexutil.Bytes, len(d.Selectors))
 	for i, s := range d.Selectors {
 		sels[i] = append(hexutil.Bytes(nil), s[:]...)
@@ -179,13 +191,12 @@ func (d *Delegation) UnmarshalJSON(data []byte) error {
 		}
 		sels[i] = [4]byte(s)
 	}
-	for _, v := range []*hexutil.Big{w.MaxValuePerCall, w.MaxValueTotal} {
-		if err := checkUint256((*big.Int)(v)); err != nil {
-			return err
-		}
-	}
-	*d = Delegation{w.Delegator, w.Delegate, w.Parent, w.Targets, sels, value((*big.Int)(w.MaxValuePerCall)),
+	dec := Delegation{w.Delegator, w.Delegate, w.Parent, w.Targets, sels, value((*big.Int)(w.MaxValuePerCall)),
 		value((*big.Int)(w.MaxValueTotal)), w.Expiry, w.Salt}
+	if err := dec.Validate(); err != nil {
+		return err
+	}
+	*d = dec
 	return nil
 }
 
@@ -312,15 +323,6 @@ func parseDecision(s string) (Decision, error) {
 		return Deny, nil
 	}
 	return 0, fmt.Errorf("pdr: decision %q, want \"allow\" or \"deny\"", s)
-}
-
-var maxUint256 = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(1))
-
-func checkUint256(v *big.Int) error {
-	if v != nil && (v.Sign() < 0 || v.Cmp(maxUint256) > 0) {
-		return fmt.Errorf("pdr: value %s is not a uint256", v)
-	}
-	return nil
 }
 
 // nonNil returns an empty slice for nil so that nil and empty encode the same way.

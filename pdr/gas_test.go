@@ -49,7 +49,10 @@ func execGas(t testing.TB, c *chain, compact bool, approvers ...*ecdsa.PrivateKe
 	if err := pdr.Verify(st, &s, call, c.now()+1, len(approvers) > 0); err != nil {
 		t.Fatalf("go rejects the PDR: %v", err)
 	}
-	data := s.Calldata(call)
+	data, err := s.Calldata(call)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if compact {
 		if data, err = pdr.CompactCalldata(&s, call); err != nil {
 			t.Fatal(err)

@@ -1,6 +1,7 @@
 package pdr
 
 import (
+	"fmt"
 	"math/big"
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
@@ -118,7 +119,9 @@ type Terms struct {
 	EventID          common.Hash
 }
 
-// ForCall returns the PDR for call c under terms t in domain d.
+// ForCall returns the PDR for call c under terms t in domain d. It does not check c's value:
+// a PDR whose value is not a uint256 is refused by Validate, SignPDR, Approve, the encoders and
+// Verify, and Digest panics on it.
 func ForCall(d Domain, c Call, t Terms) PDR {
 	return PDR{
 		Domain: d, Nonce: t.Nonce, Target: c.Target, Value: value(c.Value), DataHash: crypto.Keccak256Hash(c.Data),
@@ -128,13 +131,19 @@ func ForCall(d Domain, c Call, t Terms) PDR {
 
 // ForBatch returns the PDR for a batch: target is the account, value the sum of the values and
 // the data hash BatchDataHash(calls).
+//
+// Every value and the sum must be uint256s, as the contract's checked sum requires. ForBatch
+// does not fail: when they are not, the PDR's Value is the first call value that is not a
+// uint256, or else the overflowing sum, and (for a bad call value) its DataHash is zero, so
+// that Validate, SignPDR and every other path refuse the PDR (ErrValueRange).
 func ForBatch(d Domain, calls []Call, t Terms) PDR {
-	total := new(big.Int)
-	for _, c := range calls {
-		total.Add(total, value(c.Value))
+	total, callsOK, _ := batchValue(calls)
+	var dataHash common.Hash
+	if callsOK {
+		dataHash = BatchDataHash(calls)
 	}
 	return PDR{
-		Domain: d, Nonce: t.Nonce, Target: d.Account, Value: total, DataHash: BatchDataHash(calls),
+		Domain: d, Nonce: t.Nonce, Target: d.Account, Value: total, DataHash: dataHash,
 		PolicyID: t.PolicyID, Decision: t.Decision, ApprovalRequired: t.ApprovalRequired, Expiry: t.Expiry, EventID: t.EventID,
 	}
 }
@@ -144,24 +153,29 @@ func (p *PDR) Terms() Terms {
 	return Terms{p.Nonce, p.PolicyID, p.Decision, p.ApprovalRequired, p.Expiry, p.EventID}
 }
 
-// Matches reports whether the PDR is for exactly call c.
+// Matches reports whether the PDR is for exactly call c. A PDR or call whose value is not a
+// uint256 matches nothing.
 func (p *PDR) Matches(c Call) bool {
-	return p.Target == c.Target && value(p.Value).Cmp(value(c.Value)) == 0 && p.DataHash == crypto.Keccak256Hash(c.Data)
+	return inUint256(p.Value) && inUint256(c.Value) && p.Target == c.Target && value(p.Value).Cmp(value(c.Value)) == 0 && p.DataHash == crypto.Keccak256Hash(c.Data)
 }
 
-// StructHash returns the EIP-712 hashStruct of the PDR.
+// StructHash returns the EIP-712 hashStruct of the PDR. It panics when the value is not a
+// uint256 (Validate reports it): such a PDR has no EIP-712 encoding.
 func (p *PDR) StructHash() common.Hash {
 	return keccakWords(PDRTypeHash, u64(p.Nonce), addr(p.Target), u256(p.Value), p.DataHash, p.PolicyID,
 		u64(uint64(p.Decision)), boolWord(p.ApprovalRequired), u64(p.Expiry), p.EventID)
 }
 
 // Digest returns the EIP-712 digest that the policy signer, delegates and approvers sign, and
-// that the contract emits as pdrHash.
+// that the contract emits as pdrHash. It panics when the value is not a uint256 (see
+// StructHash); SignPDR, Approve and Verify return ErrValueRange instead.
 func (p *PDR) Digest() common.Hash {
 	return p.Domain.typedDigest(p.StructHash())
 }
 
 // BatchDataHash returns keccak256(abi.encode(calls)) for calls as the contract's Call[] type.
+// It panics when a value is not a uint256 (the ABI would reduce 2^256 to 0): check the calls
+// first, as ForBatch and VerifyBatch do.
 func BatchDataHash(calls []Call) common.Hash {
 	type call struct {
 		Target common.Address
@@ -170,11 +184,14 @@ func BatchDataHash(calls []Call) common.Hash {
 	}
 	in := make([]call, len(calls))
 	for i, c := range calls {
+		if err := checkValue(fmt.Sprintf("batch call %d value", i), c.Value); err != nil {
+			panic(err.Error())
+		}
 		in[i] = call{c.Target, value(c.Value), c.Data}
 	}
 	enc, err := batchArgs.Pack(in)
 	if err != nil {
-		panic("pdr: encoding batch: " + err.Error()) // only on a negative or >256-bit value
+		panic("pdr: encoding batch: " + err.Error()) // unreachable: the values are checked above
 	}
 	return crypto.Keccak256Hash(enc)
 }
@@ -201,7 +218,15 @@ func keccakWords(words ...common.Hash) common.Hash {
 
 func u64(v uint64) common.Hash { return common.BigToHash(new(big.Int).SetUint64(v)) }
 
-func u256(v *big.Int) common.Hash { return common.BigToHash(value(v)) }
+// u256 returns v as an EIP-712 uint256 word. It panics when v is not a uint256:
+// common.BigToHash would hash |v|, or v mod 2^256, instead. Every path that reaches it with a
+// value from outside checks the value first and returns ErrValueRange.
+func u256(v *big.Int) common.Hash {
+	if err := checkValue("value", v); err != nil {
+		panic(err.Error() + " (hashed unchecked)")
+	}
+	return common.BigToHash(value(v))
+}
 
 func addr(a common.Address) common.Hash { return common.BytesToHash(a[:]) }
 

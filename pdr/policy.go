@@ -100,9 +100,13 @@ func (p *Policy) Validate() error {
 	return nil
 }
 
-// Evaluate decides intent in with the policy's rules. It fails only on a malformed policy.
+// Evaluate decides intent in with the policy's rules. It fails only on a malformed policy or
+// a call value that is not a uint256 (ErrValueRange: a negative value would pass every cap).
 func (p *Policy) Evaluate(in Request) (Evaluation, error) {
 	if err := p.Validate(); err != nil {
+		return Evaluation{}, err
+	}
+	if err := in.Call.Validate(); err != nil {
 		return Evaluation{}, err
 	}
 	id, err := p.ID()
@@ -169,12 +173,17 @@ func (w *ruleEffect) done(r *Rule) error {
 	if w.Effect == nil {
 		return fmt.Errorf("pdr: rule %q has no effect, want allow or deny", w.Name)
 	}
-	*r = Rule(w.rule)
-	r.Effect = *w.Effect
+	dec := Rule(w.rule)
+	dec.Effect = *w.Effect
+	if err := dec.validate(); err != nil {
+		return fmt.Errorf("pdr: rule %q: %w", w.Name, err)
+	}
+	*r = dec
 	return nil
 }
 
-// UnmarshalJSON implements json.Unmarshaler; it refuses a rule without an effect.
+// UnmarshalJSON implements json.Unmarshaler; it refuses a rule without an effect and one that
+// Validate would refuse (wei amounts and integer conditions out of range among others).
 func (r *Rule) UnmarshalJSON(data []byte) error {
 	var w ruleEffect
 	if err := json.Unmarshal(data, &w); err != nil {
@@ -183,7 +192,7 @@ func (r *Rule) UnmarshalJSON(data []byte) error {
 	return w.done(r)
 }
 
-// UnmarshalCBOR implements cbor.Unmarshaler; it refuses a rule without an effect.
+// UnmarshalCBOR implements cbor.Unmarshaler; it refuses what UnmarshalJSON refuses.
 func (r *Rule) UnmarshalCBOR(data []byte) error {
 	var w ruleEffect
 	if err := cborDecoder.Unmarshal(data, &w); err != nil {
@@ -316,8 +325,11 @@ func parseWei(s string) (*big.Int, error) {
 		return nil, nil
 	}
 	v, ok := new(big.Int).SetString(s, 10)
-	if !ok || v.Sign() < 0 {
+	if !ok {
 		return nil, fmt.Errorf("wei amount %q, want a non-negative decimal", s)
+	}
+	if !inUint256(v) {
+		return nil, fmt.Errorf("%w: wei amount %s", ErrValueRange, describe(v))
 	}
 	return v, nil
 }
@@ -395,6 +407,9 @@ func parseArg(t abi.Type, s string) (any, error) {
 		if !ok {
 			return nil, fmt.Errorf("%q is not a decimal integer", s)
 		}
+		if !fitsInt(t, v) {
+			return nil, fmt.Errorf("%w: %s is not a %s", ErrValueRange, describe(v), t)
+		}
 		return v, nil
 	case abi.AddressTy:
 		if !common.IsHexAddress(s) {
@@ -408,6 +423,17 @@ func parseArg(t abi.Type, s string) (any, error) {
 		return s, nil
 	}
 	return strings.ToLower(s), nil
+}
+
+// fitsInt reports whether v is in the range of the integer type t: 0 … 2^size − 1 for uintN,
+// −2^(size−1) … 2^(size−1) − 1 for intN. A condition value outside it would hold for every
+// argument or for none.
+func fitsInt(t abi.Type, v *big.Int) bool {
+	if t.T == abi.UintTy {
+		return v.Sign() >= 0 && v.BitLen() <= t.Size
+	}
+	limit := new(big.Int).Lsh(big.NewInt(1), uint(t.Size-1)) // 2^(size−1)
+	return v.Cmp(new(big.Int).Neg(limit)) >= 0 && v.Cmp(limit) < 0
 }
 
 func compare(op string, got, want any) (bool, error) {

@@ -32,8 +32,12 @@ type State struct {
 	Spent   map[common.Hash]*big.Int
 }
 
-// SignPDR signs p's digest with key, returning a SignedPDR without approvals.
+// SignPDR signs p's digest with key, returning a SignedPDR without approvals. It refuses a PDR
+// whose value is not a uint256 (ErrValueRange).
 func SignPDR(key *ecdsa.PrivateKey, p PDR) (SignedPDR, error) {
+	if err := p.Validate(); err != nil {
+		return SignedPDR{}, err
+	}
 	sig, err := Sign(key, p.Digest())
 	if err != nil {
 		return SignedPDR{}, err
@@ -43,6 +47,9 @@ func SignPDR(key *ecdsa.PrivateKey, p PDR) (SignedPDR, error) {
 
 // Approve adds the approver key's signature and keeps the approvals sorted.
 func (s *SignedPDR) Approve(key *ecdsa.PrivateKey) error {
+	if err := s.PDR.Validate(); err != nil {
+		return err
+	}
 	sig, err := Sign(key, s.PDR.Digest())
 	if err != nil {
 		return err
@@ -78,18 +85,54 @@ func SortApprovals(digest common.Hash, sigs []Signature) error {
 // As on chain, the digest is computed from c and the PDR's terms: s.PDR's Target, Value and
 // DataHash are not trusted, so a PDR signed for another call fails as an unauthorised signer.
 // Verify does not change st.
+//
+// Before the contract's checks, Verify refuses (with an error wrapping ErrValueRange, not an
+// *Error: no calldata can carry them) a call value, a PDR value or a delegation cap that is
+// not a uint256, and, while checking the chain, a spent total in st that is not one.
 func Verify(st *State, s *SignedPDR, c Call, now uint64, withApprovals bool) error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	if err := validateSigned(s); err != nil {
+		return err
+	}
 	p := ForCall(s.PDR.Domain, c, s.PDR.Terms())
 	return verify(st, s, &p, c, now, withApprovals)
 }
 
 // VerifyBatch is Verify for executeBatch (no delegations; approvals checked when required).
+// Every call value and their sum must be uint256s (ErrValueRange): the contract's checked sum
+// reverts on overflow.
 func VerifyBatch(st *State, s *SignedPDR, calls []Call, now uint64) error {
 	if len(s.Delegations) != 0 {
 		return fmt.Errorf("pdr: batches cannot be delegated")
 	}
+	if _, _, err := batchValue(calls); err != nil {
+		return err
+	}
+	if err := validateSigned(s); err != nil {
+		return err
+	}
 	p := ForBatch(s.PDR.Domain, calls, s.PDR.Terms())
 	return verify(st, s, &p, Call{}, now, true)
+}
+
+// validateSigned checks the values a signed PDR carries: its PDR's value (not used by Verify,
+// which takes the call's, but a record that cannot have been signed) and its delegations' caps.
+func validateSigned(s *SignedPDR) error {
+	if err := s.PDR.Validate(); err != nil {
+		return err
+	}
+	for i := range s.Delegations {
+		d := &s.Delegations[i].Delegation
+		if err := checkValue(fmt.Sprintf("delegation link %d max_value_per_call", i), d.MaxValuePerCall); err != nil {
+			return err
+		}
+		if err := checkValue(fmt.Sprintf("delegation link %d max_value_total", i), d.MaxValueTotal); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func verify(st *State, s *SignedPDR, p *PDR, c Call, now uint64, withApprovals bool) error {
