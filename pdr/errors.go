@@ -52,4 +52,7 @@ var (
 	ErrUnauthorizedDelegate     = &Error{Name: "UnauthorizedDelegate"}
 	ErrInvalidSignatureS        = &Error{Name: "ECDSAInvalidSignatureS", Detail: "signature s is in the upper half of the curve order"}
 	ErrInvalidSignature         = &Error{Name: "ECDSAInvalidSignature", Detail: "signature does not recover to an address"}
+	// ErrTargetIsAccount: a single call (execute, executeWithApprovals, compact, delegated) to
+	// the account itself; a PDR with the account as target is a batch PDR.
+	ErrTargetIsAccount = &Error{Name: "TargetIsAccount", Detail: "a single call may not target the account itself"}
 )

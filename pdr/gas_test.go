@@ -21,10 +21,10 @@ import (
 const (
 	designTargetPolicyOnly   = 40_000
 	designTargetWithApprover = 45_000
-	ceilingPolicyOnly        = 38_150
-	ceilingWithApprover      = 44_920
-	ceilingABIPolicyOnly     = 39_650
-	ceilingABIWithApprover   = 46_950
+	ceilingPolicyOnly        = 38_180
+	ceilingWithApprover      = 44_950
+	ceilingABIPolicyOnly     = 39_680
+	ceilingABIWithApprover   = 46_980
 )
 
 // execGas executes a 4-byte call to the STOP-only sink in a real transaction and returns the

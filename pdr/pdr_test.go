@@ -209,6 +209,27 @@ func TestVerifyRejectsPDRForOtherCall(t *testing.T) {
 	}
 }
 
+// TestVerifyRefusesSelfCall: a single call whose target is the account is
+// refused after every other check, as the contract does (TargetIsAccount):
+// a PDR with the account as target is a batch PDR (issue 12, finding 4).
+func TestVerifyRefusesSelfCall(t *testing.T) {
+	policy, _ := crypto.GenerateKey()
+	dom := pdr.Domain{ChainID: 1, Account: common.Address{9}}
+	st := &pdr.State{PolicySigner: crypto.PubkeyToAddress(policy.PublicKey)}
+	for _, target := range []common.Address{dom.Account, {1}} {
+		call := pdr.Call{Target: target, Data: []byte{1, 2, 3, 4}}
+		s, _ := pdr.SignPDR(policy, pdr.ForCall(dom, call, pdr.Terms{Decision: pdr.Allow, Expiry: 10}))
+		err := pdr.Verify(st, &s, call, 10, false)
+		if want := target == dom.Account; errors.Is(err, pdr.ErrTargetIsAccount) != want || (!want && err != nil) {
+			t.Errorf("target %s: %v", target, err)
+		}
+		// Other failures come first, as on chain.
+		if err := pdr.Verify(st, &s, call, 11, false); !errors.Is(err, pdr.ErrPDRExpired) {
+			t.Errorf("target %s, expired: %v", target, err)
+		}
+	}
+}
+
 func TestParseExecutedRejectsNonCanonical(t *testing.T) {
 	word := make([]byte, 64)
 	word[19], word[23], word[24] = 0x51, 0x01, 1

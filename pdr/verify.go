@@ -97,7 +97,15 @@ func Verify(st *State, s *SignedPDR, c Call, now uint64, withApprovals bool) err
 		return err
 	}
 	p := ForCall(s.PDR.Domain, c, s.PDR.Terms())
-	return verify(st, s, &p, c, now, withApprovals)
+	if err := verify(st, s, &p, c, now, withApprovals); err != nil {
+		return err
+	}
+	// After every PDR check, as on chain: a PDR whose target is the account
+	// is a batch PDR, never a single call.
+	if c.Target == s.PDR.Account {
+		return fail(ErrTargetIsAccount, "target "+c.Target.Hex()+" is the account")
+	}
+	return nil
 }
 
 // VerifyBatch is Verify for executeBatch (no delegations; approvals checked when required).

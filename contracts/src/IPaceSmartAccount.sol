@@ -4,11 +4,13 @@ pragma solidity 0.8.37;
 /// @title IPaceSmartAccount: the external surface of PaceSmartAccount
 /// @notice Structs, events, custom errors and functions of a PACE account (Policy-Approved
 /// Contract Execution, DESIGN.md §4.7; reference: docs/CONTRACTS.md): execution (ABI, batch,
-/// delegated and compact), administration, views and digests. The account also implements ERC-1271 `isValidSignature` (IERC1271), Ownable's `owner`
-/// and `transferOwnership` (`renounceOwnership` reverts with {RenounceDisabled}), ERC-5267's
-/// `eip712Domain`, and accepts plain ETH transfers.
+/// delegated and compact), administration, views and digests. The account also implements
+/// ERC-1271 `isValidSignature` (IERC1271), Ownable2Step's `owner`, `pendingOwner`,
+/// `transferOwnership` and `acceptOwnership` (a two-step transfer;
+/// `renounceOwnership` reverts with {RenounceDisabled}), ERC-5267's `eip712Domain`, and accepts
+/// plain ETH transfers.
 /// @dev The whole external surface of the account apart from what it inherits (IERC1271,
-/// Ownable, ERC-5267) and `receive`: structs, events, errors and every function, including
+/// Ownable2Step, ERC-5267) and `receive`: structs, events, errors and every function, including
 /// those that take structs. The structs' canonical names (`IPaceSmartAccount.PDRTerms`) are
 /// their `internalType`s in the ABI, from which abigen names the Go types
 /// (`bindings.IPaceSmartAccountPDRTerms`); selectors do not depend on them.
@@ -133,8 +135,11 @@ interface IPaceSmartAccount {
     /// @notice A batch call failed; the batch was reverted and the nonce not consumed.
     error CallFailed(uint256 index, bytes returnData);
 
-    /// @notice The external call may have failed for lack of gas supplied by the sender; the
-    /// transaction reverts so that a PDR cannot be burnt by under-funding it.
+    /// @notice The external call failed with under gasBefore/16 + 10,000 gas left (gasBefore:
+    /// the gas left just before the call), so it may have run out of the gas the sender
+    /// supplied (EIP-150 forwards 63/64, and each proxy-like hop hands back 1/64): the
+    /// transaction reverts so that a relayer cannot burn a PDR by under-funding it. The PDR
+    /// stays valid; resubmit with more gas.
     error InsufficientGas();
 
     /// @notice A delegated PDR came with no delegation chain.
@@ -177,6 +182,16 @@ interface IPaceSmartAccount {
     /// approvals and value, its approvalRequired byte is above 1, or its value is longer than
     /// 32 bytes or not minimal (a leading zero byte).
     error MalformedCompactCall();
+
+    /// @notice A single call ({execute}, {executeWithApprovals}, {executeCompact_dFki0},
+    /// {executeDelegated}) may not target the account itself. A PDR whose target is this account
+    /// is a batch PDR ({executeBatch}); submitted as one call to the account it could only fail,
+    /// and would burn its nonce. Administration is the owner's, never a PDR's.
+    error TargetIsAccount();
+
+    /// @notice `account` cannot be both the policy signer and an approver: one key would then be
+    /// both the policy and the human that a PDR requiring approval needs.
+    error PolicySignerIsApprover(address account);
 
     /// @notice A zero address was given where a key is required.
     error ZeroAddress();

@@ -2,6 +2,7 @@
 pragma solidity 0.8.37;
 
 import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
+import {Ownable2Step} from "@openzeppelin/contracts/access/Ownable2Step.sol";
 import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
 import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
 import {IERC1271} from "@openzeppelin/contracts/interfaces/IERC1271.sol";
@@ -47,11 +48,26 @@ abstract contract PaceAccountState is IPaceSmartAccount {
 /// and the recorder event id, so the chain itself shows which recorded intent each call matches.
 /// There is no `delegatecall` anywhere in this contract.
 ///
+/// A single call may not target the account itself ({TargetIsAccount}): a PDR with this account
+/// as target is a batch PDR. A call that fails having used nearly all the gas it could get
+/// reverts the transaction ({InsufficientGas}), so a relayer cannot burn a PDR by starving it.
+/// The policy signer is never an approver, and ownership moves in two steps (Ownable2Step).
+///
 /// @dev Hot-path storage is one slot (`_config`: policy signer, nonce, threshold) so a
 /// policy-signed call pays one cold SLOAD and one SSTORE. See docs/CONTRACTS.md for gas figures.
 /// The delegation chains ({executeDelegated}), their revocation and spending records live in
-/// PaceDelegations, which calls back into the PDR checks here through its hooks.
-contract PaceSmartAccount is IPaceSmartAccount, Ownable, EIP712, IERC1271, PaceAccountState, PaceDelegations {
+/// PaceDelegations, which calls back into the PDR checks here through its hooks. Ownable2Step
+/// is the last base so that its `_pendingOwner` takes the next free slot (8) and every older
+/// slot keeps its place.
+contract PaceSmartAccount is
+    IPaceSmartAccount,
+    Ownable,
+    EIP712,
+    IERC1271,
+    PaceAccountState,
+    PaceDelegations,
+    Ownable2Step
+{
     /// @inheritdoc IPaceSmartAccount
     uint8 public constant DECISION_ALLOW = 1;
 
@@ -79,8 +95,18 @@ contract PaceSmartAccount is IPaceSmartAccount, Ownable, EIP712, IERC1271, PaceA
     /// `mstore(0x00, selector)` and `revert(0x1c, …)`.
     uint256 internal constant _TOO_FEW_APPROVALS_SELECTOR = 0x3ef8fc50;
 
-    /// @dev Gas that must remain after a failed call for the failure to count as the target's.
+    /// @dev Gas that must remain after a failed call, beyond the gas it handed back to the
+    /// caller when starved ({_STARVED_FRACTION}), for the failure to count as the target's.
     uint256 internal constant _GAS_RESERVE = 10_000;
+
+    /// @dev A failed call is taken as starved when the gas left after it is under
+    /// gasBefore / _STARVED_FRACTION + {_GAS_RESERVE}, gasBefore being the gas left just before
+    /// the CALL. EIP-150 forwards at most 63/64 of the gas available, so a callee that runs out
+    /// of gas leaves at most gasBefore/64; each proxy-like hop in front of it (a Solidity call
+    /// that bubbles the failure up) hands back at most 1/64 of its own gas more. 16 = 4/64
+    /// covers the target's own out-of-gas and up to three such hops; an honest failure counts
+    /// as the target's once the sender gives it about 16/15 of the gas it uses.
+    uint256 internal constant _STARVED_FRACTION = 16;
 
     /// @dev The position of the reentrancy lock bit in `_config`.
     uint256 internal constant _LOCK_BIT = 255;
@@ -107,6 +133,7 @@ contract PaceSmartAccount is IPaceSmartAccount, Ownable, EIP712, IERC1271, PaceA
     {
         if (policySigner_ == address(0)) revert ZeroAddress();
         for (uint256 i = 0; i < approvers_.length; i++) {
+            if (approvers_[i] == policySigner_) revert PolicySignerIsApprover(policySigner_);
             _setApprover(approvers_[i], true);
         }
         _checkThreshold(threshold_, approverCount);
@@ -186,6 +213,14 @@ contract PaceSmartAccount is IPaceSmartAccount, Ownable, EIP712, IERC1271, PaceA
         SignedDelegation[] calldata chain
     ) external payable returns (bool success, bytes memory result) {
         (bytes32 digest, uint256 config) = _authorizeDelegated(c, t, delegateSig, approvals, chain);
+        // No single call to the account itself (see the hot path). In assembly: Solidity's
+        // `c.target == address(this)` costs ~180 gas here, the word read and masked ~25.
+        assembly ("memory-safe") {
+            if eq(and(calldataload(c), 0xffffffffffffffffffffffffffffffffffffffff), address()) {
+                mstore(0x00, 0x773f5c67) // TargetIsAccount()
+                revert(0x1c, 0x04)
+            }
+        }
         _consumeNonceAndLock(config);
         (success, result) = _call(digest, t.eventId, c.target, c.value, c.data);
         _unlock();
@@ -197,12 +232,14 @@ contract PaceSmartAccount is IPaceSmartAccount, Ownable, EIP712, IERC1271, PaceA
     function setPolicySigner(address newSigner) external onlyOwner {
         if (newSigner == address(0)) revert ZeroAddress();
         uint256 config = _loadConfig();
+        if (isApprover[newSigner]) revert PolicySignerIsApprover(newSigner);
         emit PolicySignerChanged(address(uint160(config)), newSigner);
         _config = (config & ~uint256(type(uint160).max)) | uint160(newSigner);
     }
 
     /// @inheritdoc IPaceSmartAccount
     function setApprover(address approver, bool enabled) external onlyOwner {
+        if (enabled && approver == address(uint160(_config))) revert PolicySignerIsApprover(approver);
         _setApprover(approver, enabled);
         _checkThreshold(_threshold(_config), approverCount);
     }
@@ -213,6 +250,19 @@ contract PaceSmartAccount is IPaceSmartAccount, Ownable, EIP712, IERC1271, PaceA
         uint256 config = _loadConfig();
         emit ThresholdChanged(_threshold(config), newThreshold);
         _config = (config & ~(uint256(0xff) << 224)) | (uint256(newThreshold) << 224);
+    }
+
+    /// @notice Starts a transfer of ownership: `newOwner` becomes the pending owner and the
+    /// owner only when it calls `acceptOwnership` (Ownable2Step). The owner roots every
+    /// delegation chain, so a mistyped address must not take it over in one step; a pending
+    /// transfer can be overwritten (or cancelled with the zero address) until accepted.
+    function transferOwnership(address newOwner) public override(Ownable, Ownable2Step) {
+        super.transferOwnership(newOwner); // Ownable2Step's: onlyOwner, sets the pending owner
+    }
+
+    /// @dev Ownable2Step's: clears the pending owner, then Ownable's.
+    function _transferOwnership(address newOwner) internal override(Ownable, Ownable2Step) {
+        super._transferOwnership(newOwner);
     }
 
     /// @notice Disabled: see {RenounceDisabled}.
@@ -490,13 +540,21 @@ contract PaceSmartAccount is IPaceSmartAccount, Ownable, EIP712, IERC1271, PaceA
             )
             sstore(_config.slot, or(unlocked, shl(_LOCK_BIT, 1)))
 
-            // The call ({_call}): never delegatecall. A failure with under _GAS_RESERVE gas left
-            // may be 63/64 starvation by the sender: revert so the PDR is not burnt.
+            // The call ({_call}): never delegatecall. A failure that left under gasBefore/16 +
+            // _GAS_RESERVE may be 63/64 starvation by the sender: revert so the PDR is not burnt.
             let target := mload(0xc0)
+            // A single call to the account itself is refused (a PDR with the account as target
+            // is a batch PDR); checked here, with the target on the stack, and reverting the
+            // SSTORE above: the same order as {executeDelegated}, after every PDR check.
+            if eq(target, address()) {
+                mstore(0x00, 0x773f5c67) // TargetIsAccount()
+                revert(0x1c, 0x04)
+            }
             let value := mload(0xe0)
+            let gasBefore := gas()
             let success := call(gas(), target, value, d, dataLength, 0x00, 0x00)
             if iszero(success) {
-                if lt(gas(), _GAS_RESERVE) {
+                if lt(gas(), add(div(gasBefore, _STARVED_FRACTION), _GAS_RESERVE)) {
                     mstore(0x00, 0x1c26714c) // InsufficientGas()
                     revert(0x1c, 0x04)
                 }
@@ -595,13 +653,15 @@ contract PaceSmartAccount is IPaceSmartAccount, Ownable, EIP712, IERC1271, PaceA
     }
 
     /// @dev Calls out (never delegatecall), emits {Executed}. A failure that may be due to the
-    /// 63/64 gas rule (little gas left afterwards) reverts so that relayers cannot burn PDRs.
+    /// 63/64 gas rule (under gasBefore / {_STARVED_FRACTION} + {_GAS_RESERVE} gas left
+    /// afterwards) reverts so that relayers cannot burn PDRs.
     function _call(bytes32 digest, bytes32 eventId, address target, uint256 value, bytes calldata data)
         private
         returns (bool success, bytes memory result)
     {
+        uint256 gasBefore = gasleft();
         (success, result) = target.call{value: value}(data);
-        if (!success && gasleft() < _GAS_RESERVE) revert InsufficientGas();
+        if (!success && gasleft() < gasBefore / _STARVED_FRACTION + _GAS_RESERVE) revert InsufficientGas();
         bytes4 selector = data.length >= 4 ? bytes4(data[:4]) : bytes4(0);
         emit Executed(digest, eventId, packCall(target, selector, success), value);
     }

@@ -27,6 +27,10 @@ contract PaceConstantsHarness is PaceSmartAccount {
         return _GAS_RESERVE;
     }
 
+    function starvedFraction() external pure returns (uint256) {
+        return _STARVED_FRACTION;
+    }
+
     function lockBit() external pure returns (uint256) {
         return _LOCK_BIT;
     }
@@ -74,9 +78,15 @@ contract PaceConstantsTest is Test {
         );
     }
 
-    /// @dev docs/CONTRACTS.md: a failed call reverts with InsufficientGas "less than 10,000 gas left".
+    /// @dev docs/CONTRACTS.md: a failed call reverts with InsufficientGas "under gasBefore/16 + 10,000 gas left".
     function test_GasReserveIsTheDocumentedTenThousand() public view {
         vm.assertEq(harness.gasReserve(), 10_000, "gas reserve");
+    }
+
+    /// @dev docs/CONTRACTS.md: a failed call reverts with InsufficientGas when under
+    /// gasBefore/16 + 10,000 gas is left (the callee's 1/64 and up to three hops' 1/64 each).
+    function test_StarvedFractionIsTheDocumentedSixteenth() public view {
+        vm.assertEq(harness.starvedFraction(), 16, "starved fraction");
     }
 
     /// @dev `_config`: policySigner bits 0–159, nonce 160–223, threshold 224–231, lock bit 255.

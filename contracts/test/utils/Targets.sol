@@ -96,3 +96,48 @@ contract AdminTarget {
         }
     }
 }
+
+/// @dev A target whose work needs a fixed amount of gas (`rounds` keccaks; the tests' ROUNDS is
+/// about 800,000 gas): with less it runs out of gas, as a call starved by its relayer does.
+contract Hungry {
+    uint256 public meals;
+
+    error Refused(uint256 rounds);
+
+    function eat(uint256 rounds) external payable {
+        _work(rounds);
+        meals++;
+    }
+
+    /// @dev The same work, then a revert: an honest failure of an expensive call.
+    function eatThenRefuse(uint256 rounds) external payable {
+        _work(rounds);
+        revert Refused(rounds);
+    }
+
+    function _work(uint256 rounds) private pure {
+        assembly ("memory-safe") {
+            let x := rounds
+            for { let i := 0 } lt(i, rounds) { i := add(i, 1) } {
+                mstore(0x00, x)
+                x := keccak256(0x00, 0x20)
+            }
+            mstore(0x00, x)
+        }
+    }
+}
+
+/// @dev One proxy-like hop: forwards `eat` to the next contract with all its gas (Solidity's
+/// high-level call, 63/64 of what it has) and bubbles a failure up, as a token behind a proxy
+/// does. A starved innermost call then leaves the account more than 1/64 of its gas.
+contract Relay {
+    address public immutable next;
+
+    constructor(address next_) {
+        next = next_;
+    }
+
+    function eat(uint256 rounds) external payable {
+        Hungry(next).eat(rounds);
+    }
+}
