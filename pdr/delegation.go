@@ -2,6 +2,7 @@ package pdr
 
 import (
 	"crypto/ecdsa"
+	"fmt"
 	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -22,8 +23,10 @@ type Delegation struct {
 	Parent common.Hash
 	// Targets allowed; empty allows none.
 	Targets []common.Address
-	// Selectors allowed; empty allows none. Calls with less than four bytes of data have
-	// selector 0x00000000.
+	// Selectors allowed; empty allows none. The entry 0x00000000 allows plain transfers (empty
+	// call data) and nothing else: a delegated call with 1–3 bytes of data, or whose selector is
+	// 0x00000000, is refused (ErrUndelegableCalldata), so functions with selector 0x00000000
+	// cannot be delegated.
 	Selectors       [][4]byte
 	MaxValuePerCall *big.Int
 	MaxValueTotal   *big.Int
@@ -55,6 +58,21 @@ func (d *Delegation) StructHash() common.Hash {
 // and the delegation's id for revocation, parent links and spending.
 func (d *Delegation) Digest(dom Domain) common.Hash {
 	return dom.typedDigest(d.StructHash())
+}
+
+// ErrUndelegableCalldata is the contract's outcome for a delegated call whose data is neither
+// empty (a plain transfer) nor starts with a nonzero selector: 1–3 bytes, or selector
+// 0x00000000 (issue 12, finding 3: such data would match a 0x00000000 "plain transfer" entry).
+var ErrUndelegableCalldata = &Error{Name: "UndelegableCalldata"}
+
+// checkDelegatedData refuses, as the contract does before checking any link, call data that
+// a delegation cannot scope: 1–3 bytes, or a 0x00000000 selector.
+func checkDelegatedData(c Call) error {
+	n := len(c.Data)
+	if n != 0 && (n < 4 || c.Selector() == [4]byte{}) {
+		return fail(ErrUndelegableCalldata, fmt.Sprintf("delegated call data of %d bytes has no nonzero selector", n))
+	}
+	return nil
 }
 
 // allows reports which scope rule, if any, call c breaks; nil when c is within scope.

@@ -398,3 +398,84 @@ func mutateChain(r *rand.Rand, sc *scenario, links []pdr.SignedDelegation, keys 
 	}
 	return links
 }
+
+// TestDifferentialDelegationScopeEdges (issue 12, finding 3): a 0x00000000 entry in a
+// delegation's selectors allows plain transfers (empty data) only. For every kind of call data
+// around the zero selector, under chains of one and two links whose selectors include 0x00000000
+// or not, pdr.Verify and executeDelegated agree, and both refuse 1–3 bytes and a 0x00000000
+// selector with UndelegableCalldata.
+func TestDifferentialDelegationScopeEdges(t *testing.T) {
+	c := newChain(t, 1)
+	delegate, sub := mustKey(t), mustKey(t)
+	bump := [4]byte{0xd0, 0x9d, 0xe0, 0x8a}
+	datas := []struct {
+		name string
+		data []byte
+		want string // the outcome whenever the chain allows the selector
+	}{
+		{"empty", nil, ""},
+		{"1 byte", []byte{0xff}, "UndelegableCalldata"},
+		{"1 zero byte", []byte{0}, "UndelegableCalldata"},
+		{"2 bytes", []byte{0, 0}, "UndelegableCalldata"},
+		{"3 bytes of bump", bump[:3], "UndelegableCalldata"},
+		{"zero selector", []byte{0, 0, 0, 0}, "UndelegableCalldata"},
+		{"zero selector with arguments", append([]byte{0, 0, 0, 0}, common.LeftPadBytes([]byte{7}, 32)...), "UndelegableCalldata"},
+		{"bump", append(bump[:], common.LeftPadBytes([]byte{7}, 32)...), ""},
+		{"selector 0x00000001", []byte{0, 0, 0, 1}, ""},
+	}
+	selectorSets := map[string][][4]byte{
+		"[0]":       {{}},
+		"[0, bump]": {{}, bump},
+		"[bump, 0]": {bump, {}},
+		"[bump]":    {bump},
+		"[1]":       {{0, 0, 0, 1}},
+	}
+	owner := crypto.PubkeyToAddress(c.owner.PublicKey)
+	for _, dd := range datas {
+		for setName, set := range selectorSets {
+			for depth := 1; depth <= 2; depth++ {
+				name := fmt.Sprintf("%s/%s/depth %d", dd.name, setName, depth)
+				st := c.state()
+				now := c.now()
+				call := pdr.Call{Target: sinkAddr, Value: big.NewInt(3), Data: dd.data}
+				root := pdr.Delegation{
+					Delegator: owner, Delegate: crypto.PubkeyToAddress(delegate.PublicKey),
+					Targets: []common.Address{sinkAddr}, Selectors: set,
+					MaxValuePerCall: big.NewInt(10), MaxValueTotal: big.NewInt(1000), Expiry: now + 1000,
+				}
+				chain := []pdr.SignedDelegation{mustSignDelegation(t, c.owner, c.dom, root)}
+				signer := delegate
+				if depth == 2 {
+					child := root
+					child.Delegator, child.Delegate, child.Parent = root.Delegate, crypto.PubkeyToAddress(sub.PublicKey), root.Digest(c.dom)
+					chain = append(chain, mustSignDelegation(t, delegate, c.dom, child))
+					signer = sub
+				}
+				s, err := pdr.SignPDR(signer, pdr.ForCall(c.dom, call, pdr.Terms{Nonce: st.Nonce, Decision: pdr.Allow, Expiry: now + 100}))
+				if err != nil {
+					t.Fatal(err)
+				}
+				s.Delegations = chain
+				want := dd.want
+				if want == "" {
+					allowed := false
+					for _, sel := range set {
+						allowed = allowed || sel == call.Selector()
+					}
+					if !allowed {
+						want = "SelectorNotDelegated"
+					}
+				}
+				goErr := errName(t, pdr.Verify(st, &s, call, now, true))
+				data, err := s.Calldata(call)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := c.call(data)
+				if goErr != want || got != want {
+					t.Errorf("%s: go %q, contract %q, want %q", name, orAccepted(goErr), orAccepted(got), orAccepted(want))
+				}
+			}
+		}
+	}
+}

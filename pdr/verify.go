@@ -218,6 +218,9 @@ func checkChain(st *State, chain []SignedDelegation, dom Domain, c Call, now uin
 	if n > MaxDelegationDepth {
 		return common.Address{}, fail(ErrDelegationChainTooLong, fmt.Sprintf("chain of %d, max %d", n, MaxDelegationDepth))
 	}
+	if err := checkDelegatedData(c); err != nil {
+		return common.Address{}, err
+	}
 	delegator, parent := st.Owner, common.Hash{}
 	for i := range chain {
 		link := &chain[i]

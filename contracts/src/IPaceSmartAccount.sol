@@ -5,8 +5,9 @@ pragma solidity 0.8.37;
 /// @notice Structs, events, custom errors and functions of a PACE account (Policy-Approved
 /// Contract Execution, DESIGN.md §4.7; reference: docs/CONTRACTS.md): execution (ABI, batch,
 /// delegated and compact), administration, views and digests. The account also implements
-/// ERC-1271 `isValidSignature` (IERC1271), Ownable2Step's `owner`, `pendingOwner`,
-/// `transferOwnership` and `acceptOwnership` (a two-step transfer;
+/// ERC-1271 `isValidSignature` (IERC1271; the owner's signatures, bound to the account by
+/// ERC-7739 nested EIP-712: see PaceSmartAccount.isValidSignature), Ownable2Step's `owner`,
+/// `pendingOwner`, `transferOwnership` and `acceptOwnership` (a two-step transfer;
 /// `renounceOwnership` reverts with {RenounceDisabled}), ERC-5267's `eip712Domain`, and accepts
 /// plain ETH transfers.
 /// @dev The whole external surface of the account apart from what it inherits (IERC1271,

@@ -28,6 +28,13 @@ abstract contract PaceDelegations is IPaceSmartAccount, Ownable, EIP712 {
         "Delegation(address delegator,address delegate,bytes32 parent,address[] targets,bytes4[] selectors,uint256 maxValuePerCall,uint256 maxValueTotal,uint64 expiry,bytes32 salt)"
     );
 
+    /// @notice The data of a delegated call is neither empty (a plain transfer, allowed by a
+    /// `0x00000000` entry in `selectors`) nor starts with a nonzero selector: 1–3 bytes carry no
+    /// selector, and a function whose selector is `0x00000000` cannot be delegated (a
+    /// `0x00000000` entry means "plain transfer", never that function).
+    /// @param length the call data's length in bytes (1–3, or at least 4 with a zero selector)
+    error UndelegableCalldata(uint256 length);
+
     /// @inheritdoc IPaceSmartAccount
     mapping(bytes32 delegationHash => bool) public isRevoked;
 
@@ -95,7 +102,16 @@ abstract contract PaceDelegations is IPaceSmartAccount, Ownable, EIP712 {
         hashes = new bytes32[](n);
         delegate = owner();
         bytes32 parent;
-        bytes4 selector = c.data.length >= 4 ? bytes4(c.data[:4]) : bytes4(0);
+        // Plain transfers (empty data, selector 0x00000000) or a nonzero selector: 1–3 bytes
+        // have no selector and would match a 0x00000000 ("plain transfer") entry, as would a
+        // function whose selector is 0x00000000 (issue 12, finding 3).
+        uint256 length = c.data.length;
+        bytes4 selector;
+        if (length != 0) {
+            if (length < 4) revert UndelegableCalldata(length);
+            selector = bytes4(c.data[:4]);
+            if (selector == 0) revert UndelegableCalldata(length);
+        }
         for (uint256 i = 0; i < n; i++) {
             bytes32 h = _checkLink(i, chain[i], delegate, parent);
             _checkScope(h, chain[i].delegation, c, selector);

@@ -5,6 +5,8 @@ import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
 import {Ownable2Step} from "@openzeppelin/contracts/access/Ownable2Step.sol";
 import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
 import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
+import {ERC7739Utils} from "@openzeppelin/contracts/utils/cryptography/draft-ERC7739Utils.sol";
+import {MessageHashUtils} from "@openzeppelin/contracts/utils/cryptography/MessageHashUtils.sol";
 import {IERC1271} from "@openzeppelin/contracts/interfaces/IERC1271.sol";
 import {IPaceSmartAccount} from "./IPaceSmartAccount.sol";
 import {PaceDelegations} from "./PaceDelegations.sol";
@@ -53,6 +55,9 @@ abstract contract PaceAccountState is IPaceSmartAccount {
 /// reverts the transaction ({InsufficientGas}), so a relayer cannot burn a PDR by starving it.
 /// The policy signer is never an approver, and ownership moves in two steps (Ownable2Step).
 ///
+/// ERC-1271 signatures are the owner's and bound to this account (ERC-7739 nested EIP-712):
+/// see {isValidSignature}.
+///
 /// @dev Hot-path storage is one slot (`_config`: policy signer, nonce, threshold) so a
 /// policy-signed call pays one cold SLOAD and one SSTORE. See docs/CONTRACTS.md for gas figures.
 /// The delegation chains ({executeDelegated}), their revocation and spending records live in
@@ -78,6 +83,17 @@ contract PaceSmartAccount is
 
     /// @dev ERC-1271 magic value: bytes4(keccak256("isValidSignature(bytes32,bytes)")).
     bytes4 internal constant _ERC1271_MAGIC = 0x1626ba7e;
+
+    /// @dev ERC-7739's detection probe: {isValidSignature} of this hash with an empty signature
+    /// returns {_ERC7739_SUPPORTED}.
+    bytes32 internal constant _ERC7739_PROBE = 0x7739773977397739773977397739773977397739773977397739773977397739;
+
+    /// @dev ERC-7739's answer to {_ERC7739_PROBE}: version 1 of the nested signatures.
+    bytes4 internal constant _ERC7739_SUPPORTED = 0x77390001;
+
+    /// @dev keccak256 of the EIP-712 domain's name and version, for ERC-7739's TypedDataSign.
+    bytes32 private constant _NAME_HASH = keccak256("PaceSmartAccount");
+    bytes32 private constant _VERSION_HASH = keccak256("1");
 
     // Constants of the assembly hot path ({_executeCore}). Inline assembly reads only constants
     // whose value is a number literal, hence literals here; `PaceConstantsTest`
@@ -317,14 +333,68 @@ contract PaceSmartAccount is
         );
     }
 
-    /// @notice ERC-1271: a signature is the account's if the owner made it (65-byte r‖s‖v, low s).
+    /// @notice ERC-1271: returns 0x1626ba7e when the owner signed `hash` for this account on this
+    /// chain, 0xffffffff otherwise (never reverts for a bad signature). The owner never signs
+    /// `hash` itself, which would be valid on every account the same key owns (app digests such
+    /// as Permit2's carry no owner field), but an ERC-7739 nested EIP-712 digest under this
+    /// account's domain ("PaceSmartAccount", "1", chain id, this address), in either form:
+    ///
+    /// - PersonalSign: `signature` is the owner's 65-byte r‖s‖v (low s) over
+    ///   keccak256("\x19\x01" ‖ domainSeparator() ‖ keccak256(abi.encode(
+    ///   keccak256("PersonalSign(bytes prefixed)"), hash))).
+    /// - TypedDataSign, for `hash` = keccak256("\x19\x01" ‖ appSeparator ‖ contents) of an
+    ///   EIP-712 app: `signature` is sig ‖ appSeparator ‖ contents ‖ contentsDescr ‖
+    ///   uint16(len(contentsDescr)), sig the owner's over keccak256("\x19\x01" ‖ appSeparator ‖
+    ///   keccak256(abi.encode(keccak256("TypedDataSign(" ‖ contentsName ‖ " contents,string
+    ///   name,string version,uint256 chainId,address verifyingContract,bytes32 salt)" ‖
+    ///   contentsType), contents, keccak256("PaceSmartAccount"), keccak256("1"), chainid,
+    ///   address(this), bytes32(0)))), so that a wallet can show the app's struct.
+    ///
+    /// For the ERC-7739 probe (hash 0x7739…7739, empty signature) it returns 0x77390001. The
+    /// logic is OpenZeppelin's ERC7739.isValidSignature on its ERC7739Utils; the contract is not
+    /// inherited because that moved the optimizer's code for the batch and delegated paths
+    /// (+1 to +24 gas). Go signers: pdr.PersonalSignDigest, pdr.TypedDataSignDigest and
+    /// pdr.EncodeTypedDataSig (pdr/erc1271.go); docs/CONTRACTS.md, "ERC-1271 signatures are
+    /// bound to the account".
     function isValidSignature(bytes32 hash, bytes calldata signature) external view returns (bytes4) {
-        (address recovered, ECDSA.RecoverError err,) = ECDSA.tryRecoverCalldata(hash, signature);
-        if (err == ECDSA.RecoverError.NoError && recovered == owner()) return _ERC1271_MAGIC;
+        if (_isValidTypedDataSign(hash, signature) || _isValidPersonalSign(hash, signature)) return _ERC1271_MAGIC;
+        if (hash == _ERC7739_PROBE && signature.length == 0) return _ERC7739_SUPPORTED;
         return 0xffffffff;
     }
 
     // ---------------------------------------------------------------- internals
+
+    /// @dev ERC-7739 PersonalSign: `signature` is the owner's over this account's EIP-712 digest
+    /// of PersonalSign(bytes prefixed) with `hash` as the struct's only word.
+    function _isValidPersonalSign(bytes32 hash, bytes calldata signature) private view returns (bool) {
+        bytes32 digest =
+            MessageHashUtils.toTypedDataHash(_domainSeparatorV4(), ERC7739Utils.personalSignStructHash(hash));
+        return _isOwnerSignature(digest, signature);
+    }
+
+    /// @dev ERC-7739 TypedDataSign: `encoded` = sig ‖ appSeparator ‖ contents ‖ contentsDescr ‖
+    /// uint16(len(contentsDescr)), `hash` must be the app's digest of `contents`, and sig the
+    /// owner's over the app's digest of TypedDataSign(contents, this account's domain fields).
+    /// A malformed encoding or descriptor decodes to empty values and fails, never reverts.
+    function _isValidTypedDataSign(bytes32 hash, bytes calldata encoded) private view returns (bool) {
+        (bytes calldata signature, bytes32 appSeparator, bytes32 contents, string calldata descr) =
+            ERC7739Utils.decodeTypedDataSig(encoded);
+        (string calldata contentsName, string calldata contentsType) = ERC7739Utils.decodeContentsDescr(descr);
+        if (bytes(contentsName).length == 0 || hash != MessageHashUtils.toTypedDataHash(appSeparator, contents)) {
+            return false;
+        }
+        // The account's EIP712Domain fields, as in the domain separator, with ERC-7739's salt 0.
+        bytes memory domain = abi.encode(_NAME_HASH, _VERSION_HASH, block.chainid, address(this), bytes32(0));
+        bytes32 structHash = ERC7739Utils.typedDataSignStructHash(contentsName, contentsType, contents, domain);
+        return _isOwnerSignature(MessageHashUtils.toTypedDataHash(appSeparator, structHash), signature);
+    }
+
+    /// @dev Whether the owner signed `digest`: a 65-byte r‖s‖v signature with low s (OpenZeppelin's
+    /// ECDSA refuses high s, v other than 27 or 28 and other lengths without reverting).
+    function _isOwnerSignature(bytes32 digest, bytes calldata signature) private view returns (bool) {
+        (address recovered, ECDSA.RecoverError err,) = ECDSA.tryRecoverCalldata(digest, signature);
+        return err == ECDSA.RecoverError.NoError && recovered == owner();
+    }
 
     function _threshold(uint256 config) internal pure override returns (uint8) {
         return uint8(config >> 224);

@@ -108,6 +108,12 @@ abstract contract PaceBase is Test {
         return abi.encodeCall(Counter.bump, (by));
     }
 
+    /// @dev What the owner signs for ERC-1271 `hash` on this account (ERC-7739 PersonalSign).
+    function erc1271Digest(bytes32 hash) internal view returns (bytes32) {
+        bytes32 structHash = keccak256(abi.encode(keccak256("PersonalSign(bytes prefixed)"), hash));
+        return keccak256(abi.encodePacked("\x19\x01", account.domainSeparator(), structHash));
+    }
+
     /// @dev The malleable twin of a compact signature: s' = N − s with the parity bit flipped.
     function malleate(IPaceSmartAccount.Sig memory s) internal pure returns (IPaceSmartAccount.Sig memory) {
         uint256 vs = uint256(s.vs);
@@ -963,7 +969,7 @@ contract PaceSmartAccountTest is PaceExecutionTest {
 
     function test_RevertWhen_ERC1271SignatureMalleable() public view {
         bytes32 h = keccak256("message");
-        (uint8 v, bytes32 r, bytes32 s) = vm.sign(OWNER_KEY, h);
+        (uint8 v, bytes32 r, bytes32 s) = vm.sign(OWNER_KEY, erc1271Digest(h));
         bytes32 twinS = bytes32(SECP256K1_N - uint256(s));
         uint8 twinV = v == 27 ? 28 : 27;
         vm.assertTrue(account.isValidSignature(h, abi.encodePacked(r, s, v)) == bytes4(0x1626ba7e), "original");
@@ -1432,11 +1438,13 @@ contract PaceSmartAccountTest is PaceExecutionTest {
         account.renounceOwnership();
     }
 
+    /// @dev ERC-1271 signatures are bound to the account (ERC-7739 PersonalSign); the attacks
+    /// on them are in PaceERC1271.t.sol.
     function test_ERC1271OwnerSignature() public view {
         bytes32 h = keccak256("message");
-        (uint8 v, bytes32 r, bytes32 s) = vm.sign(OWNER_KEY, h);
+        (uint8 v, bytes32 r, bytes32 s) = vm.sign(OWNER_KEY, erc1271Digest(h));
         vm.assertTrue(account.isValidSignature(h, abi.encodePacked(r, s, v)) == bytes4(0x1626ba7e), "owner");
-        (v, r, s) = vm.sign(POLICY_KEY, h);
+        (v, r, s) = vm.sign(POLICY_KEY, erc1271Digest(h));
         vm.assertTrue(account.isValidSignature(h, abi.encodePacked(r, s, v)) == bytes4(0xffffffff), "not owner");
         vm.assertTrue(account.isValidSignature(h, hex"00") == bytes4(0xffffffff), "garbage");
     }
