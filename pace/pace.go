@@ -66,7 +66,8 @@ type Agent struct {
 	// means the latest block's timestamp.
 	Now func(ctx context.Context) (uint64, error)
 	// Nonce returns the nonce the next PDR must carry; nil means the
-	// account's nonce() (see AccountNonce).
+	// account's policy nonce() (see AccountNonce). The Agent's PDRs are
+	// policy-signed; delegated PDRs use AccountDelegatedNonce.
 	Nonce func(ctx context.Context) (uint64, error)
 }
 
@@ -282,8 +283,8 @@ func (a *Agent) lifetime() uint64 {
 	return a.Lifetime
 }
 
-// NextNonce returns the nonce the next PDR must carry: a.Nonce, or the
-// account's nonce() on chain.
+// NextNonce returns the nonce the next policy-signed PDR must carry: a.Nonce,
+// or the account's nonce() on chain.
 func (a *Agent) NextNonce(ctx context.Context) (uint64, error) {
 	if a.Nonce != nil {
 		return a.Nonce(ctx)
@@ -300,7 +301,9 @@ func (a *Agent) Time(ctx context.Context) (uint64, error) {
 	return BlockTime(ctx, a.Client)
 }
 
-// AccountNonce returns a PaceSmartAccount's current PDR nonce.
+// AccountNonce returns a PaceSmartAccount's current policy nonce: the nonce
+// of the next PDR without delegations (execute, executeWithApprovals, the
+// compact form, executeBatch).
 func AccountNonce(ctx context.Context, c ethereum.ContractCaller, account common.Address) (uint64, error) {
 	acct := bindings.NewPaceSmartAccount()
 	out, err := c.CallContract(ctx, ethereum.CallMsg{To: &account, Data: acct.PackNonce()}, nil)
@@ -308,6 +311,18 @@ func AccountNonce(ctx context.Context, c ethereum.ContractCaller, account common
 		return 0, fmt.Errorf("pace: nonce of %s: %w", account, err)
 	}
 	return acct.UnpackNonce(out)
+}
+
+// AccountDelegatedNonce returns a PaceSmartAccount's current delegated nonce:
+// the nonce of the next PDR a delegate signs (executeDelegated). It is a space
+// of its own, so delegated executions never invalidate pending policy PDRs.
+func AccountDelegatedNonce(ctx context.Context, c ethereum.ContractCaller, account common.Address) (uint64, error) {
+	acct := bindings.NewPaceSmartAccount()
+	out, err := c.CallContract(ctx, ethereum.CallMsg{To: &account, Data: acct.PackDelegatedNonce()}, nil)
+	if err != nil {
+		return 0, fmt.Errorf("pace: delegated nonce of %s: %w", account, err)
+	}
+	return acct.UnpackDelegatedNonce(out)
 }
 
 // BlockTime returns the latest block's timestamp.

@@ -181,13 +181,14 @@ func (c *chain) now() uint64 {
 func (c *chain) state() *pdr.State {
 	p := bindings.NewPaceSmartAccount()
 	st := &pdr.State{
-		Owner:        crypto.PubkeyToAddress(c.owner.PublicKey),
-		PolicySigner: view(c, p.PackPolicySigner(), p.UnpackPolicySigner),
-		Threshold:    view(c, p.PackThreshold(), p.UnpackThreshold),
-		Nonce:        view(c, p.PackNonce(), p.UnpackNonce),
-		Approvers:    map[common.Address]bool{},
-		Revoked:      map[common.Hash]bool{},
-		Spent:        map[common.Hash]*big.Int{},
+		Owner:          crypto.PubkeyToAddress(c.owner.PublicKey),
+		PolicySigner:   view(c, p.PackPolicySigner(), p.UnpackPolicySigner),
+		Threshold:      view(c, p.PackThreshold(), p.UnpackThreshold),
+		Nonce:          view(c, p.PackNonce(), p.UnpackNonce),
+		DelegatedNonce: view(c, p.PackDelegatedNonce(), p.UnpackDelegatedNonce),
+		Approvers:      map[common.Address]bool{},
+		Revoked:        map[common.Hash]bool{},
+		Spent:          map[common.Hash]*big.Int{},
 	}
 	for _, k := range c.approvers {
 		st.Approvers[crypto.PubkeyToAddress(k.PublicKey)] = true

@@ -230,6 +230,7 @@ func randomScenario(t *testing.T, r *rand.Rand, c *chain, st *pdr.State, now uin
 	signer := c.policy
 	approvers := []*ecdsa.PrivateKey{}
 
+	own, other := st.Nonce, st.DelegatedNonce // the PDR's nonce space and the other one
 	kind := r.IntN(5)
 	switch kind {
 	case 0: // plain policy-signed
@@ -238,8 +239,9 @@ func randomScenario(t *testing.T, r *rand.Rand, c *chain, st *pdr.State, now uin
 		sc.name = "approval"
 		terms.ApprovalRequired = true
 		approvers = append(approvers, c.approvers[0], c.approvers[1])
-	case 2, 3, 4: // delegated, depth 1 or 2
+	case 2, 3, 4: // delegated, depth 1 or 2: the delegated nonce space
 		sc.name = "delegated"
+		own, other = st.DelegatedNonce, st.Nonce
 		sc.withApprovals = true
 		root := scopeFor(call, crypto.PubkeyToAddress(c.owner.PublicKey), crypto.PubkeyToAddress(delegate.PublicKey), common.Hash{}, now)
 		links := []pdr.SignedDelegation{mustSignDelegation(t, c.owner, c.dom, root)}
@@ -253,17 +255,28 @@ func randomScenario(t *testing.T, r *rand.Rand, c *chain, st *pdr.State, now uin
 		sc.s.Delegations = mutateChain(r, &sc, links, []*ecdsa.PrivateKey{c.owner, delegate}, c.dom, attacker, now)
 	}
 
+	terms.Nonce = own
+
 	// PDR-level mutations.
-	switch r.IntN(14) {
+	switch r.IntN(15) {
 	case 0:
 		sc.name += "/wrong-signer"
 		signer = attacker
 	case 1:
 		sc.name += "/replayed-nonce"
-		terms.Nonce = st.Nonce - 1 - r.Uint64N(st.Nonce)
+		terms.Nonce = own + 1 // nothing to replay yet: a future nonce
+		if own > 0 {
+			terms.Nonce = own - 1 - r.Uint64N(own)
+		}
 	case 2:
 		sc.name += "/future-nonce"
-		terms.Nonce = st.Nonce + 1 + r.Uint64N(5)
+		terms.Nonce = own + 1 + r.Uint64N(5)
+	case 9:
+		sc.name += "/other-space-nonce" // finding 7: the other space's counter never fits
+		terms.Nonce = other
+		if other == own {
+			terms.Nonce = own + 1
+		}
 	case 3:
 		sc.name += "/deny"
 		terms.Decision = pdr.Decision(r.UintN(256))
@@ -451,7 +464,7 @@ func TestDifferentialDelegationScopeEdges(t *testing.T) {
 					chain = append(chain, mustSignDelegation(t, delegate, c.dom, child))
 					signer = sub
 				}
-				s, err := pdr.SignPDR(signer, pdr.ForCall(c.dom, call, pdr.Terms{Nonce: st.Nonce, Decision: pdr.Allow, Expiry: now + 100}))
+				s, err := pdr.SignPDR(signer, pdr.ForCall(c.dom, call, pdr.Terms{Nonce: st.DelegatedNonce, Decision: pdr.Allow, Expiry: now + 100}))
 				if err != nil {
 					t.Fatal(err)
 				}

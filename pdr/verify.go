@@ -26,7 +26,12 @@ type State struct {
 	PolicySigner common.Address
 	Approvers    map[common.Address]bool
 	Threshold    uint8
-	Nonce        uint64
+	// Nonce is the policy nonce (nonce()): the nonce of every PDR without delegations.
+	Nonce uint64
+	// DelegatedNonce is the delegated nonce (delegatedNonce()): the nonce of every PDR with
+	// delegations (executeDelegated). A separate space, so that no delegate can invalidate
+	// pending policy PDRs (issue 12, finding 7).
+	DelegatedNonce uint64
 	// Revoked and Spent are keyed by delegation digest; nil maps mean none.
 	Revoked map[common.Hash]bool
 	Spent   map[common.Hash]*big.Int
@@ -143,9 +148,21 @@ func validateSigned(s *SignedPDR) error {
 	return nil
 }
 
+// MaxPolicyNonce and MaxDelegatedNonce bound the account's two nonce spaces (48 and 39 bits of
+// its packed state). A policy PDR whose nonce exceeds MaxPolicyNonce never executes; nor does a
+// delegated PDR whose nonce is MaxDelegatedNonce or more: that last value is never consumed.
+const (
+	MaxPolicyNonce    = 1<<48 - 1
+	MaxDelegatedNonce = 1<<39 - 1
+)
+
 func verify(st *State, s *SignedPDR, p *PDR, c Call, now uint64, withApprovals bool) error {
-	if p.Nonce != st.Nonce {
-		return fail(ErrInvalidNonce, fmt.Sprintf("nonce %d, want %d", p.Nonce, st.Nonce))
+	if len(s.Delegations) == 0 {
+		if p.Nonce != st.Nonce {
+			return fail(ErrInvalidNonce, fmt.Sprintf("nonce %d, want %d", p.Nonce, st.Nonce))
+		}
+	} else if p.Nonce != st.DelegatedNonce || st.DelegatedNonce >= MaxDelegatedNonce {
+		return fail(ErrInvalidNonce, fmt.Sprintf("delegated nonce %d, want %d", p.Nonce, st.DelegatedNonce))
 	}
 	if p.Decision != Allow {
 		return fail(ErrDecisionNotAllow, "decision is "+p.Decision.String())

@@ -19,7 +19,8 @@ interface IPaceSmartAccount {
     // ---------------------------------------------------------------- structs
 
     /// @notice The PDR fields that are not implied by the call itself.
-    /// @param nonce must equal the account's current nonce
+    /// @param nonce must equal the account's current nonce in the PDR's space: {delegatedNonce}
+    /// for {executeDelegated}, {nonce} for every other entry point
     /// @param policyId identifies the policy (e.g. hash of its canonical encoding) that decided
     /// @param decision must be {DECISION_ALLOW}
     /// @param approvalRequired whether `threshold` approver signatures are required
@@ -108,7 +109,8 @@ interface IPaceSmartAccount {
 
     // ---------------------------------------------------------------- errors
 
-    /// @notice The PDR's nonce is not the account's current nonce (replay or out of order).
+    /// @notice The PDR's nonce is not the account's current nonce in its space (replay or out
+    /// of order): {nonce} for policy-signed PDRs, {delegatedNonce} for delegated ones.
     error InvalidNonce(uint64 expected, uint64 got);
 
     /// @notice The PDR's decision is not allow.
@@ -338,8 +340,15 @@ interface IPaceSmartAccount {
     /// @notice Value spent so far under the delegation with this EIP-712 digest.
     function spent(bytes32 delegationHash) external view returns (uint256);
 
-    /// @notice The nonce the next PDR must carry.
+    /// @notice The nonce the next policy-signed PDR must carry ({execute}, {executeWithApprovals},
+    /// the compact form, {executeBatch}). 48 bits: a PDR with a nonce of 2^48 or more never
+    /// executes.
     function nonce() external view returns (uint64);
+
+    /// @notice The nonce the next delegated PDR must carry ({executeDelegated}); a separate
+    /// space, so delegates cannot invalidate pending policy PDRs (issue 12, finding 7). 39 bits:
+    /// a delegated PDR with a nonce of 2^39 − 1 or more never executes.
+    function delegatedNonce() external view returns (uint64);
 
     /// @notice The key that signs PDRs.
     function policySigner() external view returns (address);

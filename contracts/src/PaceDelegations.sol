@@ -16,7 +16,7 @@ import {IPaceSmartAccount} from "./IPaceSmartAccount.sol";
 /// @dev An abstract base of PaceSmartAccount. It is Ownable and EIP712 because the owner is
 /// the root of every chain (and alone may revoke) and links are digests in the account's
 /// domain; the account supplies the PDR side through the hooks at the end ({_pdrDigest},
-/// {_loadConfig}, {_checkTerms}, {_checkApprovals}, {_threshold}), which compile to the same
+/// {_loadConfig}, {_checkDelegatedTerms}, {_checkApprovals}, {_threshold}), which compile to the same
 /// direct jumps as private functions. Its state follows the account's own in storage (slots
 /// 6–7, see PaceAccountState), where it was when the account was one contract.
 abstract contract PaceDelegations is IPaceSmartAccount, Ownable, EIP712 {
@@ -83,7 +83,7 @@ abstract contract PaceDelegations is IPaceSmartAccount, Ownable, EIP712 {
     ) internal returns (bytes32 digest, uint256 config) {
         digest = _pdrDigest(c.target, c.value, keccak256(c.data), t);
         config = _loadConfig();
-        _checkTerms(config, t);
+        _checkDelegatedTerms(config, t);
         (address delegate, bytes32[] memory hashes) = _checkChain(c, chain);
         address recovered = ECDSA.recover(digest, delegateSig.r, delegateSig.vs);
         if (recovered != delegate) revert UnauthorizedDelegate(delegate, recovered);
@@ -177,8 +177,9 @@ abstract contract PaceDelegations is IPaceSmartAccount, Ownable, EIP712 {
     /// @dev The account's packed hot-path state; reverts while an execution is calling out.
     function _loadConfig() internal view virtual returns (uint256 config);
 
-    /// @dev Checks the PDR's nonce, decision and expiry against `config`.
-    function _checkTerms(uint256 config, PDRTerms calldata t) internal view virtual;
+    /// @dev Checks the PDR's nonce (against the delegated nonce space), decision and expiry
+    /// against `config`.
+    function _checkDelegatedTerms(uint256 config, PDRTerms calldata t) internal view virtual;
 
     /// @dev Requires `required` (at least 1) approver signatures over `digest`, sorted by signer.
     function _checkApprovals(bytes32 digest, Sig[] calldata approvals, uint256 required) internal view virtual;

@@ -19,8 +19,11 @@ import {PaceDelegations} from "./PaceDelegations.sol";
 /// and slot 3 is worth 2 gas per hot-path execution: the optimizer shares the constant 3 of
 /// the unlocking `sstore(_config.slot, …)` with the `gt(dataLength, 3)` that follows it.
 abstract contract PaceAccountState is IPaceSmartAccount {
-    /// @dev Packed hot-path state: policySigner (bits 0–159) | nonce (160–223) | threshold (224–231)
-    /// | reentrancy lock (bit 255, set only while an execution calls out).
+    /// @dev Packed hot-path state: policySigner (bits 0–159) | policy nonce (160–207, 48 bits) |
+    /// threshold (208–215) | delegated nonce (216–254, 39 bits) | reentrancy lock (bit 255, set
+    /// only while an execution calls out). Two nonce spaces (issue 12, finding 7): the policy
+    /// nonce for execute, executeWithApprovals, the compact form and executeBatch, the delegated
+    /// nonce for executeDelegated, so no delegate can invalidate pending policy PDRs.
     uint256 internal _config;
 
     /// @inheritdoc IPaceSmartAccount
@@ -46,7 +49,8 @@ abstract contract PaceAccountState is IPaceSmartAccount {
 /// a PDR cannot be reused for another target, value or calldata. For a batch, target is this
 /// account, value the sum of the values and dataHash = keccak256(abi.encode(calls)).
 ///
-/// The nonce is consumed before calling out; every execution emits {Executed} with the PDR digest
+/// The nonce is consumed before calling out (two spaces: {nonce} for policy-signed PDRs,
+/// {delegatedNonce} for {executeDelegated}); every execution emits {Executed} with the PDR digest
 /// and the recorder event id, so the chain itself shows which recorded intent each call matches.
 /// There is no `delegatecall` anywhere in this contract.
 ///
@@ -58,7 +62,7 @@ abstract contract PaceAccountState is IPaceSmartAccount {
 /// ERC-1271 signatures are the owner's and bound to this account (ERC-7739 nested EIP-712):
 /// see {isValidSignature}.
 ///
-/// @dev Hot-path storage is one slot (`_config`: policy signer, nonce, threshold) so a
+/// @dev Hot-path storage is one slot (`_config`: policy signer, both nonces, threshold) so a
 /// policy-signed call pays one cold SLOAD and one SSTORE. See docs/CONTRACTS.md for gas figures.
 /// The delegation chains ({executeDelegated}), their revocation and spending records live in
 /// PaceDelegations, which calls back into the PDR checks here through its hooks. Ownable2Step
@@ -130,6 +134,21 @@ contract PaceSmartAccount is
     /// @dev The reentrancy lock bit of `_config`.
     uint256 internal constant _LOCK = 1 << _LOCK_BIT;
 
+    /// @dev The policy nonce's position and width in `_config`: bits 160–207. A PDR whose nonce
+    /// is 2^48 or more never executes in this space; the counter would wrap only after 2^48
+    /// executions (over 5·10^18 gas at 21,000 gas each: not reachable).
+    uint256 internal constant _NONCE_SHIFT = 160;
+    uint256 internal constant _NONCE_MASK = 0xffffffffffff;
+
+    /// @dev The threshold's position in `_config`: bits 208–215.
+    uint256 internal constant _THRESHOLD_SHIFT = 208;
+
+    /// @dev The delegated nonce's position and width in `_config`: bits 216–254. A delegated
+    /// PDR whose nonce is 2^39 − 1 or more never executes: the last value is never consumed,
+    /// so the counter can neither wrap nor carry into the lock bit.
+    uint256 internal constant _DELEGATED_NONCE_SHIFT = 216;
+    uint256 internal constant _DELEGATED_NONCE_MASK = 0x7fffffffff;
+
     /// @dev The EIP-712 domain separator, chain id and address at deployment, which
     /// OpenZeppelin's EIP712 also caches (in private immutables): the hot path compares and reads
     /// them inline, without {_domainSeparatorV4}'s call (~80 gas), and calls it after a fork.
@@ -153,7 +172,7 @@ contract PaceSmartAccount is
             _setApprover(approvers_[i], true);
         }
         _checkThreshold(threshold_, approverCount);
-        _config = uint256(uint160(policySigner_)) | (uint256(threshold_) << 224);
+        _config = uint256(uint160(policySigner_)) | (uint256(threshold_) << _THRESHOLD_SHIFT);
         _separator = _domainSeparatorV4();
         _separatorChainId = block.chainid;
         _self = address(this);
@@ -237,7 +256,7 @@ contract PaceSmartAccount is
                 revert(0x1c, 0x04)
             }
         }
-        _consumeNonceAndLock(config);
+        _consumeDelegatedNonceAndLock(config);
         (success, result) = _call(digest, t.eventId, c.target, c.value, c.data);
         _unlock();
     }
@@ -265,7 +284,7 @@ contract PaceSmartAccount is
         _checkThreshold(newThreshold, approverCount);
         uint256 config = _loadConfig();
         emit ThresholdChanged(_threshold(config), newThreshold);
-        _config = (config & ~(uint256(0xff) << 224)) | (uint256(newThreshold) << 224);
+        _config = (config & ~(uint256(0xff) << _THRESHOLD_SHIFT)) | (uint256(newThreshold) << _THRESHOLD_SHIFT);
     }
 
     /// @notice Starts a transfer of ownership: `newOwner` becomes the pending owner and the
@@ -290,7 +309,12 @@ contract PaceSmartAccount is
 
     /// @inheritdoc IPaceSmartAccount
     function nonce() external view returns (uint64) {
-        return uint64(_config >> 160);
+        return uint64((_config >> _NONCE_SHIFT) & _NONCE_MASK);
+    }
+
+    /// @inheritdoc IPaceSmartAccount
+    function delegatedNonce() external view returns (uint64) {
+        return uint64((_config >> _DELEGATED_NONCE_SHIFT) & _DELEGATED_NONCE_MASK);
     }
 
     /// @inheritdoc IPaceSmartAccount
@@ -397,7 +421,7 @@ contract PaceSmartAccount is
     }
 
     function _threshold(uint256 config) internal pure override returns (uint8) {
-        return uint8(config >> 224);
+        return uint8(config >> _THRESHOLD_SHIFT);
     }
 
     /// @dev Loads `_config`, reverting while an execution is calling out (reentrancy guard: the
@@ -571,7 +595,7 @@ contract PaceSmartAccount is
                 let nonce := mload(0xa0)
                 let decision := mload(0x140)
                 let expiry := mload(0x180)
-                let expected := and(shr(160, config), 0xffffffffffffffff)
+                let expected := and(shr(_NONCE_SHIFT, config), _NONCE_MASK)
                 if iszero(eq(nonce, expected)) { fail2(0xf917ffea, expected, nonce) } // InvalidNonce(uint64,uint64)
                 if iszero(eq(decision, DECISION_ALLOW)) { fail1(0x5558510d, decision) } // DecisionNotAllow(uint8)
                 if gt(timestamp(), expiry) { fail2(0xfda15cc8, expiry, timestamp()) } // PDRExpired(uint64,uint256)
@@ -587,7 +611,7 @@ contract PaceSmartAccount is
 
             // Approvals ({_checkApprovals}) when the PDR requires them.
             if mload(0x160) { // approvalRequired
-                let required := and(shr(224, config), 0xff)
+                let required := and(shr(_THRESHOLD_SHIFT, config), 0xff)
                 if iszero(approvals) { fail2(_TOO_FEW_APPROVALS_SELECTOR, 0, required) } // {execute}: none given
                 if iszero(required) { required := 1 }
                 if lt(approvalCount, required) { fail2(_TOO_FEW_APPROVALS_SELECTOR, approvalCount, required) }
@@ -605,8 +629,8 @@ contract PaceSmartAccount is
 
             // Consume the nonce and lock before calling out ({_consumeNonceAndLock}): one SSTORE.
             let unlocked := or(
-                and(config, not(shl(160, 0xffffffffffffffff))),
-                shl(160, and(add(shr(160, config), 1), 0xffffffffffffffff))
+                and(config, not(shl(_NONCE_SHIFT, _NONCE_MASK))),
+                shl(_NONCE_SHIFT, and(add(shr(_NONCE_SHIFT, config), 1), _NONCE_MASK))
             )
             sstore(_config.slot, or(unlocked, shl(_LOCK_BIT, 1)))
 
@@ -686,9 +710,19 @@ contract PaceSmartAccount is
         if (recovered != address(uint160(config))) revert UnauthorizedPolicySigner(recovered);
     }
 
-    function _checkTerms(uint256 config, PDRTerms calldata t) internal view override {
-        uint64 expected = uint64(config >> 160);
+    /// @dev Checks the PDR's nonce against the policy nonce, its decision and expiry.
+    function _checkTerms(uint256 config, PDRTerms calldata t) private view {
+        uint64 expected = uint64((config >> _NONCE_SHIFT) & _NONCE_MASK);
         if (t.nonce != expected) revert InvalidNonce(expected, t.nonce);
+        if (t.decision != DECISION_ALLOW) revert DecisionNotAllow(t.decision);
+        if (block.timestamp > t.expiry) revert PDRExpired(t.expiry, block.timestamp);
+    }
+
+    /// @dev {_checkTerms} against the delegated nonce. Its last value (2^39 − 1) is refused too,
+    /// so consuming a nonce can never carry out of the field.
+    function _checkDelegatedTerms(uint256 config, PDRTerms calldata t) internal view override {
+        uint64 expected = uint64((config >> _DELEGATED_NONCE_SHIFT) & _DELEGATED_NONCE_MASK);
+        if (t.nonce != expected || expected == _DELEGATED_NONCE_MASK) revert InvalidNonce(expected, t.nonce);
         if (t.decision != DECISION_ALLOW) revert DecisionNotAllow(t.decision);
         if (block.timestamp > t.expiry) revert PDRExpired(t.expiry, block.timestamp);
     }
@@ -707,13 +741,21 @@ contract PaceSmartAccount is
         }
     }
 
-    /// @dev Stores nonce + 1 with the lock bit set (one SSTORE); {_unlock} clears the bit once
-    /// the calls are done. Unchecked: a uint64 nonce cannot wrap in practice (2^64 calls); if it
-    /// did, the explicit mask keeps the carry out of the threshold bits.
+    /// @dev Stores policy nonce + 1 with the lock bit set (one SSTORE); {_unlock} clears the bit
+    /// once the calls are done. Unchecked: a 48-bit nonce cannot wrap in practice (2^48 calls);
+    /// if it did, the explicit mask keeps the carry out of the threshold bits.
     function _consumeNonceAndLock(uint256 config) private {
         unchecked {
-            uint256 n = uint64(config >> 160) + uint256(1);
-            _config = (config & ~(uint256(type(uint64).max) << 160)) | (uint256(uint64(n)) << 160) | _LOCK;
+            uint256 n = ((config >> _NONCE_SHIFT) + 1) & _NONCE_MASK;
+            _config = (config & ~(_NONCE_MASK << _NONCE_SHIFT)) | (n << _NONCE_SHIFT) | _LOCK;
+        }
+    }
+
+    /// @dev Stores delegated nonce + 1 with the lock bit set (one SSTORE). Unchecked: the
+    /// nonce is below 2^39 − 1 ({_checkDelegatedTerms}), so adding 1 stays within its 39 bits.
+    function _consumeDelegatedNonceAndLock(uint256 config) private {
+        unchecked {
+            _config = (config + (uint256(1) << _DELEGATED_NONCE_SHIFT)) | _LOCK;
         }
     }
 

@@ -11,8 +11,8 @@ interface StdInvariant {
 }
 
 /// @dev Invariants of PaceSmartAccount (issue 12) under {PaceHandler}'s random sequences of
-/// valid PDRs, replays, mutated PDRs, starved calls, delegated calls within and over caps and
-/// failing targets.
+/// valid PDRs, replays, mutated PDRs, starved calls, delegated calls within and over caps,
+/// PDRs carrying the other nonce space's nonce and failing targets.
 contract PaceInvariantsTest is Test {
     uint256 internal constant START_BALANCE = 100 ether;
 
@@ -40,7 +40,14 @@ contract PaceInvariantsTest is Test {
     function invariant_PDRUsedAtMostOnce() public view {
         vm.assertEq(handler.replaysAccepted(), 0, "a replayed PDR executed");
         vm.assertEq(handler.mutantsAccepted(), 0, "a mutated PDR executed");
-        vm.assertEq(account.nonce(), handler.consumed(), "nonce count");
+        vm.assertEq(account.nonce(), handler.consumed(), "policy nonce count");
+        vm.assertEq(account.delegatedNonce(), handler.delegatedConsumed(), "delegated nonce count");
+    }
+
+    /// @dev Two nonce spaces (finding 7): an execution moves only its own space's nonce, and a
+    /// PDR carrying the other space's nonce never executes.
+    function invariant_NonceSpacesAreSeparate() public view {
+        vm.assertEq(handler.otherSpaceMoved(), 0, "an execution moved the other space's nonce");
     }
 
     /// @dev No value leaves without an allow decision or a delegation within its caps.

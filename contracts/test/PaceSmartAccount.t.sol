@@ -306,6 +306,19 @@ abstract contract PaceBase is Test {
         return chainOf(signDelegation(OWNER_KEY, scope(vm.addr(OWNER_KEY), vm.addr(DELEGATE_KEY), 0)));
     }
 
+    /// @dev A delegation with zero value caps: the weakest delegate (finding 7).
+    function zeroCapChain() internal view returns (IPaceSmartAccount.SignedDelegation[] memory) {
+        IPaceSmartAccount.Delegation memory d = scope(vm.addr(OWNER_KEY), vm.addr(DELEGATE_KEY), 0);
+        d.maxValuePerCall = 0;
+        d.maxValueTotal = 0;
+        return chainOf(signDelegation(OWNER_KEY, d));
+    }
+
+    /// @dev The nonce the next delegated PDR must carry.
+    function delegatedNonce() internal view returns (uint256) {
+        return account.delegatedNonce();
+    }
+
     function execDelegated(
         uint256 pdrKey,
         IPaceSmartAccount.Call memory c,
@@ -844,6 +857,77 @@ abstract contract PaceExecutionTest is PaceBase {
         vm.assertEq(uint256(account.nonce()), 0, "nothing consumed");
     }
 
+    // ---------------------------------------------------------------- nonce spaces (finding 7)
+
+    /// @dev Finding 7: a delegate — even one with zero value caps — consumes delegated nonces
+    /// only, so policy PDRs signed before its calls (with and without approval) still execute.
+    function test_DelegatedExecutionLeavesPolicyPDRsPending() public {
+        bytes memory data = bumpData(5);
+        IPaceSmartAccount.PDRTerms memory t0 = terms(0, false);
+        IPaceSmartAccount.Sig memory s0 = signPDR(POLICY_KEY, address(counter), 0, data, t0);
+        IPaceSmartAccount.PDRTerms memory t1 = terms(1, true);
+        bytes32 d1 = account.hashPDR(address(counter), 0, data, t1);
+        IPaceSmartAccount.SignedDelegation[] memory chain = zeroCapChain();
+        for (uint64 i = 0; i < 3; i++) {
+            IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(address(counter), 0, bumpData(1));
+            vm.assertTrue(execDelegated(DELEGATE_KEY, c, terms(i, false), chain), "delegated call");
+        }
+        vm.assertEq(uint256(account.nonce()), 0, "policy nonce untouched by delegated calls");
+        vm.assertEq(delegatedNonce(), 3, "delegated nonce");
+        (bool ok,) = exec(address(counter), 0, data, t0, s0);
+        vm.assertTrue(ok, "pending policy PDR executes");
+        (ok,) = execApproved(address(counter), 0, data, t1, signDigest(POLICY_KEY, d1), approvalsBy(one(APPROVER1_KEY), d1));
+        vm.assertTrue(ok, "pending approved PDR executes");
+        vm.assertEq(counter.count(), 13, "effects");
+        vm.assertEq(uint256(account.nonce()), 2, "policy nonce");
+        vm.assertEq(delegatedNonce(), 3, "delegated nonce untouched by policy PDRs");
+    }
+
+    /// @dev Finding 7, the other way: policy executions leave a pending delegated PDR valid.
+    function test_PolicyExecutionsLeaveDelegatedPDRPending() public {
+        IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(address(counter), 0, bumpData(2));
+        IPaceSmartAccount.PDRTerms memory dt = terms(0, false);
+        IPaceSmartAccount.Sig memory ds = signPDR(DELEGATE_KEY, c.target, c.value, c.data, dt);
+        for (uint64 i = 0; i < 3; i++) {
+            bytes memory data = bumpData(1);
+            IPaceSmartAccount.PDRTerms memory t = terms(i, false);
+            (bool executed,) = exec(address(counter), 0, data, t, signPDR(POLICY_KEY, address(counter), 0, data, t));
+            vm.assertTrue(executed, "policy PDR");
+        }
+        vm.assertEq(delegatedNonce(), 0, "delegated nonce untouched by policy PDRs");
+        (bool ok,) = account.executeDelegated(c, dt, ds, new IPaceSmartAccount.Sig[](0), zeroCapChain());
+        vm.assertTrue(ok, "pending delegated PDR executes");
+        vm.assertEq(counter.count(), 5, "effects");
+        vm.assertEq(uint256(account.nonce()), 3, "policy nonce");
+        vm.assertEq(delegatedNonce(), 1, "delegated nonce");
+    }
+
+    /// @dev A policy PDR is still single-use after delegated calls moved the other counter.
+    function test_RevertWhen_PolicyNonceReplayedAcrossSpaces() public {
+        bytes memory data = bumpData(1);
+        IPaceSmartAccount.PDRTerms memory t = terms(0, false);
+        IPaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
+        exec(address(counter), 0, data, t, s);
+        IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(address(counter), 0, bumpData(1));
+        vm.assertTrue(execDelegated(DELEGATE_KEY, c, terms(0, false), zeroCapChain()), "delegated call");
+        vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.InvalidNonce.selector, uint64(1), uint64(0)));
+        exec(address(counter), 0, data, t, s);
+        // A policy PDR carrying the delegated counter's value is as stale as any other.
+        t = terms(2, false);
+        s = signPDR(POLICY_KEY, address(counter), 0, data, t);
+        vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.InvalidNonce.selector, uint64(1), uint64(2)));
+        exec(address(counter), 0, data, t, s);
+    }
+
+    /// @dev A policy PDR whose nonce is past the policy space's 48 bits never executes.
+    function test_RevertWhen_PolicyNonceBeyondItsSpace() public {
+        bytes memory data = bumpData(1);
+        IPaceSmartAccount.PDRTerms memory t = terms(uint64(1) << 48, false);
+        IPaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, address(counter), 0, data, t);
+        vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.InvalidNonce.selector, uint64(0), uint64(1) << 48));
+        exec(address(counter), 0, data, t, s);
+    }
+
     function test_RotatedPolicySignerTakesEffect() public {
         vm.prank(vm.addr(OWNER_KEY));
         account.setPolicySigner(vm.addr(SUBDELEGATE_KEY));
@@ -955,6 +1039,73 @@ contract PaceSmartAccountTest is PaceExecutionTest {
             )
         );
         account.executeBatch(calls, t, s, new IPaceSmartAccount.Sig[](0));
+    }
+
+    // ---------------------------------------------------------------- nonce spaces (finding 7)
+
+    /// @dev Finding 7 for batches: delegated calls leave a pending batch PDR valid.
+    function test_DelegatedExecutionLeavesBatchPDRPending() public {
+        IPaceSmartAccount.Call[] memory calls = new IPaceSmartAccount.Call[](1);
+        calls[0] = IPaceSmartAccount.Call(address(counter), 0, bumpData(4));
+        IPaceSmartAccount.PDRTerms memory t = terms(0, false);
+        IPaceSmartAccount.Sig memory s = signDigest(POLICY_KEY, account.hashBatch(calls, t));
+        IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(address(counter), 0, bumpData(1));
+        vm.assertTrue(execDelegated(DELEGATE_KEY, c, terms(0, false), zeroCapChain()), "delegated call");
+        account.executeBatch(calls, t, s, new IPaceSmartAccount.Sig[](0));
+        vm.assertEq(counter.count(), 5, "effects");
+        vm.assertEq(uint256(account.nonce()), 1, "policy nonce");
+        vm.assertEq(delegatedNonce(), 1, "delegated nonce");
+    }
+
+    /// @dev Replays in the delegated space are refused, and a delegated PDR must carry the
+    /// delegated counter, not the policy nonce.
+    function test_RevertWhen_DelegatedNonceReplayed() public {
+        IPaceSmartAccount.SignedDelegation[] memory chain = zeroCapChain();
+        IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(address(counter), 0, bumpData(1));
+        IPaceSmartAccount.PDRTerms memory t = terms(0, false);
+        IPaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
+        IPaceSmartAccount.Sig[] memory none = new IPaceSmartAccount.Sig[](0);
+        account.executeDelegated(c, t, s, none, chain);
+        vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.InvalidNonce.selector, uint64(1), uint64(0)));
+        account.executeDelegated(c, t, s, none, chain);
+        for (uint64 i = 0; i < 3; i++) {
+            bytes memory data = bumpData(1);
+            IPaceSmartAccount.PDRTerms memory pt = terms(i, false);
+            exec(address(counter), 0, data, pt, signPDR(POLICY_KEY, address(counter), 0, data, pt));
+        }
+        t = terms(3, false); // the policy nonce now
+        s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
+        vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.InvalidNonce.selector, uint64(1), uint64(3)));
+        account.executeDelegated(c, t, s, none, chain);
+        vm.assertEq(delegatedNonce(), 1, "delegated nonce");
+        vm.assertEq(uint256(account.nonce()), 3, "policy nonce");
+    }
+
+    /// @dev The delegated space holds 39 bits: a delegated PDR whose nonce is past them never
+    /// executes, and neither does the last value (consuming it would carry out of the field).
+    function test_RevertWhen_DelegatedNonceBeyondItsSpace() public {
+        IPaceSmartAccount.SignedDelegation[] memory chain = zeroCapChain();
+        IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(address(counter), 0, bumpData(1));
+        IPaceSmartAccount.Sig[] memory none = new IPaceSmartAccount.Sig[](0);
+        IPaceSmartAccount.PDRTerms memory t = terms(uint64(1) << 39, false);
+        IPaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
+        vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.InvalidNonce.selector, uint64(0), uint64(1) << 39));
+        account.executeDelegated(c, t, s, none, chain);
+        // Move the delegated counter to its last value (bits 216–254 of `_config`, slot 3).
+        uint64 last = (uint64(1) << 39) - 1;
+        bytes32 config = vm.load(address(account), bytes32(uint256(3)));
+        vm.store(address(account), bytes32(uint256(3)), config | bytes32(uint256(last) << 216));
+        vm.assertEq(delegatedNonce(), last, "delegated nonce at its last value");
+        t = terms(last, false);
+        s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
+        vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.InvalidNonce.selector, last, last));
+        account.executeDelegated(c, t, s, none, chain);
+        // The policy space is unaffected.
+        bytes memory data = bumpData(1);
+        IPaceSmartAccount.PDRTerms memory pt = terms(0, false);
+        (bool ok,) = exec(address(counter), 0, data, pt, signPDR(POLICY_KEY, address(counter), 0, data, pt));
+        vm.assertTrue(ok, "policy PDR executes");
+        vm.assertEq(delegatedNonce(), last, "delegated nonce unchanged");
     }
 
     function test_DigestMatchesReference() public view {
@@ -1217,7 +1368,7 @@ contract PaceSmartAccountTest is PaceExecutionTest {
             abi.encodeCall(PaceSmartAccount.executeDelegated, (c, t, s, new IPaceSmartAccount.Sig[](0), chain));
         vm.expectRevert(IPaceSmartAccount.InsufficientGas.selector);
         submit(cd, 800_000);
-        vm.assertEq(uint256(account.nonce()), 0, "PDR not burnt");
+        vm.assertEq(delegatedNonce(), 0, "PDR not burnt");
         vm.assertEq(account.spent(h), 0, "delegation not charged");
         (bool ok,) = submit(cd, 2_000_000);
         vm.assertTrue(ok, "executes with enough gas");
@@ -1236,7 +1387,7 @@ contract PaceSmartAccountTest is PaceExecutionTest {
         IPaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
         vm.expectRevert(IPaceSmartAccount.TargetIsAccount.selector);
         account.executeDelegated(c, t, s, new IPaceSmartAccount.Sig[](0), chain);
-        vm.assertEq(uint256(account.nonce()), 0, "nothing consumed");
+        vm.assertEq(delegatedNonce(), 0, "nothing consumed");
     }
 
     /// @dev Decision (audit finding 8): a delegated call's value is charged to every link of its
@@ -1255,7 +1406,8 @@ contract PaceSmartAccountTest is PaceExecutionTest {
         vm.expectEmit(address(account));
         emit Executed(digest, EVENT_ID, packCall(address(counter), Counter.fail.selector, false), 1 ether);
         vm.assertFalse(execDelegated(DELEGATE_KEY, c, t, chain), "call failed");
-        vm.assertEq(uint256(account.nonce()), 1, "nonce consumed");
+        vm.assertEq(delegatedNonce(), 1, "delegated nonce consumed");
+        vm.assertEq(uint256(account.nonce()), 0, "policy nonce untouched");
         vm.assertEq(account.spent(h), 1 ether, "spending charged");
         vm.assertEq(address(account).balance, 100 ether, "no value left the account");
     }

@@ -166,7 +166,7 @@ func (w *World) Delegate(ctx context.Context, from, to *Actor, chain []pdr.Signe
 // SignDelegated returns a PDR for call signed by delegate under a
 // delegation chain (executeDelegated), bound to eventID.
 func (w *World) SignDelegated(ctx context.Context, delegate *Actor, chain []pdr.SignedDelegation, call pdr.Call, eventID common.Hash) (pdr.SignedPDR, error) {
-	nonce, err := w.NextNonce(ctx)
+	nonce, err := w.NextDelegatedNonce(ctx)
 	if err != nil {
 		return pdr.SignedPDR{}, err
 	}

@@ -495,9 +495,16 @@ func (w *World) Index() (*verifier.Index, error) {
 	return verifier.IndexLog(l, w.Keys)
 }
 
-// NextNonce returns the account's current PDR nonce.
+// NextNonce returns the account's current policy nonce: the nonce of the next
+// PDR without delegations.
 func (w *World) NextNonce(ctx context.Context) (uint64, error) {
 	return pace.AccountNonce(ctx, w.Client, w.Account)
+}
+
+// NextDelegatedNonce returns the account's current delegated nonce: the nonce
+// of the next PDR a delegate signs (executeDelegated).
+func (w *World) NextDelegatedNonce(ctx context.Context) (uint64, error) {
+	return pace.AccountDelegatedNonce(ctx, w.Client, w.Account)
 }
 
 // Now returns the latest block's timestamp.

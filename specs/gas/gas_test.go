@@ -104,7 +104,7 @@ var _ = Describe("Gas of anchoring and PACE execution", Ordered, Label("anvil"),
 		scope := afrspec.Scope{Targets: []common.Address{w.Sink}, Selectors: [][4]byte{afrspec.Selector("ping()")}, Expiry: expiry}
 		chain, err := w.Delegate(ctx, w.Owner, w.Actor("delegate"), nil, scope)
 		Expect(err).NotTo(HaveOccurred())
-		n, err = w.NextNonce(ctx)
+		n, err = w.NextDelegatedNonce(ctx) // a delegate signs in the delegated nonce space
 		Expect(err).NotTo(HaveOccurred())
 		d, err := pdr.SignPDR(w.Actor("delegate").Key, pdr.ForCall(w.Domain, ping, pdr.Terms{Nonce: n, Decision: pdr.Allow, Expiry: expiry}))
 		Expect(err).NotTo(HaveOccurred())

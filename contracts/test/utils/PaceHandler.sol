@@ -7,7 +7,8 @@ import {IPaceSmartAccount} from "../../src/IPaceSmartAccount.sol";
 import {PaceSmartAccount} from "../../src/PaceSmartAccount.sol";
 
 /// @dev The invariant handler of PaceInvariants.t.sol: submits valid PDRs, replays, mutated
-/// PDRs, starved calls, delegated calls within and over caps, and calls to failing targets, and
+/// PDRs, starved calls, delegated calls within and over caps, PDRs carrying the other nonce
+/// space's nonce, and calls to failing targets, and
 /// keeps ghost counts of what the account must never do. It never reverts (fail_on_revert):
 /// every outcome is recorded instead.
 contract PaceHandler is Test {
@@ -25,15 +26,18 @@ contract PaceHandler is Test {
     bytes32 public immutable linkHash;
 
     // Ghosts.
-    uint256 public consumed; // nonces the handler saw consumed
+    uint256 public consumed; // policy nonces the handler saw consumed
+    uint256 public delegatedConsumed; // delegated nonces the handler saw consumed
     uint256 public authorizedOut; // value of accepted policy-signed PDRs and delegated calls within caps
     uint256 public delegatedOut; // the part of authorizedOut charged to the delegation
     uint256 public replaysAccepted; // a PDR executed a second time
     uint256 public mutantsAccepted; // a PDR executed for a call it was not signed for
     uint256 public overCapAccepted; // a delegated call over a cap executed
     uint256 public noncesBurnt; // a nonce consumed by a call whose target would have succeeded
-    uint256 public nonceMovedOnRevert; // a reverted submission changed the nonce
+    uint256 public nonceMovedOnRevert; // a reverted submission changed a nonce
+    uint256 public otherSpaceMoved; // a submission moved the other space's nonce (finding 7)
     bytes internal lastCalldata;
+    bool internal lastDelegated;
 
     constructor(PaceSmartAccount account_, Counter counter_, Hungry hungry_) {
         account = account_;
@@ -60,9 +64,10 @@ contract PaceHandler is Test {
         link = IPaceSmartAccount.SignedDelegation(d, IPaceSmartAccount.Sig(r, vs));
     }
 
-    function _terms() internal view returns (IPaceSmartAccount.PDRTerms memory) {
+    /// @dev Terms with the current nonce of the policy or the delegated space.
+    function _terms(bool delegated) internal view returns (IPaceSmartAccount.PDRTerms memory) {
         return IPaceSmartAccount.PDRTerms({
-            nonce: account.nonce(),
+            nonce: delegated ? account.delegatedNonce() : account.nonce(),
             policyId: keccak256("policy"),
             decision: 1,
             approvalRequired: false,
@@ -81,15 +86,26 @@ contract PaceHandler is Test {
     }
 
     /// @dev Submits `cd` with `gasLimit`; returns whether it did not revert and the call's success.
-    function _submit(bytes memory cd, uint256 gasLimit) internal returns (bool accepted, bool success) {
-        uint256 before = account.nonce();
+    /// `delegated` says which nonce space the submission's entry point uses: an accepted one
+    /// must move that nonce by one and leave the other unchanged.
+    function _submit(bytes memory cd, uint256 gasLimit, bool delegated) internal returns (bool accepted, bool success) {
+        uint256 policyBefore = account.nonce();
+        uint256 delegatedBefore = account.delegatedNonce();
         bytes memory out;
         (accepted, out) = address(account).call{gas: gasLimit}(cd);
+        uint256 policyAfter = account.nonce();
+        uint256 delegatedAfter = account.delegatedNonce();
         if (!accepted) {
-            if (account.nonce() != before) nonceMovedOnRevert++;
+            if (policyAfter != policyBefore || delegatedAfter != delegatedBefore) nonceMovedOnRevert++;
             return (false, false);
         }
-        consumed++;
+        if (delegated) {
+            delegatedConsumed++;
+            if (policyAfter != policyBefore) otherSpaceMoved++;
+        } else {
+            consumed++;
+            if (delegatedAfter != delegatedBefore) otherSpaceMoved++;
+        }
         (success,) = abi.decode(out, (bool, bytes));
     }
 
@@ -99,19 +115,22 @@ contract PaceHandler is Test {
     function executeValid(uint256 value, bool failing) external {
         value = bound(value, 0, 2 ether);
         bytes memory data = failing ? abi.encodeCall(Counter.fail, (7)) : abi.encodeCall(Counter.bump, (1));
-        IPaceSmartAccount.PDRTerms memory t = _terms();
+        IPaceSmartAccount.PDRTerms memory t = _terms(false);
         bytes memory cd = abi.encodeCall(
             account.execute, (address(counter), value, data, t, _sign(POLICY_KEY, address(counter), value, data, t))
         );
-        (bool accepted, bool success) = _submit(cd, 2_000_000);
+        (bool accepted, bool success) = _submit(cd, 2_000_000, false);
         if (accepted && success) authorizedOut += value;
-        if (accepted) lastCalldata = cd;
+        if (accepted) {
+            lastCalldata = cd;
+            lastDelegated = false;
+        }
     }
 
     /// @dev Replays the last accepted submission.
     function replay() external {
         if (lastCalldata.length == 0) return;
-        (bool accepted,) = _submit(lastCalldata, 2_000_000);
+        (bool accepted,) = _submit(lastCalldata, 2_000_000, lastDelegated);
         if (accepted) replaysAccepted++;
     }
 
@@ -119,7 +138,7 @@ contract PaceHandler is Test {
     function executeMutated(uint8 field, uint256 value) external {
         value = bound(value, 0, 1 ether);
         bytes memory data = abi.encodeCall(Counter.bump, (1));
-        IPaceSmartAccount.PDRTerms memory t = _terms();
+        IPaceSmartAccount.PDRTerms memory t = _terms(false);
         IPaceSmartAccount.Sig memory s = _sign(POLICY_KEY, address(counter), value, data, t);
         address target = address(counter);
         field = uint8(bound(field, 0, 4));
@@ -128,7 +147,7 @@ contract PaceHandler is Test {
         else if (field == 2) data = abi.encodeCall(Counter.bump, (2));
         else if (field == 3) t.nonce += 1;
         else s.r = bytes32(uint256(s.r) ^ 1);
-        (bool accepted,) = _submit(abi.encodeCall(account.execute, (target, value, data, t, s)), 2_000_000);
+        (bool accepted,) = _submit(abi.encodeCall(account.execute, (target, value, data, t, s)), 2_000_000, false);
         if (accepted) mutantsAccepted++;
     }
 
@@ -136,11 +155,11 @@ contract PaceHandler is Test {
     function executeStarved(uint256 gasLimit) external {
         gasLimit = bound(gasLimit, 30_000, 1_200_000);
         bytes memory data = abi.encodeCall(Hungry.eat, (ROUNDS));
-        IPaceSmartAccount.PDRTerms memory t = _terms();
+        IPaceSmartAccount.PDRTerms memory t = _terms(false);
         bytes memory cd = abi.encodeCall(
             account.execute, (address(hungry), 0, data, t, _sign(POLICY_KEY, address(hungry), 0, data, t))
         );
-        (bool accepted, bool success) = _submit(cd, gasLimit);
+        (bool accepted, bool success) = _submit(cd, gasLimit, false);
         if (accepted && !success) noncesBurnt++; // eat succeeds whenever it gets the gas
     }
 
@@ -150,7 +169,7 @@ contract PaceHandler is Test {
         value = bound(value, 0, 2 * CALL_CAP);
         bytes memory data = abi.encodeCall(Counter.bump, (1));
         IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(address(counter), value, data);
-        IPaceSmartAccount.PDRTerms memory t = _terms();
+        IPaceSmartAccount.PDRTerms memory t = _terms(true);
         IPaceSmartAccount.SignedDelegation[] memory chain = new IPaceSmartAccount.SignedDelegation[](1);
         chain[0] = link;
         bytes memory cd = abi.encodeCall(
@@ -158,12 +177,40 @@ contract PaceHandler is Test {
             (c, t, _sign(DELEGATE_KEY, c.target, value, data, t), new IPaceSmartAccount.Sig[](0), chain)
         );
         bool withinCaps = value <= CALL_CAP && account.spent(linkHash) + value <= TOTAL_CAP;
-        (bool accepted, bool success) = _submit(cd, 2_000_000);
+        (bool accepted, bool success) = _submit(cd, 2_000_000, true);
         if (accepted && !withinCaps) overCapAccepted++;
         if (accepted && success) {
             authorizedOut += value;
             delegatedOut += value;
         }
+        if (accepted) {
+            lastCalldata = cd;
+            lastDelegated = true;
+        }
+    }
+
+    /// @dev A delegated PDR carrying the policy nonce, or a policy PDR carrying the delegated
+    /// nonce, while the two counters differ: the wrong space's nonce never executes.
+    function executeWrongSpace(bool delegated) external {
+        if (account.nonce() == account.delegatedNonce()) return;
+        bytes memory data = abi.encodeCall(Counter.bump, (1));
+        IPaceSmartAccount.PDRTerms memory t = _terms(!delegated);
+        bytes memory cd;
+        if (delegated) {
+            IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(address(counter), 0, data);
+            IPaceSmartAccount.SignedDelegation[] memory chain = new IPaceSmartAccount.SignedDelegation[](1);
+            chain[0] = link;
+            cd = abi.encodeCall(
+                account.executeDelegated,
+                (c, t, _sign(DELEGATE_KEY, c.target, 0, data, t), new IPaceSmartAccount.Sig[](0), chain)
+            );
+        } else {
+            cd = abi.encodeCall(
+                account.execute, (address(counter), 0, data, t, _sign(POLICY_KEY, address(counter), 0, data, t))
+            );
+        }
+        (bool accepted,) = _submit(cd, 2_000_000, delegated);
+        if (accepted) mutantsAccepted++;
     }
 
     /// @dev A delegated call whose data a delegation cannot scope (1–3 bytes, selector 0).
@@ -171,14 +218,14 @@ contract PaceHandler is Test {
         value = bound(value, 0, CALL_CAP);
         bytes memory data = short ? bytes(hex"d09de0") : abi.encodeWithSelector(bytes4(0), uint256(1));
         IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(address(counter), value, data);
-        IPaceSmartAccount.PDRTerms memory t = _terms();
+        IPaceSmartAccount.PDRTerms memory t = _terms(true);
         IPaceSmartAccount.SignedDelegation[] memory chain = new IPaceSmartAccount.SignedDelegation[](1);
         chain[0] = link;
         bytes memory cd = abi.encodeCall(
             account.executeDelegated,
             (c, t, _sign(DELEGATE_KEY, c.target, value, data, t), new IPaceSmartAccount.Sig[](0), chain)
         );
-        (bool accepted,) = _submit(cd, 2_000_000);
+        (bool accepted,) = _submit(cd, 2_000_000, true);
         if (accepted) overCapAccepted++; // out of scope: as bad as over a cap
     }
 }

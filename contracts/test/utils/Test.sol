@@ -39,6 +39,8 @@ interface Vm {
     function deal(address account, uint256 newBalance) external;
     function assume(bool condition) external pure;
     function etch(address target, bytes calldata newRuntimeBytecode) external;
+    function load(address target, bytes32 slot) external view returns (bytes32 data);
+    function store(address target, bytes32 slot, bytes32 value) external;
     function label(address account, string calldata newLabel) external;
 }
 
