@@ -434,12 +434,18 @@ func (v *logVerifier) checkEpochs(anchors map[uint64]Anchor) {
 	roots := v.merkleRoots()
 	var nextSeq uint64
 	var prevRoot format.Digest
+	afterDamaged := false // the previous header was lost or undecodable: reported already
 	for t, hd := range v.headers {
 		ep := u64(uint64(t))
 		h := hd.h
 		if h == nil {
-			prevRoot = hd.root
+			afterDamaged = true
 			continue
+		}
+		if afterDamaged {
+			// Nothing to continue from: take this header's word for where
+			// its epoch starts and what came before.
+			nextSeq, prevRoot, afterDamaged = h.FirstSeq, h.PrevRoot, false
 		}
 		if h.Epoch != uint64(t) || h.FirstSeq != nextSeq {
 			v.c.add(Finding{Kind: KindEpochSequence, Epoch: ep,
@@ -529,6 +535,8 @@ func (v *logVerifier) checkAnchors(idx map[uint64]Anchor) {
 			unanchored = append(unanchored, e)
 		case !ok:
 			// A gap in the anchors, reported by anchorIndex.
+		case hd.raw == nil:
+			// Lost to stream damage (segment_corrupt): nothing to compare.
 		case hd.root != a.Root:
 			v.c.add(Finding{Kind: KindAnchorMismatch, Epoch: u64(e), Expected: a.Root.String(), Found: hd.root.String(),
 				Detail: "the epoch root differs from the anchored root: the header was replaced, or this log is a fork of the anchored one"})

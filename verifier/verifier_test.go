@@ -207,3 +207,19 @@ func TestVerifyLogStopsWhenCancelled(t *testing.T) {
 		t.Fatalf("got report %v, error %v; want context.Canceled", rep, err)
 	}
 }
+
+// TestDamagedHeaderIsReportedOnce: an undecodable epoch header is one
+// header_decode finding; the next header is not also reported as a broken
+// sequence or link (it has nothing to continue from), and the verdict stays
+// tampered.
+func TestDamagedHeaderIsReportedOnce(t *testing.T) {
+	lg := makeLog(t, 50, 10, 1, 9)
+	for _, e := range []int{0, 2, 4} {
+		img := lg.img.Clone()
+		img.HeaderFrames[e] = []byte{0xff} // not CBOR
+		rep := verify(t, img, lg.anchors, verifier.Options{})
+		if rep.Verdict != verifier.Tampered || !rep.Has(verifier.KindHeaderDecode) || rep.Has(verifier.KindEpochLink) || rep.Has(verifier.KindEpochSequence) {
+			t.Errorf("header %d undecodable: %s %v", e, rep.Verdict, rep.Findings)
+		}
+	}
+}
