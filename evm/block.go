@@ -12,7 +12,12 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 )
 
-// Block is the block context calls and transactions execute in.
+// Block is the block context calls and transactions execute in. The fields
+// are those of a block header that execution reads; they are handed to the
+// EVM as go-ethereum's own block processing does (core.NewEVMBlockContext):
+// a block with a non-zero Difficulty is a proof-of-work block, where
+// DIFFICULTY reads Difficulty; with zero Difficulty (every block since the
+// merge) the same opcode, PREVRANDAO, reads PrevRandao.
 type Block struct {
 	Number      uint64
 	Time        uint64
@@ -20,7 +25,11 @@ type Block struct {
 	BaseFee     *big.Int // nil means zero
 	BlobBaseFee *big.Int // nil means zero
 	Coinbase    common.Address
-	PrevRandao  common.Hash
+	// Difficulty is the proof-of-work difficulty; nil means zero (merged).
+	Difficulty *big.Int
+	// PrevRandao is the header's mixHash: the beacon chain's randomness
+	// after the merge, read only when Difficulty is zero.
+	PrevRandao common.Hash
 	// Hash is the hash of this block when it is a real one (fork mode).
 	Hash common.Hash
 }
@@ -33,7 +42,6 @@ func (e *Env) rules(b Block) params.Rules {
 // BLOBBASEFEE read zero whatever b says (a call without a gas price, as
 // eth_call).
 func (e *Env) blockContext(b Block, zeroFees bool) vm.BlockContext {
-	random := b.PrevRandao
 	ctx := vm.BlockContext{
 		CanTransfer: core.CanTransfer,
 		Transfer:    core.Transfer,
@@ -45,7 +53,12 @@ func (e *Env) blockContext(b Block, zeroFees bool) vm.BlockContext {
 		Difficulty:  new(big.Int),
 		BaseFee:     new(big.Int),
 		BlobBaseFee: new(big.Int),
-		Random:      &random,
+	}
+	if b.Difficulty != nil && b.Difficulty.Sign() != 0 {
+		ctx.Difficulty.Set(b.Difficulty)
+	} else {
+		random := b.PrevRandao
+		ctx.Random = &random
 	}
 	if zeroFees {
 		return ctx

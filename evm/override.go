@@ -96,6 +96,7 @@ type BlockOverrides struct {
 	GasLimit      *hexutil.Uint64 `json:"gasLimit,omitempty"`
 	FeeRecipient  *common.Address `json:"feeRecipient,omitempty"`
 	PrevRandao    *common.Hash    `json:"prevRandao,omitempty"`
+	Difficulty    *hexutil.Big    `json:"difficulty,omitempty"`
 	BaseFeePerGas *hexutil.Big    `json:"baseFeePerGas,omitempty"`
 	BlobBaseFee   *hexutil.Big    `json:"blobBaseFee,omitempty"`
 }
@@ -118,6 +119,9 @@ func (o *BlockOverrides) apply(b *Block) {
 	}
 	if o.PrevRandao != nil {
 		b.PrevRandao = *o.PrevRandao
+	}
+	if o.Difficulty != nil {
+		b.Difficulty = new(big.Int).Set(o.Difficulty.ToInt())
 	}
 	if o.BaseFeePerGas != nil {
 		b.BaseFee = new(big.Int).Set(o.BaseFeePerGas.ToInt())

@@ -38,6 +38,9 @@ func (e *Env) reusedEVM(b Block, zeroFees bool) *reusedEVM {
 	bctx := e.blockContext(b, zeroFees)
 	// Keep copies of the fees: the caller may change its big.Ints in place.
 	b.BaseFee, b.BlobBaseFee = bctx.BaseFee, bctx.BlobBaseFee
+	if b.Difficulty != nil {
+		b.Difficulty = new(big.Int).Set(b.Difficulty)
+	}
 	r = &reusedEVM{evm: vm.NewEVM(bctx, e.db, e.chain, vm.Config{NoBaseFee: true}), block: b}
 	e.evms[i] = r
 	return r
@@ -56,7 +59,7 @@ func (e *Env) dropEVM(r *reusedEVM) {
 // Block.Hash is not part of the EVM's context (it only labels logs).
 func sameBlockContext(a, b *Block, zeroFees bool) bool {
 	if a.Number != b.Number || a.Time != b.Time || a.GasLimit != b.GasLimit ||
-		a.Coinbase != b.Coinbase || a.PrevRandao != b.PrevRandao {
+		a.Coinbase != b.Coinbase || a.PrevRandao != b.PrevRandao || !bigEq(a.Difficulty, b.Difficulty) {
 		return false
 	}
 	return zeroFees || (bigEq(a.BaseFee, b.BaseFee) && bigEq(a.BlobBaseFee, b.BlobBaseFee))
