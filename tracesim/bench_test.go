@@ -104,7 +104,11 @@ func BenchmarkTarget(b *testing.B) {
 				b.Fatal(err)
 			}
 			t := blk.Txs[j]
-			res, err := env.Transact(ctx, callMsg(t), &evm.CallOptions{Trace: trace})
+			opts := &evm.CallOptions{}
+			if trace {
+				opts.Trace = evm.FullTrace()
+			}
+			res, err := env.Transact(ctx, callMsg(t), opts)
 			if err != nil {
 				b.Fatal(err)
 			}

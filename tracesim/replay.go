@@ -436,7 +436,7 @@ func (r *Replayer) Replay(ctx context.Context, txHash common.Hash) (*ReplayResul
 	if m := checkNonce(env, t, ""); m != nil {
 		mism = append(mism, *m)
 	}
-	res, err := env.Transact(ctx, callMsg(t), &evm.CallOptions{Trace: true})
+	res, err := env.Transact(ctx, callMsg(t), &evm.CallOptions{Trace: evm.FullTrace()})
 	if err != nil {
 		return nil, fmt.Errorf("tracesim: execute %s: %w", t.Hash.Hex(), err)
 	}

@@ -81,7 +81,7 @@ func SimulateBundle(ctx context.Context, env *evm.Env, calls []CallRequest, opts
 	}
 	for i, c := range calls {
 		msg := ethereum.CallMsg{From: c.From, To: c.To, Value: c.Value, Data: c.Data, Gas: c.Gas}
-		res, err := env.Transact(ctx, msg, &evm.CallOptions{Block: opts.Block, Trace: true})
+		res, err := env.Transact(ctx, msg, &evm.CallOptions{Block: opts.Block, Trace: evm.FullTrace()})
 		if err != nil {
 			return nil, fmt.Errorf("tracesim: simulate call %d: %w", i, err)
 		}
