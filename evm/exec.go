@@ -233,16 +233,22 @@ func (e *Env) exec(ctx context.Context, msg *ethereum.CallMsg, tx *types.Transac
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("evm: execution cancelled: %w", ctx.Err())
 	}
+	vmErr := res.Err
+	if errors.Is(vmErr, vm.ErrCodeStoreOutOfGas) && !e.rules(b).IsHomestead {
+		// Frontier: a creation that cannot pay for its code stands, without
+		// code, with its state changes and logs (go-ethereum keeps them).
+		vmErr = nil
+	}
 	out := &Result{
 		ReturnData: common.CopyBytes(res.ReturnData),
 		GasUsed:    res.UsedGas,
-		Err:        execErr(res.Err, res.ReturnData),
+		Err:        execErr(vmErr, res.ReturnData),
 	}
 	if m.To == nil {
 		// Receipts carry the address of every creation, failed or not.
 		out.ContractAddress = crypto.CreateAddress(from, nonce)
 	}
-	if res.Err == nil {
+	if vmErr == nil {
 		if logs := db.GetLogs(txHash, b.Number, b.Hash, b.Time); len(logs) > 0 {
 			if !commit {
 				// The slice is the state's own, which the revert truncates.
