@@ -89,7 +89,7 @@ func BenchmarkTarget(b *testing.B) {
 			b.Fatal(err)
 		}
 		for _, t := range blk.Txs[:j] {
-			if _, err := env.Transact(ctx, callMsg(t), nil); err != nil {
+			if _, err := env.ApplyTransaction(ctx, t.Tx, nil); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -108,7 +108,7 @@ func BenchmarkTarget(b *testing.B) {
 			if trace {
 				opts.Trace = evm.FullTrace()
 			}
-			res, err := env.Transact(ctx, callMsg(t), opts)
+			res, err := env.ApplyTransaction(ctx, t.Tx, opts)
 			if err != nil {
 				b.Fatal(err)
 			}
