@@ -11,8 +11,31 @@
 //     account and slot by slot, and kept in an on-disk cache keyed by chain id
 //     and block (see OpenFork and the "Fork cache" section of docs/SPEC.md).
 //
-// Calls never change the Env's state; transactions (Transact, Deploy) do.
-// Snapshot and Revert bracket any sequence of them.
+// Calls never change the Env's state; transactions (Transact, Deploy,
+// ApplyTransaction) do. Snapshot and Revert bracket any sequence of them.
+//
+// # Transactions
+//
+// Transact sends a message (ethereum.CallMsg) as a transaction: the fields
+// it carries decide what it is (a gas price or fee caps, an access list, an
+// EIP-7702 authorization list, blob hashes and a blob fee cap, which only
+// blob messages carry, as go-ethereum refuses them before Cancun).
+// ApplyTransaction and ApplyRawTransaction execute a signed transaction of
+// any type exactly as a block would: the sender is recovered with the
+// signer of the rules at the block, the consensus checks apply (nonce,
+// balance, fee caps), and Result.Receipt holds the receipt fields
+// (status, cumulative gas, logs and bloom, created address, effective gas
+// price, blob gas). Together with Config.ChainConfig, Config.Alloc and
+// Config.Block this runs any transaction on a given pre-state at a given
+// block; with a Fork, at a real block of a real chain.
+//
+// The block context follows go-ethereum's (core.NewEVMBlockContext): a
+// non-zero Block.Difficulty makes a proof-of-work block, where DIFFICULTY
+// reads it; otherwise PREVRANDAO reads Block.PrevRandao. Under Frontier, a
+// creation that cannot pay for its code stands without code, as it did on
+// mainnet. Result.ContractAddress is set for every creation, failed ones
+// too, as receipts have it, and Result.Err carries the EVM's own error text
+// ("out of gas", "invalid opcode: …", or a *RevertError).
 //
 // # Compatibility
 //
@@ -38,8 +61,12 @@
 //
 // # Tracing
 //
-// Tracing (a call tree with logs, and the prestate/poststate diff) is attached
-// only to calls that ask for it with CallOptions.Trace. Any go-ethereum tracing
-// hook switches the interpreter off its fast path, so untraced calls attach
-// none.
+// Tracing is attached only to calls that ask for it with CallOptions.Trace,
+// a TraceConfig with go-ethereum's tracer options (onlyTopCall, withLog;
+// diffMode, disableCode, disableStorage); FullTrace is what AFR's replay
+// and simulation use. Trace.Calls marshals to the JSON of go-ethereum's
+// callTracer byte for byte and Trace.PrestateJSON to that of its
+// prestateTracer; go-ethereum's own tracer fixtures check both
+// (conformance tests). Any go-ethereum tracing hook switches the
+// interpreter off its fast path, so untraced calls attach none.
 package evm
