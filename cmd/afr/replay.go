@@ -89,7 +89,12 @@ func runReplay(e *env, args []string) error {
 	}
 	rest := fs.Args()
 	if hashArg == "" && len(rest) > 0 {
-		hashArg, rest = rest[0], rest[1:]
+		// The hash between flags: parse the flags after it too.
+		hashArg = rest[0]
+		if err := parse(fs, rest[1:]); err != nil {
+			return err
+		}
+		rest = fs.Args()
 	}
 	if len(rest) > 0 {
 		return usageError{fmt.Sprintf("unexpected arguments %q: give one transaction hash", rest)}
@@ -184,11 +189,11 @@ func replayError(err error, url string, hash common.Hash, opts tracesim.ReplayOp
 	return err
 }
 
-// isUnreachable reports errors of an endpoint that did not answer.
+// isUnreachable reports errors of an endpoint that did not answer (refused,
+// unresolvable, timed out), as opposed to one that answered with an error.
 func isUnreachable(err error) bool {
-	var rpcErr *evm.RPCError
-	var netErr *net.OpError
-	return errors.As(err, &rpcErr) || errors.As(err, &netErr)
+	var netErr net.Error
+	return errors.As(err, &netErr)
 }
 
 // checkFixture replays the transaction again from the fixture alone and
@@ -355,7 +360,7 @@ func printFrame(w io.Writer, f *tracesim.Frame, first, rest string) {
 		target = f.To.Hex()
 	}
 	call := callString(f.Call)
-	if f.Type == "CREATE" || f.Type == "CREATE2" {
+	if (f.Type == "CREATE" || f.Type == "CREATE2") && f.Call != nil {
 		call = fmt.Sprintf("initcode (%d bytes)", len(f.Call.Data))
 	}
 	value := ""

@@ -212,7 +212,7 @@ func TestReplay(t *testing.T) {
 	})
 
 	t.Run("json", func(t *testing.T) {
-		code, out, stderr := afrOut("replay", "--rpc", url, "--abi", c.abiDir, "--json", forward.Hex())
+		code, out, stderr := afrOut("replay", "--rpc", url, forward.Hex(), "--abi", c.abiDir, "--json")
 		if code != exitOK {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
