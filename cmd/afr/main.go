@@ -5,7 +5,8 @@
 // Run "afr help" for the commands and "afr help <command>" for one of them.
 // Exit codes: 0 success, 1 error, 2 usage error, 3 verification found
 // tampering, 4 verification found the log incomplete, 5 afr anchor found an
-// epoch anchored by another writer with the same operator key.
+// epoch anchored by another writer with the same operator key, 6 afr replay
+// found that the replay does not match the chain's receipt.
 package main
 
 import (
@@ -138,7 +139,8 @@ Commands:
 	fmt.Fprint(w, `
 Run "afr help <command>" for a command's flags and examples.
 Exit codes: 0 ok, 1 error, 2 usage, 3 tampered, 4 incomplete,
-5 anchor: another writer uses the operator key.
+5 anchor: another writer uses the operator key,
+6 replay: the replay does not match the receipt.
 `)
 }
 
