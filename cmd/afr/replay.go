@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -274,7 +275,11 @@ func printReplay(w io.Writer, r *tracesim.ReplayResult) {
 	fmt.Fprintf(w, "Transaction %s\n  block %d (%s), index %d, chain %d\n\n", r.TxHash.Hex(), r.Block, r.BlockHash.Hex(), r.Index, r.ChainID)
 	printIntent(w, r.Intent)
 	printEffects(w, r.Effects)
-	fmt.Fprintf(w, "\nReceipt: status %d, gas used %d, %d logs\n", r.Receipt.Status, r.Receipt.GasUsed, r.Receipt.Logs)
+	status := "none (before Byzantium)"
+	if r.Receipt.Status != nil {
+		status = strconv.FormatUint(*r.Receipt.Status, 10)
+	}
+	fmt.Fprintf(w, "\nReceipt: status %s, gas used %d, %d logs\n", status, r.Receipt.GasUsed, r.Receipt.Logs)
 	if r.Fidelity.OK {
 		fmt.Fprintf(w, "Fidelity: OK (the replay matches the receipt; %d transactions executed)\n", r.Stats.Executed)
 		return
