@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
 	"strings"
 
@@ -79,7 +80,11 @@ var hardforks = []hardfork{
 	{[]string{"tangerine", "tangerinewhistle", "eip150"}, func(c *params.ChainConfig) { c.EIP150Block = fromGenesis() }},
 	{[]string{"spurious", "spuriousdragon", "eip158"}, func(c *params.ChainConfig) { c.EIP155Block, c.EIP158Block = fromGenesis(), fromGenesis() }},
 	{[]string{"byzantium"}, func(c *params.ChainConfig) { c.ByzantiumBlock = fromGenesis() }},
-	{[]string{"constantinople"}, func(c *params.ChainConfig) { c.ConstantinopleBlock = fromGenesis() }},
+	// go-ethereum reads an unset Petersburg block as "with Constantinople";
+	// Constantinople alone (with EIP-1283) needs Petersburg scheduled never.
+	{[]string{"constantinople"}, func(c *params.ChainConfig) {
+		c.ConstantinopleBlock, c.PetersburgBlock = fromGenesis(), new(big.Int).SetUint64(math.MaxUint64)
+	}},
 	{[]string{"petersburg"}, func(c *params.ChainConfig) { c.PetersburgBlock = fromGenesis() }},
 	{[]string{"istanbul"}, func(c *params.ChainConfig) { c.IstanbulBlock = fromGenesis() }},
 	{[]string{"muirglacier"}, func(c *params.ChainConfig) { c.MuirGlacierBlock = fromGenesis() }},
