@@ -275,7 +275,10 @@ func BenchmarkTrace(b *testing.B) {
 				label = name + "/traced"
 			}
 			b.Run(label, func(b *testing.B) {
-				opts := &CallOptions{Trace: traced}
+				opts := &CallOptions{}
+				if traced {
+					opts.Trace = FullTrace()
+				}
 				b.ReportAllocs()
 				for i := 0; i < b.N; i++ {
 					res, err := e.Call(ctx, msg, opts)

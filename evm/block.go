@@ -35,7 +35,8 @@ type Block struct {
 }
 
 func (e *Env) rules(b Block) params.Rules {
-	return e.chain.Rules(new(big.Int).SetUint64(b.Number), true, b.Time)
+	merged := b.Difficulty == nil || b.Difficulty.Sign() == 0
+	return e.chain.Rules(new(big.Int).SetUint64(b.Number), merged, b.Time)
 }
 
 // blockContext is b as go-ethereum's block context. With zeroFees BASEFEE and

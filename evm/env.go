@@ -64,6 +64,7 @@ type Env struct {
 	fork     *Fork
 	accounts []Account
 	txs      uint64 // transactions executed, for synthetic tx hashes
+	blockGas uint64 // gas used by transactions since the block was set
 	snaps    []snapshot
 	// evms holds the untraced EVMs kept between calls and transactions on
 	// db: [0] with the block's fees (transactions, calls with a gas price),
@@ -72,9 +73,10 @@ type Env struct {
 }
 
 type snapshot struct {
-	db    *state.StateDB
-	block Block
-	txs   uint64
+	db       *state.StateDB
+	block    Block
+	txs      uint64
+	blockGas uint64
 }
 
 // DevAccounts returns n deterministic accounts (keys derived from
@@ -172,8 +174,9 @@ func (e *Env) ChainConfig() *params.ChainConfig { return e.chain }
 // Block returns the current block context.
 func (e *Env) Block() Block { return e.block }
 
-// SetBlock replaces the block context of later calls and transactions.
-func (e *Env) SetBlock(b Block) { e.block = b }
+// SetBlock replaces the block context of later calls and transactions and
+// starts a new block: receipts' cumulative gas counts from zero again.
+func (e *Env) SetBlock(b Block) { e.block, e.blockGas = b, 0 }
 
 // Accounts returns the funded dev accounts (Config.FundedAccounts).
 func (e *Env) Accounts() []Account { return e.accounts }

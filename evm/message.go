@@ -15,7 +15,8 @@ import (
 	"github.com/holiman/uint256"
 )
 
-// message converts a CallMsg; nonce is used only when checkNonce is set.
+// message converts a CallMsg. The nonce is checked against the sender's
+// account only when checkNonce is set.
 func (e *Env) message(msg ethereum.CallMsg, b Block, nonce uint64, checkNonce bool) (*core.Message, error) {
 	gas := msg.Gas
 	if gas == 0 {
@@ -65,8 +66,14 @@ func (e *Env) message(msg ethereum.CallMsg, b Block, nonce uint64, checkNonce bo
 			}
 		}
 	}
-	if err := toU256(&v.blobFeeCap, "max fee per blob gas", msg.BlobGasFeeCap); err != nil {
-		return nil, err
+	// Blob fields belong to blob transactions only: go-ethereum refuses a
+	// message with a blob fee cap (even a zero one) before Cancun.
+	var blobFeeCap *uint256.Int
+	if msg.BlobGasFeeCap != nil || len(msg.BlobHashes) > 0 {
+		if err := toU256(&v.blobFeeCap, "max fee per blob gas", msg.BlobGasFeeCap); err != nil {
+			return nil, err
+		}
+		blobFeeCap = &v.blobFeeCap
 	}
 	v.m = core.Message{
 		To:                    msg.To,
@@ -79,7 +86,7 @@ func (e *Env) message(msg ethereum.CallMsg, b Block, nonce uint64, checkNonce bo
 		GasTipCap:             tipCap,
 		Data:                  msg.Data,
 		AccessList:            msg.AccessList,
-		BlobGasFeeCap:         &v.blobFeeCap,
+		BlobGasFeeCap:         blobFeeCap,
 		BlobHashes:            msg.BlobHashes,
 		SetCodeAuthorizations: msg.AuthorizationList,
 	}

@@ -3,7 +3,6 @@ package evm
 import (
 	"encoding/hex"
 	"errors"
-	"fmt"
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
@@ -23,10 +22,15 @@ type Result struct {
 	Err error
 	// Logs emitted by a successful execution, in order.
 	Logs []*types.Log
-	// ContractAddress is the new contract's address for a creation.
+	// ContractAddress is the address a creation creates at, set for every
+	// creation (as in receipts), also when it failed and nothing is there.
 	ContractAddress common.Address
 	// Trace is set only when CallOptions.Trace was requested.
 	Trace *Trace
+	// Receipt is set by ApplyTransaction: the receipt fields of the
+	// transaction (status, gas used, cumulative gas since the block context
+	// was set, logs, bloom, contract address, effective gas price, blob gas).
+	Receipt *types.Receipt
 }
 
 // Failed reports whether execution reverted or aborted.
@@ -86,5 +90,7 @@ func execErr(err error, ret []byte) error {
 	if errors.Is(err, vm.ErrExecutionReverted) {
 		return &RevertError{Data: common.CopyBytes(ret), Reason: DecodeRevert(ret)}
 	}
-	return fmt.Errorf("evm: %w", err)
+	// The EVM's own error ("out of gas", "invalid opcode: ..."), with the
+	// text go-ethereum's receipts and call traces show.
+	return err
 }

@@ -75,7 +75,7 @@ func TestUntracedPathAttachesNoHooks(t *testing.T) {
 	}
 
 	*seen = nil
-	if res, err := e.Call(ctx, get, &CallOptions{Trace: true}); err != nil || res.Trace == nil {
+	if res, err := e.Call(ctx, get, &CallOptions{Trace: FullTrace()}); err != nil || res.Trace == nil {
 		t.Fatalf("traced call: %v", err)
 	}
 	if len(*seen) != 1 || (*seen)[0].Config.Tracer == nil {
@@ -99,7 +99,11 @@ func TestCallLeavesNoTrace(t *testing.T) {
 	call := func(key, value int64, trace bool) *Result {
 		t.Helper()
 		msg := ethereum.CallMsg{From: from, To: &addr, GasPrice: big.NewInt(100), Data: store.pack(t, "set", big.NewInt(key), big.NewInt(value))}
-		res, err := e.Call(ctx, msg, &CallOptions{Trace: trace})
+		opts := &CallOptions{}
+		if trace {
+			opts.Trace = FullTrace()
+		}
+		res, err := e.Call(ctx, msg, opts)
 		if err != nil || res.Failed() || len(res.Logs) != 1 || (res.Trace != nil) != trace {
 			t.Fatalf("set(%d, %d): %v %+v", key, value, err, res)
 		}

@@ -101,7 +101,7 @@ func (e *Env) mutate(f func()) error {
 
 // Snapshot records the current state and block; Revert(id) returns to it.
 func (e *Env) Snapshot() int {
-	e.snaps = append(e.snaps, snapshot{db: e.db.Copy(), block: e.block, txs: e.txs})
+	e.snaps = append(e.snaps, snapshot{db: e.db.Copy(), block: e.block, txs: e.txs, blockGas: e.blockGas})
 	return len(e.snaps) - 1
 }
 
@@ -112,7 +112,7 @@ func (e *Env) Revert(id int) error {
 		return fmt.Errorf("evm: no snapshot %d", id)
 	}
 	s := e.snaps[id]
-	e.db, e.block, e.txs = s.db.Copy(), s.block, s.txs
+	e.db, e.block, e.txs, e.blockGas = s.db.Copy(), s.block, s.txs, s.blockGas
 	e.snaps = e.snaps[:id+1]
 	return nil
 }

@@ -25,7 +25,7 @@ func TestTrace(t *testing.T) {
 	if err != nil || plain.Trace != nil {
 		t.Fatalf("untraced call: %v, trace %v", err, plain.Trace)
 	}
-	res, err = e.Call(ctx, msg, &CallOptions{Trace: true})
+	res, err = e.Call(ctx, msg, &CallOptions{Trace: FullTrace()})
 	if err != nil || res.Failed() || res.Trace == nil {
 		t.Fatalf("traced call: %v %+v", err, res)
 	}
@@ -57,7 +57,7 @@ func TestTrace(t *testing.T) {
 		t.Fatal("traced call changed state")
 	}
 	// A traced transaction keeps its effects.
-	res, err = e.Transact(ctx, msg, &CallOptions{Trace: true})
+	res, err = e.Transact(ctx, msg, &CallOptions{Trace: FullTrace()})
 	if err != nil || res.Failed() || res.Trace == nil {
 		t.Fatal(err, res)
 	}

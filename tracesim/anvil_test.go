@@ -354,8 +354,8 @@ func checkCase(t *testing.T, s *scenario, tc *txCase, res *ReplayResult) {
 		if len(e.Transfers) != 0 || len(e.Events) != 0 {
 			t.Errorf("%s: reverted but has transfers or events", tc.Name)
 		}
-		if res.Receipt.Status != 0 {
-			t.Errorf("%s: receipt status %d", tc.Name, res.Receipt.Status)
+		if res.Receipt.Status == nil || *res.Receipt.Status != 0 {
+			t.Errorf("%s: receipt status %v", tc.Name, res.Receipt.Status)
 		}
 		return
 	}

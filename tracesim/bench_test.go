@@ -92,7 +92,7 @@ func BenchmarkTarget(b *testing.B) {
 			b.Fatal(err)
 		}
 		for _, t := range blk.Txs[:j] {
-			if _, err := env.Transact(ctx, callMsg(t), nil); err != nil {
+			if _, err := env.ApplyTransaction(ctx, t.Tx, nil); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -107,7 +107,11 @@ func BenchmarkTarget(b *testing.B) {
 				b.Fatal(err)
 			}
 			t := blk.Txs[j]
-			res, err := env.Transact(ctx, callMsg(t), &evm.CallOptions{Trace: trace})
+			opts := &evm.CallOptions{}
+			if trace {
+				opts.Trace = evm.FullTrace()
+			}
+			res, err := env.ApplyTransaction(ctx, t.Tx, opts)
 			if err != nil {
 				b.Fatal(err)
 			}

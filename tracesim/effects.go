@@ -1,6 +1,7 @@
 package tracesim
 
 import (
+	"bytes"
 	"errors"
 	"math/big"
 	"sort"
@@ -38,6 +39,12 @@ type Effects struct {
 	// Balances lists accounts whose balance changed, by address (the fee
 	// paid by the sender and received by the coinbase included).
 	Balances []BalanceChange `json:"balances,omitempty"`
+	// Code lists accounts whose code changed: contracts created or
+	// destroyed, EIP-7702 delegations set or revoked.
+	Code []CodeChange `json:"code,omitempty"`
+	// Nonces lists accounts whose nonce changed (the sender's, created
+	// contracts', EIP-7702 authorities').
+	Nonces []NonceChange `json:"nonces,omitempty"`
 	// Transfers are the ERC-20 / ERC-721 transfers in the emitted logs.
 	Transfers []Transfer `json:"transfers,omitempty"`
 	// Events are the emitted logs, decoded, in order.
@@ -80,6 +87,53 @@ type BalanceChange struct {
 	Before  *calldata.Dec  `json:"before"`
 	After   *calldata.Dec  `json:"after"`
 	Delta   string         `json:"delta"` // signed decimal
+}
+
+// Code change kinds (CodeChange.Kind).
+const (
+	CodeCreated     = "created"     // code where there was none
+	CodeDestroyed   = "destroyed"   // code removed
+	CodeDelegated   = "delegated"   // an EIP-7702 delegation set (or moved to another target)
+	CodeUndelegated = "undelegated" // an EIP-7702 delegation revoked
+	CodeReplaced    = "replaced"    // other code replaced
+)
+
+// CodeChange is an account whose code changed.
+type CodeChange struct {
+	Address common.Address `json:"address"`
+	Kind    string         `json:"kind"`
+	// Delegate is the target of a delegation set (kind delegated).
+	Delegate *common.Address `json:"delegate,omitempty"`
+	// Before and After are the code hashes (the empty-code hash for none).
+	Before common.Hash `json:"before"`
+	After  common.Hash `json:"after"`
+}
+
+// NonceChange is an account's nonce before and after.
+type NonceChange struct {
+	Address common.Address `json:"address"`
+	Before  uint64         `json:"before"`
+	After   uint64         `json:"after"`
+}
+
+// codeChange classifies a code change from before to after.
+func codeChange(a common.Address, before, after []byte) CodeChange {
+	c := CodeChange{Address: a, Before: crypto.Keccak256Hash(before), After: crypto.Keccak256Hash(after)}
+	_, wasDelegated := types.ParseDelegation(before)
+	target, delegated := types.ParseDelegation(after)
+	switch {
+	case delegated:
+		c.Kind, c.Delegate = CodeDelegated, &target
+	case wasDelegated && len(after) == 0:
+		c.Kind = CodeUndelegated
+	case len(before) == 0:
+		c.Kind = CodeCreated
+	case len(after) == 0:
+		c.Kind = CodeDestroyed
+	default:
+		c.Kind = CodeReplaced
+	}
+	return c
 }
 
 // Transfer is a token transfer read from a standard Transfer event.
@@ -157,7 +211,7 @@ func EffectsOf(r *calldata.Registry, res *evm.Result) *Effects {
 	e.Transfers = Transfers(res.Logs)
 	if res.Trace != nil {
 		e.Calls = decodeFrame(r, &res.Trace.Calls, 0)
-		e.Storage, e.Balances = stateDiff(r, res.Trace)
+		e.Storage, e.Balances, e.Code, e.Nonces = stateDiff(r, res.Trace)
 	}
 	return e
 }
@@ -184,8 +238,8 @@ func decodeFrame(r *calldata.Registry, f *evm.CallFrame, depth int) *Frame {
 
 // stateDiff turns the prestate tracer's diff (pre: changed slots' old
 // non-zero values; post: new non-zero values) into per-contract slot changes
-// and balance changes.
-func stateDiff(r *calldata.Registry, t *evm.Trace) ([]StorageChanges, []BalanceChange) {
+// and balance, code and nonce changes.
+func stateDiff(r *calldata.Registry, t *evm.Trace) ([]StorageChanges, []BalanceChange, []CodeChange, []NonceChange) {
 	addrs := map[common.Address]bool{}
 	for a := range t.Pre {
 		addrs[a] = true
@@ -200,6 +254,8 @@ func stateDiff(r *calldata.Registry, t *evm.Trace) ([]StorageChanges, []BalanceC
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Cmp(sorted[j]) < 0 })
 	var storage []StorageChanges
 	var balances []BalanceChange
+	var codes []CodeChange
+	var nonces []NonceChange
 	for _, a := range sorted {
 		pre, inPre := t.Pre[a]
 		post, inPost := t.Post[a]
@@ -209,7 +265,23 @@ func stateDiff(r *calldata.Registry, t *evm.Trace) ([]StorageChanges, []BalanceC
 			if !inPre {
 				continue
 			}
+			empty := hexutil.Bytes{}
 			post = evm.AccountState{Balance: (*hexutil.Big)(new(big.Int))}
+			if pre.Code != nil && len(*pre.Code) > 0 {
+				post.Code = &empty
+			}
+		}
+		if post.Code != nil {
+			var before []byte
+			if pre.Code != nil {
+				before = *pre.Code
+			}
+			if !bytes.Equal(before, *post.Code) {
+				codes = append(codes, codeChange(a, before, *post.Code))
+			}
+		}
+		if post.Nonce != 0 && post.Nonce != pre.Nonce {
+			nonces = append(nonces, NonceChange{Address: a, Before: pre.Nonce, After: post.Nonce})
 		}
 		slots := map[common.Hash]bool{}
 		for s := range pre.Storage {
@@ -244,5 +316,5 @@ func stateDiff(r *calldata.Registry, t *evm.Trace) ([]StorageChanges, []BalanceC
 			}
 		}
 	}
-	return storage, balances
+	return storage, balances, codes, nonces
 }

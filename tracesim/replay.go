@@ -15,7 +15,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -78,9 +77,11 @@ type ReplayResult struct {
 
 // Receipt is what the chain recorded for the transaction.
 type Receipt struct {
-	Status  uint64 `json:"status"` // 1 success, 0 failure
-	GasUsed uint64 `json:"gas_used"`
-	Logs    int    `json:"logs"`
+	// Status is 1 for success, 0 for failure; absent before Byzantium,
+	// whose receipts have none.
+	Status  *uint64 `json:"status,omitempty"`
+	GasUsed uint64  `json:"gas_used"`
+	Logs    int     `json:"logs"`
 }
 
 // Fidelity is the comparison of the replay with the chain's receipts.
@@ -430,7 +431,7 @@ func (r *Replayer) Replay(ctx context.Context, txHash common.Hash) (*ReplayResul
 		if m := checkNonce(env, t, fmt.Sprintf("preceding[%d].", i)); m != nil {
 			mism = append(mism, *m)
 		}
-		res, err := env.Transact(ctx, callMsg(t), nil)
+		res, err := env.ApplyTransaction(ctx, t.Tx, nil)
 		if err != nil {
 			if errors.Is(err, evm.ErrStateUnusable) || strings.Contains(err.Error(), "state read") {
 				return nil, fmt.Errorf("tracesim: preceding transaction %d (%s): %w", i, t.Hash.Hex(), err)
@@ -438,23 +439,26 @@ func (r *Replayer) Replay(ctx context.Context, txHash common.Hash) (*ReplayResul
 			mism = append(mism, Mismatch{Field: fmt.Sprintf("preceding[%d].executable", i), Receipt: "included", Replay: err.Error()})
 			continue
 		}
-		mism = append(mism, compareReceipt(fmt.Sprintf("preceding[%d].", i), rc, res, false)...)
+		mism = append(mism, compareReceipt(fmt.Sprintf("preceding[%d].", i), t, rc, res, false)...)
 	}
 	t, rc := b.Txs[idx], b.Receipts[idx]
 	if m := checkNonce(env, t, ""); m != nil {
 		mism = append(mism, *m)
 	}
-	res, err := env.Transact(ctx, callMsg(t), &evm.CallOptions{Trace: true})
+	res, err := env.ApplyTransaction(ctx, t.Tx, &evm.CallOptions{Trace: evm.FullTrace()})
 	if err != nil {
+		if len(mism) > 0 {
+			return nil, fmt.Errorf("tracesim: execute %s: %w (%w)", t.Hash.Hex(), err, &FidelityError{TxHash: txHash, Mismatches: mism})
+		}
 		return nil, fmt.Errorf("tracesim: execute %s: %w", t.Hash.Hex(), err)
 	}
-	mism = append(mism, compareReceipt("", rc, res, true)...)
+	mism = append(mism, compareReceipt("", t, rc, res, true)...)
 
 	out := &ReplayResult{
 		ChainID: b.ChainID, TxHash: txHash, Block: b.number(), BlockHash: *b.Header.Hash, Index: idx,
 		Intent:   calldata.IntentOf(r.opts.Registry, b.ChainID, t.From, t.Tx.To(), t.Tx.Value(), t.Tx.Data()),
 		Effects:  EffectsOf(r.opts.Registry, res),
-		Receipt:  Receipt{Status: uint64(*rc.Status), GasUsed: uint64(rc.GasUsed), Logs: len(rc.Logs)},
+		Receipt:  Receipt{Status: (*uint64)(rc.Status), GasUsed: uint64(rc.GasUsed), Logs: len(rc.Logs)},
 		Fidelity: Fidelity{OK: len(mism) == 0, Mismatches: mism},
 		Stats:    Stats{Requests: r.Requests() - before, Executed: idx + 1},
 	}
@@ -481,6 +485,9 @@ func blockContext(chain *params.ChainConfig, h *rpcBlock) (evm.Block, error) {
 	if h.BaseFee != nil {
 		b.BaseFee = new(big.Int).Set(h.BaseFee.ToInt())
 	}
+	if h.Difficulty != nil && h.Difficulty.ToInt().Sign() > 0 {
+		b.Difficulty = new(big.Int).Set(h.Difficulty.ToInt())
+	}
 	if h.ExcessBlobGas != nil {
 		fee, err := evm.BlobBaseFee(chain, b.Number, b.Time, uint64(*h.ExcessBlobGas))
 		if err != nil {
@@ -491,27 +498,11 @@ func blockContext(chain *params.ChainConfig, h *rpcBlock) (evm.Block, error) {
 	return b, nil
 }
 
-// callMsg turns a mined transaction into the message the evm executes.
-func callMsg(t *minedTx) ethereum.CallMsg {
-	tx := t.Tx
-	m := ethereum.CallMsg{
-		From: t.From, To: tx.To(), Gas: tx.Gas(), Value: tx.Value(), Data: tx.Data(),
-		AccessList: tx.AccessList(), BlobHashes: tx.BlobHashes(), AuthorizationList: tx.SetCodeAuthorizations(),
-	}
-	switch tx.Type() {
-	case types.LegacyTxType, types.AccessListTxType:
-		m.GasPrice = tx.GasPrice()
-	default:
-		m.GasFeeCap, m.GasTipCap = tx.GasFeeCap(), tx.GasTipCap()
-	}
-	if tx.Type() == types.BlobTxType {
-		m.BlobGasFeeCap = tx.BlobGasFeeCap()
-	}
-	return m
-}
-
-// compareReceipt lists the differences between a receipt and a replay.
-func compareReceipt(prefix string, rc *rpcReceipt, res *evm.Result, full bool) []Mismatch {
+// compareReceipt lists the differences between a receipt and a replay:
+// status (from Byzantium on; earlier receipts have none), gas used,
+// cumulative gas used (which also covers the transactions before it), and
+// with full the created address and the logs.
+func compareReceipt(prefix string, t *minedTx, rc *rpcReceipt, res *evm.Result, full bool) []Mismatch {
 	var out []Mismatch
 	add := func(field, want, got string) {
 		out = append(out, Mismatch{Field: prefix + field, Receipt: want, Replay: got})
@@ -520,7 +511,7 @@ func compareReceipt(prefix string, rc *rpcReceipt, res *evm.Result, full bool) [
 	if res.Failed() {
 		status = 0
 	}
-	if uint64(*rc.Status) != status {
+	if rc.Status != nil && uint64(*rc.Status) != status {
 		got := "1"
 		if status == 0 {
 			got = "0 (" + res.Err.Error() + ")"
@@ -530,10 +521,13 @@ func compareReceipt(prefix string, rc *rpcReceipt, res *evm.Result, full bool) [
 	if uint64(rc.GasUsed) != res.GasUsed {
 		add("gas_used", strconv.FormatUint(uint64(rc.GasUsed), 10), strconv.FormatUint(res.GasUsed, 10))
 	}
+	if rc.CumulativeGasUsed != nil && res.Receipt != nil && uint64(*rc.CumulativeGasUsed) != res.Receipt.CumulativeGasUsed {
+		add("cumulative_gas_used", strconv.FormatUint(uint64(*rc.CumulativeGasUsed), 10), strconv.FormatUint(res.Receipt.CumulativeGasUsed, 10))
+	}
 	if !full {
 		return out
 	}
-	if rc.ContractAddress != nil && *rc.ContractAddress != (common.Address{}) && *rc.ContractAddress != res.ContractAddress {
+	if t.Tx.To() == nil && rc.ContractAddress != nil && *rc.ContractAddress != res.ContractAddress {
 		add("contract_address", rc.ContractAddress.Hex(), res.ContractAddress.Hex())
 	}
 	if len(rc.Logs) != len(res.Logs) {

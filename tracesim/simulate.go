@@ -8,12 +8,15 @@ import (
 
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/agentflightrecorder/afr/calldata"
 	"github.com/agentflightrecorder/afr/evm"
 )
 
-// CallRequest is a proposed call: what an agent asks to send.
+// CallRequest is a proposed call: what an agent asks to send. Beyond the
+// call itself it can carry every field a transaction of any type has, so
+// that what is simulated is what would be sent.
 type CallRequest struct {
 	From  common.Address  `json:"from"`
 	To    *common.Address `json:"to"` // nil for a contract creation
@@ -21,6 +24,55 @@ type CallRequest struct {
 	Data  []byte          `json:"data,omitempty"`
 	// Gas is the gas limit; 0 means the block gas limit.
 	Gas uint64 `json:"gas,omitempty"`
+	// Nonce, when set, is the sender's nonce for the call (CREATE addresses
+	// derive from it); otherwise the account's current nonce.
+	Nonce *uint64 `json:"nonce,omitempty"`
+	// GasPrice (legacy and access-list transactions) or GasFeeCap and
+	// GasTipCap (EIP-1559): with any of them the sender pays for gas and
+	// GASPRICE reads the effective price; with none, gas is free.
+	GasPrice  *big.Int `json:"gasPrice,omitempty"`
+	GasFeeCap *big.Int `json:"maxFeePerGas,omitempty"`
+	GasTipCap *big.Int `json:"maxPriorityFeePerGas,omitempty"`
+	// AccessList is the EIP-2930 access list.
+	AccessList types.AccessList `json:"accessList,omitempty"`
+	// AuthorizationList makes the call an EIP-7702 set-code transaction.
+	AuthorizationList []types.SetCodeAuthorization `json:"authorizationList,omitempty"`
+	// BlobHashes and BlobGasFeeCap make it an EIP-4844 blob transaction.
+	BlobHashes    []common.Hash `json:"blobVersionedHashes,omitempty"`
+	BlobGasFeeCap *big.Int      `json:"maxFeePerBlobGas,omitempty"`
+}
+
+// RequestOf is the request that sends the signed transaction tx, with its
+// sender recovered by signer (types.MakeSigner of the chain rules at the
+// block, or types.LatestSignerForChainID).
+func RequestOf(tx *types.Transaction, signer types.Signer) (CallRequest, error) {
+	from, err := types.Sender(signer, tx)
+	if err != nil {
+		return CallRequest{}, fmt.Errorf("tracesim: transaction %s: sender: %w", tx.Hash().Hex(), err)
+	}
+	nonce := tx.Nonce()
+	r := CallRequest{
+		From: from, To: tx.To(), Value: tx.Value(), Data: tx.Data(), Gas: tx.Gas(), Nonce: &nonce,
+		AccessList: tx.AccessList(), AuthorizationList: tx.SetCodeAuthorizations(), BlobHashes: tx.BlobHashes(),
+	}
+	switch tx.Type() {
+	case types.LegacyTxType, types.AccessListTxType:
+		r.GasPrice = tx.GasPrice()
+	default:
+		r.GasFeeCap, r.GasTipCap = tx.GasFeeCap(), tx.GasTipCap()
+	}
+	if tx.Type() == types.BlobTxType {
+		r.BlobGasFeeCap = tx.BlobGasFeeCap()
+	}
+	return r, nil
+}
+
+func (c *CallRequest) msg() ethereum.CallMsg {
+	return ethereum.CallMsg{
+		From: c.From, To: c.To, Value: c.Value, Data: c.Data, Gas: c.Gas,
+		GasPrice: c.GasPrice, GasFeeCap: c.GasFeeCap, GasTipCap: c.GasTipCap, AccessList: c.AccessList,
+		AuthorizationList: c.AuthorizationList, BlobHashes: c.BlobHashes, BlobGasFeeCap: c.BlobGasFeeCap,
+	}
 }
 
 // SimOptions configure Simulate and SimulateBundle.
@@ -80,8 +132,7 @@ func SimulateBundle(ctx context.Context, env *evm.Env, calls []CallRequest, opts
 		out.BlockHash = f.Block().Hash
 	}
 	for i, c := range calls {
-		msg := ethereum.CallMsg{From: c.From, To: c.To, Value: c.Value, Data: c.Data, Gas: c.Gas}
-		res, err := env.Transact(ctx, msg, &evm.CallOptions{Block: opts.Block, Trace: true})
+		res, err := env.Transact(ctx, c.msg(), &evm.CallOptions{Block: opts.Block, Nonce: c.Nonce, Trace: evm.FullTrace()})
 		if err != nil {
 			return nil, fmt.Errorf("tracesim: simulate call %d: %w", i, err)
 		}

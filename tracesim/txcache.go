@@ -66,17 +66,22 @@ type rpcBlock struct {
 	GasLimit      hexutil.Uint64    `json:"gasLimit"`
 	BaseFee       *hexutil.Big      `json:"baseFeePerGas"`
 	Miner         common.Address    `json:"miner"`
+	Difficulty    *hexutil.Big      `json:"difficulty"`
 	MixHash       common.Hash       `json:"mixHash"`
 	ExcessBlobGas *hexutil.Uint64   `json:"excessBlobGas"`
 	Transactions  []json.RawMessage `json:"transactions"`
 }
 
 type rpcReceipt struct {
-	TxHash          common.Hash     `json:"transactionHash"`
-	Status          *hexutil.Uint64 `json:"status"`
-	GasUsed         hexutil.Uint64  `json:"gasUsed"`
-	ContractAddress *common.Address `json:"contractAddress"`
-	Logs            []*rpcLog       `json:"logs"`
+	TxHash common.Hash `json:"transactionHash"`
+	// Status is absent before Byzantium, whose receipts carry Root, the
+	// post-state root, instead.
+	Status            *hexutil.Uint64 `json:"status"`
+	Root              hexutil.Bytes   `json:"root"`
+	GasUsed           hexutil.Uint64  `json:"gasUsed"`
+	CumulativeGasUsed *hexutil.Uint64 `json:"cumulativeGasUsed"`
+	ContractAddress   *common.Address `json:"contractAddress"`
+	Logs              []*rpcLog       `json:"logs"`
 }
 
 type rpcLog struct {
@@ -167,8 +172,8 @@ func parseBlock(chainID uint64, f *blockFile) (*minedBlock, error) {
 		if r.TxHash != b.Txs[i].Hash {
 			return nil, fmt.Errorf("receipt %d is for %s, transaction %d is %s", i, r.TxHash.Hex(), i, b.Txs[i].Hash.Hex())
 		}
-		if r.Status == nil {
-			return nil, fmt.Errorf("receipt %d: no status (pre-Byzantium receipts are not supported)", i)
+		if r.Status == nil && len(r.Root) == 0 {
+			return nil, fmt.Errorf("receipt %d: neither a status nor a post-state root", i)
 		}
 		b.Receipts = append(b.Receipts, &r)
 	}
