@@ -190,7 +190,10 @@ type Fork struct {
 
 // OpenFork opens the state of cfg.URL at cfg.Block. In Live and Record mode it
 // checks, in one batch, the chain id, the block and that the endpoint can
-// serve state at it; the block hash is recorded (Fork.Block().Hash). In
+// serve state at it; the block hash is recorded (Fork.Block().Hash). The
+// fork rules are settled at open, with no request of their own (see "Fork
+// rules" in the package doc); a chain whose rules are neither given, known
+// nor answered by the endpoint is a *UnknownChainError. In
 // Record mode an existing cache file must be for the same chain id, block
 // number and block hash. In ReplayOnly mode nothing is sent anywhere.
 func OpenFork(ctx context.Context, cfg ForkConfig) (*Fork, error) {
