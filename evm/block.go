@@ -17,7 +17,9 @@ import (
 // EVM as go-ethereum's own block processing does (core.NewEVMBlockContext):
 // a block with a non-zero Difficulty is a proof-of-work block, where
 // DIFFICULTY reads Difficulty; with zero Difficulty (every block since the
-// merge) the same opcode, PREVRANDAO, reads PrevRandao.
+// merge) the same opcode, PREVRANDAO, reads PrevRandao — if the chain's
+// rules include the merge (a terminal total difficulty is set; otherwise
+// the block is a proof-of-work block of difficulty zero).
 type Block struct {
 	Number      uint64
 	Time        uint64
@@ -34,9 +36,17 @@ type Block struct {
 	Hash common.Hash
 }
 
+// merged reports whether b is a proof-of-stake block: zero difficulty on a
+// chain whose rules include the merge (a terminal total difficulty). A
+// chain without the merge in its rules (a development chain on London or
+// earlier) may produce blocks of zero difficulty; they stay proof-of-work
+// blocks, where DIFFICULTY reads zero.
+func (e *Env) merged(b Block) bool {
+	return (b.Difficulty == nil || b.Difficulty.Sign() == 0) && e.chain.TerminalTotalDifficulty != nil
+}
+
 func (e *Env) rules(b Block) params.Rules {
-	merged := b.Difficulty == nil || b.Difficulty.Sign() == 0
-	return e.chain.Rules(new(big.Int).SetUint64(b.Number), merged, b.Time)
+	return e.chain.Rules(new(big.Int).SetUint64(b.Number), e.merged(b), b.Time)
 }
 
 // blockContext is b as go-ethereum's block context. With zeroFees BASEFEE and
@@ -55,11 +65,11 @@ func (e *Env) blockContext(b Block, zeroFees bool) vm.BlockContext {
 		BaseFee:     new(big.Int),
 		BlobBaseFee: new(big.Int),
 	}
-	if b.Difficulty != nil && b.Difficulty.Sign() != 0 {
-		ctx.Difficulty.Set(b.Difficulty)
-	} else {
+	if e.merged(b) {
 		random := b.PrevRandao
 		ctx.Random = &random
+	} else if b.Difficulty != nil {
+		ctx.Difficulty.Set(b.Difficulty)
 	}
 	if zeroFees {
 		return ctx

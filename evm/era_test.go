@@ -143,3 +143,29 @@ func TestFrontierCodeStoreOutOfGas(t *testing.T) {
 		t.Fatalf("Homestead: want a failed creation without logs; got err %v, %d logs", homestead.Err, len(homestead.Logs))
 	}
 }
+
+// A chain whose rules do not include the merge (a development chain on
+// London) can make blocks of zero difficulty: they are proof-of-work
+// blocks, where DIFFICULTY reads zero, not the mixHash, and the gas rules
+// are London's.
+func TestZeroDifficultyBeforeTheMerge(t *testing.T) {
+	ctx := context.Background()
+	london, err := HardforkConfig("london", 31337)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := Block{Number: 3, Time: 1_700_000_000, GasLimit: 30_000_000, PrevRandao: common.HexToHash("0x6d6978")}
+	e, err := New(Config{ChainConfig: london, Block: &b, FundedAccounts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := e.Accounts()[0].Address
+	res, err := e.Transact(ctx, ethereum.CallMsg{From: from, Data: initcode(randomness)}, nil)
+	if err != nil || res.Failed() {
+		t.Fatalf("deploy: %v %v", err, res)
+	}
+	addr := res.ContractAddress
+	if res, err = e.Call(ctx, ethereum.CallMsg{From: from, To: &addr}, nil); err != nil || common.BytesToHash(res.ReturnData) != (common.Hash{}) {
+		t.Fatalf("DIFFICULTY on a zero-difficulty London block = %x (%v), want 0", res.ReturnData, err)
+	}
+}
