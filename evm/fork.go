@@ -138,6 +138,11 @@ type ForkConfig struct {
 	// endpoint or the cache file say; its chain id must be the fork's. When
 	// nil the rules are discovered (see "Fork rules" in the package doc).
 	ChainConfig *params.ChainConfig
+	// Hardfork, when set, names the fork rules instead: every fork up to
+	// and including it active from genesis (HardforkConfig, with the
+	// fork's chain id), as a development chain started with --hardfork
+	// runs. Not together with ChainConfig.
+	Hardfork string
 	// AbsentIsEmpty (ReplayOnly only) reads an account or storage slot the
 	// cache does not hold as nonexistent / zero instead of a *MissError: for
 	// a cache written from a complete pre-state (WritePrestate) rather than
@@ -283,9 +288,12 @@ func (f *Fork) openReplay() error {
 		return err
 	}
 	f.adopt(c)
+	given, source, err := cfg.givenRules(f.chainID)
 	switch {
-	case cfg.ChainConfig != nil:
-		return f.setRules(cfg.ChainConfig, "given")
+	case err != nil:
+		return err
+	case given != nil:
+		return f.setRules(given, source)
 	case c.chain != nil:
 		return f.setRules(c.chain, "fork cache chain_config")
 	}
@@ -294,6 +302,24 @@ func (f *Fork) openReplay() error {
 		return fmt.Errorf("fork cache %s (version %d) records no chain_config: %w", f.path, c.Version, err)
 	}
 	return f.setRules(chain, fmt.Sprintf("go-ethereum config for chain %d", f.chainID))
+}
+
+// rulesGiven reports whether the configuration names the rules.
+func (cfg *ForkConfig) rulesGiven() bool { return cfg.ChainConfig != nil || cfg.Hardfork != "" }
+
+// givenRules returns the rules the configuration names for chain chainID,
+// and how it named them; nil when it names none.
+func (cfg *ForkConfig) givenRules(chainID uint64) (*params.ChainConfig, string, error) {
+	switch {
+	case cfg.ChainConfig != nil && cfg.Hardfork != "":
+		return nil, "", errors.New("evm: fork rules: give ChainConfig or Hardfork, not both")
+	case cfg.ChainConfig != nil:
+		return cfg.ChainConfig, "given", nil
+	case cfg.Hardfork != "":
+		c, err := HardforkConfig(cfg.Hardfork, chainID)
+		return c, "hardfork " + cfg.Hardfork + " (given)", err
+	}
+	return nil, "", nil
 }
 
 // setRules adopts chain as the fork's rules, checking it is for the fork's
@@ -367,7 +393,7 @@ func (f *Fork) openRemote(ctx context.Context) error {
 	// The rules questions ride along with the first batch when the chain
 	// is named and its rules are not known here, else with the second.
 	var ask *rulesQuery
-	if cfg.ChainConfig == nil && cfg.ChainID != 0 {
+	if !cfg.rulesGiven() && cfg.ChainID != 0 {
 		if _, err := ChainConfigFor(cfg.ChainID); err != nil {
 			ask = new(rulesQuery)
 			elems = append(elems, ask.elems()...)
@@ -402,7 +428,7 @@ func (f *Fork) openRemote(ctx context.Context) error {
 	var probe hexutil.Big
 	pe := []rpc.BatchElem{{Method: "eth_getBalance", Args: []any{f.header.Coinbase, f.blockArg()}, Result: &probe}}
 	known, knownErr := ChainConfigFor(f.chainID)
-	if ask == nil && cfg.ChainConfig == nil && knownErr != nil {
+	if ask == nil && !cfg.rulesGiven() && knownErr != nil {
 		ask = new(rulesQuery)
 		pe = append(pe, ask.elems()...)
 	}
@@ -412,9 +438,11 @@ func (f *Fork) openRemote(ctx context.Context) error {
 	if pe[0].Error != nil {
 		return fmt.Errorf("%w: block %d at %s: %v", ErrStateUnavailable, f.header.Number, cfg.URL, pe[0].Error)
 	}
+	given, source, err := cfg.givenRules(f.chainID)
 	switch {
-	case cfg.ChainConfig != nil:
-		err = f.setRules(cfg.ChainConfig, "given")
+	case err != nil:
+	case given != nil:
+		err = f.setRules(given, source)
 	case knownErr == nil:
 		err = f.setRules(known, fmt.Sprintf("go-ethereum config for chain %d", f.chainID))
 	default:

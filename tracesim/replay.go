@@ -48,6 +48,9 @@ type ReplayOptions struct {
 	// the rules the chain ran the block with, or gas and outcome may differ
 	// (the fidelity check then says so).
 	ChainConfig *params.ChainConfig
+	// Hardfork names the rules instead (evm.ForkConfig.Hardfork): every
+	// fork up to it active from genesis, for the transaction's chain id.
+	Hardfork string
 	// AbsentIsEmpty (ReplayOnly only) reads accounts and slots a fork cache
 	// lacks as empty: for fork caches written from a pre-state
 	// (evm.WritePrestate) rather than recorded.
@@ -384,7 +387,7 @@ func (r *Replayer) fork(ctx context.Context, chainID, parent uint64) (*evm.Fork,
 	}
 	cfg := evm.ForkConfig{URL: r.url, Block: strconv.FormatUint(parent, 10), Mode: r.opts.Mode, ChainID: chainID,
 		Timeout: r.opts.Timeout, HTTPClient: r.opts.HTTPClient, ChainConfig: r.opts.ChainConfig,
-		AbsentIsEmpty: r.opts.AbsentIsEmpty && r.opts.Mode == evm.ReplayOnly}
+		Hardfork: r.opts.Hardfork, AbsentIsEmpty: r.opts.AbsentIsEmpty && r.opts.Mode == evm.ReplayOnly}
 	if r.opts.CacheDir != "" && r.opts.Mode != evm.Live {
 		cfg.CacheDir = filepath.Join(r.opts.CacheDir, "forks")
 	}

@@ -56,8 +56,9 @@ ERC-20/721 events are always known. What does not decode is shown raw.
 read under DIR, reusing what is there; --offline then replays from DIR alone
 and sends nothing anywhere (--rpc is not needed). --fixture DIR records into
 DIR like --cache, checks that the fixture replays offline, and prints the
-command that does. The fork rules are go-ethereum's for the chain id
-(mainnet, sepolia, hoodi), else every fork up to Osaka.
+command that does.
+
+` + rulesUsage + `
 
 Exit codes: 0 replayed, fidelity OK; 6 replayed, but the replay does not
 match the receipt (everything is still printed); 1 the replay could not run
@@ -80,6 +81,7 @@ func runReplay(e *env, args []string) error {
 	cacheDir := fs.String("cache", "", "directory to keep block and fork state in (and read them from)")
 	offline := fs.Bool("offline", false, "replay from --cache only; send nothing to any endpoint")
 	fixture := fs.String("fixture", "", "record block and fork state into this directory for a test, and check it replays offline")
+	rules := addRulesFlags(fs)
 	// The hash may come before or after the flags.
 	var hashArg string
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
@@ -108,6 +110,9 @@ func runReplay(e *env, args []string) error {
 		return err
 	}
 	opts := tracesim.ReplayOptions{Mode: evm.Live}
+	if opts.ChainConfig, opts.Hardfork, err = rules.resolve(); err != nil {
+		return err
+	}
 	switch {
 	case *fixture != "" && (*cacheDir != "" || *offline):
 		return usageError{"--fixture records into its own directory: give it without --cache and --offline"}

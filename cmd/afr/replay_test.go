@@ -254,6 +254,53 @@ func TestReplay(t *testing.T) {
 	})
 }
 
+// The fork rules come from the node unless --hardfork or --chain-config
+// set them; rules the transaction did not run under make a mismatch, never
+// a silent success.
+func TestReplayRules(t *testing.T) {
+	c := startTestChain(t)
+	url := c.node.URL()
+	forward := c.mined(c.caller, c.pack("Caller", "forward", c.store, big.NewInt(1), big.NewInt(42)), 1)
+
+	// The contracts are compiled for Cancun (PUSH0 is Shanghai's): under
+	// London rules the call cannot run as it did.
+	code, out, stderr := afrOut("replay", forward.Hex(), "--rpc", url, "--hardfork", "london")
+	if code != exitMismatch || !strings.Contains(out, "Fidelity: MISMATCH") {
+		t.Fatalf("--hardfork london: exit %d, %s\n%s", code, stderr, out)
+	}
+	if code, out, stderr = afrOut("replay", forward.Hex(), "--rpc", url, "--hardfork", "osaka"); code != exitOK {
+		t.Fatalf("--hardfork osaka: exit %d, %s\n%s", code, stderr, out)
+	}
+
+	dir := t.TempDir()
+	genesis := filepath.Join(dir, "genesis.json")
+	write := func(chainID uint64) {
+		t.Helper()
+		js := fmt.Sprintf(`{"config":{"chainId":%d,"homesteadBlock":0,"eip150Block":0,"eip155Block":0,"eip158Block":0,"byzantiumBlock":0,"constantinopleBlock":0,"petersburgBlock":0,"istanbulBlock":0,"berlinBlock":0,"londonBlock":0}}`, chainID)
+		if err := os.WriteFile(genesis, []byte(js), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(c.node.ChainID())
+	if code, out, stderr = afrOut("replay", forward.Hex(), "--rpc", url, "--chain-config", genesis); code != exitMismatch {
+		t.Fatalf("--chain-config (London): exit %d, %s\n%s", code, stderr, out) // PUSH0 is Shanghai's
+	}
+	write(5)
+	if code, _, stderr = afrOut("replay", forward.Hex(), "--rpc", url, "--chain-config", genesis); code != exitError || !strings.Contains(stderr, "for chain 5") {
+		t.Fatalf("--chain-config for another chain: exit %d, %s", code, stderr)
+	}
+	for _, args := range [][]string{
+		{"--hardfork", "nosuch"},
+		{"--hardfork", "london", "--chain-config", genesis},
+		{"--chain-config", filepath.Join(dir, "missing.json")},
+	} {
+		code, _, stderr := afrOut(append([]string{"replay", forward.Hex(), "--rpc", url}, args...)...)
+		if code != exitUsage {
+			t.Errorf("%q: exit %d, %s", args, code, stderr)
+		}
+	}
+}
+
 // closedURL is a loopback URL nothing listens on.
 func closedURL(t *testing.T) string {
 	t.Helper()

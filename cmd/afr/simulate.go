@@ -31,12 +31,15 @@ discards every change. It prints, as afr replay does, the intent, the call
 tree, the events, token transfers and balance and storage changes. Nothing
 is sent to the chain.
 
---raw takes a signed transaction (the bytes eth_sendRawTransaction takes):
-its sender is recovered from the signature and it is simulated as a call
-with its to, value, data and gas. The fee fields are not charged, an access
-list is not applied, and the sender's nonce at block N is used (a different
-nonce in the transaction is reported). Blob and set-code transactions are
-refused.
+--raw takes a signed transaction of any type (the bytes
+eth_sendRawTransaction takes): its sender is recovered from the signature
+with the signer of the fork's rules, and it is simulated with every field it
+carries: nonce (a nonce other than the sender's at block N is reported, and
+used), gas price or fee caps (charged, so GASPRICE and balances are what
+they would be), access list, EIP-7702 authorization list (delegations show
+as code changes), blob hashes and blob fee cap.
+
+` + rulesUsage + `
 
 --state-override and --block-override are JSON files in the format of
 eth_call's third and fourth arguments, e.g.
@@ -72,6 +75,7 @@ func runSimulate(e *env, args []string) error {
 	var abis multi
 	fs.Var(&abis, "abi", "ABI JSON file, build artifact or directory of them (repeatable)")
 	jsonOut := fs.Bool("json", false, "print the simulation as JSON")
+	rules := addRulesFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -130,7 +134,11 @@ func runSimulate(e *env, args []string) error {
 		}
 		fmt.Fprintf(e.stderr, "afr simulate: latest is block %s\n", pinned)
 	}
-	fork, err := evm.OpenFork(ctx, evm.ForkConfig{URL: *rpcURL, Block: pinned, Mode: evm.Live})
+	chainConfig, hardfork, err := rules.resolve()
+	if err != nil {
+		return err
+	}
+	fork, err := evm.OpenFork(ctx, evm.ForkConfig{URL: *rpcURL, Block: pinned, Mode: evm.Live, ChainConfig: chainConfig, Hardfork: hardfork})
 	if err != nil {
 		if isUnreachable(err) {
 			return fmt.Errorf("%w (hint: is the node at %s running?)", err, *rpcURL)
@@ -234,33 +242,27 @@ func decodeRawTx(s string) (*types.Transaction, error) {
 	if err := tx.UnmarshalBinary(b); err != nil {
 		return nil, usageError{fmt.Sprintf("--raw: not a signed transaction: %v", err)}
 	}
-	switch tx.Type() {
-	case types.BlobTxType, types.SetCodeTxType:
-		return nil, usageError{fmt.Sprintf("--raw: a type-%d transaction (blob or set-code) cannot be simulated as a call; give its fields with --from/--to/--data", tx.Type())}
-	}
 	return tx, nil
 }
 
-// rawCall recovers the sender of tx for the fork's chain and returns the call
-// it makes, noting on stderr what the simulation does not reproduce.
+// rawCall is the request that sends tx on the fork's chain, its sender
+// recovered with the signer of the fork's rules; a nonce other than the
+// sender's at the block is noted on stderr.
 func rawCall(e *env, env *evm.Env, tx *types.Transaction) (tracesim.CallRequest, error) {
 	chainID := env.ChainConfig().ChainID
 	if tx.Protected() && tx.ChainId().Cmp(chainID) != 0 {
 		return tracesim.CallRequest{}, usageError{fmt.Sprintf("--raw: the transaction is signed for chain %s, the endpoint is chain %s", tx.ChainId(), chainID)}
 	}
-	from, err := types.Sender(types.MakeSigner(env.ChainConfig(), new(big.Int).SetUint64(env.Block().Number), env.Block().Time), tx)
+	call, err := tracesim.RequestOf(tx, types.MakeSigner(env.ChainConfig(), new(big.Int).SetUint64(env.Block().Number), env.Block().Time))
 	if err != nil {
-		return tracesim.CallRequest{}, usageError{fmt.Sprintf("--raw: cannot recover the sender: %v", err)}
+		return tracesim.CallRequest{}, usageError{fmt.Sprintf("--raw: %v", err)}
 	}
-	nonce, err := env.Nonce(from)
+	nonce, err := env.Nonce(call.From)
 	if err != nil {
 		return tracesim.CallRequest{}, err
 	}
 	if nonce != tx.Nonce() {
-		fmt.Fprintf(e.stderr, "afr simulate: the transaction's nonce is %d, the sender's nonce at the block is %d (simulated with %d)\n", tx.Nonce(), nonce, nonce)
+		fmt.Fprintf(e.stderr, "afr simulate: the transaction's nonce is %d, the sender's nonce at the block is %d (simulated with %d)\n", tx.Nonce(), nonce, tx.Nonce())
 	}
-	if len(tx.AccessList()) > 0 {
-		fmt.Fprintf(e.stderr, "afr simulate: the transaction's access list (%d entries) is not applied: gas may differ\n", len(tx.AccessList()))
-	}
-	return tracesim.CallRequest{From: from, To: tx.To(), Value: tx.Value(), Data: tx.Data(), Gas: tx.Gas()}, nil
+	return call, nil
 }
