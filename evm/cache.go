@@ -12,18 +12,24 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/params"
 
 	"github.com/agentflightrecorder/afr/internal/cachefile"
 )
 
 // The fork cache file: one JSON document per (chain id, block). The format is
 // specified in docs/SPEC.md, "Fork cache"; keep the two in step.
+// Version 2 added chain_config, block.difficulty and block.excess_blob_gas;
+// version 1 files stay readable.
 const (
 	cacheFormat  = "afr-fork-cache"
-	cacheVersion = 1
+	cacheVersion = 2
 )
 
 var cacheKind = cachefile.Format{Name: cacheFormat, Version: cacheVersion}
+
+// cacheKindV1 is the older version still read.
+var cacheKindV1 = cachefile.Format{Name: cacheFormat, Version: 1}
 
 // CacheError reports a cache file that cannot be used: unreadable, not a fork
 // cache, of an unknown version, or internally inconsistent. A Fork never
@@ -65,6 +71,10 @@ type cacheHeader struct {
 	BaseFee    *hexutil.Big   `json:"base_fee,omitempty"`
 	Coinbase   common.Address `json:"coinbase"`
 	PrevRandao common.Hash    `json:"prev_randao"`
+	// Difficulty is a proof-of-work block's difficulty; absent means zero.
+	Difficulty *hexutil.Big `json:"difficulty,omitempty"`
+	// ExcessBlobGas is the header's, from Cancun on.
+	ExcessBlobGas *hexutil.Uint64 `json:"excess_blob_gas,omitempty"`
 }
 
 // cacheAccount is an account that exists at the block; a JSON null in the
@@ -76,9 +86,13 @@ type cacheAccount struct {
 }
 
 type cacheFile struct {
-	Format      string                                         `json:"format"`
-	Version     int                                            `json:"version"`
-	ChainID     uint64                                         `json:"chain_id"`
+	Format  string `json:"format"`
+	Version int    `json:"version"`
+	ChainID uint64 `json:"chain_id"`
+	// ChainConfig is the rules the state was recorded with (go-ethereum's
+	// ChainConfig JSON); chain holds it parsed.
+	ChainConfig json.RawMessage `json:"chain_config,omitempty"`
+	chain       *params.ChainConfig
 	Block       cacheHeader                                    `json:"block"`
 	Accounts    map[common.Address]*cacheAccount               `json:"accounts"`
 	Codes       map[common.Hash]hexutil.Bytes                  `json:"codes"`
@@ -95,8 +109,31 @@ func decodeCache(data []byte) (*cacheFile, error) {
 	if err := cachefile.Decode(data, &c, "cache"); err != nil {
 		return nil, err
 	}
-	if err := cacheKind.Check(c.Format, c.Version, c.ChainID); err != nil {
+	kind := cacheKind
+	if c.Version == cacheKindV1.Version {
+		kind = cacheKindV1
+	}
+	if err := kind.Check(c.Format, c.Version, c.ChainID); err != nil {
 		return nil, err
+	}
+	if len(c.ChainConfig) > 0 {
+		if c.Version == cacheKindV1.Version {
+			return nil, errors.New("chain_config is not a version 1 field")
+		}
+		chain, err := LoadChainConfig(c.ChainConfig)
+		if err != nil {
+			return nil, fmt.Errorf("chain_config: %w", err)
+		}
+		if !chain.ChainID.IsUint64() || chain.ChainID.Uint64() != c.ChainID {
+			return nil, fmt.Errorf("chain_config is for chain %s, chain_id is %d", chain.ChainID, c.ChainID)
+		}
+		c.chain = chain
+	}
+	if c.Version == cacheKindV1.Version && (c.Block.Difficulty != nil || c.Block.ExcessBlobGas != nil) {
+		return nil, errors.New("block.difficulty and block.excess_blob_gas are not version 1 fields")
+	}
+	if c.Block.Difficulty != nil && (c.Block.Difficulty.ToInt().Sign() < 0 || c.Block.Difficulty.ToInt().Cmp(maxU256) > 0) {
+		return nil, errors.New("block.difficulty out of range")
 	}
 	if c.Block.Hash == (common.Hash{}) {
 		return nil, errors.New("block.hash is missing or zero")
@@ -148,6 +185,13 @@ func decodeCache(data []byte) (*cacheFile, error) {
 // encodeCache writes c deterministically (maps in key order, two-space
 // indent, trailing newline).
 func encodeCache(c *cacheFile) ([]byte, error) {
+	if c.chain != nil {
+		raw, err := json.Marshal(c.chain)
+		if err != nil {
+			return nil, err
+		}
+		c.ChainConfig = raw
+	}
 	b, err := json.MarshalIndent(c, "", "  ")
 	if err != nil {
 		return nil, err

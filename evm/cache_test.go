@@ -3,12 +3,14 @@ package evm
 import (
 	"bytes"
 	"math/big"
+	"reflect"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/params"
 )
 
 func sampleCache() *cacheFile {
@@ -17,9 +19,16 @@ func sampleCache() *cacheFile {
 	bal := hexutil.Big(*big.NewInt(1e18))
 	zero := hexutil.Big(*new(big.Int))
 	fee := hexutil.Big(*big.NewInt(7))
+	diff := hexutil.Big(*big.NewInt(131072))
+	excess := hexutil.Uint64(3 * 131072)
+	chain, err := HardforkConfig("cancun", 31337)
+	if err != nil {
+		panic(err)
+	}
 	return &cacheFile{
-		Format: cacheFormat, Version: cacheVersion, ChainID: 31337,
-		Block: cacheHeader{Number: 12, Hash: common.HexToHash("0x12"), ParentHash: common.HexToHash("0x11"), Timestamp: 1_700_000_012, GasLimit: 30_000_000, BaseFee: &fee},
+		Format: cacheFormat, Version: cacheVersion, ChainID: 31337, chain: chain,
+		Block: cacheHeader{Number: 12, Hash: common.HexToHash("0x12"), ParentHash: common.HexToHash("0x11"), Timestamp: 1_700_000_012,
+			GasLimit: 30_000_000, BaseFee: &fee, Difficulty: &diff, ExcessBlobGas: &excess},
 		Accounts: map[common.Address]*cacheAccount{
 			common.HexToAddress("0xaa"): {Balance: &bal, Nonce: 1, CodeHash: ch},
 			common.HexToAddress("0xbb"): {Balance: &zero, Nonce: 3, CodeHash: types.EmptyCodeHash},
@@ -44,14 +53,27 @@ func TestCacheRoundTrip(t *testing.T) {
 	if !bytes.Equal(enc, again) {
 		t.Fatalf("re-encoding changed the bytes:\n%s\n%s", enc, again)
 	}
+	if c.chain == nil || !reflect.DeepEqual(c.chain, sampleCache().chain) {
+		t.Fatalf("chain_config did not round-trip: %v", c.chain)
+	}
+	if !bytes.Contains(enc, []byte(`"chain_config": {`)) || !bytes.Contains(enc, []byte(`"difficulty": "0x20000"`)) || !bytes.Contains(enc, []byte(`"excess_blob_gas": "0x60000"`)) {
+		t.Fatalf("version 2 fields not written:\n%s", enc)
+	}
 	for name, mutate := range map[string]func(*cacheFile){
-		"format":        func(c *cacheFile) { c.Format = "other" },
-		"version":       func(c *cacheFile) { c.Version = 2 },
-		"chain id":      func(c *cacheFile) { c.ChainID = 0 },
-		"block hash":    func(c *cacheFile) { c.Block.Hash = common.Hash{} },
-		"missing code":  func(c *cacheFile) { c.Codes = nil },
-		"no balance":    func(c *cacheFile) { c.Accounts[common.HexToAddress("0xaa")].Balance = nil },
-		"future hashes": func(c *cacheFile) { c.BlockHashes[12] = common.Hash{} },
+		"format":  func(c *cacheFile) { c.Format = "other" },
+		"version": func(c *cacheFile) { c.Version = 3 },
+		"chain_config of another chain": func(c *cacheFile) {
+			c.chain.ChainID = big.NewInt(1)
+		},
+		"chain_config without chainId": func(c *cacheFile) { c.chain = &params.ChainConfig{} },
+		"chain_config in version 1":    func(c *cacheFile) { c.Version, c.Block.Difficulty, c.Block.ExcessBlobGas = 1, nil, nil },
+		"difficulty in version 1":      func(c *cacheFile) { c.Version, c.chain = 1, nil },
+		"negative difficulty":          func(c *cacheFile) { c.Block.Difficulty = (*hexutil.Big)(big.NewInt(-1)) },
+		"chain id":                     func(c *cacheFile) { c.ChainID = 0 },
+		"block hash":                   func(c *cacheFile) { c.Block.Hash = common.Hash{} },
+		"missing code":                 func(c *cacheFile) { c.Codes = nil },
+		"no balance":                   func(c *cacheFile) { c.Accounts[common.HexToAddress("0xaa")].Balance = nil },
+		"future hashes":                func(c *cacheFile) { c.BlockHashes[12] = common.Hash{} },
 	} {
 		c := sampleCache()
 		mutate(c)
@@ -68,10 +90,37 @@ func TestCacheRoundTrip(t *testing.T) {
 	}
 }
 
+// TestCacheVersion1Readable: a version 1 file (no chain_config, difficulty
+// or excess blob gas) still decodes, with no rules of its own.
+func TestCacheVersion1Readable(t *testing.T) {
+	c := sampleCache()
+	c.Version, c.chain, c.Block.Difficulty, c.Block.ExcessBlobGas = 1, nil, nil, nil
+	enc, err := encodeCache(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(enc, []byte("chain_config")) {
+		t.Fatalf("version 1 sample has chain_config:\n%s", enc)
+	}
+	got, err := decodeCache(enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Version != 1 || got.chain != nil || len(got.Accounts) != 3 {
+		t.Fatalf("decoded version 1 cache: version %d, rules %v, %d accounts", got.Version, got.chain, len(got.Accounts))
+	}
+}
+
 func FuzzDecodeCache(f *testing.F) {
 	enc, _ := encodeCache(sampleCache())
 	f.Add(enc)
+	v1 := sampleCache()
+	v1.Version, v1.chain, v1.Block.Difficulty, v1.Block.ExcessBlobGas = 1, nil, nil, nil
+	encV1, _ := encodeCache(v1)
+	f.Add(encV1)
 	f.Add([]byte(`{"format":"afr-fork-cache","version":1,"chain_id":1,"block":{"number":1,"hash":"0x0000000000000000000000000000000000000000000000000000000000000001"}}`))
+	f.Add([]byte(`{"format":"afr-fork-cache","version":2,"chain_id":5,"chain_config":{"chainId":5,"homesteadBlock":0},"block":{"number":1,"hash":"0x0000000000000000000000000000000000000000000000000000000000000001","difficulty":"0x1","excess_blob_gas":"0x0"}}`))
+	f.Add([]byte(`{"format":"afr-fork-cache","version":2,"chain_id":5,"chain_config":{"homesteadBlock":0},"block":{"number":1,"hash":"0x0000000000000000000000000000000000000000000000000000000000000001"}}`))
 	f.Add([]byte(`{}`))
 	f.Add(enc[:len(enc)/2])
 	f.Fuzz(func(t *testing.T, data []byte) {

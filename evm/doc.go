@@ -36,6 +36,41 @@
 // before the error (or replaced by a new Env on the same Fork, which costs no
 // network requests for state already fetched).
 //
+// # Fork rules
+//
+// The fork rules (go-ethereum's params.ChainConfig: which hardforks are
+// active at which block or time) decide gas costs, opcodes and precompiles.
+// Nothing is guessed: a chain id alone never brings rules it did not ask
+// for. They are chosen in this order, and the first that applies wins:
+//
+//  1. given: Config.ChainConfig of New, or ForkConfig.ChainConfig of OpenFork
+//     (its chain id must be the fork's). HardforkConfig builds rules with every
+//     fork up to a named one active from genesis (as anvil --hardfork NAME
+//     runs); LoadChainConfig reads a genesis file or a bare chain config (the
+//     CLI's --hardfork NAME and --chain-config FILE);
+//  2. for a fork in Live or Record mode: go-ethereum's shipped config when the
+//     chain is one it ships (ChainConfigFor: mainnet, sepolia, hoodi); else the
+//     endpoint's answer to debug_chainConfig (nodes that serve it, among them
+//     AFR's embedded chain, chain/backend), else to anvil_nodeInfo (anvil names
+//     its hardfork; HardforkConfig of it). The questions ride along with the
+//     batches OpenFork sends anyway, and an error answer counts as no answer;
+//  3. for a fork in ReplayOnly mode: the rules recorded in the cache file
+//     (chain_config, version 2), else for a version 1 file go-ethereum's config
+//     of a chain it ships;
+//  4. otherwise OpenFork (and ChainConfigFor) fail with an *UnknownChainError
+//     that says how to give them.
+//
+// Fork.RulesSource says which applied ("given", "go-ethereum config for chain
+// 1", "debug_chainConfig", "anvil_nodeInfo hardfork Shanghai", "fork cache
+// chain_config"); New with a Fork and no Config.ChainConfig runs the Fork's
+// rules. A local Env without a Fork and without rules runs
+// DefaultChainConfig: every fork up to Osaka, chain id DefaultChainID.
+//
+// A pre-state file (an allocation with its block, such as a go-ethereum
+// tracer fixture's genesis) replays through the same path: WritePrestate
+// writes it as a fork cache with its rules, and OpenFork in ReplayOnly mode
+// with AbsentIsEmpty reads it as the complete state it is.
+//
 // # Tracing
 //
 // Tracing (a call tree with logs, and the prestate/poststate diff) is attached

@@ -36,10 +36,11 @@ type Account struct {
 // Config configures New. The zero value is an empty state on a chain with
 // every fork up to Osaka active and chain id 1337.
 type Config struct {
-	// ChainConfig selects fork rules; nil means DefaultChainConfig(ChainID),
-	// or the chain of the Fork (ChainConfigFor its chain id).
+	// ChainConfig selects fork rules; nil means the Fork's rules
+	// (Fork.ChainConfig) or, without a Fork, DefaultChainConfig(ChainID).
 	ChainConfig *params.ChainConfig
-	// ChainID is used when ChainConfig is nil and there is no Fork; 0 means 1337.
+	// ChainID is used when ChainConfig is nil and there is no Fork; 0 means
+	// DefaultChainID.
 	ChainID uint64
 	// Block is the initial block context; nil means the Fork's pinned block,
 	// or number 1, time 1700000000, gas limit DefaultGasLimit, zero fees.
@@ -78,25 +79,6 @@ type snapshot struct {
 	blockGas uint64
 }
 
-// DefaultChainConfig returns a chain config with every fork up to Osaka active
-// from genesis and the given chain id.
-func DefaultChainConfig(chainID uint64) *params.ChainConfig {
-	c := *params.MergedTestChainConfig
-	c.ChainID = new(big.Int).SetUint64(chainID)
-	return &c
-}
-
-// ChainConfigFor returns go-ethereum's config for a known public chain
-// (mainnet, sepolia, hoodi) and DefaultChainConfig otherwise.
-func ChainConfigFor(chainID uint64) *params.ChainConfig {
-	for _, c := range []*params.ChainConfig{params.MainnetChainConfig, params.SepoliaChainConfig, params.HoodiChainConfig} {
-		if c != nil && c.ChainID != nil && c.ChainID.Uint64() == chainID {
-			return c
-		}
-	}
-	return DefaultChainConfig(chainID)
-}
-
 // DevAccounts returns n deterministic accounts (keys derived from
 // keccak256("afr/evm dev account" || i)); they hold nothing until funded.
 func DevAccounts(n int) []Account {
@@ -122,7 +104,7 @@ func New(cfg Config) (*Env, error) {
 	var err error
 	if cfg.Fork != nil {
 		if e.chain == nil {
-			e.chain = ChainConfigFor(cfg.Fork.ChainID())
+			e.chain = cfg.Fork.ChainConfig()
 		}
 		e.block = cfg.Fork.Block()
 		// The root is recorded only; nothing opens the trie (see package doc).
@@ -131,7 +113,7 @@ func New(cfg Config) (*Env, error) {
 		if e.chain == nil {
 			id := cfg.ChainID
 			if id == 0 {
-				id = 1337
+				id = DefaultChainID
 			}
 			e.chain = DefaultChainConfig(id)
 		}

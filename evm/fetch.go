@@ -130,6 +130,9 @@ func (f *Fork) load(ctx context.Context, keys []fetchKey) error {
 		if f.has(k) {
 			continue
 		}
+		if f.cfg.AbsentIsEmpty && (k.kind == kindAccount || k.kind == kindStorage) {
+			continue // a pre-state cache holds every account and slot there is
+		}
 		if f.cfg.Mode == ReplayOnly {
 			f.mu.Unlock()
 			return missFor(k)

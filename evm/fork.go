@@ -14,6 +14,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/params"
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/agentflightrecorder/afr/internal/rpcdial"
@@ -133,6 +134,16 @@ type ForkConfig struct {
 	BatchSize int
 	// HTTPClient is used for http(s) URLs; nil means a default client.
 	HTTPClient *http.Client
+	// ChainConfig, when set, is the fork rules, whatever the chain id, the
+	// endpoint or the cache file say; its chain id must be the fork's. When
+	// nil the rules are discovered (see "Fork rules" in the package doc).
+	ChainConfig *params.ChainConfig
+	// AbsentIsEmpty (ReplayOnly only) reads an account or storage slot the
+	// cache does not hold as nonexistent / zero instead of a *MissError: for
+	// a cache written from a complete pre-state (WritePrestate) rather than
+	// recorded from an endpoint. Missing code of a present code hash and
+	// missing block hashes are still a *MissError.
+	AbsentIsEmpty bool
 }
 
 // ForkStats count a Fork's work since it was opened.
@@ -153,6 +164,9 @@ type Fork struct {
 	path    string
 	chainID uint64
 	header  cacheHeader
+	chain   *params.ChainConfig
+	rules   string   // where chain came from (RulesSource)
+	blobFee *big.Int // of the pinned block under chain; nil before Cancun
 
 	client    *rpc.Client
 	ctx       context.Context
@@ -176,7 +190,10 @@ type Fork struct {
 
 // OpenFork opens the state of cfg.URL at cfg.Block. In Live and Record mode it
 // checks, in one batch, the chain id, the block and that the endpoint can
-// serve state at it; the block hash is recorded (Fork.Block().Hash). In
+// serve state at it; the block hash is recorded (Fork.Block().Hash). The
+// fork rules are settled at open, with no request of their own (see "Fork
+// rules" in the package doc); a chain whose rules are neither given, known
+// nor answered by the endpoint is a *UnknownChainError. In
 // Record mode an existing cache file must be for the same chain id, block
 // number and block hash. In ReplayOnly mode nothing is sent anywhere.
 func OpenFork(ctx context.Context, cfg ForkConfig) (*Fork, error) {
@@ -196,6 +213,9 @@ func OpenFork(ctx context.Context, cfg ForkConfig) (*Fork, error) {
 	}
 	if cfg.Mode != Live && cfg.Mode != Record && cfg.Mode != ReplayOnly {
 		return nil, fmt.Errorf("evm: unknown fork mode %d", int(cfg.Mode))
+	}
+	if cfg.AbsentIsEmpty && cfg.Mode != ReplayOnly {
+		return nil, fmt.Errorf("evm: AbsentIsEmpty is for a cache written from a pre-state and needs ReplayOnly mode, not %s (in %s mode a missing item is fetched)", cfg.Mode, cfg.Mode)
 	}
 	if cfg.Mode != Live && cfg.CachePath == "" && cfg.CacheDir == "" {
 		return nil, fmt.Errorf("evm: %s mode needs CachePath or CacheDir", cfg.Mode)
@@ -263,6 +283,36 @@ func (f *Fork) openReplay() error {
 		return err
 	}
 	f.adopt(c)
+	switch {
+	case cfg.ChainConfig != nil:
+		return f.setRules(cfg.ChainConfig, "given")
+	case c.chain != nil:
+		return f.setRules(c.chain, "fork cache chain_config")
+	}
+	chain, err := ChainConfigFor(f.chainID)
+	if err != nil {
+		return fmt.Errorf("fork cache %s (version %d) records no chain_config: %w", f.path, c.Version, err)
+	}
+	return f.setRules(chain, fmt.Sprintf("go-ethereum config for chain %d", f.chainID))
+}
+
+// setRules adopts chain as the fork's rules, checking it is for the fork's
+// chain, and derives the pinned block's blob base fee under it.
+func (f *Fork) setRules(chain *params.ChainConfig, source string) error {
+	if chain.ChainID == nil {
+		return fmt.Errorf("evm: fork rules (%s) have no chain id; chain %d's are needed", source, f.chainID)
+	}
+	if !chain.ChainID.IsUint64() || chain.ChainID.Uint64() != f.chainID {
+		return fmt.Errorf("evm: fork rules (%s) are for chain %s, the fork is chain %d", source, chain.ChainID, f.chainID)
+	}
+	f.chain, f.rules, f.blobFee = chain, source, nil
+	if f.header.ExcessBlobGas != nil {
+		fee, err := BlobBaseFee(chain, f.header.Number, f.header.Timestamp, uint64(*f.header.ExcessBlobGas))
+		if err != nil {
+			return fmt.Errorf("%w (fork rules: %s)", err, source)
+		}
+		f.blobFee = fee
+	}
 	return nil
 }
 
@@ -314,10 +364,19 @@ func (f *Fork) openRemote(ctx context.Context) error {
 	} else {
 		elems = append(elems, rpc.BatchElem{Method: "eth_getBlockByNumber", Args: []any{hexutil.Uint64(number), false}, Result: &head})
 	}
+	// The rules questions ride along with the first batch when the chain
+	// is named and its rules are not known here, else with the second.
+	var ask *rulesQuery
+	if cfg.ChainConfig == nil && cfg.ChainID != 0 {
+		if _, err := ChainConfigFor(cfg.ChainID); err != nil {
+			ask = new(rulesQuery)
+			elems = append(elems, ask.elems()...)
+		}
+	}
 	if err := f.batch(ctx, elems, "block "+cfg.Block); err != nil {
 		return err
 	}
-	for _, el := range elems {
+	for _, el := range elems[:2] {
 		if el.Error != nil {
 			return &RPCError{URL: cfg.URL, Method: el.Method, What: "block " + cfg.Block, Attempts: 1, Err: el.Error}
 		}
@@ -332,18 +391,41 @@ func (f *Fork) openRemote(ctx context.Context) error {
 	f.header = cacheHeader{
 		Number: uint64(head.Number), Hash: head.Hash, ParentHash: head.ParentHash, StateRoot: head.StateRoot,
 		Timestamp: uint64(head.Timestamp), GasLimit: uint64(head.GasLimit), BaseFee: head.BaseFee,
-		Coinbase: head.Miner, PrevRandao: head.MixHash,
+		Coinbase: head.Miner, PrevRandao: head.MixHash, ExcessBlobGas: head.ExcessBlobGas,
+	}
+	if head.Difficulty != nil && head.Difficulty.ToInt().Sign() != 0 {
+		f.header.Difficulty = head.Difficulty
 	}
 
 	// Can the endpoint serve state at this block? (A pruned node knows the
 	// header but not the state.)
 	var probe hexutil.Big
 	pe := []rpc.BatchElem{{Method: "eth_getBalance", Args: []any{f.header.Coinbase, f.blockArg()}, Result: &probe}}
+	known, knownErr := ChainConfigFor(f.chainID)
+	if ask == nil && cfg.ChainConfig == nil && knownErr != nil {
+		ask = new(rulesQuery)
+		pe = append(pe, ask.elems()...)
+	}
 	if err := f.batch(ctx, pe, "state probe"); err != nil {
 		return err
 	}
 	if pe[0].Error != nil {
 		return fmt.Errorf("%w: block %d at %s: %v", ErrStateUnavailable, f.header.Number, cfg.URL, pe[0].Error)
+	}
+	switch {
+	case cfg.ChainConfig != nil:
+		err = f.setRules(cfg.ChainConfig, "given")
+	case knownErr == nil:
+		err = f.setRules(known, fmt.Sprintf("go-ethereum config for chain %d", f.chainID))
+	default:
+		var chain *params.ChainConfig
+		var source string
+		if chain, source, err = ask.answer(f.chainID); err == nil {
+			err = f.setRules(chain, source)
+		}
+	}
+	if err != nil {
+		return err
 	}
 
 	if cfg.Mode == Record {
@@ -371,6 +453,15 @@ func (f *Fork) openRemote(ctx context.Context) error {
 // ChainID is the chain the state belongs to.
 func (f *Fork) ChainID() uint64 { return f.chainID }
 
+// ChainConfig is the fork rules: given, go-ethereum's for a known chain,
+// answered by the endpoint, or recorded in the cache (RulesSource says which).
+func (f *Fork) ChainConfig() *params.ChainConfig { return f.chain }
+
+// RulesSource says where ChainConfig came from: "given", "go-ethereum config
+// for chain N", "debug_chainConfig", "anvil_nodeInfo hardfork NAME" or "fork
+// cache chain_config".
+func (f *Fork) RulesSource() string { return f.rules }
+
 // Mode is the mode the Fork was opened in.
 func (f *Fork) Mode() Mode { return f.cfg.Mode }
 
@@ -378,7 +469,9 @@ func (f *Fork) Mode() Mode { return f.cfg.Mode }
 func (f *Fork) CachePath() string { return f.path }
 
 // Block is the pinned block as an Env's block context; Hash is the block hash
-// the state was pinned to.
+// the state was pinned to. Difficulty is the header's (nil after the merge);
+// BlobBaseFee follows from the header's excess blob gas under the fork rules
+// (nil before Cancun).
 func (f *Fork) Block() Block {
 	b := Block{
 		Number: f.header.Number, Time: f.header.Timestamp, GasLimit: f.header.GasLimit,
@@ -386,6 +479,12 @@ func (f *Fork) Block() Block {
 	}
 	if f.header.BaseFee != nil {
 		b.BaseFee = new(big.Int).Set(f.header.BaseFee.ToInt())
+	}
+	if f.header.Difficulty != nil {
+		b.Difficulty = new(big.Int).Set(f.header.Difficulty.ToInt())
+	}
+	if f.blobFee != nil {
+		b.BlobBaseFee = new(big.Int).Set(f.blobFee)
 	}
 	return b
 }
@@ -420,7 +519,7 @@ func (f *Fork) Save() error {
 		}
 	}
 	c := &cacheFile{
-		Format: cacheFormat, Version: cacheVersion, ChainID: f.chainID, Block: f.header,
+		Format: cacheFormat, Version: cacheVersion, ChainID: f.chainID, chain: f.chain, Block: f.header,
 		Accounts: f.accounts, Codes: f.codes, Storage: f.storage, BlockHashes: f.hashes,
 	}
 	if err := writeCache(f.path, c); err != nil {

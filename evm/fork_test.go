@@ -391,7 +391,7 @@ func TestForkErrors(t *testing.T) {
 		for name, data := range map[string][]byte{
 			"truncated":     good[:len(good)/2],
 			"not json":      []byte("hello"),
-			"wrong version": bytes.Replace(good, []byte(`"version": 1`), []byte(`"version": 9`), 1),
+			"wrong version": bytes.Replace(good, []byte(`"version": 2`), []byte(`"version": 9`), 1),
 			"bad code hash": bytes.Replace(good, []byte(`"codes": {`), []byte(`"codes": {"0x0000000000000000000000000000000000000000000000000000000000000001": "0x00",`), 1),
 		} {
 			p := CachePath(t.TempDir(), s.node.ChainID(), s.a)

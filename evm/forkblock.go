@@ -5,12 +5,14 @@ package evm
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/params"
 	"github.com/ethereum/go-ethereum/rpc"
 )
 
@@ -68,6 +70,47 @@ type rpcHeader struct {
 	BaseFee    *hexutil.Big   `json:"baseFeePerGas"`
 	Miner      common.Address `json:"miner"`
 	MixHash    common.Hash    `json:"mixHash"`
+	Difficulty *hexutil.Big   `json:"difficulty"`
+	// ExcessBlobGas is present from Cancun on.
+	ExcessBlobGas *hexutil.Uint64 `json:"excessBlobGas"`
+}
+
+// rulesQuery asks a fork endpoint for its rules: debug_chainConfig (nodes
+// that serve it, AFR's embedded chain among them) and anvil_nodeInfo (anvil,
+// which names its hardfork). Either may be unknown to the endpoint; an error
+// answer is no answer.
+type rulesQuery struct {
+	config json.RawMessage
+	node   *struct {
+		HardFork string `json:"hardFork"`
+	}
+}
+
+func (q *rulesQuery) elems() []rpc.BatchElem {
+	return []rpc.BatchElem{
+		{Method: "debug_chainConfig", Result: &q.config},
+		{Method: "anvil_nodeInfo", Result: &q.node},
+	}
+}
+
+// answer returns the rules the endpoint gave and where they came from
+// (debug_chainConfig first), or a *UnknownChainError if it gave none.
+func (q *rulesQuery) answer(chainID uint64) (*params.ChainConfig, string, error) {
+	if len(q.config) > 0 && string(q.config) != "null" {
+		c, err := LoadChainConfig(q.config)
+		if err != nil {
+			return nil, "", fmt.Errorf("evm: fork endpoint's debug_chainConfig answer: %w", err)
+		}
+		return c, "debug_chainConfig", nil
+	}
+	if q.node != nil && q.node.HardFork != "" {
+		c, err := HardforkConfig(q.node.HardFork, chainID)
+		if err != nil {
+			return nil, "", fmt.Errorf("%v (the fork endpoint's anvil_nodeInfo hardFork): %w", err, &UnknownChainError{ChainID: chainID})
+		}
+		return c, "anvil_nodeInfo hardfork " + q.node.HardFork, nil
+	}
+	return nil, "", &UnknownChainError{ChainID: chainID}
 }
 
 func (f *Fork) blockArg() hexutil.Uint64 { return hexutil.Uint64(f.header.Number) }

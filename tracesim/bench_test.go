@@ -80,11 +80,14 @@ func BenchmarkTarget(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	bc := blockContext(opts.ChainConfig, &blk.Header)
+	bc, err := blockContext(f.ChainConfig(), &blk.Header)
+	if err != nil {
+		b.Fatal(err)
+	}
 	// One Env per transaction, holding the state just before it (snapshot 0).
 	envs := make([]*evm.Env, len(blk.Txs))
 	for j := range blk.Txs {
-		env, err := evm.New(evm.Config{Fork: f, ChainConfig: opts.ChainConfig, Block: &bc})
+		env, err := evm.New(evm.Config{Fork: f, Block: &bc})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -304,13 +304,14 @@ func TestCompareIntent(t *testing.T) {
 func TestSimulateOnFixtureFork(t *testing.T) {
 	fi, addrs := loadFixtureInfo(t)
 	reg := testRegistry(t, addrs, fixtureABIs, uniCoreBuild, uniPeriBuild)
+	// The fixture cache is version 1 (no rules of its own) of a local chain.
 	f, err := evm.OpenFork(context.Background(), evm.ForkConfig{Mode: evm.ReplayOnly, CacheDir: fixtureCache + "/forks",
-		ChainID: fi.ChainID, Block: "14"})
+		ChainID: fi.ChainID, Block: "14", ChainConfig: pragueConfig(fi.ChainID)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	env, err := evm.New(evm.Config{Fork: f, ChainConfig: pragueConfig(fi.ChainID)})
+	env, err := evm.New(evm.Config{Fork: f})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,10 @@
 // Calldata, logs, revert data, ABI files and cache files are untrusted: the
 // decoders (package calldata) bound nesting, recover from decoder panics,
 // and are fuzzed here. A
-// replay is only as faithful as its fork rules: ReplayOptions.ChainConfig must
+// replay is only as faithful as its fork rules: they are ReplayOptions.ChainConfig
+// when given, else the fork's (go-ethereum's config for a chain it ships, the
+// endpoint's debug_chainConfig or anvil_nodeInfo answer, or the rules recorded
+// in the fork cache; never guessed, see "Fork rules" in package evm). They must
 // match the rules the chain ran the block with, and the fidelity check is what
-// says whether it did.
+// says whether they did.
 package tracesim

@@ -287,8 +287,10 @@ func ether(n int64) *big.Int { return new(big.Int).Mul(big.NewInt(n), big.NewInt
 
 // pragueConfig is the fork rules of an anvil started with --hardfork prague.
 func pragueConfig(chainID uint64) *params.ChainConfig {
-	c := evm.DefaultChainConfig(chainID)
-	c.OsakaTime, c.BPO1Time, c.BPO2Time, c.BPO3Time, c.BPO4Time, c.BPO5Time, c.AmsterdamTime = nil, nil, nil, nil, nil, nil, nil
+	c, err := evm.HardforkConfig("prague", chainID)
+	if err != nil {
+		panic(err) // "prague" is a known name
+	}
 	return c
 }
 

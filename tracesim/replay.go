@@ -17,8 +17,6 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
-	"github.com/ethereum/go-ethereum/consensus/misc/eip4844"
-	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/ethereum/go-ethereum/rpc"
 
@@ -42,10 +40,18 @@ type ReplayOptions struct {
 	CacheDir string
 	// ChainID, when non-zero, is the chain the transaction must be on.
 	ChainID uint64
-	// ChainConfig gives the fork rules; nil means evm.ChainConfigFor(chain
-	// id). They must be the rules the chain ran the block with, or gas and
-	// outcome may differ (the fidelity check then says so).
+	// ChainConfig gives the fork rules; nil means the fork's rules:
+	// go-ethereum's config for a known chain, else what the endpoint answers
+	// (debug_chainConfig, anvil_nodeInfo), or in ReplayOnly mode the rules
+	// recorded in the fork cache; with none of these the replay fails with an
+	// *evm.UnknownChainError (see "Fork rules" in package evm). They must be
+	// the rules the chain ran the block with, or gas and outcome may differ
+	// (the fidelity check then says so).
 	ChainConfig *params.ChainConfig
+	// AbsentIsEmpty (ReplayOnly only) reads accounts and slots a fork cache
+	// lacks as empty: for fork caches written from a pre-state
+	// (evm.WritePrestate) rather than recorded.
+	AbsentIsEmpty bool
 	// Timeout bounds each request (default 10s); HTTPClient is used for
 	// http(s) endpoints.
 	Timeout    time.Duration
@@ -377,7 +383,8 @@ func (r *Replayer) fork(ctx context.Context, chainID, parent uint64) (*evm.Fork,
 		return nil, errors.New("tracesim: replayer is closed")
 	}
 	cfg := evm.ForkConfig{URL: r.url, Block: strconv.FormatUint(parent, 10), Mode: r.opts.Mode, ChainID: chainID,
-		Timeout: r.opts.Timeout, HTTPClient: r.opts.HTTPClient}
+		Timeout: r.opts.Timeout, HTTPClient: r.opts.HTTPClient, ChainConfig: r.opts.ChainConfig,
+		AbsentIsEmpty: r.opts.AbsentIsEmpty && r.opts.Mode == evm.ReplayOnly}
 	if r.opts.CacheDir != "" && r.opts.Mode != evm.Live {
 		cfg.CacheDir = filepath.Join(r.opts.CacheDir, "forks")
 	}
@@ -408,11 +415,11 @@ func (r *Replayer) Replay(ctx context.Context, txHash common.Hash) (*ReplayResul
 		return nil, fmt.Errorf("tracesim: fork at block %d has hash %s, block %d's parent is %s (a reorg?)",
 			b.number()-1, f.Block().Hash.Hex(), b.number(), b.Header.ParentHash.Hex())
 	}
-	chain := r.opts.ChainConfig
-	if chain == nil {
-		chain = evm.ChainConfigFor(b.ChainID)
+	chain := f.ChainConfig() // ReplayOptions.ChainConfig when given
+	blk, err := blockContext(chain, &b.Header)
+	if err != nil {
+		return nil, err
 	}
-	blk := blockContext(chain, &b.Header)
 	env, err := evm.New(evm.Config{Fork: f, ChainConfig: chain, Block: &blk})
 	if err != nil {
 		return nil, err
@@ -469,7 +476,7 @@ func checkNonce(env *evm.Env, t *minedTx, prefix string) *Mismatch {
 }
 
 // blockContext is the mined block's execution context.
-func blockContext(chain *params.ChainConfig, h *rpcBlock) evm.Block {
+func blockContext(chain *params.ChainConfig, h *rpcBlock) (evm.Block, error) {
 	b := evm.Block{
 		Number: uint64(*h.Number), Time: uint64(h.Timestamp), GasLimit: uint64(h.GasLimit),
 		Coinbase: h.Miner, PrevRandao: h.MixHash, Hash: *h.Hash,
@@ -481,15 +488,13 @@ func blockContext(chain *params.ChainConfig, h *rpcBlock) evm.Block {
 		b.Difficulty = new(big.Int).Set(h.Difficulty.ToInt())
 	}
 	if h.ExcessBlobGas != nil {
-		func() {
-			defer func() { _ = recover() }() // a chain config without a blob schedule
-			eg := uint64(*h.ExcessBlobGas)
-			b.BlobBaseFee = eip4844.CalcBlobFee(chain, &types.Header{
-				Number: new(big.Int).SetUint64(b.Number), Time: b.Time, ExcessBlobGas: &eg, Difficulty: new(big.Int),
-			})
-		}()
+		fee, err := evm.BlobBaseFee(chain, b.Number, b.Time, uint64(*h.ExcessBlobGas))
+		if err != nil {
+			return evm.Block{}, fmt.Errorf("tracesim: block %d: %w", b.Number, err)
+		}
+		b.BlobBaseFee = fee
 	}
-	return b
+	return b, nil
 }
 
 // compareReceipt lists the differences between a receipt and a replay:

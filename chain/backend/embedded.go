@@ -3,23 +3,32 @@ package backend
 import (
 	"context"
 	"crypto/ecdsa"
+	"errors"
 	"fmt"
 	"math/big"
 	"net"
 	"sync"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/eth"
+	"github.com/ethereum/go-ethereum/eth/catalyst"
 	"github.com/ethereum/go-ethereum/eth/ethconfig"
-	"github.com/ethereum/go-ethereum/ethclient/simulated"
+	"github.com/ethereum/go-ethereum/eth/filters"
+	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/node"
+	"github.com/ethereum/go-ethereum/p2p"
+	"github.com/ethereum/go-ethereum/params"
+	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/agentflightrecorder/afr/chain"
 )
 
-// EmbeddedChainID is the chain id of the embedded chain (go-ethereum's
-// simulated backend always uses 1337).
+// EmbeddedChainID is the chain id of the embedded chain (that of go-ethereum's
+// dev chain rules, params.AllDevChainProtocolChanges).
 const EmbeddedChainID = 1337
 
 // EmbeddedOptions configure an embedded chain.
@@ -32,8 +41,10 @@ type EmbeddedOptions struct {
 	// without traffic (default 1s; negative: never). A block with the pending
 	// transactions is mined as soon as a transaction arrives (automine).
 	BlockPeriod time.Duration
-	// HTTP, when set, serves JSON-RPC (eth, net, web3) on this loopback
-	// address, e.g. "127.0.0.1:8545"; port 0 picks a free port.
+	// HTTP, when set, serves JSON-RPC (eth, net, web3, debug) on this
+	// loopback address, e.g. "127.0.0.1:8545"; port 0 picks a free port.
+	// debug_chainConfig answers the exact rules the chain runs, so a fork of
+	// it (package evm) executes with them.
 	HTTP string
 }
 
@@ -47,14 +58,21 @@ func DevKey(i int) *ecdsa.PrivateKey {
 	return k
 }
 
-// Embedded is go-ethereum's in-process simulated chain (real blocks,
-// receipts and logs) with automine, periodic empty blocks and, optionally, a
-// JSON-RPC endpoint. It runs today's mainnet rules (Prague + Osaka), not the
-// dev chain's unreleased forks, so gas matches anvil and mainnet.
+// Embedded is go-ethereum's in-process chain as its simulated backend
+// (ethclient/simulated) assembles it: a node with the eth service, sealed by
+// the simulated beacon (real blocks, receipts and logs), with automine,
+// periodic empty blocks and, optionally, a JSON-RPC endpoint. It is assembled
+// here rather than by simulated.NewBackend so that it can serve
+// debug_chainConfig, which go-ethereum itself does not. It runs today's
+// mainnet rules (Prague + Osaka), not the dev chain's unreleased forks, so
+// gas matches anvil and mainnet.
 type Embedded struct {
-	sim  *simulated.Backend
-	keys []*ecdsa.PrivateKey
-	url  string
+	stack  *node.Node
+	beacon *catalyst.SimulatedBeacon
+	client *ethclient.Client
+	config *params.ChainConfig
+	keys   []*ecdsa.PrivateKey
+	url    string
 
 	mu     sync.Mutex    // serialises Commit, Fork and Rollback
 	kick   chan struct{} // a transaction was sent through Client()
@@ -80,32 +98,84 @@ func NewEmbedded(opts EmbeddedOptions) (*Embedded, error) {
 		e.keys = append(e.keys, k)
 		alloc[chain.Address(k)] = types.Account{Balance: bal}
 	}
-	options := []func(*node.Config, *ethconfig.Config){mainnetRules}
+	// The node and eth service as simulated.NewBackend configures them.
+	nodeConf := node.DefaultConfig
+	nodeConf.DataDir = ""
+	nodeConf.P2P = p2p.Config{NoDiscovery: true}
 	if opts.HTTP != "" {
 		host, port, err := freeAddr(opts.HTTP)
 		if err != nil {
 			return nil, err
 		}
-		options = append(options, func(nc *node.Config, _ *ethconfig.Config) {
-			nc.HTTPHost, nc.HTTPPort = host, port
-			nc.HTTPModules = []string{"eth", "net", "web3"}
-			nc.HTTPVirtualHosts = []string{"*"}
-		})
+		nodeConf.HTTPHost, nodeConf.HTTPPort = host, port
+		nodeConf.HTTPModules = []string{"eth", "net", "web3", "debug"}
+		nodeConf.HTTPVirtualHosts = []string{"*"}
 		e.url = fmt.Sprintf("http://%s", net.JoinHostPort(host, fmt.Sprint(port)))
 	}
-	e.sim = simulated.NewBackend(alloc, options...)
+	// The dev chain's rules without the forks that are not live anywhere
+	// (Amsterdam/Bogota state-access repricing), as the pdr and contracts
+	// gas tests do; the system contracts its forks call are in genesis.
+	rules := *params.AllDevChainProtocolChanges
+	rules.AmsterdamTime, rules.BogotaTime, rules.UBTTime = nil, nil, nil
+	genesisAlloc := core.SystemContractAllocs()
+	for a, acct := range alloc {
+		genesisAlloc[a] = acct
+	}
+	ethConf := ethconfig.Defaults
+	ethConf.Genesis = &core.Genesis{Config: &rules, GasLimit: ethconfig.Defaults.Miner.GasCeil, Alloc: genesisAlloc}
+	ethConf.SyncMode = ethconfig.FullSync
+	ethConf.TxPool.NoLocals = true
+	ethConf.LogNoHistory = true
+	if err := e.start(&nodeConf, &ethConf); err != nil {
+		return nil, fmt.Errorf("chain: start embedded chain: %w", err)
+	}
 	go e.mine(opts.BlockPeriod)
 	return e, nil
 }
 
-// mainnetRules drops the dev chain's forks that are not live anywhere
-// (Amsterdam/Bogota state-access repricing), as the pdr and contracts gas
-// tests do.
-func mainnetRules(_ *node.Config, ec *ethconfig.Config) {
-	cfg := *ec.Genesis.Config
-	cfg.AmsterdamTime, cfg.BogotaTime, cfg.UBTTime = nil, nil, nil
-	ec.Genesis.Config = &cfg
+// start assembles and starts the node, as simulated.NewBackend does, with
+// debug_chainConfig added.
+func (e *Embedded) start(nodeConf *node.Config, ethConf *ethconfig.Config) error {
+	stack, err := node.New(nodeConf)
+	if err != nil {
+		return err
+	}
+	svc, err := eth.New(stack, ethConf)
+	if err != nil {
+		stack.Close()
+		return err
+	}
+	e.config = svc.BlockChain().Config()
+	stack.RegisterAPIs([]rpc.API{
+		{Namespace: "eth", Service: filters.NewFilterAPI(filters.NewFilterSystem(svc.APIBackend, filters.Config{}))},
+		{Namespace: "debug", Service: chainConfigAPI{e.config}},
+	})
+	if err := stack.Start(); err != nil {
+		stack.Close()
+		return err
+	}
+	beacon, err := catalyst.NewSimulatedBeacon(0, common.Address{}, svc)
+	if err == nil {
+		err = beacon.Fork(svc.BlockChain().GetCanonicalHash(0))
+	}
+	if err != nil {
+		stack.Close()
+		return err
+	}
+	e.stack, e.beacon, e.client = stack, beacon, ethclient.NewClient(stack.Attach())
+	return nil
 }
+
+// chainConfigAPI serves debug_chainConfig: the rules the chain runs, in
+// go-ethereum's ChainConfig JSON (as op-geth and reth answer it).
+type chainConfigAPI struct{ config *params.ChainConfig }
+
+// ChainConfig is debug_chainConfig.
+func (a chainConfigAPI) ChainConfig() *params.ChainConfig { return a.config }
+
+// ChainConfig returns the rules the chain runs (debug_chainConfig answers
+// the same).
+func (e *Embedded) ChainConfig() *params.ChainConfig { return e.config }
 
 // freeAddr resolves a loopback listen address, choosing a free port for
 // port 0.
@@ -156,9 +226,9 @@ func (e *Embedded) mine(period time.Duration) {
 			e.mu.Unlock()
 			continue
 		}
-		n, err := e.sim.Client().PendingTransactionCount(ctx)
+		n, err := e.client.PendingTransactionCount(ctx)
 		if kicked || (err == nil && (n > 0 || (period > 0 && time.Since(last) >= period))) {
-			e.sim.Commit()
+			e.beacon.Commit()
 			last = time.Now()
 		}
 		e.mu.Unlock()
@@ -170,11 +240,11 @@ func (e *Embedded) Name() string { return "embedded" }
 
 // Client implements Backend. Transactions sent through it are mined at
 // once.
-func (e *Embedded) Client() chain.Client { return kickingClient{e.sim.Client(), e.kick} }
+func (e *Embedded) Client() chain.Client { return kickingClient{e.client, e.kick} }
 
 // kickingClient wakes the miner after each transaction it sends.
 type kickingClient struct {
-	simulated.Client
+	*ethclient.Client
 	kick chan struct{}
 }
 
@@ -206,7 +276,7 @@ func (e *Embedded) Resume() { e.mu.Lock(); e.paused = false; e.mu.Unlock() }
 func (e *Embedded) Commit() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.sim.Commit()
+	e.beacon.Commit()
 }
 
 // Close stops the chain.
@@ -215,7 +285,8 @@ func (e *Embedded) Close() error {
 	e.closed.Do(func() {
 		close(e.stop)
 		<-e.done
-		err = e.sim.Close()
+		e.client.Close()
+		err = errors.Join(e.beacon.Stop(), e.stack.Close())
 	})
 	return err
 }

@@ -104,8 +104,8 @@ var _ = Describe("Replaying the committed fork fixtures offline", Label("fork"),
 				Expect(reg.Bind(common.HexToAddress(a), c)).To(Succeed())
 			}
 		}
-		cfg := evm.DefaultChainConfig(chainID) // the fixtures' anvil block ran Prague rules
-		cfg.OsakaTime, cfg.BPO1Time, cfg.BPO2Time, cfg.BPO3Time, cfg.BPO4Time, cfg.BPO5Time, cfg.AmsterdamTime = nil, nil, nil, nil, nil, nil, nil
+		cfg, err := evm.HardforkConfig("prague", chainID) // the fixtures' anvil block ran Prague rules
+		Expect(err).NotTo(HaveOccurred())
 		rp, err = tracesim.NewReplayer("", &tracesim.ReplayOptions{Registry: reg, Mode: evm.ReplayOnly, CacheDir: fixturePath("cache"),
 			ChainID: chainID, ChainConfig: cfg})
 		Expect(err).NotTo(HaveOccurred())

@@ -20,8 +20,8 @@ import (
 )
 
 func pragueConfig(chainID uint64) *tracesim.ReplayOptions {
-	cfg := evm.DefaultChainConfig(chainID)
-	cfg.OsakaTime, cfg.BPO1Time, cfg.BPO2Time, cfg.BPO3Time, cfg.BPO4Time, cfg.BPO5Time, cfg.AmsterdamTime = nil, nil, nil, nil, nil, nil, nil
+	cfg, err := evm.HardforkConfig("prague", chainID)
+	Expect(err).NotTo(HaveOccurred())
 	return &tracesim.ReplayOptions{ChainConfig: cfg, Registry: calldata.NewRegistry()}
 }
 
