@@ -89,6 +89,8 @@ type Fixture struct {
 	TracerConfig json.RawMessage `json:"tracerConfig"`
 	// Result is the trace go-ethereum's tracer gives.
 	Result json.RawMessage `json:"result"`
+
+	genesisHash common.Hash // the genesis's "hash", which core.Genesis drops
 }
 
 // Name is folder/file without the extension, the name of its subtest.
@@ -120,11 +122,20 @@ func Load(folders ...string) ([]*Fixture, error) {
 				return nil, err
 			}
 			f := &Fixture{Folder: folder, File: filepath.Base(path)}
+			var hash struct {
+				Genesis struct {
+					Hash common.Hash `json:"hash"`
+				} `json:"genesis"`
+			}
 			if err := json.Unmarshal(raw, f); err != nil {
 				return nil, fmt.Errorf("fixture %s: %w", path, err)
 			}
-			if f.Genesis == nil || f.Genesis.Config == nil || len(f.Input) == 0 || len(f.Result) == 0 {
-				return nil, fmt.Errorf("fixture %s: genesis config, input or result missing", path)
+			if err := json.Unmarshal(raw, &hash); err != nil {
+				return nil, fmt.Errorf("fixture %s: %w", path, err)
+			}
+			f.genesisHash = hash.Genesis.Hash
+			if f.Genesis == nil || f.Genesis.Config == nil || len(f.Input) == 0 || len(f.Result) == 0 || f.Context.Number == 0 {
+				return nil, fmt.Errorf("fixture %s: genesis config, input, result or a block number above 0 missing", path)
 			}
 			out = append(out, f)
 		}
@@ -157,11 +168,12 @@ func (f *Fixture) TraceConfig() (*evm.TraceConfig, error) {
 }
 
 // ParentHeader is the header of the block before the fixture's block, as
-// far as the genesis describes it.
+// far as the genesis describes it. Its number is the block's minus one: the
+// genesis's own number is not always that (call_tracer/revert_reason).
 func (f *Fixture) ParentHeader() *types.Header {
 	g := f.Genesis
 	return &types.Header{
-		Number:        new(big.Int).SetUint64(g.Number),
+		Number:        new(big.Int).SetUint64(uint64(f.Context.Number) - 1),
 		Time:          g.Timestamp,
 		GasLimit:      g.GasLimit,
 		Difficulty:    g.Difficulty,
@@ -171,6 +183,16 @@ func (f *Fixture) ParentHeader() *types.Header {
 		ExcessBlobGas: g.ExcessBlobGas,
 		BlobGasUsed:   g.BlobGasUsed,
 	}
+}
+
+// ParentHash is the hash of the block before the fixture's block: the
+// genesis's "hash", or where the fixture gives none (zero) the hash of
+// ParentHeader.
+func (f *Fixture) ParentHash() common.Hash {
+	if f.genesisHash != (common.Hash{}) {
+		return f.genesisHash
+	}
+	return f.ParentHeader().Hash()
 }
 
 // Block is the block context of the fixture's transaction, as go-ethereum's
