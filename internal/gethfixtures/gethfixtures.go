@@ -283,9 +283,9 @@ func (f *Fixture) TxType() (string, error) {
 	case types.DynamicFeeTxType:
 		kind = "dynamic fee (EIP-1559)"
 	case types.BlobTxType:
-		kind = fmt.Sprintf("blob (EIP-4844, %d blob)", len(tx.BlobHashes()))
+		kind = "blob (EIP-4844, " + Count(len(tx.BlobHashes()), "blob") + ")"
 	case types.SetCodeTxType:
-		kind = fmt.Sprintf("set code (EIP-7702, %d authorization)", len(tx.SetCodeAuthorizations()))
+		kind = "set code (EIP-7702, " + Count(len(tx.SetCodeAuthorizations()), "authorization") + ")"
 	default:
 		kind = fmt.Sprintf("type %d", tx.Type())
 	}
@@ -333,13 +333,13 @@ func (f *Fixture) Exercises() (string, error) {
 		}
 		parts = append(parts, fmt.Sprintf("%d accounts before, %d after", len(diff.Pre), len(diff.Post)))
 		if slots > 0 {
-			parts = append(parts, fmt.Sprintf("%d slots written", slots))
+			parts = append(parts, Count(slots, "slot")+" written")
 		}
 		if created > 0 {
-			parts = append(parts, fmt.Sprintf("%d code set", created))
+			parts = append(parts, Count(created, "code")+" set")
 		}
 		if removed > 0 {
-			parts = append(parts, fmt.Sprintf("%d removed", removed))
+			parts = append(parts, Count(removed, "account")+" removed")
 		}
 	}
 	cfg, err := f.TraceConfig()
@@ -409,10 +409,18 @@ func (s *callStats) summary() []string {
 		out = append(out, "errors: "+counted(s.errors))
 	}
 	if s.reasons > 0 {
-		out = append(out, fmt.Sprintf("%d revert reason", s.reasons))
+		out = append(out, Count(s.reasons, "revert reason"))
 	}
 	if s.logs > 0 {
-		out = append(out, fmt.Sprintf("%d logs", s.logs))
+		out = append(out, Count(s.logs, "log"))
 	}
 	return out
+}
+
+// Count is n and noun, with an s when n is not 1: "1 log", "2 logs".
+func Count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
