@@ -11,7 +11,7 @@ export PATH := $(BIN):$(PATH)
 GOFLAGS_TEST ?= -count=1
 FUZZTIME     ?= 10s
 
-.PHONY: all setup build test test-go test-forge gas-snapshot fuzz bench demo demo-anvil vectors clean help
+.PHONY: all setup build test test-go test-forge gas-snapshot fuzz bench demo demo-anvil vectors conformance-table clean help
 
 all: build
 
@@ -79,6 +79,11 @@ bench: setup ## run the benchmarks whose figures are in docs/PERFORMANCE.md (abo
 	$(GO) test -run '^$$' -bench BenchmarkVerifyBundle -benchtime 5000x -timeout 30m ./verifier/
 	$(GO) test -run '^$$' -bench . -benchtime 1s -count 5 ./evm/
 	$(GO) test -run '^$$' -bench . -benchtime 20x -benchmem ./tracesim/
+
+# The table of docs/CONFORMANCE.md, from a run of the conformance tests (fails when they fail).
+conformance-table: ## print the go-ethereum tracer fixture conformance table of docs/CONFORMANCE.md
+	@out=$$(mktemp) && $(GO) test -count=1 -v -run Conformance ./evm ./tracesim > $$out; s=$$?; \
+	  awk -f internal/gethfixtures/table.awk $$out; rm -f $$out; exit $$s
 
 vectors: ## regenerate the test vectors in fixtures/vectors
 	$(GO) run ./fixtures/vectors/gen

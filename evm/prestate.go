@@ -28,7 +28,8 @@ type Prestate struct {
 	// not known (a *MissError).
 	ParentHash common.Hash
 	// Alloc is every account there is; an account or slot it lacks does not
-	// exist / is zero.
+	// exist / is zero. An empty account it lists (no balance, nonce or code)
+	// exists: before Spurious Dragon a CALL to it costs no new-account gas.
 	Alloc types.GenesisAlloc
 }
 
@@ -86,9 +87,6 @@ func WritePrestate(path string, p Prestate) error {
 		}
 		if bal == nil {
 			bal = new(hexutil.Big)
-		}
-		if bal.ToInt().Sign() == 0 && a.Nonce == 0 && len(a.Code) == 0 && len(a.Storage) == 0 {
-			continue // empty: does not exist
 		}
 		codeHash := types.EmptyCodeHash
 		if len(a.Code) > 0 {

@@ -196,3 +196,45 @@ func TestPrestateDifficultyAndRandao(t *testing.T) {
 		t.Errorf("PREVRANDAO read %s, want %s", got.Hex(), merged.Block.PrevRandao.Hex())
 	}
 }
+
+// TestPrestateEmptyAccountExists: an empty account of the alloc exists in the
+// pre-state cache as in a state built from the alloc, so before Spurious
+// Dragon a CALL to it is not charged for creating it (go-ethereum's
+// Frontier mainnet fixtures call such an account, the identity precompile's
+// address; WritePrestate used to leave it out and the replay cost 25000 gas
+// more per call).
+func TestPrestateEmptyAccountExists(t *testing.T) {
+	empty := common.HexToAddress("0x1000000000000000000000000000000000000004")
+	// PUSH1 0 (out size, out offset, in size, in offset, value) PUSH20 empty PUSH2 0xffff CALL STOP
+	code := append([]byte{0x60, 0, 0x60, 0, 0x60, 0, 0x60, 0, 0x60, 0, 0x73}, empty.Bytes()...)
+	code = append(code, 0x61, 0xff, 0xff, 0xf1, 0x00)
+	gasUsed := func(t *testing.T, withEmpty, fromCache bool) uint64 {
+		p := samplePrestate(t, "frontier", 1000)
+		p.Block.BaseFee = nil
+		p.Alloc[preContract] = types.Account{Code: code}
+		if withEmpty {
+			p.Alloc[empty] = types.Account{Balance: new(big.Int)}
+		}
+		var env *Env
+		if fromCache {
+			_, env = openPrestate(t, p, true)
+		} else {
+			var err error
+			if env, err = New(Config{ChainConfig: p.ChainConfig, Alloc: p.Alloc, Block: &p.Block}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res, err := env.Transact(context.Background(), ethereum.CallMsg{From: preRich, To: &preContract, Gas: 200_000}, nil)
+		if err != nil || res.Failed() {
+			t.Fatalf("transact: %v %v", err, res)
+		}
+		return res.GasUsed
+	}
+	existing, absent := gasUsed(t, true, true), gasUsed(t, false, true)
+	if existing+params.CallNewAccountGas != absent {
+		t.Errorf("pre-state cache: CALL to a listed empty account used %d gas, to an absent one %d; want a difference of %d", existing, absent, params.CallNewAccountGas)
+	}
+	if alloc := gasUsed(t, true, false); alloc != existing {
+		t.Errorf("CALL to a listed empty account: %d gas from the pre-state cache, %d from Config.Alloc", existing, alloc)
+	}
+}
