@@ -120,7 +120,7 @@ func decodeCache(data []byte) (*cacheFile, error) {
 		if c.Version == cacheKindV1.Version {
 			return nil, errors.New("chain_config is not a version 1 field")
 		}
-		chain, err := LoadChainConfig(c.ChainConfig)
+		chain, err := decodeChainConfig(c.ChainConfig)
 		if err != nil {
 			return nil, fmt.Errorf("chain_config: %w", err)
 		}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/big"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -70,15 +69,6 @@ func TestConformanceReplay(t *testing.T) {
 				res, err = Replay(context.Background(), "", tx.Hash(), &ReplayOptions{
 					Mode: evm.ReplayOnly, CacheDir: dir, ChainConfig: f.Genesis.Config, AbsentIsEmpty: true,
 				})
-			}
-			// A config go-ethereum's own fork-order check refuses (a
-			// fixture's, not a real chain's) is refused in a fork cache.
-			if orderErr := f.Genesis.Config.CheckConfigForkOrder(); orderErr != nil {
-				if err == nil || !strings.Contains(err.Error(), orderErr.Error()) {
-					t.Fatalf("chain config fails go-ethereum's fork-order check (%v), but the replay gave %v", orderErr, err)
-				}
-				t.Logf("conformance-replay\t%s\treplay refused: the fixture's chain config fails go-ethereum's fork-order check (%v); go-ethereum's receipt: gas %d", f.Name(), orderErr, receipt.GasUsed)
-				return
 			}
 			if err != nil {
 				t.Fatalf("replay: %v", err)
