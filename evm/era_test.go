@@ -2,11 +2,14 @@ package evm
 
 import (
 	"context"
+	"fmt"
 	"math/big"
 	"testing"
 
+	"github.com/agentflightrecorder/afr/chain/backend/anvil"
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/params"
 )
@@ -142,6 +145,11 @@ func TestFrontierCodeStoreOutOfGas(t *testing.T) {
 	if !homestead.Failed() || len(homestead.Logs) != 0 {
 		t.Fatalf("Homestead: want a failed creation without logs; got err %v, %d logs", homestead.Err, len(homestead.Logs))
 	}
+	// The EVM's own error text, as receipts and call traces show it (as a
+	// revert's "execution reverted" is), with no package prefix.
+	if got := homestead.Err.Error(); got != "contract creation code storage out of gas" {
+		t.Fatalf("Homestead: error text %q", got)
+	}
 }
 
 // A chain whose rules do not include the merge (a development chain on
@@ -167,5 +175,45 @@ func TestZeroDifficultyBeforeTheMerge(t *testing.T) {
 	addr := res.ContractAddress
 	if res, err = e.Call(ctx, ethereum.CallMsg{From: from, To: &addr}, nil); err != nil || common.BytesToHash(res.ReturnData) != (common.Hash{}) {
 		t.Fatalf("DIFFICULTY on a zero-difficulty London block = %x (%v), want 0", res.ReturnData, err)
+	}
+}
+
+// In fork mode BLOCKHASH answers the real header hashes of the forked
+// chain: the pinned block's parent from its header, older ones fetched.
+func TestForkBlockHashIsReal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts anvil (-short)")
+	}
+	c := startChain(t, anvil.Options{})
+	c.call(nil, "anvil_mine", hexutil.Uint64(6))
+	var head struct {
+		Number hexutil.Uint64 `json:"number"`
+	}
+	c.call(&head, "eth_getBlockByNumber", "latest", false)
+	fork, err := OpenFork(context.Background(), ForkConfig{URL: c.node.URL(), Block: fmt.Sprint(uint64(head.Number))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fork.Close()
+	e, err := New(Config{Fork: fork})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// PUSH1 k NUMBER SUB BLOCKHASH PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN:
+	// the hash of block NUMBER-k.
+	probe := common.HexToAddress("0xb10c4a54")
+	for _, k := range []uint64{1, 3} {
+		code := hexutil.Bytes{0x60, byte(k), 0x43, 0x03, 0x40, 0x60, 0, 0x52, 0x60, 32, 0x60, 0, 0xf3}
+		res, err := e.Call(context.Background(), ethereum.CallMsg{To: &probe}, &CallOptions{State: StateOverride{probe: {Code: &code}}})
+		if err != nil || res.Failed() {
+			t.Fatal(err, res)
+		}
+		var blk struct {
+			Hash common.Hash `json:"hash"`
+		}
+		c.call(&blk, "eth_getBlockByNumber", hexutil.Uint64(uint64(head.Number)-k), false)
+		if got := common.BytesToHash(res.ReturnData); got != blk.Hash || got == (common.Hash{}) {
+			t.Fatalf("BLOCKHASH(NUMBER-%d) = %s, the chain says %s", k, got.Hex(), blk.Hash.Hex())
+		}
 	}
 }
