@@ -280,7 +280,9 @@ func (w *World) startChain(ctx context.Context) error {
 		// A short block period: the embedded chain's automine waits for the
 		// transaction pool to report a pending transaction, which go-ethereum's
 		// pool can take up to ~2s to do; a periodic block picks it up sooner.
-		w.Chain, err = backend.NewEmbedded(backend.EmbeddedOptions{Keys: 1, BlockPeriod: 50 * time.Millisecond})
+		// Served on a loopback port too, so that tracesim replays its
+		// transactions (World.Replay) as it does anvil's.
+		w.Chain, err = backend.NewEmbedded(backend.EmbeddedOptions{Keys: 1, BlockPeriod: 50 * time.Millisecond, HTTP: "127.0.0.1:0"})
 	case Anvil:
 		// The embedded chain's id: same EIP-712 domains, signatures,
 		// calldata and so gas on both local backends.
