@@ -241,7 +241,14 @@ func (m *revertMatcher) FailureMessage(any) string {
 		got = fmt.Sprintf("0x%x", m.got.Args[i])
 	}
 	return fmt.Sprintf("Expected a revert with %s, but it reverted with %s: argument %d (%s) is %s, expected %s",
-		m.expected(), m.got.Qualified(), i, m.got.Inputs[i].Name, got, describeWant(m.args[i]))
+		m.expected(), m.got.Qualified(), i, paramName(m.got.Inputs[i].Name), got, describeWant(m.args[i]))
+}
+
+func paramName(n string) string {
+	if n == "" {
+		return "unnamed"
+	}
+	return n
 }
 
 func (m *revertMatcher) NegatedFailureMessage(any) string {

@@ -218,7 +218,9 @@ func DescribeRevert(data []byte) string { return DecodeRevert(data).String() }
 // DecodeRevert decodes the result's revert data with the registry of the
 // World that produced it (every contract it deployed or loaded, and ABIs
 // added by hand), preferring the errors of the contract bound to r.To.
-func (r *TxResult) DecodeRevert() *DecodedRevert { return decodeRevert(r.Registry, r.RevertData, &r.To) }
+func (r *TxResult) DecodeRevert() *DecodedRevert {
+	return decodeRevert(r.Registry, r.RevertData, &r.To)
+}
 
 // decodeRevert decodes data with reg (nil: AFR's contracts); at, when set,
 // is the called contract, whose definitions win a selector collision.

@@ -72,3 +72,13 @@ contract Vault {
         coin.transfer(to, value);
     }
 }
+
+// Guard is deployed without DeployArtifact: the World learns its ABI only
+// when a spec adds it to w.Registry by hand.
+contract Guard {
+    error Locked(uint256 until);
+
+    function poke() external pure {
+        revert Locked(42);
+    }
+}
