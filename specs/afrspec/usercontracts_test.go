@@ -213,7 +213,10 @@ var _ = Describe("Matchers on a user's own contracts", Ordered, ContinueOnFailur
 			msg := failureOf(func() {
 				Expect(res).To(afrspec.ChangeEtherBalance(w.Agent, new(big.Int).Neg(ether), afrspec.IncludeFee()))
 			})
-			Expect(msg).To(MatchRegexp(`^Expected the ether balance of agent \(0x[0-9a-fA-F]{40}\) to change by -1000000000000000000, but it changed by -100000\d{13}\n  the sender's fee \(\d+ wei\) is included \(IncludeFee\)`))
+			fee := new(big.Int).Mul(new(big.Int).SetUint64(res.Receipt.GasUsed), res.Receipt.EffectiveGasPrice)
+			paid := new(big.Int).Neg(new(big.Int).Add(ether, fee))
+			Expect(msg).To(HavePrefix("Expected the ether balance of " + w.Agent.String() + " to change by -1000000000000000000, but it changed by " + paid.String() +
+				"\n  the sender's fee (" + fee.String() + " wei) is included (IncludeFee)"))
 		})
 		It("sees no change when the call was refused in simulation", func(ctx SpecContext) {
 			res := deposit(ctx, w.Agent, big.NewInt(0))
