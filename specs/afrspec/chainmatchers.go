@@ -36,7 +36,7 @@ func knownOf(reg *calldata.Registry, what string) *known {
 		for _, cn := range rg.Names() {
 			c, _ := rg.Contract(cn)
 			add := func(name string, in abi.Arguments) {
-				if _, dup := k.byName[cn]; !dup || !contains(k.byName[cn], name) {
+				if !contains(k.byName[cn], name) {
 					k.byName[cn] = append(k.byName[cn], name)
 				}
 				k.inputs[name] = append(k.inputs[name], in)
