@@ -12,74 +12,198 @@ import (
 	gtypes "github.com/onsi/gomega/types"
 
 	"github.com/agentflightrecorder/afr/calldata"
-	"github.com/agentflightrecorder/afr/contracts/bindings"
+	"github.com/agentflightrecorder/afr/chain"
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/pdr"
 	"github.com/agentflightrecorder/afr/tracesim"
 )
 
-// ---- RevertWith ----
+// ---- what the revert and event matchers decode with ----
 
-type revertMatcher struct {
-	name string
-	args []any
-	// set by Match for the messages
-	outcome string
-	got     *Revert
-	argIdx  int // first mismatching argument, or -1
+// known lists the errors or events (what: "error" or "event") of every
+// contract reg knows (nil: AFR's contracts), with their parameters, and
+// describes them for messages.
+type known struct {
+	what   string
+	world  bool // the registry is a World's
+	inputs map[string][]abi.Arguments
+	byName map[string][]string // contract → names
 }
 
-// RevertWith succeeds when the call reverted with the custom error name
-// (PaceSmartAccount's, EpochAnchor's, "Error" or "Panic") and, for each
-// given argument, a decoded argument equal to it (integers compare by
-// value, addresses and hashes also as hex strings) or matched by it when
-// it is a Gomega matcher. Fewer arguments than the error has check a
-// prefix. The actual value is a *TxResult, an error carrying revert data,
-// or the revert data itself.
-func RevertWith(customError string, args ...any) gtypes.GomegaMatcher {
-	return &revertMatcher{name: customError, args: args, argIdx: -1}
-}
-
-func errorNames() string {
-	var names []string
-	for _, e := range knownErrors {
-		names = append(names, e.Name)
-	}
-	sort.Strings(names)
-	return strings.Join(names, ", ")
-}
-
-func (m *revertMatcher) Match(actual any) (bool, error) {
-	known := m.name == "Error" || m.name == "Panic"
-	if known && len(m.args) > 1 {
-		return false, fmt.Errorf("RevertWith: %s has 1 argument, %d given", m.name, len(m.args))
-	}
-	for _, e := range knownErrors {
-		if e.Name == m.name {
-			known = true
-			if len(m.args) > len(e.Inputs) {
-				return false, fmt.Errorf("RevertWith: %s has %d argument(s), %d given", e.Sig, len(e.Inputs), len(m.args))
+func knownOf(reg *calldata.Registry, what string) *known {
+	k := &known{what: what, world: reg != nil, inputs: map[string][]abi.Arguments{}, byName: map[string][]string{}}
+	for _, rg := range registries(reg) {
+		for _, cn := range rg.Names() {
+			c, _ := rg.Contract(cn)
+			add := func(name string, in abi.Arguments) {
+				if !contains(k.byName[cn], name) {
+					k.byName[cn] = append(k.byName[cn], name)
+				}
+				k.inputs[name] = append(k.inputs[name], in)
+			}
+			if what == "error" {
+				for _, e := range c.ABI.Errors {
+					add(e.Name, e.Inputs)
+				}
+			} else {
+				for _, e := range c.ABI.Events {
+					add(e.RawName, e.Inputs)
+				}
 			}
 		}
 	}
-	if !known {
-		return false, fmt.Errorf("RevertWith: unknown custom error %q (known: Error, Panic, %s)", m.name, errorNames())
+	if what == "error" {
+		k.inputs["Error"], k.inputs["Panic"] = []abi.Arguments{stringArgs}, []abi.Arguments{uintArgs}
 	}
-	data, outcome, reverted, err := revertOf(actual)
+	return k
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// check refuses a name no contract defines, and more arguments than any
+// definition of the name has.
+func (k *known) check(matcher, name string, nargs int) error {
+	defs, ok := k.inputs[name]
+	if !ok {
+		who := "no contract known to this World"
+		if !k.world {
+			who = "no contract known without a World (AFR's own and the standard ERC-20/721; pass the *TxResult of World.Send to decode the World's contracts)"
+		}
+		return fmt.Errorf("%s: %s has an %s named %q (known: %s)", matcher, who, k.what, name, k.list())
+	}
+	most := 0
+	for _, in := range defs {
+		most = max(most, len(in))
+	}
+	if nargs > most {
+		return fmt.Errorf("%s: %s %s has %d argument(s), %d given", matcher, k.what, name, most, nargs)
+	}
+	return nil
+}
+
+func (k *known) list() string {
+	var parts []string
+	if k.what == "error" {
+		parts = append(parts, "Error, Panic")
+	}
+	contracts := make([]string, 0, len(k.byName))
+	for c := range k.byName {
+		contracts = append(contracts, c)
+	}
+	sort.Strings(contracts)
+	for _, c := range contracts {
+		names := append([]string(nil), k.byName[c]...)
+		sort.Strings(names)
+		parts = append(parts, c+": "+strings.Join(names, ", "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// ---- RevertWith, RevertWithPanic, Revert ----
+
+// revertSubject is what a revert matcher was given, made uniform.
+type revertSubject struct {
+	data     []byte
+	reverted bool
+	outcome  string // what happened instead of a revert
+	reg      *calldata.Registry
+	at       *common.Address
+}
+
+// revertOf extracts revert data from what a spec holds: a *TxResult, an
+// error carrying revert data, or the raw bytes.
+func revertOf(matcher string, actual any) (revertSubject, error) {
+	switch a := actual.(type) {
+	case *TxResult:
+		if a == nil {
+			return revertSubject{}, fmt.Errorf("%s: got a nil *TxResult", matcher)
+		}
+		s := revertSubject{reg: a.Registry, at: &a.To, reverted: a.Reverted, data: a.RevertData}
+		if !a.Reverted {
+			s.outcome = a.String()
+		}
+		return s, nil
+	case []byte:
+		if len(a) == 0 {
+			return revertSubject{outcome: "revert data is empty (the call did not revert)"}, nil
+		}
+		return revertSubject{data: a, reverted: true}, nil
+	case error:
+		if rd, ok := chain.RevertData(a); ok {
+			return revertSubject{data: rd, reverted: true}, nil
+		}
+		return revertSubject{outcome: fmt.Sprintf("error carries no revert data: %v", a)}, nil
+	case nil:
+		return revertSubject{outcome: "call succeeded (nil error)"}, nil
+	}
+	return revertSubject{}, fmt.Errorf("%s expects a *afrspec.TxResult, an error or revert data ([]byte), got %T", matcher, actual)
+}
+
+type revertMatcher struct {
+	matcher string
+	name    string // "" for Revert(): any revert
+	args    []any
+	// set by Match for the messages
+	subj   revertSubject
+	got    *DecodedRevert
+	argIdx int // first mismatching argument, or -1
+}
+
+// RevertWith succeeds when the call reverted with the error name — a
+// custom error of any contract the World knows (every artifact it deployed
+// or loaded and every ABI added to w.Registry), "Error" for
+// require/revert strings (RevertWith("Error", "insufficient deposit")) or
+// "Panic" for panics — and, for each given argument, a decoded argument
+// equal to it (integers compare by value, addresses and hashes also as hex
+// strings) or matched by it when it is a Gomega matcher. Fewer arguments
+// than the error has check a prefix. The actual value is a *TxResult (its
+// World's registry decodes), an error carrying revert data, or the revert
+// data itself (both decoded with AFR's own contracts only).
+func RevertWith(name string, args ...any) gtypes.GomegaMatcher {
+	return &revertMatcher{matcher: "RevertWith", name: name, args: args, argIdx: -1}
+}
+
+// RevertWithPanic succeeds when the call reverted with Panic(code), e.g.
+// 0x11 for an arithmetic overflow, 0x12 for a division by zero. It is
+// RevertWith("Panic", code).
+func RevertWithPanic(code uint64) gtypes.GomegaMatcher {
+	return &revertMatcher{matcher: "RevertWithPanic", name: "Panic", args: []any{code}, argIdx: -1}
+}
+
+// Revert succeeds when the call reverted, with any error or none.
+func Revert() gtypes.GomegaMatcher { return &revertMatcher{matcher: "Revert", argIdx: -1} }
+
+func (m *revertMatcher) Match(actual any) (bool, error) {
+	subj, err := revertOf(m.matcher, actual)
 	if err != nil {
 		return false, err
 	}
-	m.outcome, m.got, m.argIdx = outcome, nil, -1
-	if !reverted {
+	m.subj, m.got, m.argIdx = subj, nil, -1
+	if m.name != "" {
+		if err := knownOf(subj.reg, "error").check(m.matcher, m.name, len(m.args)); err != nil {
+			return false, err
+		}
+	}
+	if !subj.reverted {
 		return false, nil
 	}
-	m.got = DecodeRevert(data)
+	m.got = decodeRevert(subj.reg, subj.data, subj.at)
+	if m.name == "" {
+		return true, nil
+	}
 	if m.got.Name != m.name {
 		return false, nil
 	}
 	for i, want := range m.args {
 		if i >= len(m.got.Args) {
-			return false, fmt.Errorf("RevertWith: %s reverted with %d argument(s), %d expected", m.got.Name, len(m.got.Args), len(m.args))
+			return false, fmt.Errorf("%s: it reverted with %s: %d argument(s), %d expected", m.matcher, m.got.Qualified(), len(m.got.Args), len(m.args))
 		}
 		ok, err := argMatches(want, m.got.Args[i])
 		if err != nil {
@@ -94,6 +218,9 @@ func (m *revertMatcher) Match(actual any) (bool, error) {
 }
 
 func (m *revertMatcher) expected() string {
+	if m.name == "" {
+		return "any error"
+	}
 	parts := make([]string, len(m.args))
 	for i, a := range m.args {
 		parts[i] = describeWant(a)
@@ -101,43 +228,54 @@ func (m *revertMatcher) expected() string {
 	return fmt.Sprintf("%s(%s)", m.name, strings.Join(parts, ", "))
 }
 
-func (m *revertMatcher) FailureMessage(actual any) string {
+func (m *revertMatcher) FailureMessage(any) string {
 	switch {
 	case m.got == nil:
-		return fmt.Sprintf("Expected a revert with %s, but the %s", m.expected(), m.outcome)
+		return fmt.Sprintf("Expected a revert with %s, but the %s", m.expected(), m.subj.outcome)
 	case m.got.Name != m.name:
-		return fmt.Sprintf("Expected a revert with %s, but it reverted with %s", m.expected(), m.got)
+		return fmt.Sprintf("Expected a revert with %s, but it reverted with %s", m.expected(), m.got.Qualified())
 	}
 	i := m.argIdx
-	in := argName(m.name, i)
-	return fmt.Sprintf("Expected a revert with %s, but it reverted with %s: argument %d (%s) is %s, expected %s",
-		m.expected(), m.got, i, in, formatArg(m.got.Args[i]), describeWant(m.args[i]))
-}
-
-func (m *revertMatcher) NegatedFailureMessage(actual any) string {
-	return fmt.Sprintf("Expected no revert with %s, but it reverted with %s", m.expected(), m.got)
-}
-
-func argName(errName string, i int) string {
-	for _, e := range knownErrors {
-		if e.Name == errName && i < len(e.Inputs) {
-			return e.Inputs[i].Name
-		}
+	got := formatArg(m.got.Args[i])
+	if m.got.Name == "Panic" {
+		got = fmt.Sprintf("0x%x", m.got.Args[i])
 	}
-	return "?"
+	return fmt.Sprintf("Expected a revert with %s, but it reverted with %s: argument %d (%s) is %s, expected %s",
+		m.expected(), m.got.Qualified(), i, paramName(m.got.Inputs[i].Name), got, describeWant(m.args[i]))
 }
 
-// ---- EmitEvent ----
+func paramName(n string) string {
+	if n == "" {
+		return "unnamed"
+	}
+	return n
+}
+
+func (m *revertMatcher) NegatedFailureMessage(any) string {
+	return fmt.Sprintf("Expected no revert with %s, but it reverted with %s", m.expected(), m.got.Qualified())
+}
+
+// ---- EmitEvent, EmitEventFrom ----
 
 // Fields are event fields by name, for EmitEvent.
 type Fields map[string]any
 
+// Args are event arguments by position, for EmitEvent (as withArgs of
+// hardhat-chai-matchers); fewer than the event has check a prefix.
+type Args []any
+
 // DecodedEvent is one log decoded by the harness.
 type DecodedEvent struct {
-	Name    string
-	Address common.Address
-	Fields  Fields
-	order   []string
+	Name string
+	// Contract is the contract whose ABI defines the event (the one bound
+	// to the emitter when several do).
+	Contract string
+	Address  common.Address
+	// Args are the event's arguments in order (an indexed string, bytes,
+	// array or tuple is its topic hash); Fields has them by name.
+	Args   []any
+	Fields Fields
+	order  []string
 }
 
 func (e DecodedEvent) String() string {
@@ -145,51 +283,82 @@ func (e DecodedEvent) String() string {
 	for _, k := range e.order {
 		parts = append(parts, k+"="+formatArg(e.Fields[k]))
 	}
-	return fmt.Sprintf("%s(%s)", e.Name, strings.Join(parts, ", "))
+	name := e.Name
+	if e.Contract != "" {
+		name = e.Contract + "." + name
+	}
+	return fmt.Sprintf("%s(%s)", name, strings.Join(parts, ", "))
 }
 
-var knownEvents = func() map[common.Hash]abi.Event {
-	m := map[common.Hash]abi.Event{}
-	for _, a := range []abi.ABI{bindings.NewPaceSmartAccount().GetABI(), bindings.NewEpochAnchor().GetABI()} {
-		for _, e := range a.Events {
-			m[e.ID] = e
+// DecodeLog decodes a log without a World: events of AFR's contracts and
+// the standard ERC-20/721 events. Executed events also get the fields
+// packed in their call word: target, selector, success (pdr.ParseExecuted).
+// Results of World.Send decode with the World's registry (TxResult.Events).
+func DecodeLog(l *types.Log) (DecodedEvent, bool) { return decodeLog(nil, l) }
+
+// Events decodes the logs of the result's transaction with the registry of
+// the World that produced it; logs no known contract defines are left out.
+func (r *TxResult) Events() []DecodedEvent {
+	if r == nil || r.Receipt == nil {
+		return nil
+	}
+	var out []DecodedEvent
+	for _, l := range r.Receipt.Logs {
+		if ev, ok := decodeLog(r.Registry, l); ok {
+			out = append(out, ev)
 		}
 	}
-	return m
-}()
+	return out
+}
 
-// DecodeLog decodes a log of PaceSmartAccount or EpochAnchor. Executed
-// events also get the fields packed in their call word: target, selector,
-// success (pdr.ParseExecuted).
-func DecodeLog(l *types.Log) (DecodedEvent, bool) {
+func decodeLog(reg *calldata.Registry, l *types.Log) (DecodedEvent, bool) {
 	if len(l.Topics) == 0 {
 		return DecodedEvent{}, false
 	}
-	e, ok := knownEvents[l.Topics[0]]
-	if !ok {
-		return DecodedEvent{}, false
-	}
-	ev := DecodedEvent{Name: e.Name, Address: l.Address, Fields: Fields{}}
-	vals := map[string]any{}
-	if err := e.Inputs.NonIndexed().UnpackIntoMap(vals, l.Data); err != nil {
-		return DecodedEvent{}, false
-	}
-	var indexed abi.Arguments
-	for _, in := range e.Inputs {
-		if in.Indexed {
-			indexed = append(indexed, in)
+	for _, rg := range registries(reg) {
+		for _, d := range rg.Events(l.Topics[0], l.Address) {
+			if ev, ok := decodeWith(d.Contract, d.Event, l); ok {
+				return ev, true
+			}
 		}
 	}
-	if len(indexed) != len(l.Topics)-1 {
+	return DecodedEvent{}, false
+}
+
+func decodeWith(contract string, e abi.Event, l *types.Log) (DecodedEvent, bool) {
+	nonIdx := e.Inputs.NonIndexed()
+	vals, err := nonIdx.Unpack(l.Data)
+	if err != nil || len(e.Inputs)-len(nonIdx) != len(l.Topics)-1 {
 		return DecodedEvent{}, false
 	}
-	if err := abi.ParseTopicsIntoMap(vals, indexed, l.Topics[1:]); err != nil {
-		return DecodedEvent{}, false
+	ev := DecodedEvent{Name: e.RawName, Contract: contract, Address: l.Address, Fields: Fields{}}
+	ti, vi := 1, 0
+	for i, in := range e.Inputs {
+		var v any
+		if in.Indexed {
+			t := l.Topics[ti]
+			ti++
+			switch in.Type.T {
+			case abi.StringTy, abi.BytesTy, abi.SliceTy, abi.ArrayTy, abi.TupleTy:
+				v = [32]byte(t) // only the hash is in the topic
+			default:
+				tv, err := abi.Arguments{{Type: in.Type}}.Unpack(t[:])
+				if err != nil {
+					return DecodedEvent{}, false
+				}
+				v = tv[0]
+			}
+		} else {
+			v = vals[vi]
+			vi++
+		}
+		name := in.Name
+		if name == "" {
+			name = fmt.Sprintf("arg%d", i)
+		}
+		ev.Args, ev.Fields[name], ev.order = append(ev.Args, v), v, append(ev.order, name)
 	}
-	for _, in := range e.Inputs {
-		ev.Fields[in.Name], ev.order = vals[in.Name], append(ev.order, in.Name)
-	}
-	if e.Name == "Executed" {
+	if contract == "PaceSmartAccount" && e.RawName == "Executed" {
 		if x, err := pdr.ParseExecuted(l); err == nil {
 			ev.Fields["target"], ev.Fields["selector"], ev.Fields["success"] = x.Target, x.Selector, x.Success
 			ev.order = append(ev.order, "target", "selector", "success")
@@ -199,86 +368,137 @@ func DecodeLog(l *types.Log) (DecodedEvent, bool) {
 }
 
 type emitMatcher struct {
-	name   string
-	fields []any // name, value pairs
+	matcher string
+	name    string
+	from    *common.Address
+	pos     []any
+	fields  []any // name, value pairs
+	err     error // malformed arguments
 	// for messages
 	outcome string
+	reg     *calldata.Registry
 	seen    []DecodedEvent
+	unknown int // logs no known contract defines
 	why     string
 }
 
-// EmitEvent succeeds when the mined transaction emitted an event name of
-// PaceSmartAccount or EpochAnchor whose fields match: fields are name,
-// value pairs (values or Gomega matchers), or one Fields map. The actual
-// value is a *TxResult or a *types.Receipt.
-func EmitEvent(name string, fields ...any) gtypes.GomegaMatcher {
-	if len(fields) == 1 {
-		if f, ok := fields[0].(Fields); ok {
-			fields = nil
-			keys := make([]string, 0, len(f))
-			for k := range f {
+// EmitEvent succeeds when the mined transaction emitted the event name of
+// any contract the World knows (every artifact it deployed or loaded, every
+// ABI added to w.Registry, the standard ERC-20/721 events) with arguments
+// that match. Arguments are given by position in Args{…} (as withArgs),
+// by name as name, value pairs or in a Fields{…} map, or both; values are
+// compared as in RevertWith, or matched by Gomega matchers. The actual
+// value is a *TxResult (decoded with its World's registry) or a
+// *types.Receipt (AFR's contracts and the standard events only).
+func EmitEvent(name string, args ...any) gtypes.GomegaMatcher {
+	m := &emitMatcher{matcher: "EmitEvent", name: name}
+	m.parse(args)
+	return m
+}
+
+// EmitEventFrom is EmitEvent for events emitted by the contract at
+// emitter only (as expectEmit checks the emitter).
+func EmitEventFrom(emitter common.Address, name string, args ...any) gtypes.GomegaMatcher {
+	m := &emitMatcher{matcher: "EmitEventFrom", name: name, from: &emitter}
+	m.parse(args)
+	return m
+}
+
+func (m *emitMatcher) parse(args []any) {
+	for i := 0; i < len(args); i++ {
+		switch a := args[i].(type) {
+		case Args:
+			m.pos = append(m.pos, a...)
+		case Fields:
+			keys := make([]string, 0, len(a))
+			for k := range a {
 				keys = append(keys, k)
 			}
 			sort.Strings(keys)
 			for _, k := range keys {
-				fields = append(fields, k, f[k])
+				m.fields = append(m.fields, k, a[k])
 			}
+		case string:
+			if i+1 == len(args) {
+				m.err = fmt.Errorf("%s(%q): field %q has no value (give name, value pairs, Args{…} or Fields{…})", m.matcher, m.name, a)
+				return
+			}
+			m.fields = append(m.fields, a, args[i+1])
+			i++
+		default:
+			m.err = fmt.Errorf("%s(%q): argument %d is a %T, not a field name (give name, value pairs, Args{…} by position or Fields{…} by name)", m.matcher, m.name, i, a)
+			return
 		}
 	}
-	return &emitMatcher{name: name, fields: fields}
 }
 
-func receiptOf(actual any) (*types.Receipt, string, error) {
+type eventSubject struct {
+	rc      *types.Receipt
+	outcome string
+	reg     *calldata.Registry
+}
+
+func receiptOf(actual any) (eventSubject, error) {
 	switch a := actual.(type) {
 	case *TxResult:
 		if a == nil {
-			return nil, "", errors.New("got a nil *TxResult")
+			return eventSubject{}, errors.New("got a nil *TxResult")
 		}
-		if !a.Succeeded() {
-			return nil, a.String(), nil
+		s := eventSubject{reg: a.Registry}
+		switch {
+		case a.Succeeded():
+			s.rc = a.Receipt
+		case a.Reverted:
+			s.outcome = "it reverted with " + a.DecodeRevert().Qualified()
+		default:
+			s.outcome = "the " + a.String()
 		}
-		return a.Receipt, "", nil
+		return s, nil
 	case *types.Receipt:
 		if a == nil {
-			return nil, "", errors.New("got a nil *types.Receipt")
+			return eventSubject{}, errors.New("got a nil *types.Receipt")
 		}
 		if a.Status != types.ReceiptStatusSuccessful {
-			return nil, fmt.Sprintf("transaction %s failed on chain (status 0)", a.TxHash), nil
+			return eventSubject{outcome: fmt.Sprintf("transaction %s failed on chain (status 0)", a.TxHash)}, nil
 		}
-		return a, "", nil
+		return eventSubject{rc: a}, nil
 	}
-	return nil, "", fmt.Errorf("expected a *afrspec.TxResult or *types.Receipt, got %T", actual)
+	return eventSubject{}, fmt.Errorf("expected a *afrspec.TxResult or *types.Receipt, got %T", actual)
 }
 
 func (m *emitMatcher) Match(actual any) (bool, error) {
-	if len(m.fields)%2 != 0 {
-		return false, fmt.Errorf("EmitEvent(%q): fields must be name, value pairs; got %d values", m.name, len(m.fields))
+	if m.err != nil {
+		return false, m.err
 	}
-	known := false
-	for _, e := range knownEvents {
-		known = known || e.Name == m.name
-	}
-	if !known {
-		return false, fmt.Errorf("EmitEvent: unknown event %q (PaceSmartAccount and EpochAnchor events only)", m.name)
-	}
-	rc, outcome, err := receiptOf(actual)
+	subj, err := receiptOf(actual)
 	if err != nil {
-		return false, fmt.Errorf("EmitEvent: %w", err)
+		return false, fmt.Errorf("%s: %w", m.matcher, err)
 	}
-	m.outcome, m.seen, m.why = outcome, nil, ""
-	if rc == nil {
+	m.outcome, m.reg, m.seen, m.unknown, m.why = subj.outcome, subj.reg, nil, 0, ""
+	if err := knownOf(subj.reg, "event").check(m.matcher, m.name, len(m.pos)); err != nil {
+		return false, err
+	}
+	if subj.rc == nil {
 		return false, nil
 	}
-	for _, l := range rc.Logs {
-		if ev, ok := DecodeLog(l); ok {
+	for _, l := range subj.rc.Logs {
+		if ev, ok := decodeLog(subj.reg, l); ok {
 			m.seen = append(m.seen, ev)
+		} else {
+			m.unknown++
 		}
 	}
 	for _, ev := range m.seen {
 		if ev.Name != m.name {
 			continue
 		}
-		ok, why, err := m.fieldsMatch(ev)
+		if m.from != nil && ev.Address != *m.from {
+			if m.why == "" {
+				m.why = fmt.Sprintf("emitted by %s, not by %s", nameOf(m.reg, ev.Address), nameOf(m.reg, *m.from))
+			}
+			continue
+		}
+		ok, why, err := m.argsMatch(ev)
 		if err != nil {
 			return false, err
 		}
@@ -290,15 +510,24 @@ func (m *emitMatcher) Match(actual any) (bool, error) {
 	return false, nil
 }
 
-func (m *emitMatcher) fieldsMatch(ev DecodedEvent) (bool, string, error) {
-	for i := 0; i < len(m.fields); i += 2 {
-		k, ok := m.fields[i].(string)
-		if !ok {
-			return false, "", fmt.Errorf("EmitEvent: field name %v is not a string", m.fields[i])
+func (m *emitMatcher) argsMatch(ev DecodedEvent) (bool, string, error) {
+	for i, want := range m.pos {
+		if i >= len(ev.Args) {
+			return false, "", fmt.Errorf("%s: %s has %d argument(s), %d given", m.matcher, ev, len(ev.Args), len(m.pos))
 		}
+		ok, err := argMatches(want, ev.Args[i])
+		if err != nil {
+			return false, "", err
+		}
+		if !ok {
+			return false, fmt.Sprintf("argument %d (%s) is %s, expected %s", i, ev.order[i], formatArg(ev.Args[i]), describeWant(want)), nil
+		}
+	}
+	for i := 0; i < len(m.fields); i += 2 {
+		k := m.fields[i].(string)
 		got, present := ev.Fields[k]
 		if !present {
-			return false, "", fmt.Errorf("EmitEvent: %s has no field %q (fields: %s)", ev.Name, k, strings.Join(ev.order, ", "))
+			return false, "", fmt.Errorf("%s: %s has no field %q (fields: %s)", m.matcher, ev.Name, k, strings.Join(ev.order, ", "))
 		}
 		ok, err := argMatches(m.fields[i+1], got)
 		if err != nil {
@@ -313,22 +542,32 @@ func (m *emitMatcher) fieldsMatch(ev DecodedEvent) (bool, string, error) {
 
 func (m *emitMatcher) expected() string {
 	parts := []string{}
+	for _, a := range m.pos {
+		parts = append(parts, describeWant(a))
+	}
 	for i := 0; i+1 < len(m.fields); i += 2 {
 		parts = append(parts, fmt.Sprintf("%v=%s", m.fields[i], describeWant(m.fields[i+1])))
 	}
-	return fmt.Sprintf("%s(%s)", m.name, strings.Join(parts, ", "))
+	s := fmt.Sprintf("%s(%s)", m.name, strings.Join(parts, ", "))
+	if m.from != nil {
+		s += " from " + nameOf(m.reg, *m.from)
+	}
+	return s
 }
 
-func (m *emitMatcher) FailureMessage(actual any) string {
+func (m *emitMatcher) FailureMessage(any) string {
 	if m.outcome != "" {
-		return fmt.Sprintf("Expected an event %s, but the %s", m.expected(), m.outcome)
+		return fmt.Sprintf("Expected an event %s, but %s", m.expected(), m.outcome)
 	}
 	var seen []string
 	for _, ev := range m.seen {
-		seen = append(seen, "\n    - "+ev.String())
+		seen = append(seen, fmt.Sprintf("\n    - %s emitted by %s", ev, nameOf(m.reg, ev.Address)))
+	}
+	if m.unknown > 0 {
+		seen = append(seen, fmt.Sprintf("\n    - %d log(s) no known contract defines", m.unknown))
 	}
 	if len(seen) == 0 {
-		seen = []string{" none of PaceSmartAccount or EpochAnchor"}
+		seen = []string{" no events"}
 	}
 	why := ""
 	if m.why != "" {
@@ -337,7 +576,7 @@ func (m *emitMatcher) FailureMessage(actual any) string {
 	return fmt.Sprintf("Expected an event %s, but the transaction emitted:%s%s", m.expected(), strings.Join(seen, ""), why)
 }
 
-func (m *emitMatcher) NegatedFailureMessage(actual any) string {
+func (m *emitMatcher) NegatedFailureMessage(any) string {
 	return fmt.Sprintf("Expected no event %s, but the transaction emitted one", m.expected())
 }
 

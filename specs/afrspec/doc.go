@@ -3,8 +3,19 @@
 // PaceSmartAccount, a durable recorder whose sealed epochs an anchorer
 // commits on chain, a policy engine, tracesim, and copies of the log to
 // tamper with) and Gomega matchers whose failure messages say what went
-// wrong and where (BeVerified, BeTamperedAt, HaveFinding, BeIncomplete,
-// RevertWith, EmitEvent, UseGasAtMost, MatchIntent, MatchGasBaseline).
+// wrong and where: BeVerified, BeTamperedAt, HaveFinding, BeIncomplete for
+// logs; RevertWith, RevertWithPanic, Revert, EmitEvent, EmitEventFrom,
+// ChangeEtherBalance(s), ChangeTokenBalance(s) and UseGasAtMost for
+// transactions; MatchIntent and MatchGasBaseline.
+//
+// The transaction matchers work on any contract: a *TxResult of
+// World.Send or World.Submit carries the World's registry (every artifact
+// deployed with DeployArtifact and every ABI added to w.Registry by hand),
+// so errors and events of the spec's own contracts decode, and messages
+// name the contract (Vault.NotOwner(caller=0x…, owner=0x…)). Require
+// strings are RevertWith("Error", "message"). Balance matchers read
+// balances at the transaction's block and the one before; the sender's fee
+// is left out unless IncludeFee is given.
 //
 // The same spec runs on every backend. The backend is chosen by the
 // -afr.backend flag or the AFR_BACKEND environment variable:

@@ -96,7 +96,7 @@ func (w *World) Approve(ctx context.Context, p *Proposal, a *Actor) (recorder.Re
 func (w *World) Submit(ctx context.Context, relayer *Actor, s *pdr.SignedPDR, call pdr.Call) *TxResult {
 	o := w.Pace.Submit(ctx, relayer.Key, s, call)
 	return &TxResult{From: relayer, To: w.Account, Value: new(big.Int), Data: o.Data,
-		Receipt: o.Receipt, Reverted: o.Reverted, RevertData: o.RevertData, Err: o.Err}
+		Receipt: o.Receipt, Reverted: o.Reverted, RevertData: o.RevertData, Err: o.Err, Registry: w.Registry, Client: w.Client}
 }
 
 // Execute submits the proposal's own PDR for its own call from the agent.
@@ -117,7 +117,7 @@ func (w *World) RecordOutcome(ctx context.Context, p *Proposal, res *TxResult, p
 	}
 	o := &pace.Outcome{Data: res.Data, Receipt: res.Receipt, Reverted: res.Reverted, RevertData: res.RevertData, Err: res.Err}
 	if res.Reverted {
-		o.Revert = DescribeRevert(res.RevertData)
+		o.Revert = res.DecodeRevert().String()
 	}
 	return w.agent(name).RecordOutcome(ctx, p, o, parents...)
 }

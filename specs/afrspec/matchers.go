@@ -190,9 +190,13 @@ func (m *findingMatcher) NegatedFailureMessage(actual any) string {
 
 // argMatches compares an expected argument (a value or a Gomega matcher)
 // with a decoded one. Integers of any Go type and *big.Int compare by
-// value; addresses and hashes also match their hex strings.
+// value (so do whole float64s: an untyped 1e18 passed as any is one);
+// addresses and hashes also match their hex strings.
 func argMatches(want, got any) (bool, error) {
 	if m, ok := want.(types.GomegaMatcher); ok {
+		if b, ok := got.(*big.Int); ok && b.IsInt64() {
+			return m.Match(b.Int64()) // BeNumerically and friends need a Go number
+		}
 		return m.Match(got)
 	}
 	if wb, ok := toBig(want); ok {
@@ -241,6 +245,11 @@ func toBig(v any) (*big.Int, bool) {
 		return new(big.Int).SetUint64(uint64(x)), true
 	case uint64:
 		return new(big.Int).SetUint64(x), true
+	case float64: // an untyped constant such as 1e18 given as any
+		if f := big.NewFloat(x); f.IsInt() {
+			i, _ := f.Int(nil)
+			return i, true
+		}
 	}
 	return nil, false
 }
