@@ -65,19 +65,31 @@ const (
 
 // Payload returns the recorder fields rebuilt from the replay: intent,
 // execution, effects, and in Ext the call tree, the token transfers and the
-// decoded revert.
+// decoded revert — each as maps and lists, or as its JSON text when it is
+// nested deeper or wider than a payload value may be (a re-entrant call
+// tree), so that the payload always records.
 func (r *ReplayResult) Payload() *format.Payload {
 	in := r.Intent.Record()
 	p := &format.Payload{Intent: &in, Execution: r.Execution(), Effects: r.Effects.Record(r.ChainID)}
-	ext := map[string]any{}
+	parts := map[string]any{}
 	if r.Effects.Calls != nil {
-		ext[ExtCalls] = generic(r.Effects.Calls)
+		parts[ExtCalls] = r.Effects.Calls
 	}
 	if len(r.Effects.Transfers) > 0 {
-		ext[ExtTransfers] = generic(r.Effects.Transfers)
+		parts[ExtTransfers] = r.Effects.Transfers
 	}
 	if r.Effects.Revert != nil {
-		ext[ExtRevert] = generic(r.Effects.Revert)
+		parts[ExtRevert] = r.Effects.Revert
+	}
+	ext := map[string]any{}
+	for k, v := range parts {
+		ext[k] = generic(v)
+		if (&format.Payload{Ext: map[string]any{k: ext[k]}}).Validate() != nil {
+			// Nested deeper (a re-entrant call tree) or wider than the
+			// recorder takes a value: kept whole, as its JSON text.
+			b, _ := json.Marshal(v)
+			ext[k] = string(b)
+		}
 	}
 	if len(ext) > 0 {
 		p.Ext = ext
