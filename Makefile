@@ -43,8 +43,13 @@ GINKGO       := $(GO) run github.com/onsi/ginkgo/v2/ginkgo
 GINKGO_FLAGS := -r --randomize-all --fail-on-pending --fail-on-empty --keep-going --timeout=10m --output-dir=specs/.reports
 SPEC_LABELS  ?= !live
 ANVIL_SPECS  := ./specs/account ./specs/incident ./specs/gas ./specs/forkmode ./specs/examples
-.PHONY: test-specs gas-baseline
-test-specs: setup ## run the Ginkgo spec suites (embedded chain, then the anvil-labelled ones on anvil)
+# The worked example compiles its own contracts, as a user's module does (its foundry.toml).
+EXAMPLE_CONTRACTS := specs/examples/vault
+.PHONY: test-specs gas-baseline example-contracts
+example-contracts: setup ## build the example suites' own contracts (forge, from each example's foundry.toml)
+	@for d in $(EXAMPLE_CONTRACTS); do (cd $$d && forge build) || exit 1; done
+
+test-specs: setup example-contracts ## run the Ginkgo spec suites (embedded chain, then the anvil-labelled ones on anvil)
 	$(GINKGO) $(GINKGO_FLAGS) --label-filter='$(SPEC_LABELS)' --json-report=embedded.json ./specs
 	AFR_BACKEND=anvil $(GINKGO) $(GINKGO_FLAGS) --label-filter='anvil && $(SPEC_LABELS)' --json-report=anvil.json $(ANVIL_SPECS)
 
