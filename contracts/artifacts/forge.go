@@ -74,24 +74,26 @@ func ReadForge(path string) (*Artifact, error) {
 	for src, contract := range f.Metadata.Settings.CompilationTarget {
 		source, name = src, contract
 	}
-	if root := projectRoot(path, source); root != "" {
-		srcs := make([]string, 0, len(f.Metadata.Sources))
-		for s := range f.Metadata.Sources {
-			srcs = append(srcs, s)
-		}
-		sort.Strings(srcs)
-		for _, s := range srcs {
-			file := s
-			if !filepath.IsAbs(file) {
-				file = filepath.Join(root, filepath.FromSlash(s))
-			}
-			b, err := os.ReadFile(file)
-			if err != nil {
+	root := projectRoot(path, source)
+	srcs := make([]string, 0, len(f.Metadata.Sources))
+	for s := range f.Metadata.Sources {
+		srcs = append(srcs, s)
+	}
+	sort.Strings(srcs)
+	for _, s := range srcs {
+		file := filepath.FromSlash(s)
+		if !filepath.IsAbs(file) {
+			if root == "" {
 				continue
 			}
-			if common.BytesToHash(crypto.Keccak256(b)) != f.Metadata.Sources[s].Keccak256 {
-				return nil, fmt.Errorf("artifacts: %s is stale: %s changed after it was compiled (hint: run `forge build`)", path, file)
-			}
+			file = filepath.Join(root, file)
+		}
+		b, err := os.ReadFile(file)
+		if err != nil {
+			continue
+		}
+		if common.BytesToHash(crypto.Keccak256(b)) != f.Metadata.Sources[s].Keccak256 {
+			return nil, fmt.Errorf("artifacts: %s is stale: %s changed after it was compiled (hint: run `forge build`)", path, file)
 		}
 	}
 	a, err := newArtifact(name, source, bytes.Clone(f.ABI), bin)
@@ -104,11 +106,8 @@ func ReadForge(path string) (*Artifact, error) {
 // projectRoot returns the nearest directory above the artifact at path that holds source (a
 // path relative to the forge project root), or "" when there is none.
 func projectRoot(path, source string) string {
-	if source == "" {
+	if source == "" || filepath.IsAbs(source) {
 		return ""
-	}
-	if filepath.IsAbs(source) {
-		return "/"
 	}
 	dir, err := filepath.Abs(filepath.Dir(path))
 	if err != nil {
