@@ -11,7 +11,7 @@ export PATH := $(BIN):$(PATH)
 GOFLAGS_TEST ?= -count=1
 FUZZTIME     ?= 10s
 
-.PHONY: all setup build test test-go test-forge gas-snapshot fuzz bench demo demo-anvil vectors conformance-table clean help
+.PHONY: all setup build test test-go test-forge gas-snapshot artifacts fuzz bench demo demo-anvil vectors conformance-table clean help
 
 all: build
 
@@ -29,8 +29,11 @@ setup: node_modules/.installed ## install Go modules and the pinned npm toolchai
 build: setup ## build the afr CLI into bin/
 	$(GO) build -o bin/afr ./cmd/afr
 
-test: setup test-forge test-specs test-go ## run every test (forge first: the Go tests and specs read its artifacts; go test last, so its summary closes the run)
+test: setup test-forge test-specs test-go ## run every test (forge first: go test reads its output, e.g. to check the committed bindings and embedded artifacts; go test last, so its summary closes the run)
 
+# go test includes the staleness checks of what is generated from the contracts: the Go bindings
+# (contracts/bindings, TestBindingsUpToDate) and the embedded artifacts (contracts/artifacts,
+# TestEmbeddedUpToDate, against the contracts/out that test-forge has just built).
 test-go:
 	$(GO) vet ./...
 	$(GO) test $(GOFLAGS_TEST) ./...
@@ -66,6 +69,9 @@ gas-baseline: setup ## rewrite fixtures/gas/baseline.json after an intended gas 
 SNAPSHOT_FLAGS := --no-match-test '^(testFuzz|invariant)_'
 test-forge:
 	@if ls contracts/src/*.sol >/dev/null 2>&1; then forge build && forge test && forge snapshot $(SNAPSHOT_FLAGS) --check .gas-snapshot; fi
+
+artifacts: setup ## regenerate the embedded contract artifacts (contracts/artifacts/targets.json) after changing contracts/test/utils/Targets.sol
+	$(GO) generate ./contracts/artifacts
 
 gas-snapshot: setup ## rewrite .gas-snapshot after an intended gas change (commit it with the change)
 	forge snapshot $(SNAPSHOT_FLAGS) --snap .gas-snapshot

@@ -2,14 +2,14 @@ package afrspec
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
-	"github.com/ethereum/go-ethereum/common/hexutil"
+
+	"github.com/agentflightrecorder/afr/contracts/artifacts"
 )
 
 // Artifact is a compiled contract: its name, ABI and creation bytecode.
@@ -29,43 +29,36 @@ func (a *Artifact) Pack(method string, args ...any) []byte {
 	return b
 }
 
-// LoadForgeArtifact reads a forge build artifact (out/<File>.sol/<Name>.json).
+// LoadForgeArtifact reads a contract of your own from forge's build output,
+// out/<File>.sol/<Name>.json (see docs/SPECS.md, "Your own contracts"). It
+// fails when the artifact is stale — a source file it was compiled from (the
+// contract's .sol or one it imports) has changed since — naming the file and
+// `forge build`; see artifacts.ReadForge.
 func LoadForgeArtifact(path string) (*Artifact, error) {
-	raw, err := os.ReadFile(path)
+	a, err := artifacts.ReadForge(path)
 	if err != nil {
-		return nil, fmt.Errorf("afrspec: %w (hint: build the contracts with `forge build`, or `make test-forge`)", err)
+		return nil, fmt.Errorf("afrspec: %w", err)
 	}
-	var f struct {
-		ABI      json.RawMessage `json:"abi"`
-		Bytecode struct {
-			Object hexutil.Bytes `json:"object"`
-		} `json:"bytecode"`
-	}
-	if err := json.Unmarshal(raw, &f); err != nil {
-		return nil, fmt.Errorf("afrspec: forge artifact %s: %w", path, err)
-	}
-	a, err := abi.JSON(bytes.NewReader(f.ABI))
-	if err != nil {
-		return nil, fmt.Errorf("afrspec: forge artifact %s: %w", path, err)
-	}
-	name := filepath.Base(path)
-	return &Artifact{Name: name[:len(name)-len(filepath.Ext(name))], ABI: a, Bin: f.Bytecode.Object}, nil
+	return &Artifact{Name: a.Name, ABI: a.ABI, Bin: a.Bin}, nil
 }
 
-// TargetArtifact loads one of the call targets of AFR's own contract tests
-// (contracts/test/utils/Targets.sol: Sink, Counter, Reenterer, AdminTarget)
-// from the forge output under the AFR module root.
+// TargetArtifact loads one of AFR's contracts embedded in the Go module
+// (package contracts/artifacts): the call targets of AFR's own contract tests
+// (contracts/test/utils/Targets.sol: Sink, Counter, Reenterer, AdminTarget,
+// Hungry, Relay), EpochAnchor or PaceSmartAccount. It needs no AFR checkout,
+// no forge build and no AFR_ROOT.
 func TargetArtifact(name string) (*Artifact, error) {
-	root, err := ModuleRoot()
+	a, err := artifacts.Load(name)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("afrspec: %w", err)
 	}
-	return LoadForgeArtifact(filepath.Join(root, "contracts", "out", "Targets.sol", name+".json"))
+	return &Artifact{Name: a.Name, ABI: a.ABI, Bin: a.Bin}, nil
 }
 
 // ModuleRoot returns the AFR module root: the nearest directory at or above
 // the working directory holding a go.mod of module
-// github.com/agentflightrecorder/afr, or $AFR_ROOT when set.
+// github.com/agentflightrecorder/afr, or $AFR_ROOT when set. AFR's own spec
+// suites use it to find the repository's fixtures; a World does not need it.
 func ModuleRoot() (string, error) {
 	if r := os.Getenv("AFR_ROOT"); r != "" {
 		return r, nil

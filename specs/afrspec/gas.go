@@ -2,8 +2,10 @@ package afrspec
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,7 +16,9 @@ import (
 // Gas baseline environment variables.
 const (
 	// EnvGasUpdate, when "1", makes MatchGasBaseline rewrite the baseline
-	// with the measurements instead of comparing (make gas-baseline).
+	// with the measurements instead of comparing: run the suite that measures
+	// as `AFR_GAS_UPDATE=1 go test ./your/pkg` (or `ginkgo`) from the module
+	// root. Any value but "", "0" and "1" is an error.
 	EnvGasUpdate = "AFR_GAS_UPDATE"
 	// EnvGasTolerance overrides the tolerance: gas units ("50") or a
 	// percentage ("0.5%"). Default 0: any change fails.
@@ -24,8 +28,8 @@ const (
 // GasBaselineFormat names the baseline file format.
 const GasBaselineFormat = "afr-gas-baseline"
 
-// GasBaseline is the committed file of expected gas figures
-// (fixtures/gas/baseline.json): whole-transaction gas by measurement name.
+// GasBaseline is the committed file of expected gas figures (AFR's own is
+// fixtures/gas/baseline.json): whole-transaction gas by measurement name.
 type GasBaseline struct {
 	Format  string            `json:"format"`
 	Version int               `json:"version"`
@@ -207,21 +211,25 @@ func sum(xs []int) int {
 }
 
 type gasBaselineMatcher struct {
-	path    string
-	tol     *Tolerance
-	rows    []GasRow
-	used    Tolerance
-	updated bool
+	path string
+	tol  *Tolerance
+	rows []GasRow
+	used Tolerance
 }
 
 // MatchGasBaseline succeeds when measurements (a map[string]uint64 of
 // whole-transaction gas by name) equal the baseline file at path within a
 // tolerance: the argument if given, else $AFR_GAS_TOLERANCE, else 0. The
 // failure message is a table of baseline, measured, delta and status per
-// measurement. With AFR_GAS_UPDATE=1 it writes the measurements to path
-// instead and succeeds: the one way to move the baseline on purpose (make
-// gas-baseline).
+// measurement, naming the file and the command that rewrites it. With
+// AFR_GAS_UPDATE=1 it writes the measurements to path instead and succeeds:
+// the one way to move the baseline on purpose, and the way to create it.
+// A relative path is relative to the package directory, where go test and
+// ginkgo run a package's tests.
 func MatchGasBaseline(path string, tol ...Tolerance) gtypes.GomegaMatcher {
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs // messages name the file wherever the test runs
+	}
 	m := &gasBaselineMatcher{path: path}
 	if len(tol) > 0 {
 		m.tol = &tol[0]
@@ -234,9 +242,16 @@ func (m *gasBaselineMatcher) Match(actual any) (bool, error) {
 	if !ok {
 		return false, fmt.Errorf("MatchGasBaseline expects a map[string]uint64 of gas by measurement, got %T", actual)
 	}
-	if os.Getenv(EnvGasUpdate) == "1" {
-		m.updated = true
-		return true, WriteGasBaseline(m.path, "whole-transaction gas measured by specs/gas; update with make gas-baseline", measured)
+	switch v := os.Getenv(EnvGasUpdate); v {
+	case "1":
+		note := "whole-transaction gas by measurement (afrspec.MatchGasBaseline); rewrite with `" + gasUpdateCommand() + "` from the module root"
+		if err := WriteGasBaseline(m.path, note, measured); err != nil {
+			return false, fmt.Errorf("afrspec: %s=1: writing the gas baseline: %w", EnvGasUpdate, err)
+		}
+		return true, nil
+	case "", "0":
+	default:
+		return false, fmt.Errorf("afrspec: %s=%q: set it to 1 to rewrite the gas baseline %s, or leave it unset to compare", EnvGasUpdate, v, m.path)
 	}
 	switch {
 	case m.tol != nil:
@@ -244,13 +259,16 @@ func (m *gasBaselineMatcher) Match(actual any) (bool, error) {
 	case os.Getenv(EnvGasTolerance) != "":
 		t, err := ParseTolerance(os.Getenv(EnvGasTolerance))
 		if err != nil {
-			return false, err
+			return false, fmt.Errorf("%w (from $%s)", err, EnvGasTolerance)
 		}
 		m.used = t
 	}
 	base, err := ReadGasBaseline(m.path)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, fmt.Errorf("afrspec: no gas baseline at %s: %w (hint: create it with `%s` and commit it)", m.path, err, m.updateHint())
+	}
 	if err != nil {
-		return false, fmt.Errorf("%w (hint: create it with make gas-baseline)", err)
+		return false, fmt.Errorf("%w (hint: fix the file, or rewrite it with `%s`)", err, m.updateHint())
 	}
 	var failed bool
 	m.rows, failed = CompareGas(base.Gas, measured, m.used)
@@ -259,8 +277,56 @@ func (m *gasBaselineMatcher) Match(actual any) (bool, error) {
 
 func (m *gasBaselineMatcher) FailureMessage(any) string {
 	return fmt.Sprintf("Gas differs from the baseline %s beyond the tolerance (%s):\n%s"+
-		"  hint: if the change is intended, run `make gas-baseline` and commit %s with it, saying why",
-		m.path, m.used, GasTable(m.rows), m.path)
+		"  hint: if the change is intended, rewrite the baseline with\n\n      %s\n\n"+
+		"  (ginkgo works in place of go test) and commit %s with the change, saying why;\n"+
+		"  to allow drift, set %s (gas, e.g. 50, or a percentage, e.g. 0.5%%)",
+		m.path, m.used, GasTable(m.rows), m.updateHint(), m.path, EnvGasTolerance)
+}
+
+// updateHint is the shell command that rewrites the baseline: the update
+// command, run from the module root.
+func (m *gasBaselineMatcher) updateHint() string {
+	if root := moduleOf(); root != "" {
+		return "cd " + root + " && " + gasUpdateCommand()
+	}
+	return gasUpdateCommand()
+}
+
+// gasUpdateCommand is the go test command, from the module root, that runs
+// the package under test with AFR_GAS_UPDATE=1. go test and ginkgo run a
+// package's tests in its directory, so the working directory relative to the
+// root of its module names the package.
+func gasUpdateCommand() string {
+	pkg := "./your/package"
+	if root := moduleOf(); root != "" {
+		wd, _ := os.Getwd()
+		if rel, err := filepath.Rel(root, wd); err == nil {
+			pkg = "./" + filepath.ToSlash(rel)
+			if rel == "." {
+				pkg = "."
+			}
+		}
+	}
+	return EnvGasUpdate + "=1 go test " + pkg
+}
+
+// moduleOf returns the nearest directory at or above the working directory
+// that holds a go.mod, or "".
+func moduleOf() string {
+	dir, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
 }
 
 func (m *gasBaselineMatcher) NegatedFailureMessage(any) string {

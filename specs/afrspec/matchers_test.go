@@ -2,10 +2,7 @@ package afrspec_test
 
 import (
 	"context"
-	"errors"
 	"math/big"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -68,42 +65,6 @@ var _ = Describe("Matchers fail with a message that names the cause", func() {
 		It("rejects an error name the contracts do not define, listing those they do", func() {
 			msg := failureOf(func() { Expect(nonce()).To(afrspec.RevertWith("InvalidNonse")) })
 			Expect(msg).To(And(ContainSubstring(`has an error named "InvalidNonse" (known: Error, Panic; EpochAnchor: `), ContainSubstring(" InvalidNonce,")))
-		})
-	})
-
-	Describe("MatchGasBaseline", func() {
-		var path string
-		BeforeEach(func() {
-			path = filepath.Join(GinkgoT().TempDir(), "baseline.json")
-			Expect(afrspec.WriteGasBaseline(path, "test", map[string]uint64{"anchor": 30_000, "execute": 40_000})).To(Succeed())
-		})
-		It("passes when nothing moved", func() {
-			Expect(map[string]uint64{"anchor": 30_000, "execute": 40_000}).To(afrspec.MatchGasBaseline(path))
-		})
-		It("fails beyond the tolerance with an old/new/delta table and the command to update", func() {
-			msg := failureOf(func() {
-				Expect(map[string]uint64{"anchor": 30_012, "execute": 39_000, "batch": 50_000}).To(afrspec.MatchGasBaseline(path))
-			})
-			Expect(msg).To(ContainSubstring("beyond the tolerance (0 gas)"))
-			Expect(msg).To(MatchRegexp(`anchor\s+30,000\s+30,012\s+\+12\s+\+0\.04%\s+REGRESSION`))
-			Expect(msg).To(MatchRegexp(`execute\s+40,000\s+39,000\s+-1,000\s+-2\.50%\s+IMPROVED`))
-			Expect(msg).To(MatchRegexp(`batch\s+-\s+50,000\s+-\s+-\s+NEW`))
-			Expect(msg).To(ContainSubstring("make gas-baseline"))
-		})
-		It("allows a tolerance in gas or percent", func() {
-			Expect(map[string]uint64{"anchor": 30_012, "execute": 40_000}).To(afrspec.MatchGasBaseline(path, afrspec.Tolerance{Gas: 12}))
-			Expect(map[string]uint64{"anchor": 30_012, "execute": 40_000}).NotTo(afrspec.MatchGasBaseline(path, afrspec.Tolerance{Gas: 11}))
-			Expect(map[string]uint64{"anchor": 30_200, "execute": 40_000}).To(afrspec.MatchGasBaseline(path, afrspec.Tolerance{Percent: 1}))
-			t, err := afrspec.ParseTolerance("0.5%")
-			Expect(err).NotTo(HaveOccurred())
-			Expect(t).To(Equal(afrspec.Tolerance{Percent: 0.5}))
-		})
-		It("rewrites the baseline on purpose with AFR_GAS_UPDATE=1", func() {
-			GinkgoT().Setenv(afrspec.EnvGasUpdate, "1")
-			Expect(map[string]uint64{"anchor": 1}).To(afrspec.MatchGasBaseline(path))
-			b, err := afrspec.ReadGasBaseline(path)
-			Expect(err).NotTo(HaveOccurred())
-			Expect(b.Gas).To(Equal(map[string]uint64{"anchor": 1}))
 		})
 	})
 
@@ -211,12 +172,6 @@ var _ = Describe("A broken attack spec on a real World", func() {
 		msg = failureOf(func() { Expect(rep).To(afrspec.BeVerified()) })
 		Expect(msg).To(Or(ContainSubstring("hint (unsealed)"), ContainSubstring("hint (unanchored)")))
 		Expect(w.MustSealAndVerify(ctx)).To(afrspec.BeVerified())
-	})
-
-	It("reports a missing baseline with the command that creates it", func() {
-		_, err := afrspec.MatchGasBaseline(filepath.Join(GinkgoT().TempDir(), "none.json")).Match(map[string]uint64{"x": 1})
-		Expect(err).To(MatchError(ContainSubstring("make gas-baseline")))
-		Expect(errors.Is(err, os.ErrNotExist)).To(BeTrue())
 	})
 
 	It("decodes reverts of every PDR failure class the pdr package names", func() {
