@@ -24,8 +24,10 @@
 // A World's chain starts at a fixed time (Config.GenesisTime) and every
 // block is one second after its parent on both local backends; keys,
 // session, the log's clock and randomness derive from names and
-// Config.Seed; PDR and delegation expiries count from World.Clock, which
-// moves in half-lifetime steps, not per block. So roots, signatures,
+// Config.Seed; the anchorer sends transactions only when the spec calls
+// SealAndAnchor, so it never races the spec's for blocks; PDR and
+// delegation expiries count from World.Clock, which moves in half-lifetime
+// steps, not per block. So roots, signatures,
 // calldata and gas are the same on every run and on both local backends
 // (specs/gas checks ten fresh Worlds on each).
 //

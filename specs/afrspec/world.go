@@ -177,7 +177,8 @@ type World struct {
 	Counter    common.Address
 	Sink       common.Address
 
-	// Recorder writes the log in LogDir; Anchorer anchors its sealed epochs.
+	// Recorder writes the log in LogDir; Anchorer anchors its sealed epochs
+	// when SealAndAnchor (or Snapshot) asks, never in the background.
 	Recorder *recorder.Recorder
 	Anchorer *anchor.Anchorer
 	LogDir   string
@@ -496,9 +497,14 @@ func (w *World) openRecorder(ctx context.Context, dir string) error {
 	if err != nil {
 		return fmt.Errorf("afrspec: opening the anchorer: %w", err)
 	}
+	// The anchorer learns of sealed epochs only from SealAndAnchor and
+	// Snapshot (SyncLog), not from the recorder's channel: it sends nothing
+	// while the spec runs, so the spec's transactions never race its own for
+	// blocks, and block numbers — recorded in outcomes, and so in the log's
+	// roots and event ids — repeat from run to run.
 	runCtx, cancel := context.WithCancel(context.Background())
 	w.cancel, w.runDone = cancel, make(chan error, 1)
-	go func() { w.runDone <- w.Anchorer.Run(runCtx, rec.Sealed()) }()
+	go func() { w.runDone <- w.Anchorer.Run(runCtx, nil) }()
 	return nil
 }
 
@@ -542,8 +548,8 @@ func (w *World) SetPolicy(p *pdr.Policy) {
 // the chain's time passes them. Propose, Delegate and SignDelegated set
 // expiries PDRLifetime after it, so a PDR stays valid for at least half its
 // lifetime, and its expiry — and so its signature, calldata and gas — does
-// not depend on how many blocks happen to have been mined before it (the
-// anchorer's transactions race the spec's).
+// not depend on how many blocks were mined before it: adding a transaction
+// to a spec does not move the gas of the ones after it.
 func (w *World) Clock(ctx context.Context) (uint64, error) {
 	now, err := w.Now(ctx)
 	if err != nil || now < w.start {
@@ -709,7 +715,10 @@ func (w *World) Snapshot(ctx context.Context) (*Snapshot, error) {
 // and anchorer are reopened on a fresh copy of the log saved in s, with the
 // log's clock and randomness as they were — so whatever ran before, a spec
 // after Revert(s) records, anchors and measures gas exactly as after every
-// other Revert(s). (The reopened recorder draws its per-open nonce from the
+// other Revert(s) on the embedded chain. (On anvil, the priority fee it
+// suggests comes from a fee-history cache that evm_revert does not roll
+// back, so transaction hashes recorded in outcomes, and through them event
+// ids, can differ between reverts.) (The reopened recorder draws its per-open nonce from the
 // restored randomness, so its ciphertexts and roots differ from those the
 // World would have written had it gone on from the snapshot without
 // reverting: revert before the first spec too, as Isolate does.)
