@@ -34,6 +34,22 @@ type Backend interface {
 	Close() error
 }
 
+// SnapshotID names a saved chain state (Snapshotter).
+type SnapshotID string
+
+// Snapshotter is a Backend whose state can be saved and restored, so that
+// tests share one deployment and undo what each did: Embedded and Anvil.
+type Snapshotter interface {
+	// Snapshot saves the chain as it is now (state, blocks, block time).
+	Snapshot(ctx context.Context) (SnapshotID, error)
+	// Revert restores the chain saved as id: the blocks mined since leave
+	// the chain (their transactions and logs with them), pending
+	// transactions are dropped, and the next block follows the restored
+	// head in number and time. id stays valid for further Reverts; the
+	// snapshots taken after it do not.
+	Revert(ctx context.Context, id SnapshotID) error
+}
+
 // Dial connects to a JSON-RPC endpoint. Keys come from key files.
 func Dial(ctx context.Context, url string, keys ...*ecdsa.PrivateKey) (Backend, error) {
 	c, err := ethclient.DialContext(ctx, url)

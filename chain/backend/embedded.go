@@ -12,6 +12,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core"
+	"github.com/ethereum/go-ethereum/core/rawdb"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/eth"
@@ -46,6 +47,13 @@ type EmbeddedOptions struct {
 	// debug_chainConfig answers the exact rules the chain runs, so a fork of
 	// it (package evm) executes with them.
 	HTTP string
+	// GenesisTime is the genesis block's timestamp (Unix seconds); 0 means
+	// go-ethereum's default, 0, so blocks follow the wall clock. A time
+	// ahead of the wall clock fixes every block's time: go-ethereum's
+	// simulated beacon stamps a block max(now, parent + 1), so block n is
+	// at GenesisTime + n on every run (the time a fixed-time anvil gives
+	// with a one-second interval).
+	GenesisTime uint64
 }
 
 // DevKey returns the i-th deterministic dev key of the embedded chain:
@@ -68,13 +76,14 @@ func DevKey(i int) *ecdsa.PrivateKey {
 // gas matches anvil and mainnet.
 type Embedded struct {
 	stack  *node.Node
+	eth    *eth.Ethereum
 	beacon *catalyst.SimulatedBeacon
 	client *ethclient.Client
 	config *params.ChainConfig
 	keys   []*ecdsa.PrivateKey
 	url    string
 
-	mu     sync.Mutex    // serialises Commit, Fork and Rollback
+	mu     sync.Mutex    // serialises mining, Commit and Revert
 	kick   chan struct{} // a transaction was sent through Client()
 	stop   chan struct{}
 	done   chan struct{}
@@ -122,8 +131,12 @@ func NewEmbedded(opts EmbeddedOptions) (*Embedded, error) {
 		genesisAlloc[a] = acct
 	}
 	ethConf := ethconfig.Defaults
-	ethConf.Genesis = &core.Genesis{Config: &rules, GasLimit: ethconfig.Defaults.Miner.GasCeil, Alloc: genesisAlloc}
+	ethConf.Genesis = &core.Genesis{Config: &rules, GasLimit: ethconfig.Defaults.Miner.GasCeil, Alloc: genesisAlloc, Timestamp: opts.GenesisTime}
 	ethConf.SyncMode = ethconfig.FullSync
+	// Archive state in the hash scheme: every block's state stays in
+	// memory, so Revert can return to any earlier block (the path scheme
+	// keeps only the last 128) and eth_call answers at any height.
+	ethConf.StateScheme, ethConf.NoPruning = rawdb.HashScheme, true
 	ethConf.TxPool.NoLocals = true
 	ethConf.LogNoHistory = true
 	if err := e.start(&nodeConf, &ethConf); err != nil {
@@ -162,7 +175,7 @@ func (e *Embedded) start(nodeConf *node.Config, ethConf *ethconfig.Config) error
 		stack.Close()
 		return err
 	}
-	e.stack, e.beacon, e.client = stack, beacon, ethclient.NewClient(stack.Attach())
+	e.stack, e.eth, e.beacon, e.client = stack, svc, beacon, ethclient.NewClient(stack.Attach())
 	return nil
 }
 
@@ -277,6 +290,43 @@ func (e *Embedded) Commit() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.beacon.Commit()
+}
+
+// Snapshot implements Snapshotter: the id is the head block's hash.
+func (e *Embedded) Snapshot(context.Context) (SnapshotID, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return SnapshotID(e.eth.BlockChain().CurrentBlock().Hash().Hex()), nil
+}
+
+// Revert implements Snapshotter: the snapshot's block becomes the head again
+// (a reorg to an ancestor, as go-ethereum's simulated backend Fork does),
+// the transactions the reorg would put back into the pool are dropped, and a
+// fresh simulated beacon continues from that block, so the next block's
+// time is the restored head's time + 1 again.
+func (e *Embedded) Revert(_ context.Context, id SnapshotID) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	bc := e.eth.BlockChain()
+	head := bc.GetBlockByHash(common.HexToHash(string(id)))
+	if head == nil {
+		return fmt.Errorf("chain: no snapshot %q on this embedded chain", id)
+	}
+	if head.Hash() != bc.CurrentBlock().Hash() {
+		if _, err := bc.SetCanonical(head); err != nil {
+			return fmt.Errorf("chain: revert to block %d: %w", head.NumberU64(), err)
+		}
+	}
+	// Clear waits for the pool to reset to the new head (which re-injects
+	// the transactions of the dropped blocks) and then drops them all.
+	e.eth.TxPool().Clear()
+	beacon, err := catalyst.NewSimulatedBeacon(0, common.Address{}, e.eth)
+	if err != nil {
+		return fmt.Errorf("chain: revert: %w", err)
+	}
+	old := e.beacon
+	e.beacon = beacon
+	return old.Stop()
 }
 
 // Close stops the chain.

@@ -27,13 +27,16 @@ func signedFor(ctx context.Context, v *afrspec.World, call pdr.Call, eventID com
 }
 
 // These specs change what the account executed behind the log's back, so
-// each gets a World of its own: the suite's shared World must stay honest.
-var _ = Describe("The World's verification checks the account's executions against the log", Label("anvil"), func() {
+// they share a World of their own (the suite's shared World must stay
+// honest), reverted after each spec: each starts from the same chain and an
+// empty log.
+var _ = Describe("The World's verification checks the account's executions against the log", Ordered, Label("anvil"), func() {
 	var v *afrspec.World
 	var ctx context.Context
+	BeforeAll(func() { v = afrspec.StartWorld(afrspec.Config{}) })
 	BeforeEach(func() {
 		ctx = context.Background()
-		v = afrspec.StartWorld(afrspec.Config{})
+		v.Isolate()
 		p := v.MustPropose(ctx, "agent", v.PingCall())
 		v.MustRecordOutcome(ctx, p, v.Execute(ctx, p))
 	})

@@ -27,10 +27,36 @@
 //   - fork: anvil forking an archive JSON-RPC endpoint at a pinned block,
 //     AFR_FORK_RPC and AFR_FORK_BLOCK (both required).
 //
+// Anvil's binary, port, hardfork, block time and extra flags are set with
+// Config.Anvil; a missing binary is an error wrapping anvil.ErrNotFound.
+//
+// # Determinism
+//
+// A World's chain starts at a fixed time (Config.GenesisTime) and every
+// block is one second after its parent on both local backends; keys,
+// session, the log's clock and randomness derive from names and
+// Config.Seed; the anchorer sends transactions only when the spec calls
+// SealAndAnchor, so it never races the spec's for blocks; PDR and
+// delegation expiries count from World.Clock, which moves in half-lifetime
+// steps, not per block. So roots, signatures,
+// calldata and gas are the same on every run and on both local backends
+// (specs/gas checks ten fresh Worlds on each).
+//
+// # One World per suite
+//
+// Building a World deploys contracts and opens a log: ~170 ms. A suite
+// builds it once (BeforeSuite or an Ordered container's BeforeAll, with the
+// suite's own contracts and World.SetPolicy) and calls World.Isolate in a
+// BeforeEach: every spec then starts from that state — chain reverted
+// (evm_snapshot/evm_revert on anvil, a reorg to the saved head on the
+// embedded chain), the log, its keys and anchor queue restored from a copy
+// — for ~8 ms instead. World.Snapshot and World.Revert do the same by hand.
+//
 // A minimal spec (docs/SPECS.md walks through it from an empty folder):
 //
 //	var w *afrspec.World
-//	BeforeEach(func() { w = afrspec.StartWorld(afrspec.Config{}) })
+//	BeforeSuite(func() { w = afrspec.StartWorld(afrspec.Config{}) })
+//	BeforeEach(func() { w.Isolate() })
 //	It("refuses a PDR for other calldata", func(ctx SpecContext) {
 //		p := w.MustPropose(ctx, "agent", w.CounterCall(1))
 //		swapped := w.CounterCall(1_000)

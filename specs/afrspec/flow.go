@@ -16,7 +16,8 @@ import (
 	"github.com/agentflightrecorder/afr/recorder"
 )
 
-// PDRLifetime is how long the PDRs of Propose stay valid (seconds).
+// PDRLifetime is how long the PDRs of Propose stay valid (seconds after
+// World.Clock).
 const PDRLifetime = 3600
 
 // DefaultPolicy is the policy of a World unless Config.Policy is set:
@@ -130,7 +131,8 @@ type Scope struct {
 	Selectors [][4]byte
 	// MaxValuePerCall and MaxValueTotal in wei; nil means zero.
 	MaxValuePerCall, MaxValueTotal *big.Int
-	// Expiry is the last valid block timestamp; 0 means now + PDRLifetime.
+	// Expiry is the last valid block timestamp; 0 means World.Clock +
+	// PDRLifetime.
 	Expiry uint64
 }
 
@@ -142,7 +144,7 @@ func Selector(sig string) [4]byte { return [4]byte(crypto.Keccak256([]byte(sig))
 // which must then be signed by w.Owner). Salts are fresh per call.
 func (w *World) Delegate(ctx context.Context, from, to *Actor, chain []pdr.SignedDelegation, s Scope) ([]pdr.SignedDelegation, error) {
 	if s.Expiry == 0 {
-		now, err := w.Now(ctx)
+		now, err := w.Clock(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -170,7 +172,7 @@ func (w *World) SignDelegated(ctx context.Context, delegate *Actor, chain []pdr.
 	if err != nil {
 		return pdr.SignedPDR{}, err
 	}
-	now, err := w.Now(ctx)
+	now, err := w.Clock(ctx)
 	if err != nil {
 		return pdr.SignedPDR{}, err
 	}

@@ -18,6 +18,8 @@ import (
 // BeforeAll, BeforeEach or It), fails the spec if it cannot, and closes it
 // with ginkgo.DeferCleanup — so an anvil backend is stopped even when the spec
 // fails or the run is interrupted. Progress goes to ginkgo.GinkgoWriter.
+// Built in BeforeSuite or BeforeAll, with Isolate in a BeforeEach, one World
+// serves a whole suite; built in BeforeEach, each spec gets a fresh chain.
 func StartWorld(cfg Config) *World {
 	ginkgo.GinkgoHelper()
 	if cfg.Logf == nil {
@@ -34,6 +36,38 @@ func StartWorld(cfg Config) *World {
 		gomega.Expect(w.Close()).To(gomega.Succeed(), "closing the afrspec World")
 	})
 	return w
+}
+
+// Isolate makes the current spec leave the World as it found it: called in
+// a BeforeEach of a suite whose World is built once (BeforeSuite or
+// BeforeAll, contracts of the suite deployed there too), it reverts the
+// World with ginkgo.DeferCleanup when the spec ends — chain, log, anchors,
+// the log's clock, salts and policy (see World.Revert) — so every spec
+// starts from the same state, in any order, without deploying anything
+// again. The state it returns to is saved at its first call; call it
+// before anything else of the spec changes the World:
+//
+//	var w *afrspec.World
+//	BeforeAll(func(ctx SpecContext) {
+//		w = afrspec.StartWorld(afrspec.Config{})
+//		// deploy the suite's contracts, w.SetPolicy(…)
+//	})
+//	BeforeEach(func() { w.Isolate() })
+func (w *World) Isolate() {
+	ginkgo.GinkgoHelper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if w.base == nil {
+		s, err := w.Snapshot(ctx)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "saving the World for Isolate")
+		// The first spec runs on a reverted World too, so that every spec
+		// records and measures alike whatever the order (see Revert).
+		gomega.Expect(w.Revert(ctx, s)).To(gomega.Succeed(), "reverting the World for the first isolated spec")
+		w.base = s
+	}
+	ginkgo.DeferCleanup(func(ctx ginkgo.SpecContext) {
+		gomega.Expect(w.Revert(ctx, w.base)).To(gomega.Succeed(), "reverting the World after the spec")
+	}, ginkgo.NodeTimeout(2*time.Minute))
 }
 
 // MustPropose is Propose that fails the spec on error.

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/big"
 	"math/rand/v2"
 	"os"
@@ -72,7 +73,17 @@ type Config struct {
 	// $AFR_FORK_RPC and $AFR_FORK_BLOCK.
 	ForkRPC   string
 	ForkBlock uint64
-	// Dir holds the log (Dir/log) and anchor queue; "" means a new temporary
+	// Anvil configures the anvil process of the anvil and fork backends.
+	Anvil AnvilConfig
+	// GenesisTime is the chain's genesis timestamp on the embedded and anvil
+	// backends (Unix seconds; default GenesisTime). Every block is one
+	// second after its parent, whatever the wall clock, so PDR expiries,
+	// signatures, calldata and gas repeat from run to run and agree between
+	// the two backends. It must be ahead of the wall clock for the embedded
+	// chain to keep to it (see backend.EmbeddedOptions.GenesisTime).
+	GenesisTime uint64
+	// Dir holds the log (Dir/log) and anchor queue, and the copies of the
+	// log that Snapshot and Revert make; "" means a new temporary
 	// directory, removed by Close.
 	Dir string
 	// EpochSize seals an epoch every this many events (default 16).
@@ -85,7 +96,9 @@ type Config struct {
 	// (default 2, capped at Approvers).
 	Approvers int
 	Threshold uint8
-	// Policy evaluates proposals; nil means DefaultPolicy(w).
+	// Policy evaluates proposals; nil means DefaultPolicy(w). A policy
+	// over contracts the spec deploys itself is set after deploying them,
+	// with World.SetPolicy.
 	Policy *pdr.Policy
 	// Seed makes the recorder's keys and session deterministic (default 1),
 	// so roots, calldata and gas repeat from run to run.
@@ -95,6 +108,32 @@ type Config struct {
 	// AnvilLog receives anvil's output (default: discarded).
 	AnvilLog io.Writer
 }
+
+// AnvilConfig configures the anvil process of the anvil and fork backends
+// (package chain/backend/anvil). The zero value is a fresh anvil from
+// node_modules/.bin or $PATH on a free loopback port, Prague rules,
+// automine.
+type AnvilConfig struct {
+	// Binary is the anvil executable; "" means anvil.FindBinary.
+	Binary string
+	// Port is the loopback port; 0 picks a free one.
+	Port int
+	// Hardfork is anvil's --hardfork; "" means "prague" (the rules the
+	// embedded chain runs) on the anvil backend and the forked chain's own
+	// on the fork backend.
+	Hardfork string
+	// BlockTime, when non-zero, mines a block this often (whole seconds)
+	// instead of one per transaction. Blocks then follow the wall clock:
+	// block numbers, times and so gas are no longer the same on every run.
+	BlockTime time.Duration
+	// Args are further anvil flags, appended as given.
+	Args []string
+}
+
+// GenesisTime is the default genesis timestamp of a World's chain:
+// 3,000,000,000 (2065-01-24), far enough ahead of the wall clock that the
+// embedded chain keeps to one-second blocks (see Config.GenesisTime).
+const GenesisTime = 3_000_000_000
 
 // Actor is a named key. Actors that send transactions are funded.
 type Actor struct {
@@ -138,7 +177,8 @@ type World struct {
 	Counter    common.Address
 	Sink       common.Address
 
-	// Recorder writes the log in LogDir; Anchorer anchors its sealed epochs.
+	// Recorder writes the log in LogDir; Anchorer anchors its sealed epochs
+	// when SealAndAnchor (or Snapshot) asks, never in the background.
 	Recorder *recorder.Recorder
 	Anchorer *anchor.Anchorer
 	LogDir   string
@@ -157,6 +197,13 @@ type World struct {
 	cfg      Config
 	funder   *ecdsa.PrivateKey
 	tmp      string
+	root     string // Dir or tmp: the log, snapshots and reverted logs
+	start    uint64 // the chain's time when the World started
+	clock    *stepClock
+	rng      *lockedRand
+	dirs     int    // snapshot and revert directories made so far
+	spent    string // a reverted log directory to remove at the next Revert or Close
+	base     *Snapshot
 	cancel   context.CancelFunc
 	runDone  chan error
 	actors   map[string]*Actor
@@ -218,6 +265,9 @@ func NewWorld(ctx context.Context, cfg Config) (w *World, err error) {
 	if cfg.Seed == 0 {
 		cfg.Seed = 1
 	}
+	if cfg.GenesisTime == 0 {
+		cfg.GenesisTime = GenesisTime
+	}
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
 	}
@@ -237,6 +287,9 @@ func NewWorld(ctx context.Context, cfg Config) (w *World, err error) {
 		return w, fmt.Errorf("afrspec: chain id: %w", err)
 	}
 	w.ChainID = id.Uint64()
+	if w.start, err = w.Now(ctx); err != nil {
+		return w, fmt.Errorf("afrspec: %w", err)
+	}
 
 	for _, n := range []string{"deployer", "agent", "operator", "owner", "attacker"} {
 		a := w.Actor(n)
@@ -255,16 +308,26 @@ func NewWorld(ctx context.Context, cfg Config) (w *World, err error) {
 	if err := w.deploy(ctx, approvers); err != nil {
 		return w, err
 	}
-	if err := w.openRecorder(ctx); err != nil {
+	w.root = cfg.Dir
+	if w.root == "" {
+		if w.tmp, err = os.MkdirTemp("", "afrspec-"); err != nil {
+			return w, err
+		}
+		w.root = w.tmp
+	}
+	w.rng = &lockedRand{r: rand.NewChaCha8([32]byte(crypto.Keccak256([]byte("afrspec recorder"), big.NewInt(int64(cfg.Seed)).Bytes())))}
+	if _, err := io.ReadFull(w.rng, w.Session[:]); err != nil {
 		return w, err
 	}
-	if cfg.Policy != nil {
-		w.Policy = cfg.Policy
-	} else {
-		w.Policy = DefaultPolicy(w)
+	// The log's clock starts at the chain's time and advances 1 ms per
+	// reading: event times, and so roots, repeat from run to run.
+	w.clock = &stepClock{t: time.Unix(int64(w.start), 0).UTC()}
+	if err := w.openRecorder(ctx, filepath.Join(w.root, "log")); err != nil {
+		return w, err
 	}
 	w.Pace = &pace.Agent{Recorder: w.Recorder, Client: w.Client, Domain: w.Domain, Registry: w.Registry,
-		Policy: w.Policy, PolicySigner: w.PolicySigner.Key, Lifetime: PDRLifetime}
+		PolicySigner: w.PolicySigner.Key, Lifetime: PDRLifetime, Now: w.Clock}
+	w.SetPolicy(cfg.Policy)
 	cfg.Logf("afrspec: world on %s (chain %d): EpochAnchor %s, PaceSmartAccount %s, log %s", w.Backend, w.ChainID, w.Anchor, w.Account, w.LogDir)
 	return w, nil
 }
@@ -274,19 +337,32 @@ func (w *World) startChain(ctx context.Context) error {
 	// (Close) decides, not the caller's set-up context.
 	_ = ctx
 	life := context.Background()
-	var err error
+	ac := w.cfg.Anvil
+	opts := anvil.Options{Binary: ac.Binary, Port: ac.Port, Hardfork: ac.Hardfork, BlockTime: ac.BlockTime, Args: ac.Args,
+		Accounts: 1, Log: w.cfg.AnvilLog}
+	if ac.BlockTime == 0 {
+		opts.BlockTimestampInterval = 1
+	}
+	var (
+		b   backend.Backend
+		err error
+	)
 	switch w.Backend {
 	case Embedded:
-		// A short block period: the embedded chain's automine waits for the
-		// transaction pool to report a pending transaction, which go-ethereum's
-		// pool can take up to ~2s to do; a periodic block picks it up sooner.
-		// Served on a loopback port too, so that tracesim replays its
-		// transactions (World.Replay) as it does anvil's.
-		w.Chain, err = backend.NewEmbedded(backend.EmbeddedOptions{Keys: 1, BlockPeriod: 50 * time.Millisecond, HTTP: "127.0.0.1:0"})
+		// No periodic empty blocks: blocks are mined only for transactions
+		// (the client the World sends through wakes the miner at once), so
+		// block numbers and times repeat from run to run. Served on a
+		// loopback port too, so that tracesim replays its transactions
+		// (World.Replay) as it does anvil's.
+		b, err = backend.NewEmbedded(backend.EmbeddedOptions{Keys: 1, BlockPeriod: -1, GenesisTime: w.cfg.GenesisTime, HTTP: "127.0.0.1:0"})
 	case Anvil:
-		// The embedded chain's id: same EIP-712 domains, signatures,
-		// calldata and so gas on both local backends.
-		w.Chain, err = backend.StartAnvil(life, anvil.Options{Accounts: 1, ChainID: backend.EmbeddedChainID, Hardfork: "prague", Log: w.cfg.AnvilLog})
+		// The embedded chain's id, rules and clock: same EIP-712 domains,
+		// signatures, calldata and so gas on both local backends.
+		opts.ChainID, opts.Timestamp = backend.EmbeddedChainID, w.cfg.GenesisTime
+		if opts.Hardfork == "" {
+			opts.Hardfork = "prague"
+		}
+		b, err = startAnvil(life, opts)
 	case Fork:
 		rpcURL, block := w.cfg.ForkRPC, w.cfg.ForkBlock
 		if rpcURL == "" {
@@ -300,21 +376,32 @@ func (w *World) startChain(ctx context.Context) error {
 			}
 		}
 		if rpcURL == "" || block == 0 {
-			return fmt.Errorf("afrspec: the fork backend needs an archive endpoint and a pinned block (hint: set %s and %s)", EnvForkRPC, EnvForkBlock)
+			return fmt.Errorf("afrspec: the fork backend needs an archive endpoint and a pinned block (hint: set Config.ForkRPC and Config.ForkBlock, or %s and %s)", EnvForkRPC, EnvForkBlock)
 		}
-		w.Chain, err = backend.StartAnvil(life, anvil.Options{Accounts: 1, Log: w.cfg.AnvilLog,
-			Args: []string{"--fork-url", rpcURL, "--fork-block-number", strconv.FormatUint(block, 10), "--no-rate-limit"}})
+		opts.ForkURL, opts.ForkBlock = rpcURL, block
+		opts.Args = append([]string{"--no-rate-limit"}, opts.Args...)
+		b, err = startAnvil(life, opts)
 	default:
 		return fmt.Errorf("afrspec: unknown backend %q (want %s, %s or %s)", w.Backend, Embedded, Anvil, Fork)
 	}
 	if err != nil {
 		return fmt.Errorf("afrspec: starting the %s backend: %w", w.Backend, err)
 	}
+	w.Chain = b
 	if len(w.Chain.Keys()) == 0 {
 		return fmt.Errorf("afrspec: the %s backend has no funded key", w.Backend)
 	}
 	w.funder = w.Chain.Keys()[0]
 	return nil
+}
+
+// startAnvil returns a nil Backend (not a typed nil) on failure.
+func startAnvil(ctx context.Context, opts anvil.Options) (backend.Backend, error) {
+	a, err := backend.StartAnvil(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
 }
 
 // Actor returns the actor name (its key is ActorKey(name)), creating it on
@@ -388,28 +475,19 @@ func (w *World) DeployArtifact(ctx context.Context, from *Actor, a *Artifact, ar
 	return rc.ContractAddress, nil
 }
 
-func (w *World) openRecorder(ctx context.Context) error {
-	dir := w.cfg.Dir
-	if dir == "" {
-		tmp, err := os.MkdirTemp("", "afrspec-")
-		if err != nil {
-			return err
-		}
-		w.tmp, dir = tmp, tmp
-	}
-	w.LogDir = filepath.Join(dir, "log")
-	seed := w.cfg.Seed
-	rng := &lockedRand{r: rand.NewChaCha8([32]byte(crypto.Keccak256([]byte("afrspec recorder"), big.NewInt(int64(seed)).Bytes())))}
-	if _, err := io.ReadFull(rng, w.Session[:]); err != nil {
-		return err
-	}
-	clock := &stepClock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+// openRecorder opens the recorder, the keyring and the anchorer on the log
+// in dir (new or existing) and starts anchoring.
+func (w *World) openRecorder(ctx context.Context, dir string) error {
+	w.LogDir = dir
 	rec, err := recorder.Open(w.LogDir, recorder.Options{Recorder: "afrspec", Session: w.Session, Encrypt: !w.cfg.Plaintext,
-		EpochSize: w.cfg.EpochSize, EpochMaxAge: -1, Sync: recorder.SyncWrite, Now: clock.Now, Rand: rng})
+		EpochSize: w.cfg.EpochSize, EpochMaxAge: -1, Sync: recorder.SyncWrite, Now: w.clock.Now, Rand: w.rng})
 	if err != nil {
 		return fmt.Errorf("afrspec: opening the recorder: %w", err)
 	}
 	w.Recorder = rec
+	if w.Pace != nil {
+		w.Pace.Recorder = rec
+	}
 	if !w.cfg.Plaintext {
 		if w.Keys, err = recorder.OpenKeyring(filepath.Join(w.LogDir, "keys"), w.Session); err != nil {
 			return fmt.Errorf("afrspec: opening the keyring: %w", err)
@@ -421,10 +499,66 @@ func (w *World) openRecorder(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("afrspec: opening the anchorer: %w", err)
 	}
+	// The anchorer learns of sealed epochs only from SealAndAnchor and
+	// Snapshot (SyncLog), not from the recorder's channel: it sends nothing
+	// while the spec runs, so the spec's transactions never race its own for
+	// blocks, and block numbers — recorded in outcomes, and so in the log's
+	// roots and event ids — repeat from run to run.
 	runCtx, cancel := context.WithCancel(context.Background())
 	w.cancel, w.runDone = cancel, make(chan error, 1)
-	go func() { w.runDone <- w.Anchorer.Run(runCtx, rec.Sealed()) }()
+	go func() { w.runDone <- w.Anchorer.Run(runCtx, nil) }()
 	return nil
+}
+
+// closeRecorder stops the anchorer and closes the keyring and the recorder.
+func (w *World) closeRecorder() error {
+	var errs []error
+	if w.cancel != nil {
+		w.cancel()
+		if err := <-w.runDone; err != nil {
+			errs = append(errs, err)
+		}
+		w.cancel = nil
+	}
+	if w.Anchorer != nil {
+		w.Anchorer.Close()
+		w.Anchorer = nil
+	}
+	if w.Keys != nil {
+		errs = append(errs, w.Keys.Close())
+		w.Keys = nil
+	}
+	if w.Recorder != nil {
+		errs = append(errs, w.Recorder.Close())
+		w.Recorder = nil
+	}
+	return errors.Join(errs...)
+}
+
+// SetPolicy makes p the policy that decides the World's proposals (w.Policy
+// and w.Pace.Policy); nil restores DefaultPolicy(w). A policy naming
+// contracts the spec deploys itself is set this way after deploying them.
+func (w *World) SetPolicy(p *pdr.Policy) {
+	if p == nil {
+		p = DefaultPolicy(w)
+	}
+	w.Policy, w.Pace.Policy = p, p
+}
+
+// Clock is the time PDR expiries count from (Unix seconds): the chain's
+// time when the World started, moved forward in steps of PDRLifetime/2 as
+// the chain's time passes them. Propose, Delegate and SignDelegated set
+// expiries PDRLifetime after it, so a PDR stays valid for at least half its
+// lifetime, and its expiry — and so its signature, calldata and gas — does
+// not depend on how many blocks were mined before it: adding a transaction
+// to a spec does not move the gas of the ones after it.
+func (w *World) Clock(ctx context.Context) (uint64, error) {
+	now, err := w.Now(ctx)
+	if err != nil || now < w.start {
+		return w.start, err
+	}
+	const step = PDRLifetime / 2
+	return w.start + (now-w.start)/step*step, nil
 }
 
 // Record records an event and returns its receipt.
@@ -524,22 +658,7 @@ func (w *World) Close() error {
 		return w.closeErr
 	}
 	w.closed = true
-	var errs []error
-	if w.cancel != nil {
-		w.cancel()
-		if err := <-w.runDone; err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if w.Anchorer != nil {
-		w.Anchorer.Close()
-	}
-	if w.Keys != nil {
-		errs = append(errs, w.Keys.Close())
-	}
-	if w.Recorder != nil {
-		errs = append(errs, w.Recorder.Close())
-	}
+	errs := []error{w.closeRecorder()}
 	if w.Chain != nil {
 		errs = append(errs, w.Chain.Close())
 	}
@@ -548,4 +667,153 @@ func (w *World) Close() error {
 	}
 	w.closeErr = errors.Join(errs...)
 	return w.closeErr
+}
+
+// Snapshot is a saved World: the chain's state (blocks, time, contracts,
+// balances, nonces), a copy of the log with its anchor queue and keys, the
+// log's clock and randomness, the delegation salts and the policy. Revert
+// returns to it as often as needed.
+type Snapshot struct {
+	chain  backend.SnapshotID
+	logDir string
+	clock  time.Time
+	rng    []byte
+	salt   uint64
+	policy *pdr.Policy
+}
+
+// Snapshot saves the World for Revert. It first waits until every sealed
+// epoch is anchored, so that the chain and the log it saves agree; the open
+// epoch is saved open. The embedded and anvil backends (fork included) can
+// snapshot.
+func (w *World) Snapshot(ctx context.Context) (*Snapshot, error) {
+	sn, ok := w.Chain.(backend.Snapshotter)
+	if !ok {
+		return nil, fmt.Errorf("afrspec: the %s backend cannot snapshot", w.Backend)
+	}
+	if err := w.settle(ctx); err != nil {
+		return nil, err
+	}
+	id, err := sn.Snapshot(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("afrspec: snapshot: %w", err)
+	}
+	rng, err := w.rng.r.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	s := &Snapshot{chain: id, logDir: w.newDir("snapshot"), rng: rng, salt: w.salt, policy: w.Policy}
+	w.clock.mu.Lock()
+	s.clock = w.clock.t
+	w.clock.mu.Unlock()
+	if err := copyDir(s.logDir, w.LogDir); err != nil {
+		return nil, fmt.Errorf("afrspec: snapshot: copying the log: %w", err)
+	}
+	return s, nil
+}
+
+// Revert returns the World to s: the chain is reverted (what was mined
+// since is gone, EpochAnchor's head included), and the recorder, keyring
+// and anchorer are reopened on a fresh copy of the log saved in s, with the
+// log's clock and randomness as they were — so whatever ran before, a spec
+// after Revert(s) records, anchors and measures gas exactly as after every
+// other Revert(s) on the embedded chain. (On anvil, the priority fee it
+// suggests comes from a fee-history cache that evm_revert does not roll
+// back, so transaction hashes recorded in outcomes, and through them event
+// ids, can differ between reverts.) (The reopened recorder draws its per-open nonce from the
+// restored randomness, so its ciphertexts and roots differ from those the
+// World would have written had it gone on from the snapshot without
+// reverting: revert before the first spec too, as Isolate does.)
+// Actors, and ABIs registered in w.Registry since, are kept (an address
+// bound to a contract deployed since has no code until it is deployed
+// again). s stays valid; snapshots taken after s do not.
+func (w *World) Revert(ctx context.Context, s *Snapshot) error {
+	if err := w.closeRecorder(); err != nil {
+		return fmt.Errorf("afrspec: revert: closing the log: %w", err)
+	}
+	if err := w.Chain.(backend.Snapshotter).Revert(ctx, s.chain); err != nil {
+		return fmt.Errorf("afrspec: revert: %w", err)
+	}
+	r := rand.NewChaCha8([32]byte{})
+	if err := r.UnmarshalBinary(s.rng); err != nil {
+		return err
+	}
+	w.rng.mu.Lock()
+	w.rng.r = r
+	w.rng.mu.Unlock()
+	w.clock.mu.Lock()
+	w.clock.t = s.clock
+	w.clock.mu.Unlock()
+	w.salt = s.salt
+	w.SetPolicy(s.policy)
+	if w.spent != "" {
+		if err := os.RemoveAll(w.spent); err != nil {
+			return err
+		}
+	}
+	w.spent = w.newDir("run")
+	dir := filepath.Join(w.spent, "log")
+	if err := copyDir(dir, s.logDir); err != nil {
+		return fmt.Errorf("afrspec: revert: copying the log: %w", err)
+	}
+	return w.openRecorder(ctx, dir)
+}
+
+// settle waits until the anchorer has anchored every sealed epoch.
+func (w *World) settle(ctx context.Context) error {
+	p := w.Recorder.Position()
+	q := w.Anchorer.Queue()
+	covered := uint64(0)
+	if n := len(q.Anchored); n > 0 {
+		covered = q.Anchored[n-1].Events
+	}
+	if len(q.Pending) == 0 && covered >= p.Next-p.OpenEvents {
+		return nil
+	}
+	if _, err := w.Anchorer.SyncLog(); err != nil {
+		return fmt.Errorf("afrspec: queueing sealed epochs: %w", err)
+	}
+	dctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	if err := w.Anchorer.Drain(dctx); err != nil {
+		return fmt.Errorf("afrspec: anchoring before a snapshot: %w", err)
+	}
+	return nil
+}
+
+// newDir names a new directory under the World's root (created by its
+// first use).
+func (w *World) newDir(kind string) string {
+	w.dirs++
+	return filepath.Join(w.root, fmt.Sprintf("%s-%d", kind, w.dirs))
+}
+
+// copyDir copies the directory tree src to dst (which must not exist),
+// keeping permissions: the log's keys must stay private to their owner.
+func copyDir(dst, src string) error {
+	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return os.MkdirAll(target, info.Mode().Perm())
+		}
+		if !info.Mode().IsRegular() {
+			return fmt.Errorf("%s: not a regular file", path)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, info.Mode().Perm())
+	})
 }

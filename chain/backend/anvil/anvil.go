@@ -3,11 +3,17 @@
 //
 // The binary is looked up as node_modules/.bin/anvil relative to the module
 // root (the nearest directory above the working directory holding go.mod, where
-// `make setup` installs the pinned Foundry toolchain), then on $PATH. Each node
-// listens on 127.0.0.1 on a port chosen by the operating system (anvil is
-// started with --port 0 and the address is read from its banner), so parallel
-// tests never race for a port. Start returns only once the node answers
-// eth_chainId.
+// `make setup` installs the pinned Foundry toolchain), then on $PATH; Options.Binary
+// names another. Each node listens on 127.0.0.1, by default on a port chosen by
+// the operating system (anvil is started with --port 0 and the address is read
+// from its banner), so parallel tests never race for a port. Start returns only
+// once the node answers eth_chainId.
+//
+// Block times are wall-clock by default. Options.Timestamp and
+// Options.BlockTimestampInterval fix them: the genesis block gets Timestamp
+// and every later block Interval seconds more than its parent, whatever the
+// wall clock says, so PDR expiries, signatures, calldata and gas repeat from
+// run to run.
 //
 // A node is stopped by Node.Stop, when the context given to Start is done, and
 // (on Linux) when the process that started it dies. StartT registers Stop with
@@ -41,7 +47,7 @@ import (
 
 // ErrNotFound is returned (wrapped) by Start and FindBinary when no anvil
 // binary can be found.
-var ErrNotFound = errors.New("anvil: binary not found (run make setup)")
+var ErrNotFound = errors.New("anvil: binary not found")
 
 // Options configure a node. The zero value starts anvil with its own defaults
 // (chain id 31337, 10 funded dev accounts, automine).
@@ -56,6 +62,24 @@ type Options struct {
 	BalanceEther uint64
 	// Hardfork sets --hardfork when non-empty (e.g. "prague").
 	Hardfork string
+	// Port sets the loopback port; 0 lets the operating system choose a free
+	// one (the default, and the only choice that cannot collide).
+	Port int
+	// Timestamp sets --timestamp: the genesis block's time (Unix seconds).
+	Timestamp uint64
+	// BlockTimestampInterval, when non-zero, makes each block exactly this
+	// many seconds after its parent (anvil_setBlockTimestampInterval, set
+	// before Start returns) instead of following the wall clock.
+	BlockTimestampInterval uint64
+	// BlockTime sets --block-time (whole seconds): anvil then mines a block
+	// on that wall-clock schedule instead of one per transaction, so block
+	// times and contents depend on timing. 0 means automine: a block per
+	// transaction, at once.
+	BlockTime time.Duration
+	// ForkURL and ForkBlock set --fork-url and --fork-block-number: anvil
+	// forks that JSON-RPC endpoint's state at that block (0: its latest).
+	ForkURL   string
+	ForkBlock uint64
 	// Args are appended to the command line as given (e.g. "--prune-history").
 	Args []string
 	// Log receives anvil's output after the banner; nil discards it.
@@ -102,7 +126,7 @@ func FindBinary() (string, error) {
 	if p, err := exec.LookPath("anvil"); err == nil {
 		return p, nil
 	}
-	return "", fmt.Errorf("%w: looked for node_modules/.bin/anvil under the module root and anvil on $PATH", ErrNotFound)
+	return "", fmt.Errorf("%w: looked for node_modules/.bin/anvil under the module root and anvil on $PATH (install Foundry's anvil on $PATH, or run make setup in an AFR checkout)", ErrNotFound)
 }
 
 var listenRE = regexp.MustCompile(`Listening on ([0-9.]+:[0-9]+)`)
@@ -117,12 +141,23 @@ func Start(ctx context.Context, opts Options) (*Node, error) {
 		if bin, err = FindBinary(); err != nil {
 			return nil, err
 		}
+	} else if _, err := exec.LookPath(bin); err != nil {
+		return nil, fmt.Errorf("%w: %s is not an executable (%v)", ErrNotFound, bin, err)
 	}
 	timeout := opts.StartTimeout
 	if timeout == 0 {
 		timeout = 30 * time.Second
 	}
-	args := []string{"--host", "127.0.0.1", "--port", "0"}
+	if opts.Port < 0 || opts.Port > 65535 {
+		return nil, fmt.Errorf("anvil: port %d out of range (0 picks a free port)", opts.Port)
+	}
+	if opts.BlockTime < 0 || opts.BlockTime%time.Second != 0 {
+		return nil, fmt.Errorf("anvil: block time %v: want a whole, positive number of seconds (0 means automine)", opts.BlockTime)
+	}
+	if opts.ForkBlock != 0 && opts.ForkURL == "" {
+		return nil, errors.New("anvil: a fork block needs a fork URL")
+	}
+	args := []string{"--host", "127.0.0.1", "--port", strconv.Itoa(opts.Port)}
 	if opts.ChainID != 0 {
 		args = append(args, "--chain-id", strconv.FormatUint(opts.ChainID, 10))
 	}
@@ -134,6 +169,18 @@ func Start(ctx context.Context, opts Options) (*Node, error) {
 	}
 	if opts.Hardfork != "" {
 		args = append(args, "--hardfork", opts.Hardfork)
+	}
+	if opts.Timestamp != 0 {
+		args = append(args, "--timestamp", strconv.FormatUint(opts.Timestamp, 10))
+	}
+	if opts.BlockTime != 0 {
+		args = append(args, "--block-time", strconv.FormatInt(int64(opts.BlockTime/time.Second), 10))
+	}
+	if opts.ForkURL != "" {
+		args = append(args, "--fork-url", opts.ForkURL)
+		if opts.ForkBlock != 0 {
+			args = append(args, "--fork-block-number", strconv.FormatUint(opts.ForkBlock, 10))
+		}
 	}
 	args = append(args, opts.Args...)
 
@@ -238,9 +285,12 @@ func Start(ctx context.Context, opts Options) (*Node, error) {
 
 	// Readiness: eth_chainId answers.
 	for {
-		id, err := chainID(ctx, n.url)
+		var id string
+		err := n.Call(ctx, &id, "eth_chainId")
 		if err == nil {
-			n.chainID = id
+			if n.chainID, err = strconv.ParseUint(strings.TrimPrefix(id, "0x"), 16, 64); err != nil {
+				return fail(fmt.Errorf("eth_chainId answered %q: %w", id, err))
+			}
 			break
 		}
 		select {
@@ -251,6 +301,11 @@ func Start(ctx context.Context, opts Options) (*Node, error) {
 		case <-ctx.Done():
 			return fail(ctx.Err())
 		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	if opts.BlockTimestampInterval != 0 {
+		if err := n.Call(ctx, nil, "anvil_setBlockTimestampInterval", opts.BlockTimestampInterval); err != nil {
+			return fail(fmt.Errorf("setting the block timestamp interval: %w", err))
 		}
 	}
 	n.stopCtx = context.AfterFunc(ctx, func() { _ = n.Stop() })
@@ -290,8 +345,12 @@ func (n *Node) Accounts() []common.Address { return n.accounts }
 func (n *Node) Keys() []*ecdsa.PrivateKey { return n.keys }
 
 // Stop terminates the node (SIGTERM, then SIGKILL after 5s) and waits for it
-// to exit. It is safe to call more than once and from several goroutines.
+// to exit. It is safe to call more than once and from several goroutines, and
+// on a nil Node (one that never started), where it does nothing.
 func (n *Node) Stop() error {
+	if n == nil {
+		return nil
+	}
 	n.stopOnce.Do(func() {
 		if n.stopCtx != nil {
 			n.stopCtx()
@@ -327,34 +386,47 @@ func (n *Node) kill() error {
 	return nil
 }
 
-// chainID asks url for eth_chainId.
-func chainID(ctx context.Context, url string) (uint64, error) {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+// Call sends one JSON-RPC request to the node (anvil_*, evm_* and eth_*
+// methods alike) and decodes its result into result, unless result is nil.
+func (n *Node) Call(ctx context.Context, result any, method string, params ...any) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	body := `{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}`
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+	if params == nil {
+		params = []any{}
+	}
+	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
 	if err != nil {
-		return 0, err
+		return fmt.Errorf("anvil: %s: %w", method, err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, n.url, bytes.NewReader(body))
+	if err != nil {
+		return err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	defer resp.Body.Close()
 	var out struct {
-		Result string `json:"result"`
+		Result json.RawMessage `json:"result"`
 		Error  *struct {
 			Message string `json:"message"`
 		} `json:"error"`
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-		return 0, err
+		return fmt.Errorf("anvil: %s: %w", method, err)
 	}
 	if out.Error != nil {
-		return 0, errors.New(out.Error.Message)
+		return fmt.Errorf("anvil: %s: %s", method, out.Error.Message)
 	}
-	return strconv.ParseUint(strings.TrimPrefix(out.Result, "0x"), 16, 64)
+	if result == nil {
+		return nil
+	}
+	if err := json.Unmarshal(out.Result, result); err != nil {
+		return fmt.Errorf("anvil: %s answered %s: %w", method, out.Result, err)
+	}
+	return nil
 }
 
 type lockedWriter struct {

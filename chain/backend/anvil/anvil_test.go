@@ -3,6 +3,8 @@ package anvil
 import (
 	"context"
 	"errors"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -34,7 +36,8 @@ func TestStartStop(t *testing.T) {
 	default:
 		t.Fatal("process still running after Stop")
 	}
-	if _, err := chainID(context.Background(), n.URL()); err == nil {
+	var id string
+	if err := n.Call(context.Background(), &id, "eth_chainId"); err == nil {
 		t.Fatal("node still answers after Stop")
 	}
 	if err := n.Stop(); err != nil { // idempotent
@@ -76,5 +79,56 @@ func TestMissingBinary(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "run make setup") {
 		t.Fatalf("error has no hint: %v", err)
+	}
+}
+
+func TestFixedTimestamps(t *testing.T) {
+	const genesis = 3_000_000_000
+	n := StartT(t, Options{Accounts: 1, Timestamp: genesis, BlockTimestampInterval: 7})
+	ctx := context.Background()
+	for i := range 3 {
+		if err := n.Call(ctx, nil, "evm_mine"); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(600 * time.Millisecond) // the wall clock moves; block times must not follow it
+		var b struct {
+			Number, Timestamp string
+		}
+		if err := n.Call(ctx, &b, "eth_getBlockByNumber", "latest", false); err != nil {
+			t.Fatal(err)
+		}
+		if want := fmt.Sprintf("%#x", genesis+7*(i+1)); b.Timestamp != want {
+			t.Fatalf("block %s: timestamp %s, want %s (genesis %d + 7 s per block)", b.Number, b.Timestamp, want, genesis)
+		}
+	}
+}
+
+func TestBadOptions(t *testing.T) {
+	for _, c := range []struct {
+		opts Options
+		want string
+	}{
+		{Options{Port: 70000}, "port 70000 out of range"},
+		{Options{BlockTime: 1500 * time.Millisecond}, "whole, positive number of seconds"},
+		{Options{ForkBlock: 5}, "needs a fork URL"},
+	} {
+		_, err := Start(context.Background(), c.opts)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Start(%+v) = %v, want an error containing %q", c.opts, err, c.want)
+		}
+	}
+}
+
+func TestStopNeverStarted(t *testing.T) {
+	var n *Node
+	if err := n.Stop(); err != nil {
+		t.Fatalf("Stop on a node that never started: %v", err)
+	}
+}
+
+func TestMissingExplicitBinary(t *testing.T) {
+	_, err := Start(context.Background(), Options{Binary: filepath.Join(t.TempDir(), "no-anvil-here")})
+	if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "no-anvil-here") {
+		t.Fatalf("err = %v, want ErrNotFound naming the missing binary", err)
 	}
 }
