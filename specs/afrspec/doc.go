@@ -17,6 +17,17 @@
 // balances at the transaction's block and the one before; the sender's fee
 // is left out unless IncludeFee is given.
 //
+// # Your contracts and evidence
+//
+// LoadForgeArtifact reads what forge built from the spec's own contracts
+// (and refuses an artifact whose sources changed since); DeployArtifact
+// deploys it and registers its ABI; TargetArtifact gives AFR's own
+// contracts, compiled into the module (package contracts/artifacts), so no
+// AFR checkout is needed. World.RecordTx records any transaction a spec
+// sent — an attack, not only an agent's PACE flow — as intent and outcome
+// events with the effects of its replay; World.Replay replays a mined
+// transaction (tracesim) on either backend.
+//
 // The same spec runs on every backend. The backend is chosen by the
 // -afr.backend flag or the AFR_BACKEND environment variable:
 //
