@@ -136,23 +136,21 @@ func SignTx(ctx context.Context, c Client, key *ecdsa.PrivateKey, to *common.Add
 }
 
 // WaitMined polls for a transaction's receipt until it is mined or ctx ends.
+// The first polls follow each other closely (a local chain mines at once)
+// and the interval doubles up to 200ms (a public chain mines every few
+// seconds). Errors other than "not found" are taken as transient.
 func WaitMined(ctx context.Context, c Client, hash common.Hash) (*types.Receipt, error) {
-	t := time.NewTicker(10 * time.Millisecond)
-	defer t.Stop()
+	wait := time.Millisecond
 	for {
-		rc, err := c.TransactionReceipt(ctx, hash)
-		if err == nil && rc != nil {
+		if rc, err := c.TransactionReceipt(ctx, hash); err == nil && rc != nil {
 			return rc, nil
-		}
-		if err != nil && !errors.Is(err, ethereum.NotFound) && ctx.Err() == nil {
-			// transient: keep polling
-			_ = err
 		}
 		select {
 		case <-ctx.Done():
 			return nil, fmt.Errorf("chain: waiting for %s: %w", hash, ctx.Err())
-		case <-t.C:
+		case <-time.After(wait):
 		}
+		wait = min(2*wait, 200*time.Millisecond)
 	}
 }
 

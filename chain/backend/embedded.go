@@ -224,7 +224,6 @@ func (e *Embedded) mine(period time.Duration) {
 	poll := time.NewTicker(5 * time.Millisecond)
 	defer poll.Stop()
 	last := time.Now()
-	ctx := context.Background()
 	for {
 		kicked := false
 		select {
@@ -239,9 +238,22 @@ func (e *Embedded) mine(period time.Duration) {
 			e.mu.Unlock()
 			continue
 		}
-		n, err := e.client.PendingTransactionCount(ctx)
-		if kicked || (err == nil && (n > 0 || (period > 0 && time.Since(last) >= period))) {
+		pool := e.eth.TxPool()
+		n, _ := pool.Stats()
+		if kicked && n == 0 {
+			// A transaction was just sent but the pool has not promoted it
+			// yet: let the pool settle rather than seal an empty block
+			// (one empty block more or less moves base fees, and so
+			// transaction hashes, from run to run).
+			_ = pool.Sync()
+			n, _ = pool.Stats()
+		}
+		if n > 0 || (period > 0 && time.Since(last) >= period) {
 			e.beacon.Commit()
+			// The pool drops the mined transactions when it has reset to
+			// the new head, in the background; until then it would still
+			// count them, and the next tick would seal an empty block.
+			_ = pool.Sync()
 			last = time.Now()
 		}
 		e.mu.Unlock()
