@@ -2,6 +2,13 @@ package afrspec_test
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/agentflightrecorder/afr/format"
@@ -70,4 +77,68 @@ func BenchmarkSpec(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkForgeSpec is the same check as BenchmarkSpec's body written as
+// plain forge tests, for the comparison the harness is measured against:
+// b.N test functions, each (after setUp deploys Counter) calling bump(1)
+// and requiring count() == 1. The project is compiled before the timer;
+// the timer covers one `forge test` process running them all. Reported:
+// ms/op (wall time per test, process included) and evm-ms/test (the
+// suite time forge itself prints, per test).
+func BenchmarkForgeSpec(b *testing.B) {
+	forge, err := exec.LookPath("forge")
+	if err != nil {
+		b.Skip("forge is not on PATH (make setup installs it)")
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	var src strings.Builder
+	src.WriteString("// SPDX-License-Identifier: MIT\npragma solidity 0.8.37;\n\n" +
+		"contract Counter {\n    uint256 public count;\n    function bump(uint256 by) external payable { count += by; }\n}\n\n" +
+		"contract CounterSpec {\n    Counter c;\n    function setUp() public { c = new Counter(); }\n")
+	for i := range b.N {
+		fmt.Fprintf(&src, "    function test_bump_%d() public { c.bump(1); require(c.count() == 1, \"count\"); }\n", i)
+	}
+	src.WriteString("}\n")
+	for name, content := range map[string]string{
+		"test/CounterSpec.t.sol": src.String(),
+		"foundry.toml": "[profile.default]\nsrc = \"test\"\ntest = \"test\"\nout = \"out\"\noffline = true\nevm_version = \"prague\"\n" +
+			"solc = \"" + filepath.Join(root, "contracts", "solc") + "\"\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	run := func(args ...string) string {
+		cmd := exec.Command(forge, args...)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			b.Fatalf("forge %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	run("build")
+	b.ResetTimer()
+	out := run("test")
+	b.StopTimer()
+	m := regexp.MustCompile(`(\d+) passed; 0 failed; 0 skipped; finished in ([\d.]+)(µs|ms|s)`).FindStringSubmatch(out)
+	if m == nil || m[1] != strconv.Itoa(b.N) {
+		b.Fatalf("forge test did not run %d passing tests:\n%s", b.N, out)
+	}
+	suite, _ := strconv.ParseFloat(m[2], 64)
+	switch m[3] {
+	case "µs":
+		suite /= 1000
+	case "s":
+		suite *= 1000
+	}
+	b.ReportMetric(suite/float64(b.N), "evm-ms/test")
 }
