@@ -49,12 +49,10 @@ var want = map[string][]string{
 }
 
 // TestLoadWithoutCheckout loads every embedded contract with the working directory outside
-// the module and AFR_ROOT unset — what a program that only did `go get` sees — and deploys
+// the module — what a program that only did `go get` sees — and deploys
 // the ones without constructor arguments on go-ethereum's simulated chain.
 func TestLoadWithoutCheckout(t *testing.T) {
 	t.Chdir(t.TempDir())
-	t.Setenv("AFR_ROOT", "")
-	os.Unsetenv("AFR_ROOT")
 
 	names := artifacts.Names()
 	if !slices.Equal(names, []string{"AdminTarget", "Counter", "EpochAnchor", "Hungry", "PaceSmartAccount", "Reenterer", "Relay", "Sink"}) {

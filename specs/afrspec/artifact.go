@@ -1,11 +1,7 @@
 package afrspec
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
 
@@ -46,36 +42,11 @@ func LoadForgeArtifact(path string) (*Artifact, error) {
 // (package contracts/artifacts): the call targets of AFR's own contract tests
 // (contracts/test/utils/Targets.sol: Sink, Counter, Reenterer, AdminTarget,
 // Hungry, Relay), EpochAnchor or PaceSmartAccount. It needs no AFR checkout,
-// no forge build and no AFR_ROOT.
+// no forge build.
 func TargetArtifact(name string) (*Artifact, error) {
 	a, err := artifacts.Load(name)
 	if err != nil {
 		return nil, fmt.Errorf("afrspec: %w", err)
 	}
 	return &Artifact{Name: a.Name, ABI: a.ABI, Bin: a.Bin}, nil
-}
-
-// ModuleRoot returns the AFR module root: the nearest directory at or above
-// the working directory holding a go.mod of module
-// github.com/agentflightrecorder/afr, or $AFR_ROOT when set. AFR's own spec
-// suites use it to find the repository's fixtures; a World does not need it.
-func ModuleRoot() (string, error) {
-	if r := os.Getenv("AFR_ROOT"); r != "" {
-		return r, nil
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-		if err == nil && bytes.Contains(b, []byte("module github.com/agentflightrecorder/afr\n")) {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("afrspec: not inside the AFR module (hint: set AFR_ROOT to its checkout)")
-		}
-		dir = parent
-	}
 }

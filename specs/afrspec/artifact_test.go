@@ -13,15 +13,13 @@ import (
 	"github.com/agentflightrecorder/afr/specs/afrspec"
 )
 
-// TestWorldWithoutCheckout builds a World with the working directory outside the AFR module
-// and AFR_ROOT unset, as a module that only did `go get` would: its contracts come from the
+// TestWorldWithoutCheckout builds a World with the working directory outside the AFR module,
+// as a module that only did `go get` would: its contracts come from the
 // artifacts embedded in the Go module, not from a forge build of an AFR checkout.
 func TestWorldWithoutCheckout(t *testing.T) {
 	t.Chdir(t.TempDir())
-	t.Setenv("AFR_ROOT", "")
-	os.Unsetenv("AFR_ROOT")
-	if _, err := afrspec.ModuleRoot(); err == nil {
-		t.Fatal("the test runs inside the AFR module")
+	if _, err := os.Stat("go.mod"); err == nil {
+		t.Fatal("the test runs inside a module")
 	}
 	for _, name := range []string{"Counter", "Sink", "Reenterer", "AdminTarget", "Hungry", "Relay", "EpochAnchor", "PaceSmartAccount"} {
 		a, err := afrspec.TargetArtifact(name)

@@ -15,7 +15,7 @@ import (
 // dependency (through a replace line until the module is published), has
 // its own contracts compiled by forge with its own foundry.toml, and runs
 // afrspec specs against them — with no AFR checkout built: no contracts/out,
-// no AFR_ROOT, the working directory outside AFR. The module is this
+// the working directory outside AFR. The module is this
 // example's files, copied.
 func TestOutsideModule(t *testing.T) {
 	if testing.Short() {
@@ -67,7 +67,7 @@ func TestOutsideModule(t *testing.T) {
 		t.Helper()
 		cmd := exec.Command(name, args...)
 		cmd.Dir = dir
-		cmd.Env = append(withoutEnv(os.Environ(), "AFR_ROOT", "GOFLAGS", "AFR_GAS_UPDATE"), "GOFLAGS=-mod=mod")
+		cmd.Env = append(withoutEnv(os.Environ(), "GOFLAGS", "AFR_GAS_UPDATE"), "GOFLAGS=-mod=mod")
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Run(); err != nil {
