@@ -144,6 +144,10 @@ func (ev *Event) setPayload(pt []byte) {
 	}
 }
 
+// Digest returns the event's record digest: its event id, the leaf of its
+// epoch's Merkle tree.
+func (ev *Event) Digest() format.Digest { return ev.digest }
+
 // ByDigest returns the event whose record digest is d: the event id a PDR
 // binds (docs/SPEC.md, "On-chain completeness").
 func (ix *Index) ByDigest(d format.Digest) (*Event, bool) {

@@ -1,0 +1,83 @@
+// Package report renders a verified log, or a verified disclosure bundle,
+// as one self-contained HTML page for people: the forensic report of
+// "afr report".
+//
+// The page carries everything inline — CSS, a little vanilla JavaScript for
+// the filters, and SVG for the causal graph — and loads nothing from the
+// network. It shows the verdict and every finding, a timeline of the events
+// with each epoch's anchor status, each event's payload (when it was opened
+// with keys) and its inclusion proof, and, when asked, the causal graph of
+// one event.
+//
+// Every string an agent supplied (tool names, arguments, outputs, payload
+// text) is attacker-controlled; the page is built with html/template, whose
+// contextual escaping makes each one text, never markup or script. Agent
+// strings are only ever placed in element text and quoted attribute values.
+//
+// The page's structure is a contract for tools and tests that read it:
+//
+//   - section#verdict[data-verdict=verified|tampered|incomplete], with
+//     ul#findings holding one li.finding[data-kind] per finding;
+//   - div#summary[data-events][data-epochs];
+//   - table#epochs, one tr.epoch[data-epoch][data-anchor=anchored|unanchored|mismatch|unsealed]
+//     per epoch;
+//   - table#timeline, one tr.event[data-seq][data-kind][data-agent] per
+//     event, each with a details element holding its payload and proof;
+//   - with a causal event, svg#causal with one g.node[data-seq] per event
+//     of the chain and one path.edge[data-from][data-to] per link.
+package report
+
+import (
+	"errors"
+	"html/template"
+	"io"
+	"time"
+
+	_ "embed"
+
+	"github.com/agentflightrecorder/afr/verifier"
+)
+
+// Input is what a report shows.
+type Input struct {
+	// Title heads the page (default "AFR forensic report").
+	Title string
+	// Report is the verification of the log or bundle (required).
+	Report *verifier.Report
+	// Index holds the events to show. For a bundle it may be nil: it is
+	// then built from Bundle.
+	Index *verifier.Index
+	// Bundle, when set, says the report is of this disclosure bundle: the
+	// inclusion proofs shown are the bundle's, and epochs are judged one by
+	// one (a bundle holds some epochs of a log, not a prefix).
+	Bundle *verifier.Bundle
+	// Causal is the event whose causal chain to draw; nil for none.
+	Causal *uint64
+	// Anchors says where the anchors came from, shown in the banner.
+	Anchors string
+	// Generated is when the report was made (default now).
+	Generated time.Time
+}
+
+//go:embed page.html
+var pageHTML string
+
+var page = template.Must(template.New("page").Parse(pageHTML))
+
+// Write verifies nothing: it renders in, as verified by its caller, to w.
+func Write(w io.Writer, in Input) error {
+	if in.Report == nil {
+		return errors.New("report: no verification report to show (verify the log or bundle first)")
+	}
+	if in.Index == nil {
+		if in.Bundle == nil {
+			return errors.New("report: no events to show: give an Index or a Bundle")
+		}
+		in.Index = verifier.IndexBundle(in.Bundle)
+	}
+	v, err := build(in)
+	if err != nil {
+		return err
+	}
+	return page.Execute(w, v)
+}
