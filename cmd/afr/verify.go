@@ -131,44 +131,15 @@ func runVerify(e *env, args []string) error {
 		return err
 	}
 	defer closeChain()
-	var rep *verifier.Report
+	v, done, err := verifyTarget(ctx, e, "verify", *logDir, *bundleFile, *keyDir, level, anchors, execs)
+	if err != nil {
+		return err
+	}
+	defer done()
+	rep := v.rep
 	var payloads map[uint64]*format.Payload
-	if *bundleFile != "" {
-		b, err := readBundle(*bundleFile)
-		if err != nil {
-			return err
-		}
-		br, err := verifier.VerifyBundle(ctx, b, anchors, verifier.Options{Payloads: level})
-		if err != nil {
-			return err
-		}
-		rep = &br.Report
-		if *show {
-			payloads = br.Payloads
-		}
-	} else {
-		l, err := recorder.OpenLog(*logDir)
-		if err != nil {
-			return err
-		}
-		opts := verifier.Options{Payloads: level}
-		// The completeness check reads encrypted intents with the keys at
-		// any payload level.
-		if level == verifier.PayloadsOpen || (execs != nil && *keyDir != "") {
-			keys, closeKeys := readKeys(e, "verify", *keyDir, l)
-			defer closeKeys()
-			opts.Keys = keys
-		}
-		if execs != nil {
-			opts.Completeness = *execs
-		}
-		start := time.Now()
-		stop := progress(e, "verifying "+*logDir)
-		rep, err = verifier.VerifyLog(ctx, l, anchors, opts)
-		stop(time.Since(start))
-		if err != nil {
-			return err
-		}
+	if *show {
+		payloads = v.payloads
 	}
 	if *jsonOut {
 		if err := writeJSON(e.stdout, struct {
@@ -185,6 +156,60 @@ func runVerify(e *env, args []string) error {
 		}
 	}
 	return verdictExit(rep.Verdict, nil)
+}
+
+// verification is a log or a bundle verified as afr verify does it.
+type verification struct {
+	rep      *verifier.Report
+	payloads map[uint64]*format.Payload // a bundle's payloads its keys opened
+	bundle   *verifier.Bundle           // when a bundle was verified
+	log      *recorder.Log              // when a log was verified
+	keys     verifier.Keys              // the log's keys, when they were read
+}
+
+// verifyTarget verifies the log logDir or the bundle bundleFile (exactly
+// one is given) at payload level against anchors, with the completeness
+// check execs for a log; the keys (keyDir, default <log>/keys) are read for
+// level open, and for the completeness check when keyDir is given. done
+// releases the keys.
+func verifyTarget(ctx context.Context, e *env, cmd, logDir, bundleFile, keyDir string, level verifier.PayloadLevel,
+	anchors verifier.AnchorSource, execs *onchain.Executions) (v *verification, done func(), err error) {
+	done = func() {}
+	if bundleFile != "" {
+		b, err := readBundle(bundleFile)
+		if err != nil {
+			return nil, done, err
+		}
+		br, err := verifier.VerifyBundle(ctx, b, anchors, verifier.Options{Payloads: level})
+		if err != nil {
+			return nil, done, err
+		}
+		return &verification{rep: &br.Report, payloads: br.Payloads, bundle: b}, done, nil
+	}
+	l, err := recorder.OpenLog(logDir)
+	if err != nil {
+		return nil, done, err
+	}
+	v = &verification{log: l}
+	opts := verifier.Options{Payloads: level}
+	// The completeness check reads encrypted intents with the keys at
+	// any payload level.
+	if level == verifier.PayloadsOpen || (execs != nil && keyDir != "") {
+		v.keys, done = readKeys(e, cmd, keyDir, l)
+		opts.Keys = v.keys
+	}
+	if execs != nil {
+		opts.Completeness = *execs
+	}
+	start := time.Now()
+	stop := progress(e, "verifying "+logDir)
+	v.rep, err = verifier.VerifyLog(ctx, l, anchors, opts)
+	stop(time.Since(start))
+	if err != nil {
+		done()
+		return nil, func() {}, err
+	}
+	return v, done, nil
 }
 
 // verdictExit returns the exit of a verdict, with err to print: err when
@@ -231,6 +256,21 @@ func (a *anchorFlags) sources(ctx context.Context) (verifier.AnchorSource, *onch
 		return chainSources(ctx, *a.rpc, *a.deployment, *a.contract, *a.operator, *a.pace, *a.from)
 	}
 	return nil, nil, func() {}, nil
+}
+
+// describe says where the anchors come from, for a reader of the result.
+func (a *anchorFlags) describe() string {
+	switch {
+	case *a.file != "":
+		return "the anchors file " + *a.file + " (not read from the chain by this report)"
+	case *a.rpc != "" || *a.deployment != "":
+		where := *a.rpc
+		if *a.deployment != "" {
+			where = "the chain of deployment " + *a.deployment
+		}
+		return fmt.Sprintf("EpochAnchor's Anchored events of operator %s, read from %s", *a.operator, where)
+	}
+	return ""
 }
 
 // chainSources builds the chain anchor source and the completeness check.
