@@ -42,7 +42,9 @@ delete, fork) and shows each detected, and finally lets a rogue agent
 execute a payment it never recorded and shows the verifier report it.
 
 It prints a readable report and writes it as JSON to DIR/report.json
-(--json prints the JSON instead). The log, deployment and report stay in
+(--json prints the JSON instead), and writes DIR/report.html: the verified
+log as "afr report" shows it, with the causal graph of the last on-chain
+payment. The log, deployment and report stay in
 DIR (default: a new temporary directory).
 
 Examples:
@@ -243,6 +245,7 @@ func (d *demoRun) conclude() error {
 	}
 	d.say("")
 	d.say("Report: %s", filepath.Join(dir, "report.json"))
+	d.say("        %s   (the verified log as a page: open it in a browser)", filepath.Join(dir, "report.html"))
 	if err := verifier.WriteAnchorsFile(filepath.Join(dir, "anchors.json"), mustAnchors(d.src, d.ctx)); err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -17,9 +18,11 @@ import (
 	"github.com/agentflightrecorder/afr/chain"
 	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/chain/backend/anvil"
+	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/pdr"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/recorder/workload"
+	"github.com/agentflightrecorder/afr/report"
 	"github.com/agentflightrecorder/afr/verifier"
 	"github.com/agentflightrecorder/afr/verifier/onchain"
 	"github.com/agentflightrecorder/afr/verifier/tamper"
@@ -257,7 +260,29 @@ func (d *demoRun) verify() error {
 	d.say("4. Verified the log against EpochAnchor's events for %s: %s", short(d.rep.Operator.Hex()), vrep.Verdict)
 	d.say("   %d events, %d epochs anchored, %d payloads decrypted; %d on-chain executions, each matching a recorded intent: %d",
 		vrep.Events, vrep.AnchoredEpochs, vrep.PayloadsOpened, d.execs.Executions, d.execs.Matched)
-	return nil
+	return d.writeReport(vrep)
+}
+
+// writeReport writes DIR/report.html: the verified log, with the causal
+// graph of the last on-chain execution (its intent, policy decision and
+// approval).
+func (d *demoRun) writeReport(vrep *verifier.Report) error {
+	ix, err := verifier.IndexLog(d.l, d.kr)
+	if err != nil {
+		return err
+	}
+	in := report.Input{Title: "AFR demo: the verified log", Report: vrep, Index: ix, Generated: time.Now(),
+		Anchors: fmt.Sprintf("EpochAnchor %s on the %s chain, operator %s", d.dep.EpochAnchor.Hex(), d.kind, d.rep.Operator.Hex())}
+	for _, ev := range ix.Find(verifier.Query{Kind: format.KindChainTx}) {
+		if p := ev.Payload; p != nil && p.Execution != nil && len(p.Execution.TxHash) > 0 {
+			in.Causal = &ev.Seq
+		}
+	}
+	var page bytes.Buffer
+	if err := report.Write(&page, in); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(d.dir, "report.html"), page.Bytes(), 0o600)
 }
 
 // disclose (step 5) discloses the payment that needed a human and verifies

@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -12,9 +15,19 @@ func TestDemoFlow(t *testing.T) {
 		t.Run(backend, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			rep, err := demo(ctx, t.Logf, backend, t.TempDir(), 800)
+			dir := t.TempDir()
+			rep, err := demo(ctx, t.Logf, backend, dir, 800)
 			if err != nil {
 				t.Fatal(err)
+			}
+			page, err := os.ReadFile(filepath.Join(dir, "report.html"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range []string{`data-verdict="verified"`, `<svg id="causal"`, `data-kind="chain_tx"`} {
+				if !strings.Contains(string(page), want) {
+					t.Errorf("report.html has no %s", want)
+				}
 			}
 			if !rep.OK || rep.Verify.Verdict != "verified" || rep.Bundle.Verdict != "verified" || rep.Rogue.Verdict != "incomplete" {
 				t.Fatalf("verdicts: %+v %+v %+v", rep.Verify, rep.Bundle, rep.Rogue)
