@@ -40,6 +40,28 @@ func TestEmbeddedUpToDate(t *testing.T) {
 	}
 }
 
+// TestLightInWebAssembly runs verifier/light's tests — every bundle vector,
+// the verdicts, the Anchored decoding of node answers — compiled for
+// GOOS=js GOARCH=wasm, as the page runs them, under Node.js with Go's
+// go_js_wasm_exec (the browser tests run the page itself in Chromium).
+func TestLightInWebAssembly(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed (make setup needs it): the WebAssembly build of verifier/light is not run")
+	}
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wasmExec := filepath.Join(strings.TrimSpace(string(goroot)), "lib", "wasm", "go_js_wasm_exec")
+	cmd := exec.Command("go", "test", "-count=1", "-exec", wasmExec, "../light")
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm", "GOFLAGS=")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("GOOS=js GOARCH=wasm go test -exec %s ./verifier/light: %v\n%s", wasmExec, err, out)
+	}
+	t.Logf("%s", out)
+}
+
 func mustRead(t *testing.T, path string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(path)
