@@ -56,7 +56,22 @@ func (f AnchorsFile) Anchors(context.Context) ([]Anchor, error) {
 	}
 	as, err := parseAnchors(b)
 	if err != nil {
-		return nil, fmt.Errorf("%w %s: %w (want {\"anchors\": [{\"epoch\": n, \"root\": \"0x…\", \"prev_root\": \"0x…\"}, …]}, see docs/SPEC.md \"Anchors file\")", ErrAnchorsFile, f, err)
+		return nil, fmt.Errorf("%w %s: %w (%s)", ErrAnchorsFile, f, err, anchorsFileHint)
+	}
+	return as, nil
+}
+
+// anchorsFileHint ends the errors of a malformed anchors file.
+const anchorsFileHint = `want {"anchors": [{"epoch": n, "root": "0x…", "prev_root": "0x…"}, …]}, see docs/SPEC.md "Anchors file"`
+
+// ParseAnchors reads the content of an anchors file (see AnchorsFile), for
+// anchors that do not come from a file, such as those a web page is given.
+// Content that breaks the format's rules is an error wrapping
+// ErrAnchorsFile.
+func ParseAnchors(b []byte) ([]Anchor, error) {
+	as, err := parseAnchors(b)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w (%s)", ErrAnchorsFile, err, anchorsFileHint)
 	}
 	return as, nil
 }

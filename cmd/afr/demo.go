@@ -44,8 +44,9 @@ execute a payment it never recorded and shows the verifier report it.
 It prints a readable report and writes it as JSON to DIR/report.json
 (--json prints the JSON instead), and writes DIR/report.html: the verified
 log as "afr report" shows it, with the causal graph of the last on-chain
-payment. The log, deployment and report stay in
-DIR (default: a new temporary directory).
+payment, and DIR/verify.html (afr verify-page) to check the disclosed
+bundle with DIR/anchors.json in a browser. The log, deployment and report
+stay in DIR (default: a new temporary directory).
 
 Examples:
   afr demo
@@ -249,6 +250,10 @@ func (d *demoRun) conclude() error {
 	if err := verifier.WriteAnchorsFile(filepath.Join(dir, "anchors.json"), mustAnchors(d.src, d.ctx)); err != nil {
 		return err
 	}
+	if _, err := writeVerifyPage(filepath.Join(dir, "verify.html")); err != nil {
+		return err
+	}
+	d.say("Browser: open %s, drop %s and %s (the light verifier, offline)", filepath.Join(dir, "verify.html"), d.bundleFile, filepath.Join(dir, "anchors.json"))
 	d.say("Explore: afr status --log %s", filepath.Join(dir, "log"))
 	d.say("         afr verify --bundle %s --anchors %s   (the roots as read from the chain)", d.bundleFile, filepath.Join(dir, "anchors.json"))
 	d.say("         afr query --log %s --keys %s --kind chain_tx", filepath.Join(dir, "log"), filepath.Join(dir, "log", "keys"))

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -100,10 +101,19 @@ func TestDependencyPicture(t *testing.T) {
 }
 
 // TestLightVerifier: the verifier an auditor runs (package verifier and the
-// formats it reads) depends on no part of go-ethereum at all, so in
-// particular on no node, no chain backend and no EVM.
+// formats it reads, and what the web page's WebAssembly is built from:
+// verifier/light and verifier/wasm, listed for GOOS=js GOARCH=wasm) depends
+// on no part of go-ethereum at all, so in particular on no node, no chain
+// backend and no EVM.
 func TestLightVerifier(t *testing.T) {
-	for _, dep := range goList(t, `{{join .Deps "\n"}}`, "./verifier", "./format") {
+	deps := goList(t, `{{join .Deps "\n"}}`, "./verifier", "./format", "./verifier/light")
+	t.Setenv("GOOS", "js")
+	t.Setenv("GOARCH", "wasm")
+	wasm := goList(t, `{{join .Deps "\n"}}`, "./verifier/wasm")
+	if !slices.Contains(wasm, "github.com/agentflightrecorder/afr/verifier/light") {
+		t.Fatalf("verifier/wasm (GOOS=js GOARCH=wasm) does not depend on verifier/light: %v", wasm)
+	}
+	for _, dep := range append(deps, wasm...) {
 		if strings.HasPrefix(dep, "github.com/ethereum/go-ethereum") {
 			t.Errorf("the light verifier depends on %s", dep)
 		}

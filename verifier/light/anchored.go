@@ -1,0 +1,197 @@
+package light
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/agentflightrecorder/afr/verifier"
+)
+
+// AnchoredTopic is topic 0 of EpochAnchor's event
+// Anchored(address indexed operator, uint64 indexed epoch, bytes32 root,
+// bytes32 prevRoot): the Keccak-256 of its signature. A test checks it
+// against the event ID in the contract's ABI.
+const AnchoredTopic = "0xd6f0f013808bc2f1d448753205790daee522b8c2904b0d109ec4099b097c8eae"
+
+// AnchoredFilter returns, as JSON, the eth_getLogs filter object that
+// selects the Anchored events of operator on the EpochAnchor at contract,
+// from block 0 to the latest: what a page sends to a node.
+func AnchoredFilter(contract, operator string) (string, error) {
+	c, err := parseAddress("EpochAnchor address", contract)
+	if err != nil {
+		return "", err
+	}
+	op, err := parseAddress("operator address", operator)
+	if err != nil {
+		return "", err
+	}
+	out, err := json.Marshal(map[string]any{
+		"address": "0x" + hex.EncodeToString(c), "fromBlock": "0x0", "toBlock": "latest",
+		"topics": []string{AnchoredTopic, "0x" + hex.EncodeToString(topicOf(op))},
+	})
+	return string(out), err
+}
+
+// rpcLog is a log as eth_getLogs returns it.
+type rpcLog struct {
+	Address     string   `json:"address"`
+	Topics      []string `json:"topics"`
+	Data        string   `json:"data"`
+	BlockNumber string   `json:"blockNumber"`
+	TxHash      string   `json:"transactionHash"`
+	Removed     bool     `json:"removed"`
+}
+
+// AnchorsFromLogs turns the answer of a node to eth_getLogs with the
+// AnchoredFilter of contract and operator — the whole JSON-RPC response, or
+// just its result array — into the operator's anchors, in the anchors file
+// format (docs/SPEC.md, "Anchors file") that VerifyBundleJSON reads.
+// Removed logs are left out. As chain.FilterAnchored does, every log is
+// checked against the query: a log of another contract, event or operator
+// is an error (the node does not filter as asked), as is a log whose
+// encoding is not that of Anchored.
+//
+// The node is trusted to return every event: unlike afr verify, the page
+// does not compare the events with the contract's head, so a node that
+// hides events makes epochs unanchored (an incomplete verdict), never
+// verified.
+func AnchorsFromLogs(logsJSON []byte, contract, operator string) (string, error) {
+	c, err := parseAddress("EpochAnchor address", contract)
+	if err != nil {
+		return "", err
+	}
+	op, err := parseAddress("operator address", operator)
+	if err != nil {
+		return "", err
+	}
+	logs, err := rpcLogs(logsJSON)
+	if err != nil {
+		return "", err
+	}
+	anchors := []verifier.Anchor{}
+	for i, l := range logs {
+		if l.Removed {
+			continue
+		}
+		a, err := decodeAnchored(l, c, op)
+		if err != nil {
+			return "", fmt.Errorf("log %d (tx %s): %w", i, l.TxHash, err)
+		}
+		anchors = append(anchors, a)
+	}
+	out, err := json.Marshal(struct {
+		Anchors []verifier.Anchor `json:"anchors"`
+	}{anchors})
+	return string(out), err
+}
+
+// rpcLogs reads a JSON-RPC response or a bare array of logs.
+func rpcLogs(b []byte) ([]rpcLog, error) {
+	b = bytes.TrimSpace(b)
+	var logs []rpcLog
+	if len(b) > 0 && b[0] == '[' {
+		if err := json.Unmarshal(b, &logs); err != nil {
+			return nil, fmt.Errorf("eth_getLogs answer: %w", err)
+		}
+		return logs, nil
+	}
+	var resp struct {
+		Result *[]rpcLog `json:"result"`
+		Error  *struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(b, &resp); err != nil {
+		return nil, fmt.Errorf("eth_getLogs answer is not JSON-RPC: %w", err)
+	}
+	switch {
+	case resp.Error != nil:
+		return nil, fmt.Errorf("the node refused eth_getLogs: %s (code %d)", resp.Error.Message, resp.Error.Code)
+	case resp.Result == nil:
+		return nil, errors.New("eth_getLogs answer has neither result nor error: is the URL a JSON-RPC endpoint?")
+	}
+	return *resp.Result, nil
+}
+
+// decodeAnchored decodes one Anchored log of operator op on contract c:
+// topics [event, operator, epoch], data root ‖ prevRoot.
+func decodeAnchored(l rpcLog, c, op []byte) (verifier.Anchor, error) {
+	addr, err := parseAddress("log address", l.Address)
+	if err != nil {
+		return verifier.Anchor{}, err
+	}
+	if len(l.Topics) != 3 || !strings.EqualFold(l.Topics[0], AnchoredTopic) || !bytes.Equal(addr, c) {
+		return verifier.Anchor{}, errors.New("not an Anchored event of the EpochAnchor asked for: the node does not filter as asked (use another node)")
+	}
+	opTopic, err := hexBytes("operator topic", l.Topics[1], 32)
+	if err != nil {
+		return verifier.Anchor{}, err
+	}
+	if !bytes.Equal(opTopic, topicOf(op)) {
+		return verifier.Anchor{}, errors.New("an Anchored event of another operator: the node does not filter as asked (use another node)")
+	}
+	epoch, err := hexBytes("epoch topic", l.Topics[2], 32)
+	if err != nil {
+		return verifier.Anchor{}, err
+	}
+	if !allZero(epoch[:24]) {
+		return verifier.Anchor{}, errors.New("epoch topic is not a uint64")
+	}
+	data, err := hexBytes("data", l.Data, 64)
+	if err != nil {
+		return verifier.Anchor{}, err
+	}
+	block, err := strconv.ParseUint(strings.TrimPrefix(l.BlockNumber, "0x"), 16, 64)
+	if err != nil {
+		return verifier.Anchor{}, fmt.Errorf("blockNumber %q: %w", l.BlockNumber, err)
+	}
+	a := verifier.Anchor{Source: fmt.Sprintf("chain tx %s block %d", l.TxHash, block)}
+	for _, b := range epoch[24:] {
+		a.Epoch = a.Epoch<<8 | uint64(b)
+	}
+	copy(a.Root[:], data[:32])
+	copy(a.PrevRoot[:], data[32:])
+	return a, nil
+}
+
+// topicOf is an address as an indexed topic: left-padded to 32 bytes.
+func topicOf(addr []byte) []byte { return append(make([]byte, 12), addr...) }
+
+func parseAddress(what, s string) ([]byte, error) {
+	b, err := hexBytes(what, s, 20)
+	if err != nil {
+		return nil, fmt.Errorf("%w (want 0x and 40 hex digits)", err)
+	}
+	return b, nil
+}
+
+// hexBytes decodes 0x-prefixed hex of exactly n bytes.
+func hexBytes(what, s string, n int) ([]byte, error) {
+	s = strings.TrimSpace(s)
+	if !strings.HasPrefix(s, "0x") && !strings.HasPrefix(s, "0X") {
+		return nil, fmt.Errorf("%s %q: no 0x prefix", what, s)
+	}
+	b, err := hex.DecodeString(s[2:])
+	if err != nil {
+		return nil, fmt.Errorf("%s %q: %w", what, s, err)
+	}
+	if len(b) != n {
+		return nil, fmt.Errorf("%s %q: %d bytes, want %d", what, s, len(b), n)
+	}
+	return b, nil
+}
+
+func allZero(b []byte) bool {
+	for _, x := range b {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,127 @@
+//go:build !js
+
+// The chain tests run natively only: go-ethereum does not build for js/wasm.
+package light_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/agentflightrecorder/afr/chain"
+	"github.com/agentflightrecorder/afr/chain/backend"
+	"github.com/agentflightrecorder/afr/contracts/bindings"
+	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/verifier"
+	"github.com/agentflightrecorder/afr/verifier/light"
+	"github.com/agentflightrecorder/afr/verifier/onchain"
+)
+
+// TestAnchoredTopic: the topic is the event ID in EpochAnchor's ABI.
+func TestAnchoredTopic(t *testing.T) {
+	if id := bindings.NewEpochAnchor().GetABI().Events["Anchored"].ID.Hex(); id != light.AnchoredTopic {
+		t.Fatalf("AnchoredTopic %s, the ABI's Anchored event is %s", light.AnchoredTopic, id)
+	}
+}
+
+// getLogs sends the page's request: eth_getLogs with AnchoredFilter, over
+// HTTP, and returns the node's answer as the page receives it.
+func getLogs(t *testing.T, url string, contract, operator common.Address) []byte {
+	t.Helper()
+	filter, err := light.AnchoredFilter(contract.Hex(), operator.Hex())
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"eth_getLogs","params":[%s]}`, filter)
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	answer, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("eth_getLogs: HTTP %d, %v: %s", resp.StatusCode, err, answer)
+	}
+	return answer
+}
+
+// TestAnchorsFromLogsMatchesChainAnchors: on a real chain with two
+// operators anchoring, the page's decoding of the node's raw eth_getLogs
+// answer gives exactly the anchors afr verify reads through go-ethereum's
+// ABI decoder (onchain.ChainAnchors, chain.FilterAnchored) — the same
+// logs, decoded by both.
+func TestAnchorsFromLogsMatchesChainAnchors(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	e, err := backend.NewEmbedded(backend.EmbeddedOptions{HTTP: "127.0.0.1:0", BlockPeriod: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	c := e.Client()
+	dep, err := chain.Deploy(ctx, c, e.Keys()[0], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ea := bindings.NewEpochAnchor()
+	ops := e.Keys()[1:3]
+	for i, op := range ops {
+		var prev [32]byte
+		for epoch := range uint64(3 + i) {
+			root := format.Digest{byte(i + 1), byte(epoch + 1), 0xAF}
+			if _, err := chain.Transact(ctx, c, op, &dep.EpochAnchor, nil, ea.PackAnchor(epoch, root, prev)); err != nil {
+				t.Fatal(err)
+			}
+			prev = root
+		}
+	}
+	for i, key := range ops {
+		op := chain.Address(key)
+		want, err := onchain.ChainAnchors{Client: c, Contract: dep.EpochAnchor, Operator: op}.Anchors(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want) != 3+i {
+			t.Fatalf("operator %d: %d anchors on chain, want %d", i, len(want), 3+i)
+		}
+		answer := getLogs(t, e.URL(), dep.EpochAnchor, op)
+		out, err := light.AnchorsFromLogs(answer, dep.EpochAnchor.Hex(), strings.ToLower(op.Hex()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := verifier.ParseAnchors([]byte(out))
+		if err != nil {
+			t.Fatalf("AnchorsFromLogs wrote no anchors file: %v\n%s", err, out)
+		}
+		wj, _ := json.Marshal(want)
+		gj, _ := json.Marshal(got)
+		if !bytes.Equal(wj, gj) {
+			t.Fatalf("operator %d:\npage  %s\nchain %s", i, gj, wj)
+		}
+		// The bare result array decodes the same.
+		var resp struct{ Result json.RawMessage }
+		if err := json.Unmarshal(answer, &resp); err != nil {
+			t.Fatal(err)
+		}
+		if bare, err := light.AnchorsFromLogs(resp.Result, dep.EpochAnchor.Hex(), op.Hex()); err != nil || bare != out {
+			t.Fatalf("bare result: %v\n%s\nwant %s", err, bare, out)
+		}
+	}
+	// A node answering with another operator's events does not filter as
+	// asked: an error, not anchors.
+	other := getLogs(t, e.URL(), dep.EpochAnchor, chain.Address(ops[1]))
+	if _, err := light.AnchorsFromLogs(other, dep.EpochAnchor.Hex(), chain.Address(ops[0]).Hex()); err == nil || !strings.Contains(err.Error(), "another operator") {
+		t.Fatalf("another operator's events: %v", err)
+	}
+	if _, err := light.AnchorsFromLogs(other, chain.Address(ops[0]).Hex(), chain.Address(ops[1]).Hex()); err == nil || !strings.Contains(err.Error(), "does not filter") {
+		t.Fatalf("another contract's events: %v", err)
+	}
+}
