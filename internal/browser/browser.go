@@ -9,9 +9,10 @@
 // httptest server on loopback, waits for selectors, attributes and
 // JavaScript conditions, reads text and attributes, counts elements, types
 // into inputs, sets file inputs, evaluates JavaScript and takes full-page PNG
-// screenshots into the test's artifact directory (kept under the output
-// directory with `go test -artifacts -outputdir DIR`, and copied into
-// docs/img when AFR_SCREENSHOTS=1).
+// screenshots into the test's artifact directory (kept under DIR/_artifacts
+// with `go test -artifacts -outputdir DIR`, DIR existing; otherwise removed
+// with the test), copied into docs/img when AFR_SCREENSHOTS=1 (set it only
+// for the tests of the real pages, whose screenshots the README shows).
 //
 // Every step runs under a timeout (Timeout, per step), so a page that never
 // becomes ready fails its test with the step that waited instead of hanging.
