@@ -11,7 +11,7 @@ export PATH := $(BIN):$(PATH)
 GOFLAGS_TEST ?= -count=1
 FUZZTIME     ?= 10s
 
-.PHONY: all setup build test test-go test-forge gas-snapshot artifacts fuzz bench demo demo-anvil vectors conformance-table clean help
+.PHONY: all setup chromium build test test-go test-forge gas-snapshot artifacts fuzz bench demo demo-anvil vectors conformance-table clean help
 
 all: build
 
@@ -23,8 +23,23 @@ node_modules/.installed: package.json package-lock.json
 	$(NPM) ci --no-audit --no-fund
 	@touch $@
 
-setup: node_modules/.installed ## install Go modules and the pinned npm toolchain (forge, anvil, cast, solc-js, OpenZeppelin)
+setup: node_modules/.installed chromium ## install Go modules, the pinned npm toolchain (forge, anvil, cast, solc-js, OpenZeppelin) and Chromium
 	$(GO) mod download
+
+# Chromium for the browser tests (internal/browser): Debian's chromium, installed when no browser is
+# found and this user can install packages (root, or passwordless sudo). Otherwise, or when the
+# install fails, one line says why, and the browser tests will skip saying the same.
+chromium:
+	@b=$${AFR_CHROMIUM:-$$(command -v chromium || command -v chromium-browser || command -v google-chrome)}; \
+	if [ -n "$$b" ]; then echo "setup: the browser tests use $$b"; \
+	elif ! command -v apt-get >/dev/null; then echo "setup: no Chromium and no apt-get to install it: the browser tests will be skipped (install Chromium, or set AFR_CHROMIUM to its binary)"; \
+	else \
+	  if [ "$$(id -u)" = 0 ]; then sudo=; elif sudo -n true 2>/dev/null; then sudo="sudo -n"; \
+	  else echo "setup: Chromium is not installed and installing it needs root or passwordless sudo: the browser tests will be skipped (run: sudo apt-get install chromium)"; exit 0; fi; \
+	  echo "setup: installing Debian's chromium for the browser tests"; \
+	  { $$sudo apt-get update -qq && $$sudo apt-get install -y -qq --no-install-recommends chromium >/dev/null; } \
+	    || echo "setup: installing chromium failed (see above): the browser tests will be skipped"; \
+	fi
 
 build: setup ## build the afr CLI into bin/
 	$(GO) build -o bin/afr ./cmd/afr
