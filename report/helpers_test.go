@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/internal/browser/pagetests"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/recorder/workload"
 	"github.com/agentflightrecorder/afr/report"
@@ -53,7 +54,9 @@ func newLog(t testing.TB, n int) *testLog {
 	}
 	tl := &testLog{dir: dir}
 	root := uint64(0)
-	del := rec(format.Event{Tool: "delegate", Kind: format.KindDelegation, Group: "planner", Payload: format.Payload{
+	// The delegation's tool name is the browser tests' probe, which sets a
+	// flag if a page ever runs it.
+	del := rec(format.Event{Tool: pagetests.XSSProbe, Kind: format.KindDelegation, Group: "planner", Payload: format.Payload{
 		Delegation: &format.DelegationProvenance{Delegator: "planner", Delegate: probes[1], Scope: []string{"shell"}}}})
 	tl.probe = rec(format.Event{Tool: probes[0], Kind: format.KindToolCall, Group: probes[1], Payload: format.Payload{
 		Intent:    &format.Intent{Tool: probes[2], Args: map[string]any{"cmd": probes[0], "url": probes[3]}},

@@ -13,7 +13,7 @@ import (
 // #operator; <body data-ready="1"> (or a window.afrReady promise) once the
 // WebAssembly verifier is loaded; <section id="verdict" data-verdict="…">;
 // <li class="event" data-seq> per disclosed event of <ul id="events">; one
-// <li data-kind="…"> per finding of <ul id="findings">.
+// <li class="finding" data-kind="…"> per finding of <ul id="findings">.
 type VerifyWant struct {
 	Verdict      string   // verified, tampered or incomplete
 	Events       int      // disclosed events listed
@@ -58,7 +58,7 @@ func CheckVerifyPage(t *testing.T, b *browser.Browser, html []byte, bundle, anch
 		t.Errorf("verdict %q, want %q (findings: %s)", got, want.Verdict, p.Text("#findings"))
 	}
 	p.WaitCount("#events li.event", want.Events, false)
-	sameKinds(t, "findings", kinds(p, "#findings li"), want.FindingKinds)
+	sameKinds(t, "findings", kinds(p, "#findings li.finding"), want.FindingKinds)
 	checkProbe(t, p, "#events li.event", want.Probe)
 	if want.Screenshot != "" {
 		p.Screenshot(want.Screenshot)

@@ -1,0 +1,154 @@
+package page_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/internal/browser"
+	"github.com/agentflightrecorder/afr/internal/browser/pagetests"
+	"github.com/agentflightrecorder/afr/recorder"
+	"github.com/agentflightrecorder/afr/verifier"
+	"github.com/agentflightrecorder/afr/verifier/page"
+)
+
+// disclosed writes a real log of n events whose last one's tool name is the
+// XSS probe, discloses that event with its key and payload, and returns the
+// bundle and the anchors file of the log's roots (as afr anchors writes it).
+func disclosed(t testing.TB, n int) (bundle, anchors string) {
+	t.Helper()
+	dir := t.TempDir()
+	logDir := filepath.Join(dir, "log")
+	r, err := recorder.Open(logDir, recorder.Options{Recorder: "page-test", Encrypt: true, EpochSize: 8, Sync: recorder.SyncNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var last uint64
+	for i := range n {
+		tool := "shell"
+		if i == n-1 {
+			tool = pagetests.XSSProbe
+		}
+		rc, err := r.Record(ctx, format.Event{Tool: tool, Kind: format.KindToolCall, Payload: format.Payload{
+			Intent: &format.Intent{Tool: tool, Args: map[string]any{"cmd": pagetests.XSSProbe}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = rc.Seq
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	l, err := recorder.OpenLog(logDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, session, err := l.Identity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := recorder.OpenKeyring(filepath.Join(logDir, "keys"), session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer keys.Close()
+	b, err := verifier.Disclose(l, []uint64{last}, verifier.DiscloseOptions{Keys: keys, Payloads: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := b.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bundle = filepath.Join(dir, "event.afrb")
+	if err := os.WriteFile(bundle, enc, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	as, err := verifier.AnchorsFromLog(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	anchors = filepath.Join(dir, "anchors.json")
+	if err := verifier.WriteAnchorsFile(anchors, as); err != nil {
+		t.Fatal(err)
+	}
+	return bundle, anchors
+}
+
+// The verifier page in a real browser (headless Chromium): the WebAssembly
+// verifier loads offline, verifies a disclosed event against an anchors
+// file, shows it with the attacker-controlled tool name as text, says
+// tampered for a bundle with one byte flipped and incomplete without
+// anchors; screenshots in the test's artifact directory (docs/img with
+// AFR_SCREENSHOTS=1).
+func TestVerifyPageInABrowser(t *testing.T) {
+	b := browser.Start(t)
+	var html bytes.Buffer
+	if err := page.Write(&html); err != nil {
+		t.Fatal(err)
+	}
+	bundle, anchors := disclosed(t, 20)
+	d := pagetests.CheckVerifyPage(t, b, html.Bytes(), bundle, anchors, pagetests.VerifyWant{
+		Verdict: "verified", Events: 1, Probe: true, Screenshot: "verify",
+	})
+	t.Logf("time to verdict, one-event bundle: %v", d)
+
+	raw, err := os.ReadFile(bundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, err := verifier.DecodeBundle(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := dec.Events[0].Record
+	at := bytes.Index(raw, rec)
+	raw[at+len(rec)-1] ^= 1 // the record's last byte: its prev digest
+	flipped := filepath.Join(t.TempDir(), "flipped.afrb")
+	if err := os.WriteFile(flipped, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pagetests.CheckVerifyPage(t, b, html.Bytes(), flipped, anchors, pagetests.VerifyWant{
+		Verdict: "tampered", Events: 1, FindingKinds: []string{string(verifier.KindProofInvalid)}, Probe: true, Screenshot: "verify-tampered",
+	})
+	pagetests.CheckVerifyPage(t, b, html.Bytes(), bundle, "", pagetests.VerifyWant{
+		Verdict: "incomplete", Events: 1, FindingKinds: []string{string(verifier.KindUnanchored)}, Probe: true,
+	})
+}
+
+// Time to verdict of a one-event bundle in the browser, from choosing the
+// files to the verdict shown (ns/op), and the time for a new tab to open the
+// page and load its WebAssembly (load-ms) (docs/PERFORMANCE.md, Reports):
+// go test -run '^$' -bench BenchmarkVerifyPageInABrowser -benchtime 10x ./verifier/page
+func BenchmarkVerifyPageInABrowser(b *testing.B) {
+	br := browser.Start(b)
+	var html bytes.Buffer
+	if err := page.Write(&html); err != nil {
+		b.Fatal(err)
+	}
+	bundle, anchors := disclosed(b, 20)
+	var load time.Duration
+	b.ResetTimer()
+	for i := range b.N {
+		b.StopTimer()
+		opened := time.Now()
+		p := br.OpenHTML(b, "verify.html", html.Bytes())
+		p.WaitAttr("body", "data-ready")
+		load += time.Since(opened)
+		b.StartTimer()
+		p.Upload("#anchors", anchors)
+		p.Upload("#bundle", bundle)
+		if v := p.WaitAttr("#verdict", "data-verdict"); v != "verified" {
+			b.Fatalf("run %d: verdict %q", i, v)
+		}
+	}
+	b.StopTimer()
+	load /= time.Duration(b.N)
+	b.ReportMetric(float64(html.Len()), "page-bytes")
+	b.ReportMetric(float64(load.Milliseconds()), "load-ms")
+}
