@@ -3,8 +3,13 @@ package page_test
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -151,4 +156,68 @@ func BenchmarkVerifyPageInABrowser(b *testing.B) {
 	load /= time.Duration(b.N)
 	b.ReportMetric(float64(html.Len()), "page-bytes")
 	b.ReportMetric(float64(load.Milliseconds()), "load-ms")
+}
+
+// Every disclosure bundle vector (fixtures/vectors/bundle) gives in the
+// browser the verdict and finding kinds the CLI gives: the same verifier,
+// compiled to WebAssembly, on the same inputs.
+func TestBundleVectorsInABrowser(t *testing.T) {
+	b := browser.Start(t)
+	var html bytes.Buffer
+	if err := page.Write(&html); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob("../../fixtures/vectors/bundle/*.json")
+	if len(files) == 0 {
+		t.Fatal("no bundle vectors")
+	}
+	p := b.OpenHTML(t, "verify.html", html.Bytes())
+	p.WaitAttr("body", "data-ready")
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v struct {
+			Bundle  string
+			Anchors []verifier.Anchor
+			Level   string
+			Verdict string
+			Kinds   []verifier.FindingKind
+		}
+		if err := json.Unmarshal(raw, &v); err != nil {
+			t.Fatal(err)
+		}
+		bundle, err := hex.DecodeString(v.Bundle)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		name := strings.TrimSuffix(filepath.Base(f), ".json")
+		bundleFile, anchorsFile := filepath.Join(dir, name+".afrb"), filepath.Join(dir, name+".anchors.json")
+		if err := os.WriteFile(bundleFile, bundle, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := verifier.WriteAnchorsFile(anchorsFile, v.Anchors); err != nil {
+			t.Fatal(err)
+		}
+		// The level, then both files; the verdict is this vector's once the
+		// summary names its anchors file and the status its bundle.
+		browser.Eval[bool](p, `(document.getElementById("level").value = `+strconv.Quote(v.Level)+`, true)`)
+		p.Upload("#anchors", anchorsFile)
+		p.Upload("#bundle", bundleFile)
+		p.WaitJS(`document.getElementById("summary").textContent.includes(`+strconv.Quote(name+".anchors.json")+`) &&
+			document.body.textContent.includes(`+strconv.Quote("Bundle "+name+".afrb")+`) &&
+			document.getElementById("verdict").hasAttribute("data-verdict") ? "1" : ""`, "the verdict of "+name)
+		got := p.WaitAttr("#verdict", "data-verdict")
+		kinds := browser.Eval[[]string](p, `[...document.querySelectorAll("#findings li.finding")].map(e => e.dataset.kind)`)
+		if got != v.Verdict {
+			t.Errorf("%s: verdict %s in the browser, %s by the CLI (findings %v)", filepath.Base(f), got, v.Verdict, kinds)
+		}
+		for _, k := range v.Kinds {
+			if !slices.Contains(kinds, string(k)) {
+				t.Errorf("%s: no %s finding in the browser: %v", filepath.Base(f), k, kinds)
+			}
+		}
+	}
 }
