@@ -13,6 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentflightrecorder/afr/chain"
+	"github.com/agentflightrecorder/afr/chain/backend"
+	"github.com/agentflightrecorder/afr/chain/backend/anvil"
+	"github.com/agentflightrecorder/afr/contracts/bindings"
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/internal/browser"
 	"github.com/agentflightrecorder/afr/internal/browser/pagetests"
@@ -25,6 +29,12 @@ import (
 // XSS probe, discloses that event with its key and payload, and returns the
 // bundle and the anchors file of the log's roots (as afr anchors writes it).
 func disclosed(t testing.TB, n int) (bundle, anchors string) {
+	bundle, anchors, _ = disclosedLog(t, n)
+	return bundle, anchors
+}
+
+// disclosedLog is disclosed, also returning the anchors themselves.
+func disclosedLog(t testing.TB, n int) (bundle, anchors string, as []verifier.Anchor) {
 	t.Helper()
 	dir := t.TempDir()
 	logDir := filepath.Join(dir, "log")
@@ -74,15 +84,14 @@ func disclosed(t testing.TB, n int) (bundle, anchors string) {
 	if err := os.WriteFile(bundle, enc, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	as, err := verifier.AnchorsFromLog(l)
-	if err != nil {
+	if as, err = verifier.AnchorsFromLog(l); err != nil {
 		t.Fatal(err)
 	}
 	anchors = filepath.Join(dir, "anchors.json")
 	if err := verifier.WriteAnchorsFile(anchors, as); err != nil {
 		t.Fatal(err)
 	}
-	return bundle, anchors
+	return bundle, anchors, as
 }
 
 // The verifier page in a real browser (headless Chromium): the WebAssembly
@@ -219,5 +228,55 @@ func TestBundleVectorsInABrowser(t *testing.T) {
 				t.Errorf("%s: no %s finding in the browser: %v", filepath.Base(f), k, kinds)
 			}
 		}
+	}
+}
+
+// The page reads the anchors from a chain itself: the operator anchors the
+// log's epochs on EpochAnchor on a real anvil (which allows cross-origin
+// requests), and the page, given the node's URL, the contract and the
+// operator, fetches the Anchored events with eth_getLogs from the browser
+// and verifies the bundle against them.
+func TestVerifyPageReadsAnchorsFromTheChain(t *testing.T) {
+	b := browser.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	node, err := backend.StartAnvil(ctx, anvil.Options{Accounts: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer node.Close()
+	c := node.Client()
+	dep, err := chain.Deploy(ctx, c, node.Keys()[0], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bundle, _, as := disclosedLog(t, 20)
+	op := node.Keys()[1]
+	ea := bindings.NewEpochAnchor()
+	for _, a := range as {
+		if _, err := chain.Transact(ctx, c, op, &dep.EpochAnchor, nil, ea.PackAnchor(a.Epoch, a.Root, a.PrevRoot)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var html bytes.Buffer
+	if err := page.Write(&html); err != nil {
+		t.Fatal(err)
+	}
+	p := b.OpenHTML(t, "verify.html", html.Bytes())
+	p.WaitAttr("body", "data-ready")
+	p.Type("#rpc", node.URL())
+	p.Type("#contract", dep.EpochAnchor.Hex())
+	p.Type("#operator", chain.Address(op).Hex())
+	browser.Eval[bool](p, `(document.getElementById("fetch-anchors").click(), true)`)
+	p.WaitJS(`document.body.textContent.includes("epochs anchored by") ? "1" : (document.getElementById("error").textContent || "")`, "the anchors read from the chain")
+	if e := p.Text("#error"); e != "" {
+		t.Fatalf("the page could not read the anchors: %s", e)
+	}
+	p.Upload("#bundle", bundle)
+	if v := p.WaitAttr("#verdict", "data-verdict"); v != "verified" {
+		t.Fatalf("verdict %s against the chain's anchors (findings: %s)", v, p.Text("#findings"))
+	}
+	if !strings.Contains(p.Text("#summary"), "read from "+node.URL()) {
+		t.Errorf("the summary does not say the anchors came from the chain: %s", p.Text("#summary"))
 	}
 }
