@@ -135,15 +135,27 @@ func SignTx(ctx context.Context, c Client, key *ecdsa.PrivateKey, to *common.Add
 	return types.SignTx(tx, types.LatestSignerForChainID(chainID), key)
 }
 
-// WaitMined polls for a transaction's receipt until it is mined or ctx ends.
-// The first polls follow each other closely (a local chain mines at once)
-// and the interval doubles up to 200ms (a public chain mines every few
-// seconds). Errors other than "not found" are taken as transient.
+// WaitMined polls for a transaction's receipt until it is mined and its
+// block is the node's latest or older, or ctx ends. A node stores a block's
+// receipts before it makes the block its head: returning the receipt alone
+// would let the caller's next call at "latest" (a nonce, an eth_call) still
+// see the state before the transaction. The first polls follow each other
+// closely (a local chain mines at once) and the interval doubles up to
+// 200ms (a public chain mines every few seconds). Errors other than "not
+// found" are taken as transient.
 func WaitMined(ctx context.Context, c Client, hash common.Hash) (*types.Receipt, error) {
 	wait := time.Millisecond
+	var mined *types.Receipt
 	for {
-		if rc, err := c.TransactionReceipt(ctx, hash); err == nil && rc != nil {
-			return rc, nil
+		if mined == nil {
+			if rc, err := c.TransactionReceipt(ctx, hash); err == nil && rc != nil {
+				mined = rc
+			}
+		}
+		if mined != nil {
+			if head, err := c.BlockNumber(ctx); err == nil && mined.BlockNumber != nil && head >= mined.BlockNumber.Uint64() {
+				return mined, nil
+			}
 		}
 		select {
 		case <-ctx.Done():
