@@ -161,6 +161,10 @@ type Payload struct {
 	Ext map[string]any `cbor:"9,keyasint,omitempty" json:"ext,omitempty"`
 }
 
+// ExtGasUsed is the Ext key under which AFR records the gas an on-chain
+// execution used (a uint64, from its receipt).
+const ExtGasUsed = "chain.gas_used"
+
 // Intent is the action the agent proposed: a tool and its arguments, never
 // chain-of-thought.
 type Intent struct {

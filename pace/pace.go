@@ -249,8 +249,12 @@ func (a *Agent) RecordOutcome(ctx context.Context, p *Proposal, o *Outcome, pare
 	if p != nil {
 		cp = p.parents(parents...)
 	}
+	var ext map[string]any
+	if o != nil && o.Receipt != nil {
+		ext = map[string]any{format.ExtGasUsed: o.Receipt.GasUsed}
+	}
 	return a.record(ctx, p, format.Event{Tool: ToolPace, Kind: format.KindChainTx, Payload: format.Payload{
-		Execution: ex, Effects: effects, Context: cp, Code: &format.CodeProvenance{AgentVersion: a.Name}}})
+		Execution: ex, Effects: effects, Context: cp, Code: &format.CodeProvenance{AgentVersion: a.Name}, Ext: ext}})
 }
 
 // NextTerms returns the terms of the next PDR bound to eventID: the nonce

@@ -209,6 +209,9 @@ func TestAgentFlow(t *testing.T) {
 	if ex := out.Execution; ex == nil || ex.Status != format.StatusOK || common.BytesToHash(ex.TxHash) != res.Receipt.TxHash || ex.Block != res.Receipt.BlockNumber.Uint64() {
 		t.Errorf("ok outcome: %+v", out.Execution)
 	}
+	if gas := out.Ext[format.ExtGasUsed]; gas != res.Receipt.GasUsed {
+		t.Errorf("ok outcome records gas %v, the receipt %d", gas, res.Receipt.GasUsed)
+	}
 	if len(out.Effects) != len(res.Receipt.Logs) || out.Effects[0].ChainLog == nil ||
 		common.BytesToAddress(out.Effects[0].ChainLog.Address) != a.Domain.Account || !linked(allowed, out) {
 		t.Errorf("ok outcome effects %+v (receipt has %d logs), context %+v", out.Effects, len(res.Receipt.Logs), out.Context)

@@ -67,6 +67,7 @@ func newLog(t testing.TB, n int) *testLog {
 	tl.execution = rec(format.Event{Tool: "pace", Kind: format.KindChainTx, Group: "treasury", Payload: format.Payload{
 		Execution: &format.Execution{Status: format.StatusOK, TxHash: bytes.Repeat([]byte{0xab}, 32), Block: 42},
 		Context:   &format.ContextProvenance{Parents: []uint64{tl.probe}},
+		Ext:       map[string]any{format.ExtGasUsed: uint64(38_967)},
 	}})
 	if err := r.Close(); err != nil {
 		t.Fatal(err)

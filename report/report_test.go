@@ -128,6 +128,9 @@ func TestReportOfAVerifiedLog(t *testing.T) {
 	if !strings.Contains(page, "tx 0x"+strings.Repeat("ab", 32)) {
 		t.Error("the on-chain execution's transaction hash is not shown")
 	}
+	if !strings.Contains(page, "block 42, gas 38967") {
+		t.Error("the on-chain execution's gas is not shown")
+	}
 }
 
 // The page loads nothing: no external script, style, image or font.

@@ -185,6 +185,9 @@ func summarise(p *format.Payload) (string, string) {
 			tx = x.TxHash.String()
 			s += fmt.Sprintf(", block %d", x.Block)
 		}
+		if gas, ok := p.Ext[format.ExtGasUsed]; ok {
+			s += fmt.Sprintf(", gas %v", gas)
+		}
 		if x.Error != "" {
 			s += ": " + x.Error
 		}

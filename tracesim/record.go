@@ -64,8 +64,8 @@ const (
 )
 
 // Payload returns the recorder fields rebuilt from the replay: intent,
-// execution, effects, and in Ext the call tree, the token transfers and the
-// decoded revert — each as maps and lists, or as its JSON text when it is
+// execution, effects, and in Ext the gas used (format.ExtGasUsed), the call
+// tree, the token transfers and the decoded revert — each as maps and lists, or as its JSON text when it is
 // nested deeper or wider than a payload value may be (a re-entrant call
 // tree), so that the payload always records.
 func (r *ReplayResult) Payload() *format.Payload {
@@ -81,7 +81,7 @@ func (r *ReplayResult) Payload() *format.Payload {
 	if r.Effects.Revert != nil {
 		parts[ExtRevert] = r.Effects.Revert
 	}
-	ext := map[string]any{}
+	ext := map[string]any{format.ExtGasUsed: r.Receipt.GasUsed}
 	for k, v := range parts {
 		ext[k] = generic(v)
 		if (&format.Payload{Ext: map[string]any{k: ext[k]}}).Validate() != nil {
@@ -91,9 +91,7 @@ func (r *ReplayResult) Payload() *format.Payload {
 			ext[k] = string(b)
 		}
 	}
-	if len(ext) > 0 {
-		p.Ext = ext
-	}
+	p.Ext = ext
 	return p
 }
 

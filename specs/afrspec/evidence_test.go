@@ -51,6 +51,7 @@ var _ = Describe("Evidence of any transaction", Label("anvil"), func() {
 		Expect(out.Payload.Execution.TxHash).To(Equal(format.Bytes(res.Receipt.TxHash.Bytes())))
 		Expect(out.Payload.Effects).NotTo(BeEmpty(), "storage and balance changes from the replay")
 		Expect(out.Payload.Ext).To(HaveKey(tracesim.ExtCalls))
+		Expect(out.Payload.Ext).To(HaveKeyWithValue(format.ExtGasUsed, res.Receipt.GasUsed))
 		Expect(out.Payload.Context.Parents).To(Equal([]uint64{ev.Intent.Seq}))
 		Expect(event(ev.Intent.Seq).Intent.Tool).To(Equal("bump(uint256)"))
 		Expect(event(ev.Intent.Seq).Intent.Args).To(HaveKey("by"))
