@@ -18,6 +18,11 @@ import (
 	"github.com/holiman/uint256"
 )
 
+// ErrStateRead is matched (errors.Is) by the error of an execution that
+// could not read the state it needed (a network failure, a miss in
+// replay-only mode); the error wraps the reader's.
+var ErrStateRead = errors.New("evm: state read")
+
 // ErrStateUnusable is returned (wrapping the first read error) by every
 // operation of an Env whose state hit a read error, until Revert restores a
 // snapshot taken before it.

@@ -321,7 +321,7 @@ func (e *Env) readErr(db *state.StateDB) error {
 		err = e.fork.codeErr()
 	}
 	if err != nil {
-		return fmt.Errorf("evm: state read: %w", err)
+		return fmt.Errorf("%w: %w", ErrStateRead, err)
 	}
 	return nil
 }

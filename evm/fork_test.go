@@ -185,7 +185,7 @@ func TestForkRecordReplay(t *testing.T) {
 	// A miss names the slot and poisons only this Env.
 	res, err = e2.Call(ctx, ethereum.CallMsg{To: &s.store, Data: s.storeC.pack(t, "get", big.NewInt(123456))}, nil)
 	var miss *MissError
-	if !errors.As(err, &miss) || !errors.Is(err, ErrNotInCache) || miss.Kind != "storage" || miss.Slot != slotOf(123456) || miss.Address != s.store {
+	if !errors.As(err, &miss) || !errors.Is(err, ErrNotInCache) || !errors.Is(err, ErrStateRead) || miss.Kind != "storage" || miss.Slot != slotOf(123456) || miss.Address != s.store {
 		t.Fatalf("get of an unrecorded slot: res %+v err %v, want a storage MissError", res, err)
 	}
 	if !strings.Contains(err.Error(), slotOf(123456).Hex()) || !strings.Contains(err.Error(), s.store.Hex()) {

@@ -435,7 +435,7 @@ func (r *Replayer) Replay(ctx context.Context, txHash common.Hash) (*ReplayResul
 		}
 		res, err := env.ApplyTransaction(ctx, t.Tx, nil)
 		if err != nil {
-			if errors.Is(err, evm.ErrStateUnusable) || strings.Contains(err.Error(), "state read") {
+			if errors.Is(err, evm.ErrStateUnusable) || errors.Is(err, evm.ErrStateRead) {
 				return nil, fmt.Errorf("tracesim: preceding transaction %d (%s): %w", i, t.Hash.Hex(), err)
 			}
 			mism = append(mism, Mismatch{Field: fmt.Sprintf("preceding[%d].executable", i), Receipt: "included", Replay: err.Error()})
