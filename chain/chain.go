@@ -135,8 +135,9 @@ func SignTx(ctx context.Context, c Client, key *ecdsa.PrivateKey, to *common.Add
 	return types.SignTx(tx, types.LatestSignerForChainID(chainID), key)
 }
 
-// WaitMined polls for a transaction's receipt until it is mined and its
-// block is the node's latest or older, or ctx ends. A node stores a block's
+// WaitMined polls for a transaction's receipt until it is mined, its block
+// is the node's latest or older and still the chain's block at that height,
+// or ctx ends. A node stores a block's
 // receipts before it makes the block its head: returning the receipt alone
 // would let the caller's next call at "latest" (a nonce, an eth_call) still
 // see the state before the transaction. The first polls follow each other
@@ -152,9 +153,15 @@ func WaitMined(ctx context.Context, c Client, hash common.Hash) (*types.Receipt,
 				mined = rc
 			}
 		}
-		if mined != nil {
-			if head, err := c.BlockNumber(ctx); err == nil && mined.BlockNumber != nil && head >= mined.BlockNumber.Uint64() {
-				return mined, nil
+		if mined != nil && mined.BlockNumber != nil {
+			head, err := c.BlockNumber(ctx)
+			if err == nil && head >= mined.BlockNumber.Uint64() {
+				// Still the chain's block at that height? A reorg (or a
+				// test chain's revert) in between drops the receipt.
+				if h, err := c.HeaderByNumber(ctx, mined.BlockNumber); err == nil && h.Hash() == mined.BlockHash {
+					return mined, nil
+				}
+				mined = nil
 			}
 		}
 		select {

@@ -2,6 +2,7 @@ package tracesim
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"math/big"
 
@@ -54,6 +55,10 @@ func (r *ReplayResult) Execution() *format.Execution {
 	return x
 }
 
+// MaxExtBytes is the largest JSON of one Ext entry Payload keeps (a quarter
+// of format.MaxPayloadSize).
+const MaxExtBytes = format.MaxPayloadSize / 4
+
 // Ext keys under which Payload puts what the recorder has no typed field
 // for. Values are the JSON of the fields (see docs/SPEC.md, "Tracesim
 // output") decoded as generic maps, lists and strings.
@@ -65,9 +70,12 @@ const (
 
 // Payload returns the recorder fields rebuilt from the replay: intent,
 // execution, effects, and in Ext the gas used (format.ExtGasUsed), the call
-// tree, the token transfers and the decoded revert — each as maps and lists, or as its JSON text when it is
-// nested deeper or wider than a payload value may be (a re-entrant call
-// tree), so that the payload always records.
+// tree, the token transfers and the decoded revert — each as maps and
+// lists; as its JSON text when it nests deeper than a payload value may (a
+// re-entrant call tree); or, when its JSON exceeds MaxExtBytes, as its size
+// and SHA-256 only. (A transaction with so many logs or storage writes that
+// the typed effects alone exceed format.MaxPayloadSize still does not
+// record.)
 func (r *ReplayResult) Payload() *format.Payload {
 	in := r.Intent.Record()
 	p := &format.Payload{Intent: &in, Execution: r.Execution(), Effects: r.Effects.Record(r.ChainID)}
@@ -83,11 +91,21 @@ func (r *ReplayResult) Payload() *format.Payload {
 	}
 	ext := map[string]any{format.ExtGasUsed: r.Receipt.GasUsed}
 	for k, v := range parts {
+		b, err := json.Marshal(v)
+		switch {
+		case err != nil:
+			continue // not representable: left out
+		case len(b) > MaxExtBytes:
+			// Too large for a payload (a batch of thousands of
+			// transfers): its size and digest stand in for it.
+			sum := sha256.Sum256(b)
+			ext[k] = map[string]any{"omitted": "larger than the payload allows", "json_bytes": uint64(len(b)), "sha256": sum[:]}
+			continue
+		}
 		ext[k] = generic(v)
 		if (&format.Payload{Ext: map[string]any{k: ext[k]}}).Validate() != nil {
-			// Nested deeper (a re-entrant call tree) or wider than the
-			// recorder takes a value: kept whole, as its JSON text.
-			b, _ := json.Marshal(v)
+			// Nested deeper (a re-entrant call tree) than the recorder
+			// takes a value: kept whole, as its JSON text.
 			ext[k] = string(b)
 		}
 	}

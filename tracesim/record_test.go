@@ -2,11 +2,13 @@ package tracesim
 
 import (
 	"encoding/json"
+	"math/big"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/agentflightrecorder/afr/calldata"
+	"github.com/agentflightrecorder/afr/format"
 )
 
 // A re-entrant transaction's call tree nests deeper than a payload value
@@ -43,5 +45,27 @@ func TestPayloadOfDeepCallTree(t *testing.T) {
 				t.Fatalf("%s: the JSON text does not hold the tree: %v", tc.name, err)
 			}
 		}
+	}
+}
+
+// An ext entry too large for a payload (a batch of thousands of transfers)
+// is kept as its size and digest, so the payload still encodes.
+func TestPayloadOfHugeTransfers(t *testing.T) {
+	var ts []Transfer
+	for i := range 20_000 {
+		ts = append(ts, Transfer{Standard: "erc20", Token: common.HexToAddress("0x70"), From: common.HexToAddress("0xf0"),
+			To: common.BigToAddress(big.NewInt(int64(i + 1))), Amount: calldata.NewDec(big.NewInt(int64(i))), LogIndex: i})
+	}
+	r := &ReplayResult{ChainID: 1, Effects: &Effects{Status: StatusSuccess, Transfers: ts}}
+	p := r.Payload()
+	if err := p.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := format.EncodePayload(p); err != nil || len(b) > format.MaxPayloadSize {
+		t.Fatalf("the payload does not encode within the limit: %d bytes, %v", len(b), err)
+	}
+	m, ok := p.Ext[ExtTransfers].(map[string]any)
+	if !ok || m["json_bytes"].(uint64) <= MaxExtBytes || len(m["sha256"].([]byte)) != 32 {
+		t.Fatalf("transfers ext %T %v, want a size-and-digest stand-in", p.Ext[ExtTransfers], m)
 	}
 }

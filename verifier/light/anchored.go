@@ -56,10 +56,15 @@ type rpcLog struct {
 // is an error (the node does not filter as asked), as is a log whose
 // encoding is not that of Anchored.
 //
-// The node is trusted to return every event: unlike afr verify, the page
-// does not compare the events with the contract's head, so a node that
-// hides events makes epochs unanchored (an incomplete verdict), never
-// verified.
+// The node is trusted: nothing ties its answer to a block, a receipt or a
+// chain, so a dishonest node (or one on a plain-HTTP path) can report
+// Anchored events that were never emitted, and a bundle it forged would then
+// verify. The page says so beside the verdict and names the node and the
+// chain id it reported. Unlike afr verify, the page also does not compare
+// the events with the contract's head: a node that hides events makes
+// epochs unanchored (an incomplete verdict). For a verdict that does not
+// rest on one node, verify with afr verify against a node you run, or give
+// the page an anchors file from one.
 func AnchorsFromLogs(logsJSON []byte, contract, operator string) (string, error) {
 	c, err := parseAddress("EpochAnchor address", contract)
 	if err != nil {

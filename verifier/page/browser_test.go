@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -273,10 +274,16 @@ func TestVerifyPageReadsAnchorsFromTheChain(t *testing.T) {
 		t.Fatalf("the page could not read the anchors: %s", e)
 	}
 	p.Upload("#bundle", bundle)
-	if v := p.WaitAttr("#verdict", "data-verdict"); v != "verified" {
-		t.Fatalf("verdict %s against the chain's anchors (findings: %s)", v, p.Text("#findings"))
+	// The verdict of this bundle against these anchors: the status names
+	// the bundle and the summary the node.
+	p.WaitJS(`document.body.textContent.includes("Bundle event.afrb") &&
+		document.getElementById("summary").textContent.includes(`+strconv.Quote("read from "+node.URL())+`) &&
+		document.getElementById("verdict").hasAttribute("data-verdict") ? "1" : ""`, "the verdict against the chain's anchors")
+	if v := p.Attr("#verdict", "data-verdict"); v != "verified" {
+		t.Fatalf("verdict %s against the chain's anchors (findings: %s; summary: %s)", v, p.Text("#findings"), p.Text("#summary"))
 	}
-	if !strings.Contains(p.Text("#summary"), "read from "+node.URL()) {
-		t.Errorf("the summary does not say the anchors came from the chain: %s", p.Text("#summary"))
+	// The page says whose word the anchors rest on, and which chain.
+	if sum := p.Text("#summary"); !strings.Contains(sum, fmt.Sprintf("chain id %d", node.Node.ChainID())) || !strings.Contains(sum, "as trustworthy as that node") {
+		t.Errorf("the summary does not say the verdict rests on the node: %s", sum)
 	}
 }
