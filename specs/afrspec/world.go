@@ -732,7 +732,8 @@ func (w *World) Revert(ctx context.Context, s *Snapshot) error {
 		return fmt.Errorf("afrspec: revert: closing the log: %w", err)
 	}
 	if err := w.Chain.(backend.Snapshotter).Revert(ctx, s.chain); err != nil {
-		return fmt.Errorf("afrspec: revert: %w", err)
+		// Nothing was reverted: the World goes on with the log it had.
+		return errors.Join(fmt.Errorf("afrspec: revert: %w", err), w.openRecorder(ctx, w.LogDir))
 	}
 	r := rand.NewChaCha8([32]byte{})
 	if err := r.UnmarshalBinary(s.rng); err != nil {

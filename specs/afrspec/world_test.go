@@ -136,3 +136,34 @@ func TestSnapshotRevert(t *testing.T) {
 		t.Fatalf("roots after each Revert differ: %x", roots)
 	}
 }
+
+// A revert that fails (here: another World's snapshot, whose block this
+// chain does not have) leaves the World as it was, usable: its log still
+// records and verifies (before, the recorder was closed and left nil).
+func TestFailedRevertLeavesTheWorldUsable(t *testing.T) {
+	ctx := context.Background()
+	a, b := newWorld(t, afrspec.Config{}), newWorld(t, afrspec.Config{Seed: 2})
+	foreign, err := a.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := b.Send(ctx, b.Agent, b.Counter, nil, b.CounterCall(1).Data); !res.Succeeded() {
+		t.Fatal(res)
+	}
+	if err := b.Revert(ctx, foreign); err == nil {
+		t.Fatal("a revert to another chain's snapshot succeeded")
+	}
+	if _, err := b.Record(ctx, format.Event{Tool: "after", Kind: format.KindToolCall}); err != nil {
+		t.Fatalf("recording after a failed revert: %v", err)
+	}
+	if got := count(t, b); got != 1 {
+		t.Fatalf("count %d after a failed revert, want 1 (nothing reverted)", got)
+	}
+	v, err := b.SealAndVerify(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Verdict != verifier.Verified {
+		t.Fatalf("verdict %s after a failed revert: %v", v.Verdict, v.Findings)
+	}
+}
