@@ -3,56 +3,32 @@ package recorder_test
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/internal/traces"
 	"github.com/agentflightrecorder/afr/recorder"
 )
 
 // tracesDir holds real agent trajectories written by other projects
 // (SWE-agent .traj files, OpenHands event streams): see its README files.
-const tracesDir = "../../shared/traces"
-
-// traceSteps returns the steps of a trajectory file as raw JSON: the
-// `trajectory` (else `history`) entries of a SWE-agent file, or the events
-// of an OpenHands stream.
-func traceSteps(t *testing.T, path string) []json.RawMessage {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stream []json.RawMessage
-	if json.Unmarshal(b, &stream) == nil {
-		return stream
-	}
-	var traj struct{ Trajectory, History []json.RawMessage }
-	if err := json.Unmarshal(b, &traj); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	if len(traj.Trajectory) > 0 {
-		return traj.Trajectory
-	}
-	return traj.History
-}
-
 // TestRealTrajectoriesRecordAndVerify: every step of real agent runs,
 // sent as event JSON (the form `afr record` reads) with the step as
 // written by its agent in `ext`, is accepted by the write path and the
 // log verifies at level open — what the recorder accepts, the verifier
 // accepts, on input nobody here wrote.
 func TestRealTrajectoriesRecordAndVerify(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(tracesDir, "*", "*.traj"))
-	more, _ := filepath.Glob(filepath.Join(tracesDir, "*", "*.json"))
-	files = append(files, more...)
+	files := traces.Files(traces.Dir)
 	if len(files) == 0 {
-		t.Skipf("no trajectories in %s (they are test data kept beside the project, not in it)", tracesDir)
+		t.Skipf("no trajectories in %s (they are test data kept beside the project, not in it)", traces.Dir)
 	}
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			steps := traceSteps(t, f)
+			steps, err := traces.Steps(f)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if len(steps) == 0 {
 				t.Fatalf("no steps in %s", f)
 			}
