@@ -91,6 +91,16 @@ func (l *Log) Identity() (recorder string, session format.SessionID, err error) 
 	return "", format.SessionID{}, errors.Join(append([]error{ErrNoIdentity}, errs...)...)
 }
 
+// LogID returns the id of the log its evidence commits to,
+// format.LogID of Identity: what the operator anchors it under.
+func (l *Log) LogID() (format.Digest, error) {
+	rec, session, err := l.Identity()
+	if err != nil {
+		return format.Digest{}, err
+	}
+	return format.LogID(rec, session), nil
+}
+
 func headerIdentity(raw []byte) (string, format.SessionID, error) {
 	h, err := format.DecodeEpochHeader(raw)
 	if err != nil {
