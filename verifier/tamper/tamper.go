@@ -9,6 +9,10 @@
 // attack mutates the image in place. Attacks that recompute hashes do so
 // with the recorder's own encoders, so the result is as consistent as an
 // attacker holding no keys can make it.
+//
+// Attacks lists every attack class with the verdict and finding a
+// verification of the attacked copy must give: the verifier's adversarial
+// tests, the log-tampering specs and `afr bench` (Table IV) all run it.
 package tamper
 
 import (
