@@ -2,7 +2,6 @@ package recorder_test
 
 import (
 	"context"
-	"encoding/json"
 	"path/filepath"
 	"testing"
 
@@ -11,19 +10,18 @@ import (
 	"github.com/agentflightrecorder/afr/recorder"
 )
 
-// tracesDir holds real agent trajectories written by other projects
-// (SWE-agent .traj files, OpenHands event streams): see its README files.
-// TestRealTrajectoriesRecordAndVerify: every step of real agent runs,
-// sent as event JSON (the form `afr record` reads) with the step as
-// written by its agent in `ext`, is accepted by the write path and the
+// TestRealTrajectoriesRecordAndVerify: every step of real agent runs
+// (SWE-agent .traj files, OpenHands event streams, kept beside the project:
+// see traces.Locate), sent as event JSON (the form `afr record` reads) with
+// the step as written by its agent in `ext`, is accepted by the write path and the
 // log verifies at level open — what the recorder accepts, the verifier
 // accepts, on input nobody here wrote.
 func TestRealTrajectoriesRecordAndVerify(t *testing.T) {
-	files := traces.Files(traces.Dir)
-	if len(files) == 0 {
-		t.Skipf("no trajectories in %s (they are test data kept beside the project, not in it)", traces.Dir)
+	dir, err := traces.Locate("")
+	if err != nil {
+		t.Skip(err)
 	}
-	for _, f := range files {
+	for _, f := range traces.Files(dir) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			steps, err := traces.Steps(f)
 			if err != nil {
@@ -38,8 +36,10 @@ func TestRealTrajectoriesRecordAndVerify(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i, step := range steps {
-				line, _ := json.Marshal(map[string]any{"tool": filepath.Base(f), "kind": "observation",
-					"payload": map[string]any{"ext": map[string]json.RawMessage{"step": step}}})
+				line, err := traces.EventJSON(step)
+				if err != nil {
+					t.Fatal(err)
+				}
 				ev, err := format.ParseEventJSON(line)
 				if err != nil {
 					t.Fatalf("step %d: the event JSON parser refuses a real step: %v", i, err)

@@ -23,18 +23,18 @@ import (
 // and code — renders every step, verifies, and in a browser shows the
 // verdict and one row per step, with no markup from the agents' text run.
 func TestReportOfRealTrajectories(t *testing.T) {
-	files := traces.Files(traces.Dir)
-	if len(files) == 0 {
-		t.Skipf("no trajectories in %s (they are test data kept beside the project, not in it)", traces.Dir)
+	dir, err := traces.Locate("")
+	if err != nil {
+		t.Skip(err)
 	}
 	b := browser.Start(t)
-	for _, f := range files {
+	for _, f := range traces.Files(dir) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			steps, err := traces.Steps(f)
 			if err != nil {
 				t.Fatal(err)
 			}
-			l, keys := recordSteps(t, filepath.Base(f), steps)
+			l, keys := recordSteps(t, steps)
 			as, err := verifier.AnchorsFromLog(l)
 			if err != nil {
 				t.Fatal(err)
@@ -60,9 +60,9 @@ func TestReportOfRealTrajectories(t *testing.T) {
 	}
 }
 
-// recordSteps records each step, as written by its agent, as an
-// observation event (event JSON, the form afr record reads), in epochs of 4.
-func recordSteps(t *testing.T, tool string, steps []json.RawMessage) (*recorder.Log, *recorder.Keyring) {
+// recordSteps records each step, as written by its agent, as an event
+// (traces.EventJSON, the form afr record reads), in epochs of 4.
+func recordSteps(t *testing.T, steps []json.RawMessage) (*recorder.Log, *recorder.Keyring) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "log")
 	r, err := recorder.Open(dir, recorder.Options{Recorder: "traces", Encrypt: true, EpochSize: 4, Sync: recorder.SyncNone})
@@ -70,8 +70,10 @@ func recordSteps(t *testing.T, tool string, steps []json.RawMessage) (*recorder.
 		t.Fatal(err)
 	}
 	for i, step := range steps {
-		line, _ := json.Marshal(map[string]any{"tool": tool, "kind": "observation",
-			"payload": map[string]any{"ext": map[string]json.RawMessage{"step": step}}})
+		line, err := traces.EventJSON(step)
+		if err != nil {
+			t.Fatal(err)
+		}
 		ev, err := format.ParseEventJSON(line)
 		if err != nil {
 			t.Fatalf("step %d: %v", i, err)
