@@ -91,6 +91,12 @@ func Time(l Log, events []format.Event, lat []time.Duration) error {
 	return nil
 }
 
+// Quantile is the q-quantile (0 ≤ q < 1) of sorted latencies, by rank:
+// sorted[⌊len·q⌋], the median at q = 0.5.
+func Quantile(sorted []time.Duration, q float64) time.Duration {
+	return sorted[int(float64(len(sorted))*q)]
+}
+
 // DirBytes is what a rung wrote in dir: every file except the key
 // directory and the MANIFEST, which do not grow with the log.
 func DirBytes(dir string) (int64, error) {

@@ -11,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/agentflightrecorder/afr/anchor"
+	"github.com/agentflightrecorder/afr/bench"
 	"github.com/agentflightrecorder/afr/chain"
 	"github.com/agentflightrecorder/afr/pace"
 	"github.com/agentflightrecorder/afr/pdr"
@@ -35,24 +36,13 @@ func verdictOf(what string, r *verifier.Report, want verifier.Verdict) demoVerdi
 }
 
 func anchoringFigures(q anchor.Queue, conf uint64) demoAnchoring {
-	d := demoAnchoring{Epochs: len(q.Anchored), Confirmations: conf}
+	g := bench.GasOf(q.Anchored)
+	d := demoAnchoring{Epochs: len(q.Anchored), Confirmations: conf,
+		FirstGas: g.First, SteadyGasMin: g.SteadyMin, SteadyGasMax: g.SteadyMax, SteadyGasMean: g.SteadyMean}
 	var lat []float64
-	var sum uint64
-	for i, an := range q.Anchored {
+	for _, an := range q.Anchored {
 		d.Submissions += an.Submissions
 		lat = append(lat, float64(an.Confirmed.Sub(an.FirstSent).Microseconds())/1000)
-		if i == 0 {
-			d.FirstGas = an.GasUsed
-			continue
-		}
-		if d.SteadyGasMin == 0 || an.GasUsed < d.SteadyGasMin {
-			d.SteadyGasMin = an.GasUsed
-		}
-		d.SteadyGasMax = max(d.SteadyGasMax, an.GasUsed)
-		sum += an.GasUsed
-	}
-	if len(q.Anchored) > 1 {
-		d.SteadyGasMean = float64(sum) / float64(len(q.Anchored)-1)
 	}
 	if len(lat) > 0 {
 		sortFloats(lat)

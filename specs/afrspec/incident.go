@@ -221,7 +221,7 @@ func (inc *Incident) Investigate(ix *Index, dir string) (*Investigation, error) 
 	if inv.Delegations, err = ix.DelegationChain(inv.Start); err != nil {
 		return nil, err
 	}
-	inv.Structured = ScoreSeqs(fmt.Sprintf("structured: afr query --kind chain_tx --where execution.status=reverted (last: %d), then --causal %d", inv.Start, inv.Start),
+	inv.Structured = ScoreSeqs(fmt.Sprintf("structured: --kind chain_tx --where execution.status=reverted, last → --causal %d", inv.Start),
 		verifier.Seqs(inv.Chain), inc.Truth)
 	plain := filepath.Join(dir, "plain.jsonl")
 	if err := WritePlainJSON(plain, ix); err != nil {
