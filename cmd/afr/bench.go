@@ -40,9 +40,9 @@ DIR/ID.json and its plots as PNG and SVG, and the whole run, with the
 command, the machine and the date, as DIR/README.md (and to FILE with
 --markdown, e.g. docs/REPRODUCTION.md). Progress goes to stderr.
 
-The full run uses the paper's sizes (N up to 10,000, 30 seeds) and takes a
-few minutes; --quick (N up to 1,000, 3 seeds, a 1,000-event log for Table IV)
-well under two. Timings depend on the machine and its load: compare the
+The full run uses the paper's sizes (N up to 10,000, 30 seeds) and takes one
+to a few minutes; --quick (N up to 1,000, 3 seeds, a 1,000-event log for
+Table IV) some seconds. Timings depend on the machine and its load: compare the
 rungs of one run (the ×baseline column), not runs.
 
 The trajectories are found with --traces, else $AFR_TRACES, else
@@ -58,7 +58,7 @@ Examples:
 func runBench(e *env, args []string) error {
 	fs := commands["bench"].flags(e)
 	only := fs.String("only", "", "comma-separated tables to run: "+strings.Join(bench.IDs(), ","))
-	quick := fs.Bool("quick", false, "smaller logs and fewer seeds: well under two minutes")
+	quick := fs.Bool("quick", false, "smaller logs and fewer seeds: seconds instead of minutes")
 	out := fs.String("out", "afr-bench", "output folder for Markdown, JSON and plots")
 	seeds := fs.Int("seeds", 0, "seeds per Table II cell, clean logs of Table IV, RQ1 repetitions (default 30; 3 with --quick)")
 	backend := fs.String("backend", "embedded", "chain for Table III and RQ4: embedded or anvil")

@@ -77,6 +77,16 @@
 //		Expect(w.MustSealAndVerify(ctx)).To(afrspec.BeVerified())
 //	})
 //
+// # The paper's incident scenario
+//
+// RecordIncident records the paper's RQ4 scenario in a World — a prompt
+// injection that a support agent reads and passes on by delegation to a
+// treasury agent, which tries to drain the account — and
+// Incident.Investigate rebuilds its causal chain from the log alone and
+// scores it, and grep over a plain JSON log of the same events (Score,
+// Grep, WritePlainJSON), against the incident's events. The specs/incident
+// suite and `afr bench` (RQ4) both run it.
+//
 // # Security
 //
 // Actor keys are derived from their names (ActorKey) so that addresses,
