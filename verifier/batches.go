@@ -46,7 +46,17 @@ func (l BatchList) Batches(context.Context) ([]Batch, error) { return l, nil }
 // implements it and add its findings to their report.
 type AnchorChecker interface {
 	AnchorSource
-	CheckAnchors(ctx context.Context) ([]Anchor, []Finding, error)
+	CheckAnchors(ctx context.Context) (*CheckedAnchors, error)
+}
+
+// CheckedAnchors is what an AnchorChecker read.
+type CheckedAnchors struct {
+	Anchors  []Anchor
+	Findings []Finding
+	// Partial says that anchors may be missing from Anchors for a reason
+	// the findings name (contents not available): a gap in the epochs is
+	// then not a conflict, and the findings keep the verdict incomplete.
+	Partial bool
 }
 
 // BatchAnchors is the AnchorSource of one log anchored in an operator's
@@ -68,15 +78,18 @@ type BatchAnchors struct {
 
 // Anchors implements AnchorSource; CheckAnchors also returns the findings.
 func (b BatchAnchors) Anchors(ctx context.Context) ([]Anchor, error) {
-	as, _, err := b.CheckAnchors(ctx)
-	return as, err
+	ca, err := b.CheckAnchors(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return ca.Anchors, nil
 }
 
 // CheckAnchors implements AnchorChecker.
-func (b BatchAnchors) CheckAnchors(ctx context.Context) ([]Anchor, []Finding, error) {
+func (b BatchAnchors) CheckAnchors(ctx context.Context) (*CheckedAnchors, error) {
 	batches, err := b.Batches.Batches(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	batches = append([]Batch(nil), batches...)
 	sort.SliceStable(batches, func(i, j int) bool { return batches[i].Number < batches[j].Number })
@@ -87,7 +100,15 @@ func (b BatchAnchors) CheckAnchors(ctx context.Context) ([]Anchor, []Finding, er
 		next     uint64                // the epoch the log's next entry must name
 		started  bool
 		expected uint64 // the batch number expected next
+		partial  bool
 	)
+	// unavailable records a batch (or a run of batches) whose contents are
+	// unknown: it may hold any number of this log's epochs, so the next
+	// entry need not follow the last one seen.
+	unavailable := func(f Finding) {
+		findings = append(findings, f)
+		partial, started = true, false
+	}
 	conflict := func(epoch uint64, detail string) {
 		findings = append(findings, Finding{Kind: KindAnchorConflict, Epoch: u64(epoch), Detail: detail})
 	}
@@ -102,7 +123,7 @@ func (b BatchAnchors) CheckAnchors(ctx context.Context) ([]Anchor, []Finding, er
 		if bt.Number != expected {
 			// EpochAnchor accepts batch b only after b − 1: missing batches
 			// could hold this log's epochs.
-			findings = append(findings, Finding{Kind: KindBatchWithheld,
+			unavailable(Finding{Kind: KindBatchWithheld,
 				Detail: fmt.Sprintf("batches %d..%d are not among the anchored batches given: an anchor of this log in them cannot be excluded", expected, bt.Number-1)})
 		}
 		switch {
@@ -115,12 +136,12 @@ func (b BatchAnchors) CheckAnchors(ctx context.Context) ([]Anchor, []Finding, er
 		}
 		expected = bt.Number + 1
 		if bt.Entries == nil {
-			findings = append(findings, Finding{Kind: KindBatchWithheld,
+			unavailable(Finding{Kind: KindBatchWithheld,
 				Detail: fmt.Sprintf("the contents of batch %d are not available: an anchor of this log in it cannot be excluded", bt.Number)})
 			continue
 		}
 		if root, err := format.BatchRoot(bt.Number, bt.Entries); err != nil || root != bt.Root {
-			findings = append(findings, Finding{Kind: KindBatchWithheld, Expected: bt.Root.String(), Found: root.String(),
+			unavailable(Finding{Kind: KindBatchWithheld, Expected: bt.Root.String(), Found: root.String(),
 				Detail: fmt.Sprintf("the published contents of batch %d do not give its anchored root: its real contents are not available", bt.Number)})
 			continue
 		}
@@ -144,30 +165,30 @@ func (b BatchAnchors) CheckAnchors(ctx context.Context) ([]Anchor, []Finding, er
 			out = append(out, Anchor{Epoch: e.Epoch, Root: e.Root, PrevRoot: e.PrevRoot, Source: where})
 		}
 	}
-	return out, findings, nil
+	return &CheckedAnchors{Anchors: out, Findings: findings, Partial: partial}, nil
 }
 
 // readAnchors reads the anchors of src, adding the findings of an
-// AnchorChecker to c.
-func readAnchors(ctx context.Context, src AnchorSource, c *collector) ([]Anchor, error) {
+// AnchorChecker to c. complete says that a gap in the anchors' epochs is a
+// conflict (false when the source says anchors may be missing).
+func readAnchors(ctx context.Context, src AnchorSource, c *collector) (as []Anchor, complete bool, err error) {
 	if src == nil {
-		return nil, nil
+		return nil, true, nil
 	}
 	if ac, ok := src.(AnchorChecker); ok {
-		as, fs, err := ac.CheckAnchors(ctx)
+		ca, err := ac.CheckAnchors(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("verifier: reading anchors: %w", err)
+			return nil, false, fmt.Errorf("verifier: reading anchors: %w", err)
 		}
-		for _, f := range fs {
+		for _, f := range ca.Findings {
 			c.add(f)
 		}
-		return as, nil
+		return ca.Anchors, !ca.Partial, nil
 	}
-	as, err := src.Anchors(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("verifier: reading anchors: %w", err)
+	if as, err = src.Anchors(ctx); err != nil {
+		return nil, false, fmt.Errorf("verifier: reading anchors: %w", err)
 	}
-	return as, nil
+	return as, true, nil
 }
 
 // BatchesFile is a BatchSource reading a batches file: JSON lines, one

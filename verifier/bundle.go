@@ -205,7 +205,7 @@ func VerifyBundle(ctx context.Context, b *Bundle, anchors AnchorSource, opts Opt
 	}
 	level := opts.Payloads
 	c := &collector{max: opts.MaxFindings}
-	as, err := readAnchors(ctx, anchors, c)
+	as, _, err := readAnchors(ctx, anchors, c)
 	if err != nil {
 		return nil, err
 	}

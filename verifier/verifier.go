@@ -127,7 +127,7 @@ func VerifyLog(ctx context.Context, src Source, anchors AnchorSource, opts Optio
 		opts.MaxFindings = 1000
 	}
 	v := &logVerifier{ctx: ctx, opts: opts, c: &collector{max: opts.MaxFindings}}
-	as, err := readAnchors(ctx, anchors, v.c)
+	as, complete, err := readAnchors(ctx, anchors, v.c)
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +143,7 @@ func VerifyLog(ctx context.Context, src Source, anchors AnchorSource, opts Optio
 	if ms, ok := src.(ManifestSource); ok {
 		v.checkManifest(ms)
 	}
-	idx := anchorIndex(as, true, v.c)
+	idx := anchorIndex(as, complete, v.c)
 	v.checkEpochs(idx)
 	v.checkAnchors(idx)
 	if opts.Payloads != PayloadsSkip {
