@@ -4,8 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-
-	"github.com/transparency-dev/merkle/proof"
 )
 
 // Aggregate batches (docs/SPEC.md, "Aggregate batches"): one anchoring
@@ -113,46 +111,4 @@ func batchRoot(b, n uint64, merkleRoot Digest) Digest {
 	binary.BigEndian.PutUint64(buf[8:16], n)
 	copy(buf[16:], merkleRoot[:])
 	return hashWithDomain(domainBatch, buf[:])
-}
-
-// BatchProof proves that an entry is in an anchored batch without the
-// batch's other entries.
-type BatchProof struct {
-	Batch uint64   `json:"batch"`
-	Index uint64   `json:"index"`
-	Size  uint64   `json:"size"`
-	Path  []Digest `json:"path"`
-}
-
-// NewBatchProof returns the proof of entries[i] in batch b.
-func NewBatchProof(b uint64, entries []BatchEntry, i uint64) (*BatchProof, error) {
-	ds := make([]Digest, len(entries))
-	for j, e := range entries {
-		ds[j] = e.Digest()
-	}
-	path, err := MerklePath(ds, i)
-	if err != nil {
-		return nil, fmt.Errorf("format: batch proof: %w", err)
-	}
-	return &BatchProof{Batch: b, Index: i, Size: uint64(len(entries)), Path: path}, nil
-}
-
-// Root returns the batch root that entry and the proof lead to; the caller
-// compares it with the root anchored for p.Batch.
-func (p *BatchProof) Root(entry BatchEntry) (Digest, error) {
-	if p.Size == 0 || p.Index >= p.Size {
-		return Digest{}, fmt.Errorf("format: batch proof: index %d of a batch of %d", p.Index, p.Size)
-	}
-	path := make([][]byte, len(p.Path))
-	for i := range p.Path {
-		path[i] = p.Path[i][:]
-	}
-	leaf := LeafHash(entry.Digest())
-	m, err := proof.RootFromInclusionProof(Hasher, p.Index, p.Size, leaf[:], path)
-	if err != nil {
-		return Digest{}, fmt.Errorf("format: batch proof: %w", err)
-	}
-	var mr Digest
-	copy(mr[:], m)
-	return batchRoot(p.Batch, p.Size, mr), nil
 }

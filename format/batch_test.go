@@ -45,46 +45,6 @@ func TestBatchRootDefinition(t *testing.T) {
 	}
 }
 
-// TestBatchProofs proves every entry of batches of 1..17 entries and checks
-// that a changed entry, index, size or batch number leads elsewhere.
-func TestBatchProofs(t *testing.T) {
-	for n := 1; n <= 17; n++ {
-		es := testEntries(n)
-		root, err := BatchRoot(5, es)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range es {
-			p, err := NewBatchProof(5, es, uint64(i))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got, err := p.Root(es[i]); err != nil || got != root {
-				t.Fatalf("n=%d i=%d: root %s, %v; want %s", n, i, got, err, root)
-			}
-			bad := es[i]
-			bad.Epoch++
-			if got, _ := p.Root(bad); got == root {
-				t.Fatalf("n=%d i=%d: a changed entry proves", n, i)
-			}
-			q := *p
-			q.Batch = 6
-			if got, _ := q.Root(es[i]); got == root {
-				t.Fatalf("n=%d i=%d: proof for another batch number", n, i)
-			}
-			q = *p
-			q.Size++
-			if got, err := q.Root(es[i]); err == nil && got == root {
-				t.Fatalf("n=%d i=%d: proof at another size", n, i)
-			}
-		}
-		p := BatchProof{Batch: 5, Index: uint64(n), Size: uint64(n)}
-		if _, err := p.Root(es[0]); err == nil {
-			t.Fatalf("n=%d: index out of range accepted", n)
-		}
-	}
-}
-
 func TestBatchEntriesEncoding(t *testing.T) {
 	es := testEntries(3)
 	b := EncodeBatchEntries(es)
