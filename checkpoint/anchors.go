@@ -162,3 +162,27 @@ func (a Anchors) Anchors(ctx context.Context) ([]verifier.Anchor, error) {
 	}
 	return out, nil
 }
+
+// ErrWouldFork: the leaves to sign do not extend those of the operator's
+// previous checkpoint; signing them would equivocate.
+var ErrWouldFork = errors.New("checkpoint: the log does not extend the previous checkpoint")
+
+// CheckExtends returns nil if leaves (the log's epoch anchors now) extend
+// the leaves of the published checkpoint prev, verified under p for
+// logID: what an operator checks before signing a new checkpoint, since
+// C2SP forbids signing one inconsistent with any it signed before.
+func CheckExtends(prev Published, p *Policy, logID format.Digest, leaves []verifier.Anchor) error {
+	cp, old, err := Open(prev, p, logID)
+	if err != nil {
+		return fmt.Errorf("the previous checkpoint %s: %w", prev.Name, err)
+	}
+	if cp.Size > uint64(len(leaves)) {
+		return fmt.Errorf("%w: the previous checkpoint %s covers %d epochs, the log has %d (a truncated or older copy?)", ErrWouldFork, prev.Name, cp.Size, len(leaves))
+	}
+	for i, a := range old {
+		if a.Root != leaves[i].Root {
+			return fmt.Errorf("%w: epoch %d's root is %s, the previous checkpoint %s has %s: the log was rewritten", ErrWouldFork, i, leaves[i].Root, prev.Name, a.Root)
+		}
+	}
+	return nil
+}

@@ -264,3 +264,32 @@ func TestLeavesRefuseDamagedChain(t *testing.T) {
 		t.Fatalf("dropped header: %v, want ErrLeaves", err)
 	}
 }
+
+// CheckExtends lets the operator sign a grown log, and refuses a log
+// rewritten, truncated or of another log since its previous checkpoint.
+func TestCheckExtends(t *testing.T) {
+	lg := makeLog(t, 60, 10, 9)
+	other := makeLog(t, 60, 10, 10)
+	op := newKey(t, 1, "example.com/operator")
+	p := &checkpoint.Policy{Operator: policy(t, op, 0).Operator}
+	prev := lg.sign(t, op, 4)
+	if err := checkpoint.CheckExtends(prev, p, lg.id, lg.leaves); err != nil {
+		t.Fatalf("grown log: %v", err)
+	}
+	if err := checkpoint.CheckExtends(prev, p, lg.id, lg.leaves[:4]); err != nil {
+		t.Fatalf("same log: %v", err)
+	}
+	forkImg := lg.img.Clone()
+	if err := forkImg.Fork(25); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkpoint.CheckExtends(prev, p, lg.id, leavesOf(t, forkImg)); !errors.Is(err, checkpoint.ErrWouldFork) || !strings.Contains(err.Error(), "epoch 2's root") {
+		t.Errorf("rewritten log: %v, want ErrWouldFork at epoch 2", err)
+	}
+	if err := checkpoint.CheckExtends(prev, p, lg.id, lg.leaves[:3]); !errors.Is(err, checkpoint.ErrWouldFork) {
+		t.Errorf("truncated log: %v, want ErrWouldFork", err)
+	}
+	if err := checkpoint.CheckExtends(prev, p, other.id, other.leaves); !errors.Is(err, checkpoint.ErrForeignLog) {
+		t.Errorf("another log: %v, want ErrForeignLog", err)
+	}
+}

@@ -8,7 +8,10 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
+	fnote "github.com/transparency-dev/formats/note"
 	"golang.org/x/mod/sumdb/note"
 )
 
@@ -21,7 +24,11 @@ func GenerateKey(rnd io.Reader, name string) (skey, vkey string, err error) {
 	if rnd == nil {
 		rnd = rand.Reader
 	}
-	skey, vkey, err = note.GenerateKey(rnd, name)
+	if name == "" || !utf8.ValidString(name) || strings.ContainsFunc(name, func(r rune) bool { return unicode.IsSpace(r) || r == '+' }) {
+		err = errors.New("not a valid key name")
+	} else {
+		skey, vkey, err = note.GenerateKey(rnd, name)
+	}
 	if err != nil {
 		return "", "", fmt.Errorf("checkpoint: key name %q: %v (want a non-empty name without spaces or '+', e.g. example.com/operator)", name, err)
 	}
@@ -57,17 +64,18 @@ func WriteKey(path, name string) (vkey string, err error) {
 	return vkey, os.WriteFile(path+".vkey", []byte(vkey+"\n"), 0o644)
 }
 
-// ReadSigner reads a signer key written by WriteKey.
-func ReadSigner(path string) (note.Signer, error) {
+// ReadSigner reads an Ed25519 signer key written by WriteKey, and returns
+// it with the verifier of its signatures.
+func ReadSigner(path string) (note.Signer, note.Verifier, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	s, err := note.NewSigner(strings.TrimSpace(string(b)))
+	s, v, err := fnote.NewEd25519SignerVerifier(strings.TrimSpace(string(b)))
 	if err != nil {
-		return nil, fmt.Errorf("checkpoint: %s is not a note signer key (%v): want PRIVATE+KEY+name+hash+key, as afr checkpoint keygen writes", path, err)
+		return nil, nil, fmt.Errorf("checkpoint: %s is not an Ed25519 note signer key (%v): want PRIVATE+KEY+name+hash+key, as afr checkpoint keygen writes", path, err)
 	}
-	return s, nil
+	return s, v, nil
 }
 
 // ReadVKey returns a verifier key given inline ("name+hash+key") or as the

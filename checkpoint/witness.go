@@ -80,11 +80,14 @@ func ParseRequest(body []byte) (*Request, error) {
 		if len(r.Proof) == MaxProofLines {
 			return nil, fmt.Errorf("%w: more than %d consistency proof lines", ErrMalformed, MaxProofLines)
 		}
-		var h format.Digest
-		if m, err := base64.StdEncoding.Decode(h[:], line); err != nil || m != len(h) || len(line) != base64.StdEncoding.EncodedLen(len(h)) {
+		// Decoded first, then measured (Decode into a 32-byte array would
+		// write past it for a longer line); strict, so that one hash has
+		// one line.
+		raw, err := base64.StdEncoding.Strict().DecodeString(string(line))
+		if err != nil || len(raw) != len(format.Digest{}) {
 			return nil, fmt.Errorf("%w: proof line %d is not a base64 32-byte hash", ErrMalformed, len(r.Proof)+1)
 		}
-		r.Proof = append(r.Proof, h)
+		r.Proof = append(r.Proof, format.Digest(raw))
 	}
 	r.Checkpoint = rest
 	return r, nil

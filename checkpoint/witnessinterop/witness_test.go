@@ -1,11 +1,16 @@
 package witnessinterop_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	fnote "github.com/transparency-dev/formats/note"
@@ -87,6 +92,7 @@ func mldsaWitness(t *testing.T, name, origin, opVKey string) *realWitness {
 }
 
 type log struct {
+	dir    string
 	img    *tamper.Image
 	leaves []verifier.Anchor
 	id     format.Digest
@@ -123,7 +129,7 @@ func makeLog(t *testing.T, n, epochSize int, seed uint64) *log {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &log{img, leaves, id}
+	return &log{dir, img, leaves, id}
 }
 
 // The whole life of a log's checkpoints with two real witnesses: first
@@ -251,4 +257,74 @@ func TestRealWitness(t *testing.T) {
 	} else {
 		t.Logf("forged operator signature: witness answered %d", status.Code)
 	}
+}
+
+// The CLI against a real witness: afr checkpoint writes the checkpoint,
+// afr checkpoint cosign gets it cosigned (from a stale --old, so through a
+// 409), and afr verify accepts it under a 1-of-1 witness policy.
+func TestCLIWithRealWitness(t *testing.T) {
+	dir := t.TempDir()
+	afr := filepath.Join(dir, "afr")
+	build := exec.Command("go", "build", "-o", afr, "./cmd/afr")
+	build.Dir = "../.." // AFR's own module, with its own dependencies
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building afr: %v\n%s", err, out)
+	}
+	run := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(afr, args...)
+		cmd.Dir = dir
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("afr %s: %v\n%s%s", strings.Join(args, " "), err, stdout.String(), stderr.String())
+		}
+		return stdout.String() + stderr.String()
+	}
+	lg := makeLog(t, 50, 10, 3)
+	run("checkpoint", "keygen", "--name", "example.com/operator", "--key", "op.key")
+	run("checkpoint", "keygen", "--name", "w1.example", "--key", "w1.key")
+	run("checkpoint", "--log", lg.dir, "--key", "op.key", "--origin-prefix", "example.com/afr", "--out", "cp")
+
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(b))
+	}
+	origin, err := checkpoint.Origin("example.com/afr", lg.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wSigner, err := fnote.NewSignerForCosignatureV1(read("w1.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := startWitness(t, wSigner, read("w1.key.vkey"), origin, read("op.key.vkey"))
+	// The witness first sees the log at 3 epochs, so --old 0 is stale.
+	first, err := checkpoint.Sign(origin, checkpoint.Roots(lg.leaves[:3]), mustSigner(t, read("op.key")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.AddCheckpoint(context.Background(), first, checkpoint.Roots(lg.leaves[:3]), 0); err != nil {
+		t.Fatal(err)
+	}
+	out := run("checkpoint", "cosign", "--checkpoint", "cp", "--vkey", "op.key.vkey", "--witness-url", w.URL, "--witness", "w1.key.vkey")
+	if !strings.Contains(out, "w1.example cosigned size 5") {
+		t.Fatalf("cosign said: %s", out)
+	}
+	out = run("verify", "--log", lg.dir, "--checkpoint", "cp", "--checkpoint-key", "op.key.vkey", "--witness", "w1.key.vkey")
+	if !strings.HasPrefix(out, "VERIFIED") || !strings.Contains(out, "anchored: 5 epochs, 50 events") {
+		t.Fatalf("verify said: %s", out)
+	}
+}
+
+func mustSigner(t *testing.T, skey string) note.Signer {
+	t.Helper()
+	s, err := note.NewSigner(skey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
