@@ -2,11 +2,13 @@ package checkpoint
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/internal/durable"
 	"github.com/agentflightrecorder/afr/verifier"
 )
 
@@ -46,13 +48,27 @@ func ReadPublished(ctx context.Context, path string) (Published, error) {
 	return Published{Name: path, Note: raw, Leaves: leaves}, nil
 }
 
-// WritePublished writes the note to path and the leaves to LeavesPath(path).
+// WritePublished writes the leaves to LeavesPath(path), then the note to
+// path, each replaced durably (written aside, synced, renamed). A crash
+// between the two leaves the new leaves beside the old note, which Open
+// refuses (ErrLeaves) until the next WritePublished; CheckExtends reads
+// the note alone, so the operator can always sign again.
 func WritePublished(path string, note []byte, leaves []verifier.Anchor) error {
-	if err := verifier.WriteAnchorsFile(LeavesPath(path), leaves); err != nil {
+	b, err := json.MarshalIndent(struct {
+		Anchors []verifier.Anchor `json:"anchors"`
+	}{leaves}, "", "  ")
+	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, note, 0o644)
+	if err := durable.WriteFile(LeavesPath(path), append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return WriteNote(path, note)
 }
+
+// WriteNote replaces the checkpoint note at path durably (after adding a
+// witness's cosignature, say).
+func WriteNote(path string, note []byte) error { return durable.WriteFile(path, note, 0o644) }
 
 // Open verifies a published checkpoint under policy p for the log logID
 // (see Verify) and checks its leaves against it: exactly Size anchors for
@@ -168,21 +184,20 @@ func (a Anchors) Anchors(ctx context.Context) ([]verifier.Anchor, error) {
 var ErrWouldFork = errors.New("checkpoint: the log does not extend the previous checkpoint")
 
 // CheckExtends returns nil if leaves (the log's epoch anchors now) extend
-// the leaves of the published checkpoint prev, verified under p for
-// logID: what an operator checks before signing a new checkpoint, since
-// C2SP forbids signing one inconsistent with any it signed before.
-func CheckExtends(prev Published, p *Policy, logID format.Digest, leaves []verifier.Anchor) error {
-	cp, old, err := Open(prev, p, logID)
+// the previous checkpoint note prev, verified under p for logID: its size
+// is at most len(leaves) and the first that many roots hash to its root.
+// An operator checks this before signing a new checkpoint, since C2SP
+// forbids signing one inconsistent with any it signed before.
+func CheckExtends(prev []byte, p *Policy, logID format.Digest, leaves []verifier.Anchor) error {
+	cp, err := Verify(prev, p, logID)
 	if err != nil {
-		return fmt.Errorf("the previous checkpoint %s: %w", prev.Name, err)
+		return fmt.Errorf("the previous checkpoint: %w", err)
 	}
 	if cp.Size > uint64(len(leaves)) {
-		return fmt.Errorf("%w: the previous checkpoint %s covers %d epochs, the log has %d (a truncated or older copy?)", ErrWouldFork, prev.Name, cp.Size, len(leaves))
+		return fmt.Errorf("%w: the previous checkpoint covers %d epochs, the log has %d (a truncated or older copy?)", ErrWouldFork, cp.Size, len(leaves))
 	}
-	for i, a := range old {
-		if a.Root != leaves[i].Root {
-			return fmt.Errorf("%w: epoch %d's root is %s, the previous checkpoint %s has %s: the log was rewritten", ErrWouldFork, i, leaves[i].Root, prev.Name, a.Root)
-		}
+	if got := Root(Roots(leaves[:cp.Size])); got != cp.Root {
+		return fmt.Errorf("%w: the log's epochs 0..%d hash to %s, the previous checkpoint's root is %s: the log was rewritten (afr verify against the previous checkpoint says where)", ErrWouldFork, cp.Size-1, got, cp.Root)
 	}
 	return nil
 }

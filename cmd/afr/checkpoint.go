@@ -116,13 +116,9 @@ func runCheckpoint(e *env, args []string) error {
 	if len(leaves) == 0 {
 		return errors.New("the log has no sealed epoch yet: nothing to checkpoint (afr seal seals the open epoch)")
 	}
-	if _, err := os.Stat(*out); err == nil {
-		prev, err := checkpoint.ReadPublished(context.Background(), *out)
-		if err == nil {
-			err = checkpoint.CheckExtends(prev, &checkpoint.Policy{Operator: v}, id, leaves)
-		}
-		if err != nil {
-			return fmt.Errorf("not signing: %w (the operator must never sign two checkpoints that do not extend one another; write elsewhere with --out only if %s is not yours)", err, *out)
+	if prev, err := os.ReadFile(*out); err == nil {
+		if err := checkpoint.CheckExtends(prev, &checkpoint.Policy{Operator: v}, id, leaves); err != nil {
+			return fmt.Errorf("not signing: %s: %w (the operator must never sign two checkpoints that do not extend one another; write elsewhere with --out only if %s is not yours)", *out, err, *out)
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return err
@@ -252,7 +248,7 @@ func runCheckpointCosign(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(*pf.file, cosigned, 0o644); err != nil {
+	if err := checkpoint.WriteNote(*pf.file, cosigned); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stderr, "afr checkpoint cosign: %s cosigned size %d; %s now holds %d signature lines\n",
