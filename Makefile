@@ -25,6 +25,7 @@ node_modules/.installed: package.json package-lock.json
 
 setup: node_modules/.installed chromium ## install Go modules, the pinned npm toolchain (forge, anvil, cast, solc-js, OpenZeppelin) and Chromium
 	$(GO) mod download
+	cd checkpoint/witnessinterop && $(GO) mod download
 
 # Chromium for the browser tests (internal/browser): Debian's chromium, installed when no browser is
 # found and this user can install packages (root, or passwordless sudo). Otherwise, or when the

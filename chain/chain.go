@@ -60,6 +60,32 @@ func WriteKey(path string, k *ecdsa.PrivateKey) error {
 	return os.WriteFile(path, []byte(fmt.Sprintf("0x%x\n", crypto.FromECDSA(k))), 0o600)
 }
 
+// NewKeyFile creates a random secp256k1 key and writes it to path in the
+// format ReadKey reads, mode 0600. It never replaces a file: an existing
+// path is an error wrapping fs.ErrExist.
+func NewKeyFile(path string) (*ecdsa.PrivateKey, error) {
+	k, err := crypto.GenerateKey()
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	_, err = fmt.Fprintf(f, "0x%x\n", crypto.FromECDSA(k))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+		return nil, err
+	}
+	return k, nil
+}
+
 // Address returns the address of k.
 func Address(k *ecdsa.PrivateKey) common.Address { return crypto.PubkeyToAddress(k.PublicKey) }
 

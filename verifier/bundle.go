@@ -204,14 +204,11 @@ func VerifyBundle(ctx context.Context, b *Bundle, anchors AnchorSource, opts Opt
 		opts.MaxFindings = 1000
 	}
 	level := opts.Payloads
-	var as []Anchor
-	if anchors != nil {
-		var err error
-		if as, err = anchors.Anchors(ctx); err != nil {
-			return nil, fmt.Errorf("verifier: reading anchors: %w", err)
-		}
-	}
 	c := &collector{max: opts.MaxFindings}
+	as, _, err := readAnchors(ctx, anchors, c)
+	if err != nil {
+		return nil, err
+	}
 	// Only the anchors of the bundle's epochs matter: index just those (a
 	// long log has many anchors, a bundle a few epochs).
 	needed := map[uint64]bool{}

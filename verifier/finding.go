@@ -84,6 +84,7 @@ const (
 	KindUnsealed           FindingKind = "unsealed"
 	KindUnanchored         FindingKind = "unanchored"
 	KindTruncated          FindingKind = "truncated"
+	KindBatchWithheld      FindingKind = "batch_withheld"
 	KindPayloadMissing     FindingKind = "payload_missing"
 	KindBundleEmpty        FindingKind = "bundle_empty"
 	KindManifestUnreadable FindingKind = "manifest_unreadable"
@@ -130,6 +131,7 @@ var kinds = []struct {
 	{KindUnsealed, ClassIncomplete, "events after the last epoch header"},
 	{KindUnanchored, ClassIncomplete, "epochs without an anchor after the last anchored epoch, no anchors at all, or nothing to verify (an empty log)"},
 	{KindTruncated, ClassIncomplete, "the log ends at an epoch boundary before epochs that were anchored, or inside an epoch that is not anchored"},
+	{KindBatchWithheld, ClassIncomplete, "an aggregate batch of the operator is missing or its published contents are not available or do not give its anchored root: an anchor of this log in it cannot be excluded"},
 	{KindPayloadMissing, ClassIncomplete, "payloads of events not yet anchored absent; payloads or keys not disclosed"},
 	{KindBundleEmpty, ClassIncomplete, "a bundle discloses no events: nothing is verified"},
 	{KindManifestUnreadable, ClassIncomplete, "the `MANIFEST` is missing or unreadable; the identity is taken from the records"},

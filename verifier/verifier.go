@@ -126,14 +126,11 @@ func VerifyLog(ctx context.Context, src Source, anchors AnchorSource, opts Optio
 	if opts.MaxFindings == 0 {
 		opts.MaxFindings = 1000
 	}
-	var as []Anchor
-	if anchors != nil {
-		var err error
-		if as, err = anchors.Anchors(ctx); err != nil {
-			return nil, fmt.Errorf("verifier: reading anchors: %w", err)
-		}
-	}
 	v := &logVerifier{ctx: ctx, opts: opts, c: &collector{max: opts.MaxFindings}}
+	as, complete, err := readAnchors(ctx, anchors, v.c)
+	if err != nil {
+		return nil, err
+	}
 	if err := v.readHeaders(src); err != nil {
 		return nil, err
 	}
@@ -146,7 +143,7 @@ func VerifyLog(ctx context.Context, src Source, anchors AnchorSource, opts Optio
 	if ms, ok := src.(ManifestSource); ok {
 		v.checkManifest(ms)
 	}
-	idx := anchorIndex(as, true, v.c)
+	idx := anchorIndex(as, complete, v.c)
 	v.checkEpochs(idx)
 	v.checkAnchors(idx)
 	if opts.Payloads != PayloadsSkip {

@@ -54,7 +54,9 @@ operator, checked against the contract's current head (--rpc URL
 --anchor-contract ADDR --operator ADDR, or --deployment FILE --operator
 ADDR) — or from --anchors, a JSON file {"anchors":[{"epoch":0,"root":"0x…",
 "prev_root":"0x…"},…]}; without anchors nothing ties the log to an external
-commitment and the verdict is at best incomplete.
+commitment and the verdict is at best incomplete. Checkpoints cosigned by
+witnesses are anchors too, alone or beside the chain's (--checkpoint,
+--checkpoint-key, --witness, --min-witnesses; see afr help checkpoint).
 
 With a PaceSmartAccount (--pace, or from --deployment), a log is also
 checked for completeness of on-chain actions: every Executed event of the
@@ -115,6 +117,7 @@ func runVerify(e *env, args []string) error {
 	show := fs.Bool("show", false, "print the payloads a bundle discloses (text and --json)")
 	jsonOut := fs.Bool("json", false, "write the report as JSON")
 	af := addAnchorFlags(fs)
+	cf := addCheckpointFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -131,6 +134,9 @@ func runVerify(e *env, args []string) error {
 		return err
 	}
 	defer closeChain()
+	if anchors, err = cf.anchors(ctx, anchors, *logDir, *bundleFile); err != nil {
+		return err
+	}
 	v, done, err := verifyTarget(ctx, e, "verify", *logDir, *bundleFile, *keyDir, level, anchors, execs)
 	if err != nil {
 		return err

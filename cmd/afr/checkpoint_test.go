@@ -1,0 +1,59 @@
+package main
+
+import (
+	"context"
+	"testing"
+
+	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/recorder"
+	"github.com/agentflightrecorder/afr/recorder/workload"
+	"github.com/agentflightrecorder/afr/verifier"
+)
+
+// The union of checkpoint anchors with a source that judges its anchors
+// (batch anchors with a withheld batch) keeps that source's findings: the
+// log is incomplete, not verified on the checkpoint's anchors alone.
+func TestAnchorSourcesKeepFindings(t *testing.T) {
+	dir := t.TempDir()
+	r, err := recorder.Open(dir, recorder.Options{Recorder: "ops", EpochSize: 5, Sync: recorder.SyncNone, EpochMaxAge: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range workload.Generate(1, 20) {
+		if _, err := r.Record(context.Background(), e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	l, err := recorder.OpenLog(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := l.LogID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	anchors, err := verifier.AnchorsFromLog(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withheld := verifier.BatchAnchors{Log: id, Batches: verifier.BatchList{{Number: 0, Root: format.Digest{1}}}}
+	for name, c := range map[string]struct {
+		src  verifier.AnchorSource
+		want verifier.Verdict
+	}{
+		"anchors alone":        {anchorSources{verifier.AnchorList(anchors)}, verifier.Verified},
+		"with withheld batch":  {anchorSources{withheld, verifier.AnchorList(anchors)}, verifier.Incomplete},
+		"withheld batch first": {anchorSources{verifier.AnchorList(anchors), withheld}, verifier.Incomplete},
+	} {
+		rep, err := verifier.VerifyLog(context.Background(), l, c.src, verifier.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Verdict != c.want || (c.want == verifier.Incomplete && !rep.Has(verifier.KindBatchWithheld)) {
+			t.Errorf("%s: verdict %s, findings %v; want %s", name, rep.Verdict, rep.Findings, c.want)
+		}
+	}
+}
