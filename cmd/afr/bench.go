@@ -75,7 +75,7 @@ func runBench(e *env, args []string) error {
 		return usageError{"--only: " + err.Error()}
 	}
 	cfg := bench.Config{Quick: *quick, Seeds: *seeds, Backend: *backend, Traces: *tracesDir, Out: *out,
-		Command: strings.TrimSpace("afr bench " + strings.Join(args, " ")), Progress: bench.NewProgress(e.stderr, isTerminal(e.stderr))}
+		Command: strings.TrimSpace("afr bench " + strings.Join(args, " ")), Version: version(), Progress: bench.NewProgress(e.stderr, isTerminal(e.stderr))}
 	if err := cfg.Check(); err != nil {
 		return usageError{err.Error()}
 	}
