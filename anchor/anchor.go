@@ -17,8 +17,10 @@
 // # Security
 //
 // The operator is the address of the signing key: EpochAnchor keeps one
-// chain of epochs per sender. An epoch that the chain already holds with a
-// different root means the key is used elsewhere; the anchorer stops with a
+// chain of epochs per sender and log id (format.LogID of the log's recorder
+// and session, read from the log), so one key anchors any number of logs.
+// An epoch of this log that the chain already holds with a different root
+// means the key is used elsewhere for this log; the anchorer stops with a
 // *ForeignAnchorError instead of skipping the epoch.
 package anchor
 
@@ -35,6 +37,7 @@ import (
 
 	"github.com/agentflightrecorder/afr/chain"
 	"github.com/agentflightrecorder/afr/contracts/bindings"
+	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/recorder"
 )
 
@@ -104,6 +107,7 @@ type Anchorer struct {
 	c       chain.Client
 	opts    Options
 	op      common.Address
+	log     format.Digest // the log id the epochs are anchored under
 	abi     *bindings.EpochAnchor
 	chainID *big.Int
 
@@ -122,29 +126,45 @@ type Anchorer struct {
 }
 
 // Open loads (or creates) the anchor queue of the log in dir and checks it
-// against the chain: a queue for another chain, contract or operator is an
-// error. It then queues every sealed epoch of the log not yet queued.
+// against the chain: a queue for another chain, contract, operator or log
+// is an error. It then queues every sealed epoch of the log not yet queued.
+// The log id comes from the log's evidence (recorder.Log.LogID) or, in a
+// log with no records yet, from its MANIFEST.
 func Open(ctx context.Context, dir string, c chain.Client, opts Options) (*Anchorer, error) {
 	if opts.Key == nil {
 		return nil, errors.New("anchor: Options.Key is required")
 	}
 	opts.setDefaults()
+	logID, err := LogIDOf(dir)
+	if err != nil {
+		return nil, err
+	}
 	id, err := c.ChainID(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("anchor: chain id: %w", err)
 	}
-	a := &Anchorer{dir: dir, c: c, opts: opts, op: chain.Address(opts.Key), abi: bindings.NewEpochAnchor(), chainID: id,
+	a := &Anchorer{dir: dir, c: c, opts: opts, op: chain.Address(opts.Key), log: logID, abi: bindings.NewEpochAnchor(), chainID: id,
 		changed: make(chan struct{})}
 	q, err := ReadQueue(dir)
 	switch {
 	case err == nil:
-		if q.ChainID != id.Uint64() || q.Contract != opts.Contract || q.Operator != a.op {
-			return nil, fmt.Errorf("anchor: %s/%s belongs to chain %d, contract %s, operator %s, not chain %d, contract %s, operator %s "+
+		if q.Version < 2 {
+			// Version 1 predates log ids: its epochs are this log's.
+			q.Log = logID
+		}
+		if q.ChainID != id.Uint64() || q.Contract != opts.Contract || q.Operator != a.op || q.Log != logID {
+			return nil, fmt.Errorf("anchor: %s/%s belongs to chain %d, contract %s, operator %s, log %s, not chain %d, contract %s, operator %s, log %s "+
 				"(hint: anchor a log to one contract only; move the file away to start over)",
-				dir, QueueFile, q.ChainID, q.Contract, q.Operator, id, opts.Contract, a.op)
+				dir, QueueFile, q.ChainID, q.Contract, q.Operator, q.Log, id, opts.Contract, a.op, logID)
+		}
+		if q.Version < QueueVersion {
+			q.Version = QueueVersion
+			if err := q.write(dir); err != nil {
+				return nil, fmt.Errorf("anchor: rewriting %s as version %d: %w", QueueFile, QueueVersion, err)
+			}
 		}
 	case errors.Is(err, errNotExist):
-		q = &Queue{Format: QueueFormat, Version: QueueVersion, ChainID: id.Uint64(), Contract: opts.Contract, Operator: a.op}
+		q = &Queue{Format: QueueFormat, Version: QueueVersion, ChainID: id.Uint64(), Contract: opts.Contract, Operator: a.op, Log: logID}
 	default:
 		return nil, err
 	}
@@ -164,6 +184,28 @@ func Open(ctx context.Context, dir string, c chain.Client, opts Options) (*Ancho
 
 // Operator is the operator address (the key's).
 func (a *Anchorer) Operator() common.Address { return a.op }
+
+// LogID is the id the log is anchored under.
+func (a *Anchorer) LogID() format.Digest { return a.log }
+
+// LogIDOf returns the id of the log in dir: that of the recorder and
+// session its evidence commits to (recorder.Log.LogID) or, before the log
+// has any record, those of its MANIFEST.
+func LogIDOf(dir string) (format.Digest, error) {
+	l, err := recorder.OpenLog(dir)
+	if err != nil {
+		return format.Digest{}, fmt.Errorf("anchor: %w", err)
+	}
+	id, err := l.LogID()
+	if err == nil {
+		return id, nil
+	}
+	rec, session, merr := l.ManifestIdentity()
+	if merr != nil {
+		return format.Digest{}, fmt.Errorf("anchor: %s: no log id: %w", dir, errors.Join(err, merr))
+	}
+	return format.LogID(rec, session), nil
+}
 
 // Run anchors until ctx is done or Close is called (returning nil), or a
 // fatal error (*ForeignAnchorError, *QueueCorruptError, or a failure to

@@ -21,9 +21,11 @@ import (
 const QueueFile = "anchor-queue.json"
 
 // QueueFormat is the queue file's format tag; QueueVersion its version.
+// Version 2 added the log id (field "log"); version 1 files are read, and
+// rewritten as version 2, by an anchorer of their log.
 const (
 	QueueFormat  = "afr-anchor-queue"
-	QueueVersion = 1
+	QueueVersion = 2
 )
 
 // Entry states.
@@ -85,6 +87,9 @@ type Queue struct {
 	ChainID  uint64         `json:"chain_id"`
 	Contract common.Address `json:"contract"`
 	Operator common.Address `json:"operator"`
+	// Log is the log id the epochs are anchored under (zero in a version 1
+	// file, which predates log ids).
+	Log format.Digest `json:"log"`
 	// Anchored lists the confirmed anchors in epoch order; Pending the
 	// epochs after them, in order.
 	Anchored []Anchored `json:"anchored"`
@@ -186,6 +191,9 @@ func (a *Anchorer) Enqueue(s recorder.SealedEpoch) error {
 func (a *Anchorer) enqueue(s recorder.SealedEpoch) (bool, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if id := format.LogID(s.Header.Recorder, s.Header.Session); id != a.log {
+		return false, fmt.Errorf("anchor: epoch %d of log %s (recorder %q) given to the anchorer of log %s", s.Header.Epoch, id, s.Header.Recorder, a.log)
+	}
 	next := a.q.next()
 	switch {
 	case s.Header.Epoch < next:

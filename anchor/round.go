@@ -170,7 +170,7 @@ func (a *Anchorer) resolve(ctx context.Context, e *Entry) error {
 			return fmt.Errorf("epoch %d: the chain's next epoch is %d but no Anchored event was found yet", e.Epoch, next)
 		}
 		if ev.Root != e.Root {
-			return &ForeignAnchorError{Operator: a.op, Epoch: e.Epoch, Ours: e.Root, Theirs: format.Digest(ev.Root),
+			return &ForeignAnchorError{Operator: a.op, Log: a.log, Epoch: e.Epoch, Ours: e.Root, Theirs: format.Digest(ev.Root),
 				Tx: ev.Raw.TxHash, Block: ev.Raw.BlockNumber, ChainNext: next}
 		}
 		rc, err := a.c.TransactionReceipt(ctx, ev.Raw.TxHash)
@@ -188,7 +188,7 @@ func (a *Anchorer) resolve(ctx context.Context, e *Entry) error {
 }
 
 func (a *Anchorer) nextEpoch(ctx context.Context) (uint64, error) {
-	out, err := a.c.CallContract(ctx, ethereum.CallMsg{To: &a.opts.Contract, Data: a.abi.PackNextEpoch(a.op)}, nil)
+	out, err := a.c.CallContract(ctx, ethereum.CallMsg{To: &a.opts.Contract, Data: a.abi.PackNextEpoch(a.op, a.log)}, nil)
 	if err != nil {
 		return 0, fmt.Errorf("nextEpoch: %w", err)
 	}
@@ -198,9 +198,10 @@ func (a *Anchorer) nextEpoch(ctx context.Context) (uint64, error) {
 	return a.abi.UnpackNextEpoch(out)
 }
 
-// findAnchored returns the Anchored event of (operator, epoch), or nil.
+// findAnchored returns the Anchored event of (operator, log, epoch), or nil.
 func (a *Anchorer) findAnchored(ctx context.Context, epoch uint64) (*bindings.EpochAnchorAnchored, error) {
-	evs, err := chain.FilterAnchored(ctx, a.c, chain.AnchoredQuery{Contract: a.opts.Contract, Operator: a.op, Epoch: &epoch, FromBlock: a.opts.FromBlock})
+	id := [32]byte(a.log)
+	evs, err := chain.FilterAnchored(ctx, a.c, chain.AnchoredQuery{Contract: a.opts.Contract, Operator: &a.op, LogID: &id, Epoch: &epoch, FromBlock: a.opts.FromBlock})
 	if err != nil {
 		return nil, err
 	}

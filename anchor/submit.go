@@ -71,7 +71,7 @@ func (a *Anchorer) submitAt(ctx context.Context, e *Entry, at *uint64) error {
 	case next < e.Epoch:
 		return nil // an earlier epoch is not on chain yet (in flight or reorged): wait
 	}
-	data := a.abi.PackAnchor(e.Epoch, e.Root, e.PrevRoot)
+	data := a.abi.PackAnchor(a.log, e.Epoch, e.Root, e.PrevRoot)
 	gas, err := a.c.EstimateGas(ctx, ethereum.CallMsg{From: a.op, To: &a.opts.Contract, Data: data})
 	if err != nil {
 		if rd, ok := chain.RevertData(err); ok {
@@ -192,7 +192,7 @@ func (a *Anchorer) reverted(ctx context.Context, e *Entry, data []byte) error {
 			prev := e.Epoch - 1
 			ev, err := a.findAnchored(ctx, prev)
 			if err == nil && ev != nil {
-				return &ForeignAnchorError{Operator: a.op, Epoch: prev, Ours: e.PrevRoot, Theirs: format.Digest(ev.Root),
+				return &ForeignAnchorError{Operator: a.op, Log: a.log, Epoch: prev, Ours: e.PrevRoot, Theirs: format.Digest(ev.Root),
 					Tx: ev.Raw.TxHash, Block: ev.Raw.BlockNumber, ChainNext: e.Epoch}
 			}
 		}

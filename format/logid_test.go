@@ -12,7 +12,7 @@ func TestLogID(t *testing.T) {
 	for i := range s {
 		s[i] = byte(i)
 	}
-	want := sha256.Sum256(append(append([]byte("AFR-v1-log-id\x00\x00\x05ops-1"), s[:]...)))
+	want := sha256.Sum256(append([]byte("AFR-v1-log-id\x00\x00\x05ops-1"), s[:]...))
 	if got := LogID("ops-1", s); got != Digest(want) {
 		t.Fatalf("LogID = %s, want %s", got, Digest(want))
 	}
@@ -24,5 +24,16 @@ func TestLogID(t *testing.T) {
 	}
 	if LogID("ops-1", s) == LogID("ops-2", s) || LogID("ops-1", s) == LogID("ops-1", shifted) {
 		t.Fatal("different logs share an id")
+	}
+}
+
+// TestLogIDVector pins the vector docs/SPEC.md ("Log id") gives.
+func TestLogIDVector(t *testing.T) {
+	var s SessionID
+	for i := range s {
+		s[i] = byte(i)
+	}
+	if got := LogID("ops-1", s).String(); got != "0x1c37a1ea34574ca3ad0036b96181d5c8716c2ca84fbf7c469dc9a005df28af8c" {
+		t.Fatalf("LogID(ops-1, 00..0f) = %s, not the vector of docs/SPEC.md", got)
 	}
 }

@@ -126,7 +126,7 @@ func runVerify(e *env, args []string) error {
 		return err
 	}
 	ctx := context.Background()
-	anchors, execs, closeChain, err := af.sources(ctx)
+	anchors, execs, closeChain, err := af.sources(ctx, *logDir, *bundleFile)
 	if err != nil {
 		return err
 	}
@@ -243,19 +243,45 @@ func addAnchorFlags(fs *flag.FlagSet) *anchorFlags {
 	}
 }
 
-// sources returns the anchor source (nil when none is given), the
-// completeness check (nil without an account) and a function releasing
-// the chain connection.
-func (a *anchorFlags) sources(ctx context.Context) (verifier.AnchorSource, *onchain.Executions, func(), error) {
+// sources returns the anchor source of the log in logDir or the bundle in
+// bundleFile (nil when no anchors are given), the completeness check (nil
+// without an account) and a function releasing the chain connection.
+func (a *anchorFlags) sources(ctx context.Context, logDir, bundleFile string) (verifier.AnchorSource, *onchain.Executions, func(), error) {
 	switch {
 	case *a.file != "" && (*a.rpc != "" || *a.deployment != ""):
 		return nil, nil, nil, usageError{"--anchors and a chain (--rpc, --deployment) exclude each other"}
 	case *a.file != "":
 		return verifier.AnchorsFile(*a.file), nil, func() {}, nil
 	case *a.rpc != "" || *a.deployment != "":
-		return chainSources(ctx, *a.rpc, *a.deployment, *a.contract, *a.operator, *a.pace, *a.from)
+		id, err := targetLogID(logDir, bundleFile)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		return chainSources(ctx, *a.rpc, *a.deployment, *a.contract, *a.operator, *a.pace, *a.from, id)
 	}
 	return nil, nil, func() {}, nil
+}
+
+// targetLogID returns the log id whose anchors a verification of the log
+// in logDir or the bundle in bundleFile reads: that of the recorder and
+// session the log's evidence (or the bundle) declares.
+func targetLogID(logDir, bundleFile string) (format.Digest, error) {
+	if bundleFile != "" {
+		b, err := readBundle(bundleFile)
+		if err != nil {
+			return format.Digest{}, err
+		}
+		return b.LogID(), nil
+	}
+	l, err := recorder.OpenLog(logDir)
+	if err != nil {
+		return format.Digest{}, err
+	}
+	id, err := l.LogID()
+	if err != nil {
+		return format.Digest{}, fmt.Errorf("no log id to read anchors for: %w", err)
+	}
+	return id, nil
 }
 
 // describe says where the anchors come from, for a reader of the result.
@@ -274,7 +300,7 @@ func (a *anchorFlags) describe() string {
 }
 
 // chainSources builds the chain anchor source and the completeness check.
-func chainSources(ctx context.Context, rpcURL, deployment, anchorContract, operator, pace string, from uint64) (verifier.AnchorSource, *onchain.Executions, func(), error) {
+func chainSources(ctx context.Context, rpcURL, deployment, anchorContract, operator, pace string, from uint64, logID format.Digest) (verifier.AnchorSource, *onchain.Executions, func(), error) {
 	var dep chain.Deployment
 	if deployment != "" {
 		if err := readJSONFile(deployment, &dep); err != nil {
@@ -318,7 +344,7 @@ func chainSources(ctx context.Context, rpcURL, deployment, anchorContract, opera
 			return nil, nil, nil, err
 		}
 	}
-	src := onchain.ChainAnchors{Client: b.Client(), Contract: contract, Operator: op, FromBlock: from}
+	src := onchain.ChainAnchors{Client: b.Client(), Contract: contract, Operator: op, LogID: logID, FromBlock: from}
 	var x *onchain.Executions
 	switch {
 	case pace == "none":
