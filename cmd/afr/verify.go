@@ -344,7 +344,7 @@ func chainSources(ctx context.Context, rpcURL, deployment, anchorContract, opera
 			return nil, nil, nil, err
 		}
 	}
-	src := onchain.ChainAnchors{Client: b.Client(), Contract: contract, Operator: op, LogID: logID, FromBlock: from}
+	src := onchain.LogAnchors{Client: b.Client(), Contract: contract, Operator: op, LogID: logID, FromBlock: from}
 	var x *onchain.Executions
 	switch {
 	case pace == "none":

@@ -1,8 +1,9 @@
 // Package onchain reads what a verification needs from an EVM chain: the
-// operator's anchored epoch roots on EpochAnchor (ChainAnchors, a
-// verifier.AnchorSource) and the executions of a PaceSmartAccount, each of
-// which must match an intent the log recorded (Executions, a
-// verifier.Completeness). Package verifier itself reads no chain: it stays
+// epoch roots an operator anchored for one log on EpochAnchor — per log
+// (ChainAnchors), in its aggregate batches (ChainBatches, a
+// verifier.BatchSource), or both at once (LogAnchors, the source afr verify
+// uses) — and the executions of a PaceSmartAccount, each of which must
+// match an intent the log recorded (Executions, a verifier.Completeness). Package verifier itself reads no chain: it stays
 // a set of pure checks over the formats, small enough for an auditor to
 // read, and this package is where the chain comes in.
 //
@@ -76,34 +77,50 @@ func (c ChainAnchors) Anchors(ctx context.Context) ([]verifier.Anchor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("chain anchors: block number: %w", err)
 	}
-	return readChain(ctx, c.Client, c.Contract, c.Operator, c.LogID, c.FromBlock, at)
+	chained, err := readChain(ctx, c.Client, c.Contract, c.Operator, c.LogID, c.FromBlock, at)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]verifier.Anchor, len(chained))
+	for i, a := range chained {
+		out[i] = a.Anchor
+	}
+	return out, nil
 }
+
+// chained is an anchor read from the chain, with its transaction.
+type chained struct {
+	verifier.Anchor
+	tx common.Hash
+}
+
+func blockNumber(n uint64) *big.Int { return new(big.Int).SetUint64(n) }
 
 // readChain reads the anchors of (operator, log id) at block at: the
 // Anchored events, checked to form the contract's chain, whose last must be
 // the contract's head at that block.
-func readChain(ctx context.Context, client ChainReader, contract, operator common.Address, logID format.Digest, from, at uint64) ([]verifier.Anchor, error) {
+func readChain(ctx context.Context, client ChainReader, contract, operator common.Address, logID format.Digest, from, at uint64) ([]chained, error) {
 	ea := bindings.NewEpochAnchor()
-	block := new(big.Int).SetUint64(at)
+	block := blockNumber(at)
 	id := [32]byte(logID)
 	evs, err := chain.FilterAnchored(ctx, client, chain.AnchoredQuery{Contract: contract, Operator: &operator, LogID: &id, FromBlock: from, ToBlock: block})
 	if err != nil {
 		return nil, fmt.Errorf("chain anchors: %w", err)
 	}
-	out := make([]verifier.Anchor, 0, len(evs))
+	out := make([]chained, 0, len(evs))
 	for _, ev := range evs {
-		a := verifier.Anchor{Epoch: ev.Epoch, Root: format.Digest(ev.Root), PrevRoot: format.Digest(ev.PrevRoot),
-			Source: fmt.Sprintf("chain tx %s block %d", ev.Raw.TxHash, ev.Raw.BlockNumber)}
+		a := chained{verifier.Anchor{Epoch: ev.Epoch, Root: format.Digest(ev.Root), PrevRoot: format.Digest(ev.PrevRoot),
+			Source: fmt.Sprintf("chain tx %s block %d", ev.Raw.TxHash, ev.Raw.BlockNumber)}, ev.Raw.TxHash}
 		// EpochAnchor accepts epoch t only on top of t−1: its events are a
 		// chain, and anything else is the node's doing.
 		if want := uint64(len(out)); a.Epoch != want {
 			return nil, fmt.Errorf("chain anchors: %w", &chain.NodeError{
-				Problem: fmt.Sprintf("the node's events jump from epoch %d to %d: its event history is incomplete", int64(want)-1, a.Epoch),
+				Problem: fmt.Sprintf("the node's events of %s jump from epoch %d to %d: its event history is incomplete", logName(logID), int64(want)-1, a.Epoch),
 				Hint:    "use an archive node or an earlier --from-block"})
 		}
 		if n := len(out); n > 0 && out[n-1].Root != a.PrevRoot {
 			return nil, fmt.Errorf("chain anchors: %w", &chain.NodeError{
-				Problem: fmt.Sprintf("the node's event for epoch %d does not link to epoch %d: its event history is inconsistent", a.Epoch, n-1),
+				Problem: fmt.Sprintf("the node's event for epoch %d of %s does not link to epoch %d: its event history is inconsistent", a.Epoch, logName(logID), n-1),
 				Hint:    "use another node"})
 		}
 		out = append(out, a)
