@@ -98,31 +98,34 @@ type Queue struct {
 
 // ReadQueue reads the anchor queue of a log directory. It returns
 // os.ErrNotExist (wrapped) when the log was never anchored.
-func ReadQueue(dir string) (*Queue, error) {
-	b, err := os.ReadFile(filepath.Join(dir, QueueFile))
+func ReadQueue(dir string) (*Queue, error) { return readQueueFile(filepath.Join(dir, QueueFile)) }
+
+// readQueueFile reads a queue file: a log's, or a Batcher's.
+func readQueueFile(path string) (*Queue, error) {
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
 	var q Queue
 	if err := json.Unmarshal(b, &q); err != nil {
-		return nil, fmt.Errorf("anchor: %s: %w", QueueFile, err)
+		return nil, fmt.Errorf("anchor: %s: %w", path, err)
 	}
 	if q.Format != QueueFormat {
-		return nil, fmt.Errorf("anchor: %s: format %q, want %q", QueueFile, q.Format, QueueFormat)
+		return nil, fmt.Errorf("anchor: %s: format %q, want %q", path, q.Format, QueueFormat)
 	}
 	if q.Version > QueueVersion {
-		return nil, fmt.Errorf("anchor: %s: version %d, this build reads up to %d", QueueFile, q.Version, QueueVersion)
+		return nil, fmt.Errorf("anchor: %s: version %d, this build reads up to %d", path, q.Version, QueueVersion)
 	}
 	return &q, nil
 }
 
-// write replaces the queue file atomically and durably.
-func (q *Queue) write(dir string) error {
+// write replaces the queue file at path atomically and durably.
+func (q *Queue) write(path string) error {
 	b, err := json.MarshalIndent(q, "", " ")
 	if err != nil {
 		return err
 	}
-	return durable.WriteFile(filepath.Join(dir, QueueFile), append(b, '\n'), 0o600)
+	return durable.WriteFile(path, append(b, '\n'), 0o600)
 }
 
 // next is the epoch the queue expects next.
@@ -213,15 +216,6 @@ func (a *Anchorer) enqueue(s recorder.SealedEpoch) (bool, error) {
 		return false, err
 	}
 	return true, nil
-}
-
-func (a *Anchorer) persistLocked() error {
-	if err := a.q.write(a.dir); err != nil {
-		return fmt.Errorf("anchor: writing queue: %w", err)
-	}
-	close(a.changed)
-	a.changed = make(chan struct{})
-	return nil
 }
 
 // Window is the unanchored window: what a compromise now could still
