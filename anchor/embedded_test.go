@@ -270,3 +270,23 @@ func mustRead(t *testing.T, path string) []byte {
 	}
 	return b
 }
+
+// A contract that is not EpochAnchor version 2 (here a PaceSmartAccount,
+// as a version 1 EpochAnchor would: it has no nextEpoch(address,bytes32))
+// is refused when the anchorer opens, with a hint to deploy again.
+func TestNotEpochAnchorV2Embedded(t *testing.T) {
+	e := embedded(t)
+	key := e.Keys()[0]
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	d, err := chain.Deploy(ctx, e.Client(), key, &chain.PaceConfig{Owner: chain.Address(key), PolicySigner: chain.Address(e.Keys()[1])})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	record(t, dir, 20, 10)
+	_, err = anchor.Open(ctx, dir, e.Client(), anchor.Options{Contract: *d.Pace, Key: key})
+	if err == nil || !strings.Contains(err.Error(), "not EpochAnchor version 2") || !strings.Contains(err.Error(), "afr deploy") {
+		t.Fatalf("anchoring to a PaceSmartAccount: %v", err)
+	}
+}

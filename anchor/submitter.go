@@ -91,6 +91,9 @@ func newSubmitter(ctx context.Context, c chain.Client, opts Options, log format.
 	if len(code) == 0 {
 		return nil, fmt.Errorf("anchor: no contract at %s on chain %d (hint: afr deploy)", opts.Contract, id)
 	}
+	if _, err := s.nextEpoch(ctx); err != nil {
+		return nil, fmt.Errorf("anchor: the contract at %s is not EpochAnchor version 2 (one head per operator and log id): %w (hint: deploy it again with afr deploy)", opts.Contract, err)
+	}
 	return s, nil
 }
 

@@ -127,7 +127,7 @@ func readChain(ctx context.Context, client ChainReader, contract, operator commo
 	}
 	res, err := client.CallContract(ctx, ethereum.CallMsg{To: &contract, Data: ea.PackHead(operator, id)}, block)
 	if err != nil {
-		return nil, fmt.Errorf("chain anchors: head: %w", err)
+		return nil, fmt.Errorf("chain anchors: head(operator, log id): %w (hint: is %s EpochAnchor version 2, with log ids?)", err, contract)
 	}
 	if len(res) == 0 {
 		return nil, fmt.Errorf("chain anchors: no EpochAnchor at %s", contract)
