@@ -353,3 +353,60 @@ func TestOneKeyPerLogAndBatchedEmbedded(t *testing.T) {
 		checkBatched(t, dir, e.Client(), d, chain.Address(key), file)
 	}
 }
+
+// A reorg deeper than the confirmation depth (the embedded chain reverted
+// to before the first batch) takes confirmed batches off the chain: the
+// Batcher sends them again as they were, in event publication reading the
+// entries of batches it no longer holds in memory from its batches file,
+// and the logs verify from the chain alone.
+func TestBatcherDeepReorgEmbedded(t *testing.T) {
+	e := embedded(t)
+	key := e.Keys()[2]
+	d := deployAnchor(t, e.Client(), key)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	first, second := t.TempDir(), t.TempDir()
+	recordAs(t, first, format.SessionID{1}, 1, 40, 20)
+	recordAs(t, second, format.SessionID{2}, 2, 40, 20)
+	snap, err := e.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "batches.jsonl")
+	b, err := anchor.OpenBatcher(ctx, e.Client(), anchor.BatchOptions{Options: anchor.Options{Contract: d.EpochAnchor, Key: key, FromBlock: d.Block,
+		Poll: 20 * time.Millisecond, Logf: logf(t)}, BatchesFile: file, Publish: anchor.PublishEvents})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	done := make(chan error, 1)
+	go func() { done <- b.Run(ctx) }()
+	for _, dir := range []string{first, second} { // one batch each
+		if _, err := b.AddLog(anchor.LogSource{Dir: dir}); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Drain(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if q := b.Queue(); len(q.Anchored) != 2 {
+		t.Fatalf("%d batches confirmed before the reorg, want 2", len(q.Anchored))
+	}
+	if err := e.Revert(ctx, snap); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the deep reorg noticed", func() bool { return len(b.Queue().Pending) > 0 })
+	if err := b.Drain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if q := b.Queue(); len(q.Anchored) != 2 || q.Anchored[0].Submissions == 0 {
+		t.Fatalf("after the reorg: %+v", q.Anchored)
+	}
+	for _, dir := range []string{first, second} {
+		checkBatched(t, dir, e.Client(), d, chain.Address(key), "")
+	}
+}
