@@ -1,15 +1,26 @@
-// Package anchor commits the epoch roots R_t of an AFR log to the
-// EpochAnchor contract (docs/CONTRACTS.md), asynchronously and durably: an
-// Anchorer takes sealed epochs from the recorder (Recorder.Sealed, which
-// never blocks Record) or from the log on disk, keeps them in a queue file
-// in the log directory (docs/SPEC.md, "Anchor queue"), and submits
-// anchor(t, R_t, R_{t−1}) in epoch order until each is confirmed.
+// Package anchor commits the epoch roots R_t of AFR logs to the
+// EpochAnchor contract (docs/CONTRACTS.md), asynchronously and durably, in
+// one of two ways:
 //
-// It survives the faults of a real chain: an RPC endpoint that is down or
-// slow (retries with exponential backoff; the queue on disk means a restart
+//   - An Anchorer anchors one log: it takes sealed epochs from the recorder
+//     (Recorder.Sealed, which never blocks Record) or from the log on disk,
+//     keeps them in a queue file in the log directory (docs/SPEC.md,
+//     "Anchor queue"), and submits anchor(log, t, R_t, R_{t−1}) in epoch
+//     order until each is confirmed: ~30,900 gas per epoch.
+//   - A Batcher anchors many logs of one operator in aggregate batches
+//     (docs/SPEC.md, "Aggregate batches"): the epochs sealed across all its
+//     logs while the previous batch was in flight (up to MaxEntries, or
+//     after MaxWait) go into one transaction, written to the batches file
+//     before it is submitted — 30,486 gas per batch when the operator
+//     publishes the file, ~4,000 gas per epoch more when the entries go in
+//     the transaction's event.
+//
+// Both run the same submitter (submitter.go, round.go, submit.go), which
+// survives the faults of a real chain: an RPC endpoint that is down or slow
+// (retries with exponential backoff; the queue on disk means a restart
 // loses nothing and resumes in order), transactions that stay pending
 // (re-signed with the same nonce and bumped fees), nonces consumed by
-// another transaction of the same key, reorgs (an epoch is confirmed only
+// another transaction of the same key, reorgs (an entry is confirmed only
 // at a configurable depth, and re-submitted if its block leaves the chain,
 // even after confirmation), and another writer anchoring with the same
 // operator key (ErrForeignAnchor: never silently accepted).
@@ -17,9 +28,15 @@
 // # Security
 //
 // The operator is the address of the signing key: EpochAnchor keeps one
-// chain of epochs per sender. An epoch that the chain already holds with a
-// different root means the key is used elsewhere; the anchorer stops with a
-// *ForeignAnchorError instead of skipping the epoch.
+// chain of epochs per sender and log id (format.LogID of the log's recorder
+// and session, read from the log), so one key anchors any number of logs,
+// and one more chain, log id 0, for the sender's batches. An epoch (or a
+// batch) that the chain already holds with a different root means the key
+// is used elsewhere for this log (or another Batcher runs with this key);
+// the anchorer stops with a *ForeignAnchorError naming the log instead of
+// skipping the epoch. Anchorers and a Batcher may share a key (each repairs
+// the nonce clashes of the other), but run one Batcher per key: its
+// batches file is the batch chain's only record of what each batch holds.
 package anchor
 
 import (
@@ -28,13 +45,13 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"sync"
+	"path/filepath"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/agentflightrecorder/afr/chain"
-	"github.com/agentflightrecorder/afr/contracts/bindings"
+	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/recorder"
 )
 
@@ -100,70 +117,53 @@ func (o *Options) setDefaults() {
 // Anchorer anchors a log's epochs. Its methods are safe for concurrent use;
 // Run is called once.
 type Anchorer struct {
-	dir     string
-	c       chain.Client
-	opts    Options
-	op      common.Address
-	abi     *bindings.EpochAnchor
-	chainID *big.Int
-
-	mu      sync.Mutex
-	q       *Queue
-	changed chan struct{} // closed and replaced at every change
-	steps   uint64        // completed rounds against the chain
-	fatal   error
-	stopped bool
-	backoff time.Duration
-	faults  int
-
-	closed  bool
-	stopRun context.CancelFunc // ends the running Run (nil when none runs)
-	runDone chan struct{}      // closed when that Run has returned
+	*submitter
+	dir string
 }
 
 // Open loads (or creates) the anchor queue of the log in dir and checks it
-// against the chain: a queue for another chain, contract or operator is an
-// error. It then queues every sealed epoch of the log not yet queued.
+// against the chain: a queue for another chain, contract, operator or log
+// is an error. It then queues every sealed epoch of the log not yet queued.
+// The log id comes from the log's evidence (recorder.Log.LogID) or, in a
+// log with no records yet, from its MANIFEST.
 func Open(ctx context.Context, dir string, c chain.Client, opts Options) (*Anchorer, error) {
-	if opts.Key == nil {
-		return nil, errors.New("anchor: Options.Key is required")
-	}
-	opts.setDefaults()
-	id, err := c.ChainID(ctx)
+	logID, err := LogIDOf(dir)
 	if err != nil {
-		return nil, fmt.Errorf("anchor: chain id: %w", err)
-	}
-	a := &Anchorer{dir: dir, c: c, opts: opts, op: chain.Address(opts.Key), abi: bindings.NewEpochAnchor(), chainID: id,
-		changed: make(chan struct{})}
-	q, err := ReadQueue(dir)
-	switch {
-	case err == nil:
-		if q.ChainID != id.Uint64() || q.Contract != opts.Contract || q.Operator != a.op {
-			return nil, fmt.Errorf("anchor: %s/%s belongs to chain %d, contract %s, operator %s, not chain %d, contract %s, operator %s "+
-				"(hint: anchor a log to one contract only; move the file away to start over)",
-				dir, QueueFile, q.ChainID, q.Contract, q.Operator, id, opts.Contract, a.op)
-		}
-	case errors.Is(err, errNotExist):
-		q = &Queue{Format: QueueFormat, Version: QueueVersion, ChainID: id.Uint64(), Contract: opts.Contract, Operator: a.op}
-	default:
 		return nil, err
 	}
-	a.q = q
-	code, err := c.CodeAt(ctx, opts.Contract, nil)
+	s, err := newSubmitter(ctx, c, opts, logID, "epoch", filepath.Join(dir, QueueFile))
 	if err != nil {
-		return nil, fmt.Errorf("anchor: reading contract code: %w", err)
+		return nil, err
 	}
-	if len(code) == 0 {
-		return nil, fmt.Errorf("anchor: no contract at %s on chain %d (hint: afr deploy)", opts.Contract, id)
-	}
+	a := &Anchorer{submitter: s, dir: dir}
+	s.data = func(e *Entry) ([]byte, error) { return s.abi.PackAnchor(s.log, e.Epoch, e.Root, e.PrevRoot), nil }
 	if _, err := a.SyncLog(); err != nil {
 		return nil, err
 	}
 	return a, nil
 }
 
-// Operator is the operator address (the key's).
-func (a *Anchorer) Operator() common.Address { return a.op }
+// LogID is the id the log is anchored under.
+func (a *Anchorer) LogID() format.Digest { return a.log }
+
+// LogIDOf returns the id of the log in dir: that of the recorder and
+// session its evidence commits to (recorder.Log.LogID) or, before the log
+// has any record, those of its MANIFEST.
+func LogIDOf(dir string) (format.Digest, error) {
+	l, err := recorder.OpenLog(dir)
+	if err != nil {
+		return format.Digest{}, fmt.Errorf("anchor: %w", err)
+	}
+	id, err := l.LogID()
+	if err == nil {
+		return id, nil
+	}
+	rec, session, merr := l.ManifestIdentity()
+	if merr != nil {
+		return format.Digest{}, fmt.Errorf("anchor: %s: no log id: %w", dir, errors.Join(err, merr))
+	}
+	return format.LogID(rec, session), nil
+}
 
 // Run anchors until ctx is done or Close is called (returning nil), or a
 // fatal error (*ForeignAnchorError, *QueueCorruptError, or a failure to
@@ -171,68 +171,7 @@ func (a *Anchorer) Operator() common.Address { return a.op }
 // as they come; RPC failures are retried with backoff and reported through
 // Options.Logf.
 func (a *Anchorer) Run(ctx context.Context, sealed <-chan recorder.SealedEpoch) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	done := make(chan struct{})
-	defer close(done)
-	a.mu.Lock()
-	closed := a.closed
-	a.stopRun, a.runDone = cancel, done
-	a.mu.Unlock()
-	var err error
-	if !closed {
-		err = a.run(ctx, sealed)
-	}
-	a.mu.Lock()
-	a.fatal, a.stopped, a.stopRun = err, true, nil
-	close(a.changed)
-	a.changed = make(chan struct{})
-	a.mu.Unlock()
-	return err
-}
-
-func (a *Anchorer) run(ctx context.Context, sealed <-chan recorder.SealedEpoch) error {
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case s, ok := <-sealed:
-			if !ok {
-				sealed = nil
-				continue
-			}
-			if err := a.Enqueue(s); err != nil {
-				return err
-			}
-		case <-timer.C:
-			wait := a.opts.Poll
-			if err := a.step(ctx); err != nil {
-				if ctx.Err() != nil {
-					return nil
-				}
-				if stopsRun(err) {
-					a.opts.Logf("%v", err)
-					return err
-				}
-				a.mu.Lock()
-				a.faults++
-				a.backoff = min(max(a.backoff*2, a.opts.MinBackoff), a.opts.MaxBackoff)
-				wait = a.backoff
-				a.mu.Unlock()
-				a.opts.Logf("anchor: %v (retrying in %s)", err, wait)
-			} else {
-				a.mu.Lock()
-				a.backoff = 0
-				a.steps++
-				close(a.changed)
-				a.changed = make(chan struct{})
-				a.mu.Unlock()
-			}
-			timer.Reset(wait)
-		}
-	}
+	return a.run(ctx, sealed, a.Enqueue, nil)
 }
 
 // Drain waits until every queued epoch is confirmed — with Options.Position,
@@ -241,58 +180,17 @@ func (a *Anchorer) run(ctx context.Context, sealed <-chan recorder.SealedEpoch) 
 // called: at least one round must complete first (a chain reset can have
 // removed epochs the queue file calls confirmed).
 func (a *Anchorer) Drain(ctx context.Context) error {
-	a.mu.Lock()
-	start := a.steps
-	a.mu.Unlock()
-	for {
-		var sealed uint64
-		if a.opts.Position != nil {
-			p := a.opts.Position()
-			sealed = p.Next - p.OpenEvents
+	return a.drain(ctx, func() bool {
+		if a.opts.Position == nil {
+			return true
 		}
-		a.mu.Lock()
+		p := a.opts.Position()
 		covered := uint64(0)
 		if n := len(a.q.Anchored); n > 0 {
 			covered = a.q.Anchored[n-1].Events
 		}
-		empty, stopped, fatal, ch := len(a.q.Pending) == 0 && covered >= sealed && a.steps > start, a.stopped, a.fatal, a.changed
-		a.mu.Unlock()
-		switch {
-		case fatal != nil:
-			return fatal
-		case empty:
-			return nil
-		case stopped:
-			return errors.New("anchor: stopped with epochs pending")
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-ch:
-		case <-time.After(a.opts.Poll):
-		}
-	}
-}
-
-// Changed returns a channel closed at the next change of the queue.
-func (a *Anchorer) Changed() <-chan struct{} {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.changed
-}
-
-// Queue returns a copy of the queue.
-func (a *Anchorer) Queue() Queue {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	q := *a.q
-	q.Anchored = append([]Anchored(nil), a.q.Anchored...)
-	q.Pending = make([]*Entry, len(a.q.Pending))
-	for i, e := range a.q.Pending {
-		c := *e
-		q.Pending[i] = &c
-	}
-	return q
+		return covered >= p.Next-p.OpenEvents
+	})
 }
 
 // Window returns the unanchored window now (afr anchor publishes it as the
@@ -305,26 +203,4 @@ func (a *Anchorer) Window() Window {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.q.Window(recorded, a.opts.Now())
-}
-
-// Faults returns how many chain operations failed and were retried.
-func (a *Anchorer) Faults() int {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.faults
-}
-
-// Close stops a running Run, as if its context had ended, and waits until it
-// has returned; a Run started after Close returns at once. The queue file is
-// left as it is, ready for the next Open. Close may be called more than once,
-// but not from Options.Logf.
-func (a *Anchorer) Close() {
-	a.mu.Lock()
-	a.closed = true
-	stop, done := a.stopRun, a.runDone
-	a.mu.Unlock()
-	if stop != nil {
-		stop()
-		<-done
-	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"errors"
+	"fmt"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
@@ -75,15 +76,100 @@ func (p *proxy) point(u string) {
 	p.target, _ = url.Parse(u)
 }
 
+// faultSubject is what the fault phases drive: an Anchorer of one log or
+// a Batcher of several.
+type faultSubject interface {
+	Drain(ctx context.Context) error
+	Queue() anchor.Queue
+	Faults() int
+	// backlog is the number of sealed epochs not yet confirmed on chain.
+	backlog() int
+	// check verifies every log against the chain and returns how many
+	// epochs they have in all.
+	check(t *testing.T, c chain.Client, d *chain.Deployment) int
+}
+
+type anchorerSubject struct {
+	*anchor.Anchorer
+	dir string
+}
+
+func (a anchorerSubject) backlog() int { return a.Window().Epochs }
+
+func (a anchorerSubject) check(t *testing.T, c chain.Client, d *chain.Deployment) int {
+	checkAnchored(t, a.dir, c, d.EpochAnchor, a.Operator())
+	if w := a.Window(); w.Events != 0 {
+		t.Fatalf("window after the last drain: %+v", w)
+	}
+	return len(a.Queue().Anchored)
+}
+
+type batcherSubject struct {
+	*anchor.Batcher
+	dirs []string
+	file string
+}
+
+func (b batcherSubject) backlog() int {
+	n := b.Waiting()
+	for _, e := range b.Queue().Pending {
+		n += int(e.Count)
+	}
+	return n
+}
+
+func (b batcherSubject) check(t *testing.T, c chain.Client, d *chain.Deployment) int {
+	for _, dir := range b.dirs {
+		checkBatched(t, dir, c, d, b.Operator(), b.file)
+	}
+	n := 0
+	for _, an := range b.Queue().Anchored {
+		n += int(an.Count)
+	}
+	return n
+}
+
 // TestAnchorerFaultsAnvil drives one anchorer through the faults of a real
-// chain, in phases, recording between them: anvil killed and restarted
-// (state kept with --state), mining stopped (stuck transactions replaced
-// with bumped fees), a shallow reorg (evm_revert of blocks holding
-// unconfirmed anchors), a deep reorg (evm_revert past confirmed anchors),
-// and an anvil_reorg. At the end every epoch of the log is on chain exactly
-// once, in order, the log verifies against the chain, and the window is
-// back to zero.
+// chain (faultPhases).
 func TestAnchorerFaultsAnvil(t *testing.T) {
+	faultPhases(t, 1, func(ctx context.Context, c chain.Client, d *chain.Deployment, key *ecdsa.PrivateKey, opts anchor.Options, recs []*recorder.Recorder, dirs []string) (faultSubject, func(context.Context) error) {
+		opts.Position = recs[0].Position
+		a, err := anchor.Open(ctx, dirs[0], c, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return anchorerSubject{a, dirs[0]}, func(ctx context.Context) error { defer a.Close(); return a.Run(ctx, recs[0].Sealed()) }
+	})
+}
+
+// TestBatcherFaultsAnvil drives one Batcher of three logs, publishing in
+// events, through the same faults (faultPhases).
+func TestBatcherFaultsAnvil(t *testing.T) {
+	faultPhases(t, 3, func(ctx context.Context, c chain.Client, d *chain.Deployment, key *ecdsa.PrivateKey, opts anchor.Options, recs []*recorder.Recorder, dirs []string) (faultSubject, func(context.Context) error) {
+		file := filepath.Join(t.TempDir(), "batches.jsonl")
+		b, err := anchor.OpenBatcher(ctx, c, anchor.BatchOptions{Options: opts, BatchesFile: file, Publish: anchor.PublishEvents})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range recs {
+			if _, err := b.AddLog(anchor.LogSource{Dir: dirs[i], Sealed: r.Sealed(), Position: r.Position}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return batcherSubject{b, dirs, file}, func(ctx context.Context) error { defer b.Close(); return b.Run(ctx) }
+	})
+}
+
+// faultPhases drives an anchorer of n logs through the faults of a real
+// chain, in phases, recording an epoch count into every log between them:
+// anvil killed and restarted (state kept with --state), mining stopped
+// (stuck transactions replaced with bumped fees), a shallow reorg
+// (evm_revert of blocks holding unconfirmed anchors), a deep reorg
+// (evm_revert past confirmed anchors), an anvil_reorg, and a nonce gap
+// left by another user of the key. At the end every epoch of every log is
+// on chain exactly once, in order, the logs verify against the chain, and
+// nothing is left to anchor.
+func faultPhases(t *testing.T, n int, open func(ctx context.Context, c chain.Client, d *chain.Deployment, key *ecdsa.PrivateKey, opts anchor.Options, recs []*recorder.Recorder, dirs []string) (faultSubject, func(context.Context) error)) {
 	state := filepath.Join(t.TempDir(), "anvil-state.json")
 	opts := anvil.Options{Args: []string{"--state", state}}
 	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
@@ -103,30 +189,33 @@ func TestAnchorerFaultsAnvil(t *testing.T) {
 	key := node.Keys()[0]
 	d := deployAnchor(t, client, key)
 
-	dir := t.TempDir()
-	r, err := recorder.Open(dir, recorder.Options{Recorder: "faults", EpochSize: 20, EpochMaxAge: -1, Sync: recorder.SyncNone})
-	if err != nil {
-		t.Fatal(err)
+	dirs := make([]string, n)
+	recs := make([]*recorder.Recorder, n)
+	for i := range recs {
+		dirs[i] = t.TempDir()
+		r, err := recorder.Open(dirs[i], recorder.Options{Recorder: fmt.Sprintf("faults-%d", i), EpochSize: 20, EpochMaxAge: -1, Sync: recorder.SyncNone})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		recs[i] = r
 	}
-	defer r.Close()
 	gen := workload.New(3)
-	recordEpochs := func(n int) {
-		for range n * 20 {
-			if _, err := r.Record(ctx, gen.Next()); err != nil {
-				t.Fatal(err)
+	recordEpochs := func(k int) {
+		for _, r := range recs {
+			for range k * 20 {
+				if _, err := r.Record(ctx, gen.Next()); err != nil {
+					t.Fatal(err)
+				}
 			}
 		}
 	}
-	a, err := anchor.Open(ctx, dir, client, anchor.Options{Contract: d.EpochAnchor, Key: key, FromBlock: d.Block,
+	a, run := open(ctx, client, d, key, anchor.Options{Contract: d.EpochAnchor, Key: key, FromBlock: d.Block,
 		Confirmations: 2, Poll: 50 * time.Millisecond, ResubmitAfter: time.Second, MaxBackoff: 500 * time.Millisecond,
-		Position: r.Position, Logf: logf(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
+		Logf: logf(t)}, recs, dirs)
 	runCtx, stop := context.WithCancel(ctx)
 	runErr := make(chan error, 1)
-	go func() { runErr <- a.Run(runCtx, r.Sealed()) }()
+	go func() { runErr <- run(runCtx) }()
 	drain := func(phase string) {
 		t.Helper()
 		dctx, c := context.WithTimeout(ctx, 30*time.Second)
@@ -134,8 +223,8 @@ func TestAnchorerFaultsAnvil(t *testing.T) {
 		if err := a.Drain(dctx); err != nil {
 			t.Fatalf("%s: drain: %v (queue %+v)", phase, err, a.Queue().Pending)
 		}
-		if w := a.Window(); w.Events != 0 || w.Epochs != 0 {
-			t.Fatalf("%s: window after drain %+v", phase, w)
+		if k := a.backlog(); k != 0 {
+			t.Fatalf("%s: %d epochs not anchored after drain", phase, k)
 		}
 	}
 	call := func(method string, args ...any) any {
@@ -167,18 +256,15 @@ func TestAnchorerFaultsAnvil(t *testing.T) {
 	recordEpochs(3)
 	drain("steady")
 
-	// 2. anvil killed mid-run: epochs sealed while it is down wait in the
-	// queue (window grows), are anchored once it is back.
+	// 2. anvil killed mid-run: epochs sealed while it is down wait (the
+	// backlog grows), are anchored once it is back.
 	px.point("")
 	if err := node.Stop(); err != nil {
 		t.Fatal(err)
 	}
 	faults := a.Faults()
 	recordEpochs(4)
-	waitFor(t, "the window to grow to ≥ 4 epochs and ≥ 80 events while anvil is down", func() bool {
-		w := a.Window()
-		return w.Epochs >= 4 && w.Events >= 80
-	})
+	waitFor(t, "the backlog to grow to ≥ 4 epochs while anvil is down", func() bool { return a.backlog() >= 4 })
 	waitFor(t, "an RPC failure while anvil is down", func() bool { return a.Faults() > faults })
 	if node, err = anvil.Start(ctx, opts); err != nil {
 		t.Fatal(err)
@@ -207,7 +293,7 @@ func TestAnchorerFaultsAnvil(t *testing.T) {
 	drain("stuck")
 	q := a.Queue()
 	if last := q.Anchored[len(q.Anchored)-1]; last.Submissions < 2 {
-		t.Errorf("stuck epoch %d anchored after %d submissions, want ≥ 2", last.Epoch, last.Submissions)
+		t.Errorf("stuck entry %d anchored after %d submissions, want ≥ 2", last.Epoch, last.Submissions)
 	}
 
 	// 4. Shallow reorg: blocks with mined but unconfirmed anchors disappear.
@@ -220,12 +306,12 @@ func TestAnchorerFaultsAnvil(t *testing.T) {
 	drain("shallow reorg")
 
 	// 5. Deep reorg: confirmed anchors disappear (a revert past the
-	// confirmation depth); they are re-anchored from the log.
+	// confirmation depth); they are re-anchored from the queue.
 	snap = call("evm_snapshot")
 	recordEpochs(2)
 	drain("before deep reorg")
 	call("evm_revert", snap)
-	waitFor(t, "deep reorg noticed", func() bool { return a.Window().Epochs > 0 })
+	waitFor(t, "deep reorg noticed", func() bool { return a.backlog() > 0 })
 	drain("deep reorg")
 
 	// 6. anvil's own reorg RPC: the block holding a fresh anchor is replaced
@@ -252,20 +338,21 @@ func TestAnchorerFaultsAnvil(t *testing.T) {
 	call("evm_setAutomine", true)
 	setTicking(true)
 	drain("nonce gap")
-	if err := r.Flush(); err != nil {
-		t.Fatal(err)
+	for _, r := range recs {
+		if err := r.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if pos := r.Position(); pos.OpenEvents != 0 {
+			t.Fatalf("open epoch not empty: %+v", pos)
+		}
 	}
 
 	stop()
 	if err := <-runErr; err != nil {
 		t.Fatal(err)
 	}
-	checkAnchored(t, dir, client, d.EpochAnchor, a.Operator())
-	if pos := r.Position(); pos.OpenEvents != 0 {
-		t.Fatalf("open epoch not empty: %+v", pos)
-	}
-	if got := a.Queue().Anchored; len(got) != 14 {
-		t.Fatalf("%d confirmed anchors, want 14", len(got))
+	if got := a.check(t, client, d); got != 14*n {
+		t.Fatalf("%d epochs confirmed, want %d", got, 14*n)
 	}
 }
 
@@ -317,7 +404,7 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 const waitTimeout = 20 * time.Second
 
 // waitMined waits until n pending entries are mined.
-func waitMined(t *testing.T, a *anchor.Anchorer, n int) {
+func waitMined(t *testing.T, a faultSubject, n int) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {

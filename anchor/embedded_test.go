@@ -2,11 +2,16 @@ package anchor_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/agentflightrecorder/afr/anchor"
+	"github.com/agentflightrecorder/afr/chain"
 	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/recorder/workload"
@@ -79,8 +84,11 @@ func TestAnchorLiveEmbedded(t *testing.T) {
 	}
 }
 
-// A second log anchored with the same operator key collides: the anchorer
-// stops with a ForeignAnchorError instead of skipping the epoch.
+// One operator key anchors several logs, each under its own log id; a
+// second writer anchoring another version of one of those logs (same
+// recorder and session, other events) with the same key collides: the
+// anchorer stops with a ForeignAnchorError naming the log instead of
+// skipping the epoch.
 func TestForeignWriterEmbedded(t *testing.T) {
 	e := embedded(t)
 	key := e.Keys()[1]
@@ -102,19 +110,32 @@ func TestForeignWriterEmbedded(t *testing.T) {
 		<-done
 		return err
 	}
-	first, second := t.TempDir(), t.TempDir()
+	first, second, third := t.TempDir(), t.TempDir(), t.TempDir()
 	record(t, first, 200, 50)
 	record(t, second, 120, 50)
-	if err := run(first); err != nil {
+	for _, dir := range []string{first, second} {
+		if err := run(dir); err != nil {
+			t.Fatalf("%s: %v", dir, err)
+		}
+		checkAnchored(t, dir, e.Client(), d.EpochAnchor, chain.Address(key))
+	}
+	l, err := recorder.OpenLog(first)
+	if err != nil {
 		t.Fatal(err)
 	}
-	err := run(second)
+	_, session, err := l.Identity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	recordAs(t, third, session, 8, 120, 50) // first's log id, other events
+	err = run(third)
 	var fe *anchor.ForeignAnchorError
 	if !errors.As(err, &fe) || !errors.Is(err, anchor.ErrForeignAnchor) {
 		t.Fatalf("second writer: got %v, want a ForeignAnchorError", err)
 	}
-	if fe.Epoch != 0 {
-		t.Errorf("foreign epoch %d, want 0", fe.Epoch)
+	id, _ := l.LogID()
+	if fe.Epoch != 0 || fe.Log != id || !strings.Contains(err.Error(), id.String()) {
+		t.Errorf("foreign epoch %d of log %s (%v), want epoch 0 of %s named in the message", fe.Epoch, fe.Log, err, id)
 	}
 	t.Log(err)
 }
@@ -189,5 +210,83 @@ func TestQueueBoundToContract(t *testing.T) {
 	a.Close()
 	if _, err := anchor.Open(ctx, dir, e.Client(), anchor.Options{Contract: d2.EpochAnchor, Key: e.Keys()[3]}); err == nil {
 		t.Fatal("a queue for another contract was accepted")
+	}
+}
+
+// A version 1 queue file (before log ids) is read and taken as this log's,
+// and rewritten as version 2 with the log id; a queue of another log is
+// refused.
+func TestQueueVersion1Embedded(t *testing.T) {
+	e := embedded(t)
+	key := e.Keys()[3]
+	d := deployAnchor(t, e.Client(), key)
+	dir := t.TempDir()
+	record(t, dir, 60, 50)
+	ctx := context.Background()
+	opts := anchor.Options{Contract: d.EpochAnchor, Key: key}
+	a, err := anchor.Open(ctx, dir, e.Client(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pending := len(a.Queue().Pending)
+	a.Close()
+	path := filepath.Join(dir, anchor.QueueFile)
+	var doc map[string]any
+	b, err := os.ReadFile(path)
+	if err != nil || json.Unmarshal(b, &doc) != nil || doc["version"] != float64(2) || doc["log"] != a.LogID().String() {
+		t.Fatalf("queue file: %v %s", err, b)
+	}
+	doc["version"] = 1
+	delete(doc, "log")
+	if b, err = json.Marshal(doc); err != nil || os.WriteFile(path, b, 0o600) != nil {
+		t.Fatal(err)
+	}
+	a, err = anchor.Open(ctx, dir, e.Client(), opts)
+	if err != nil {
+		t.Fatalf("version 1 queue refused: %v", err)
+	}
+	if q := a.Queue(); q.Version != 2 || q.Log != a.LogID() || len(q.Pending) != pending || pending != 2 {
+		t.Fatalf("version 1 queue read as %+v", q)
+	}
+	a.Close()
+	if q, err := anchor.ReadQueue(dir); err != nil || q.Version != 2 || q.Log != a.LogID() {
+		t.Fatalf("version 1 queue not rewritten as version 2: %v %+v", err, q)
+	}
+	other := t.TempDir()
+	record(t, other, 60, 50)
+	if err := os.WriteFile(filepath.Join(other, anchor.QueueFile), mustRead(t, path), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := anchor.Open(ctx, other, e.Client(), opts); err == nil || !strings.Contains(err.Error(), "log ") {
+		t.Fatalf("a queue of another log: %v", err)
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// A contract that is not EpochAnchor version 2 (here a PaceSmartAccount,
+// as a version 1 EpochAnchor would: it has no nextEpoch(address,bytes32))
+// is refused when the anchorer opens, with a hint to deploy again.
+func TestNotEpochAnchorV2Embedded(t *testing.T) {
+	e := embedded(t)
+	key := e.Keys()[0]
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	d, err := chain.Deploy(ctx, e.Client(), key, &chain.PaceConfig{Owner: chain.Address(key), PolicySigner: chain.Address(e.Keys()[1])})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	record(t, dir, 20, 10)
+	_, err = anchor.Open(ctx, dir, e.Client(), anchor.Options{Contract: *d.Pace, Key: key})
+	if err == nil || !strings.Contains(err.Error(), "not EpochAnchor version 2") || !strings.Contains(err.Error(), "afr deploy") {
+		t.Fatalf("anchoring to a PaceSmartAccount: %v", err)
 	}
 }

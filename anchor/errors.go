@@ -14,9 +14,11 @@ import (
 var ErrForeignAnchor = errors.New("anchor: epoch anchored by another writer with the same operator key")
 
 // ForeignAnchorError reports an epoch that the chain holds with a root this
-// log did not produce: the operator key is being used by another writer.
+// log did not produce: the operator key is being used by another writer for
+// the same log id (zero: the batch chain, see Batcher).
 type ForeignAnchorError struct {
 	Operator  common.Address
+	Log       format.Digest
 	Epoch     uint64
 	Ours      format.Digest
 	Theirs    format.Digest
@@ -26,9 +28,13 @@ type ForeignAnchorError struct {
 }
 
 func (e *ForeignAnchorError) Error() string {
-	return fmt.Sprintf("anchor: ANOTHER WRITER anchored epoch %d for operator %s: root %s in tx %s (block %d), this log's root is %s; "+
-		"the operator key is in use elsewhere (hint: stop the other writer, rotate the key, and investigate before anchoring again)",
-		e.Epoch, e.Operator, e.Theirs, e.Tx, e.Block, e.Ours)
+	what := fmt.Sprintf("epoch %d of log %s", e.Epoch, e.Log)
+	if e.Log.IsZero() {
+		what = fmt.Sprintf("batch %d of the batch chain (log id 0)", e.Epoch)
+	}
+	return fmt.Sprintf("anchor: ANOTHER WRITER anchored %s for operator %s: root %s in tx %s (block %d), ours is %s; "+
+		"the operator key is in use elsewhere for this log (hint: stop the other writer, rotate the key, and investigate before anchoring again)",
+		what, e.Operator, e.Theirs, e.Tx, e.Block, e.Ours)
 }
 
 // Is makes errors.Is(err, ErrForeignAnchor) true.

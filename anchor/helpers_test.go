@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentflightrecorder/afr/anchor"
 	"github.com/agentflightrecorder/afr/chain"
+	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/recorder/workload"
 	"github.com/agentflightrecorder/afr/verifier"
@@ -23,11 +24,18 @@ import (
 // record writes n synthetic events into a log with epochs of size, sealing on close.
 func record(t *testing.T, dir string, n, size int) {
 	t.Helper()
-	r, err := recorder.Open(dir, recorder.Options{Recorder: "anchor-test", EpochSize: size, Sync: recorder.SyncNone})
+	recordAs(t, dir, format.SessionID{}, 7, n, size)
+}
+
+// recordAs is record with a fixed session (zero: a random one) and
+// workload seed: two logs of one session are two versions of one log id.
+func recordAs(t *testing.T, dir string, session format.SessionID, seed uint64, n, size int) {
+	t.Helper()
+	r, err := recorder.Open(dir, recorder.Options{Recorder: "anchor-test", Session: session, EpochSize: size, Sync: recorder.SyncNone})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, ev := range workload.Generate(7, n) {
+	for _, ev := range workload.Generate(seed, n) {
 		if _, err := r.Record(context.Background(), ev); err != nil {
 			t.Fatal(err)
 		}
@@ -50,7 +58,12 @@ func checkAnchored(t *testing.T, dir string, c chain.Client, contract common.Add
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := onchain.ChainAnchors{Client: c, Contract: contract, Operator: op}.Anchors(ctx)
+	id, err := l.LogID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := onchain.ChainAnchors{Client: c, Contract: contract, Operator: op, LogID: id}
+	got, err := src.Anchors(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,14 +91,14 @@ func checkAnchored(t *testing.T, dir string, c chain.Client, contract common.Add
 				return append([]types.Log{l}, ls[1:]...)
 			},
 		} {
-			_, err := onchain.ChainAnchors{Client: lyingNode{c, lie}, Contract: contract, Operator: op}.Anchors(ctx)
+			_, err := onchain.ChainAnchors{Client: lyingNode{c, lie}, Contract: contract, Operator: op, LogID: id}.Anchors(ctx)
 			var ne *chain.NodeError
 			if !errors.As(err, &ne) || ne.Hint == "" {
 				t.Fatalf("node that %s: got %v, want a *chain.NodeError with a hint", name, err)
 			}
 		}
 	}
-	rep, err := verifier.VerifyLog(ctx, l, onchain.ChainAnchors{Client: c, Contract: contract, Operator: op}, verifier.Options{})
+	rep, err := verifier.VerifyLog(ctx, l, src, verifier.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

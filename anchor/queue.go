@@ -21,9 +21,11 @@ import (
 const QueueFile = "anchor-queue.json"
 
 // QueueFormat is the queue file's format tag; QueueVersion its version.
+// Version 2 added the log id (field "log"); version 1 files are read, and
+// rewritten as version 2, by an anchorer of their log.
 const (
 	QueueFormat  = "afr-anchor-queue"
-	QueueVersion = 1
+	QueueVersion = 2
 )
 
 // Entry states.
@@ -85,6 +87,9 @@ type Queue struct {
 	ChainID  uint64         `json:"chain_id"`
 	Contract common.Address `json:"contract"`
 	Operator common.Address `json:"operator"`
+	// Log is the log id the epochs are anchored under (zero in a version 1
+	// file, which predates log ids).
+	Log format.Digest `json:"log"`
 	// Anchored lists the confirmed anchors in epoch order; Pending the
 	// epochs after them, in order.
 	Anchored []Anchored `json:"anchored"`
@@ -93,31 +98,34 @@ type Queue struct {
 
 // ReadQueue reads the anchor queue of a log directory. It returns
 // os.ErrNotExist (wrapped) when the log was never anchored.
-func ReadQueue(dir string) (*Queue, error) {
-	b, err := os.ReadFile(filepath.Join(dir, QueueFile))
+func ReadQueue(dir string) (*Queue, error) { return readQueueFile(filepath.Join(dir, QueueFile)) }
+
+// readQueueFile reads a queue file: a log's, or a Batcher's.
+func readQueueFile(path string) (*Queue, error) {
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
 	var q Queue
 	if err := json.Unmarshal(b, &q); err != nil {
-		return nil, fmt.Errorf("anchor: %s: %w", QueueFile, err)
+		return nil, fmt.Errorf("anchor: %s: %w", path, err)
 	}
 	if q.Format != QueueFormat {
-		return nil, fmt.Errorf("anchor: %s: format %q, want %q", QueueFile, q.Format, QueueFormat)
+		return nil, fmt.Errorf("anchor: %s: format %q, want %q", path, q.Format, QueueFormat)
 	}
 	if q.Version > QueueVersion {
-		return nil, fmt.Errorf("anchor: %s: version %d, this build reads up to %d", QueueFile, q.Version, QueueVersion)
+		return nil, fmt.Errorf("anchor: %s: version %d, this build reads up to %d", path, q.Version, QueueVersion)
 	}
 	return &q, nil
 }
 
-// write replaces the queue file atomically and durably.
-func (q *Queue) write(dir string) error {
+// write replaces the queue file at path atomically and durably.
+func (q *Queue) write(path string) error {
 	b, err := json.MarshalIndent(q, "", " ")
 	if err != nil {
 		return err
 	}
-	return durable.WriteFile(filepath.Join(dir, QueueFile), append(b, '\n'), 0o600)
+	return durable.WriteFile(path, append(b, '\n'), 0o600)
 }
 
 // next is the epoch the queue expects next.
@@ -186,6 +194,9 @@ func (a *Anchorer) Enqueue(s recorder.SealedEpoch) error {
 func (a *Anchorer) enqueue(s recorder.SealedEpoch) (bool, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if id := format.LogID(s.Header.Recorder, s.Header.Session); id != a.log {
+		return false, fmt.Errorf("anchor: epoch %d of log %s (recorder %q) given to the anchorer of log %s", s.Header.Epoch, id, s.Header.Recorder, a.log)
+	}
 	next := a.q.next()
 	switch {
 	case s.Header.Epoch < next:
@@ -205,15 +216,6 @@ func (a *Anchorer) enqueue(s recorder.SealedEpoch) (bool, error) {
 		return false, err
 	}
 	return true, nil
-}
-
-func (a *Anchorer) persistLocked() error {
-	if err := a.q.write(a.dir); err != nil {
-		return fmt.Errorf("anchor: writing queue: %w", err)
-	}
-	close(a.changed)
-	a.changed = make(chan struct{})
-	return nil
 }
 
 // Window is the unanchored window: what a compromise now could still

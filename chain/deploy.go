@@ -34,6 +34,11 @@ type Deployment struct {
 	Approvers    []common.Address  `json:"approvers,omitempty"`
 	Threshold    uint8             `json:"threshold,omitempty"`
 	GasUsed      map[string]uint64 `json:"gas_used"`
+	// BatchesFile is where the operator publishes the contents of its
+	// aggregate batches (docs/SPEC.md, "Batches file"), relative to the
+	// deployment file's directory unless absolute; empty when it anchors
+	// per log or publishes in events only.
+	BatchesFile string `json:"batches_file,omitempty"`
 }
 
 // Deploy deploys EpochAnchor and, when pace is not nil, a PaceSmartAccount,

@@ -26,3 +26,14 @@ func TestLogID(t *testing.T) {
 		t.Fatal("different logs share an id")
 	}
 }
+
+// TestLogIDVector pins the vector docs/SPEC.md ("Log id") gives.
+func TestLogIDVector(t *testing.T) {
+	var s SessionID
+	for i := range s {
+		s[i] = byte(i)
+	}
+	if got := LogID("ops-1", s).String(); got != "0x1c37a1ea34574ca3ad0036b96181d5c8716c2ca84fbf7c469dc9a005df28af8c" {
+		t.Fatalf("LogID(ops-1, 00..0f) = %s, not the vector of docs/SPEC.md", got)
+	}
+}

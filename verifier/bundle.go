@@ -44,6 +44,12 @@ var bundleDecoder = format.NewDecoder(format.Limits{Size: MaxBundleSize, Nesting
 // Encode returns the bundle's canonical CBOR encoding.
 func (b *Bundle) Encode() ([]byte, error) { return format.Marshal(b) }
 
+// LogID returns the id of the log the bundle declares itself a part of
+// (format.LogID of its recorder and session): what its anchors are
+// committed under. VerifyBundle checks every record and header against
+// that identity.
+func (b *Bundle) LogID() format.Digest { return format.LogID(b.Recorder, b.Session) }
+
 // DecodeBundle decodes a bundle, rejecting non-canonical or oversized input.
 // What the bundle holds (its order included) is judged by VerifyBundle; a
 // bundle with no events decodes, and verifies as incomplete.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"encoding/json"
-	"errors"
 	"expvar"
 	"fmt"
 	"math/big"
@@ -22,7 +21,6 @@ import (
 	"github.com/agentflightrecorder/afr/chain"
 	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/chain/backend/anvil"
-	"github.com/agentflightrecorder/afr/recorder"
 )
 
 func init() {
@@ -55,27 +53,43 @@ in FILE, and writes the deployment (addresses, chain id, RPC URL,
 deployment block, gas used) as JSON to -o (docs/SPEC.md, "Deployment file")
 or standard output. The account's owner defaults to the deployer; its
 policy signer and approvers are addresses you give (the keys stay with you).
+An operator that anchors in aggregate batches names its batches file with
+--batches, so that afr verify --deployment finds the batches' contents.
 
 Examples:
   afr deploy --chain ./devchain/chain.json --key ./devchain/dev-0.key -o deployment.json
+  afr deploy --chain ./devchain/chain.json --key ./devchain/dev-0.key --batches batches.jsonl -o deployment.json
   afr deploy --rpc http://127.0.0.1:8545 --key op.key --policy-signer 0xabc… --approver 0xdef… --threshold 1 -o deployment.json`})
 
-	register(&command{name: "anchor", summary: "anchor a log's sealed epochs on chain and wait for confirmations", run: runAnchor, usage: `
-Usage: afr anchor --log DIR (--deployment FILE | --rpc URL --contract ADDR) --key FILE [flags]
+	register(&command{name: "anchor", summary: "anchor logs' sealed epochs on chain, per log or in aggregate batches, and wait for confirmations", run: runAnchor, usage: `
+Usage: afr anchor --log DIR [--log DIR … --batches FILE] (--deployment FILE | --rpc URL --contract ADDR) --key FILE [flags]
 
-Submits anchor(t, R_t, R_t−1) to EpochAnchor for every sealed epoch of the
-log not yet confirmed, in order, and waits until each is --confirmations
-blocks deep. The queue (docs/SPEC.md, "Anchor queue") is kept in
-DIR/anchor-queue.json: interrupted, the command resumes where it stopped.
-RPC failures are retried with backoff, stuck transactions are replaced with
-higher fees, reorged anchors are re-submitted. If another writer anchored
-one of these epochs with the same key, the command fails with exit code 5.
-The operator is the key's address. With --follow it keeps running and
-anchors epochs as another process seals them, until interrupted.
+Submits anchor(log, t, R_t, R_t−1) to EpochAnchor for every sealed epoch of
+the log not yet confirmed, in order, and waits until each is --confirmations
+blocks deep. The log id is derived from the log's recorder and session
+(docs/SPEC.md, "Log id"): one key anchors any number of logs. The queue
+(docs/SPEC.md, "Anchor queue") is kept in DIR/anchor-queue.json:
+interrupted, the command resumes where it stopped. RPC failures are retried
+with backoff, stuck transactions are replaced with higher fees, reorged
+anchors are re-submitted. If another writer anchored one of these epochs
+of this log with the same key, the command fails with exit code 5. The
+operator is the key's address. With --follow it keeps running and anchors
+epochs as another process seals them, until interrupted.
+
+With --batches FILE, the sealed epochs of every --log go into aggregate
+batches (docs/SPEC.md, "Aggregate batches"): one transaction commits the
+epochs that waited across all logs (at most --max-entries), as batch b of
+the operator's batch chain. Each batch is appended to FILE, and synced,
+before it is submitted (docs/SPEC.md, "Batches file"); its queue is
+FILE.queue.json. Verifiers need FILE (afr verify --batches FILE), or, with
+--publish events, read the entries from the chain (~4,000 gas per epoch
+more; file publication costs ~30,500 gas per batch of any size). Run one
+batcher, and so one batches file, per key.
 
 Examples:
   afr anchor --log ./afr-log --deployment deployment.json --key ./devchain/dev-0.key
-  afr anchor --log ./afr-log --rpc http://127.0.0.1:8545 --contract 0x… --key op.key --confirmations 3 --json`})
+  afr anchor --log ./afr-log --rpc http://127.0.0.1:8545 --contract 0x… --key op.key --confirmations 3 --json
+  afr anchor --log ./agent-1 --log ./agent-2 --batches batches.jsonl --deployment deployment.json --key op.key`})
 }
 
 // maxDevKeys bounds afr chain --keys: each key is a file and a genesis
@@ -245,6 +259,7 @@ func runDeploy(e *env, args []string) error {
 	policy := fs.String("policy-signer", "", "PaceSmartAccount policy signer (default: the deployer)")
 	approvers := fs.String("approver", "", "comma-separated approver addresses")
 	threshold := fs.Uint("threshold", 0, "approvals required when a PDR asks for approval (0 means 1)")
+	batches := fs.String("batches", "", "the operator's batches file, recorded in the deployment for verifiers (relative to the deployment file)")
 	out := fs.String("o", "", "file to write the deployment to (default: standard output)")
 	jsonOut := fs.Bool("json", false, "write the deployment to standard output too")
 	if err := parse(fs, args); err != nil {
@@ -292,7 +307,7 @@ func runDeploy(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	d.RPC = url
+	d.RPC, d.BatchesFile = url, *batches
 	if *out != "" {
 		if err := writeJSONFile(*out, d); err != nil {
 			return err
@@ -307,157 +322,6 @@ func runDeploy(e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "wrote %s\n", *out)
 	return nil
-}
-
-// exitForeign is the exit code of afr anchor when another writer anchored
-// an epoch with the same operator key.
-const exitForeign = 5
-
-// anchorSummary is the JSON of afr anchor.
-type anchorSummary struct {
-	Operator  common.Address   `json:"operator"`
-	Contract  common.Address   `json:"contract"`
-	ChainID   uint64           `json:"chain_id"`
-	Confirmed int              `json:"confirmed_now"`
-	Anchored  int              `json:"anchored_total"`
-	GasUsed   uint64           `json:"gas_used_now"`
-	Window    anchor.Window    `json:"window"`
-	Last      *anchor.Anchored `json:"last,omitempty"`
-}
-
-func runAnchor(e *env, args []string) error {
-	fs := commands["anchor"].flags(e)
-	logDir := fs.String("log", "", "log directory (required)")
-	cf := addChainFlags(fs, true)
-	contract := fs.String("contract", "", "EpochAnchor address (default: from --deployment)")
-	conf := fs.Uint64("confirmations", 2, "blocks deep (counting the anchor's own) before an epoch counts as anchored")
-	follow := fs.Bool("follow", false, "keep anchoring epochs as they are sealed, until interrupted")
-	timeout := fs.Duration("timeout", 10*time.Minute, "give up after this long (without --follow)")
-	resubmit := fs.Duration("resubmit-after", 10*time.Second, "re-sign a transaction not mined after this long, with fees raised by 25%")
-	maxFee := fs.Float64("max-fee-gwei", 0, "never raise the fee cap of a replacement above this (0: no limit)")
-	jsonOut := fs.Bool("json", false, "write a summary as JSON")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if *logDir == "" {
-		return usageError{"--log is required"}
-	}
-	url, dep, err := cf.resolve()
-	if err != nil {
-		return err
-	}
-	key, err := cf.readKey()
-	if err != nil {
-		return err
-	}
-	var addr common.Address
-	var from uint64
-	switch {
-	case *contract != "":
-		if addr, err = parseAddress("--contract", *contract); err != nil {
-			return err
-		}
-	case dep != nil:
-		addr, from = dep.EpochAnchor, dep.Block
-	default:
-		return usageError{"give --contract ADDR or --deployment FILE"}
-	}
-	if _, err := recorder.ReadManifest(*logDir); err != nil {
-		return fmt.Errorf("%w (hint: is %s an AFR log?)", err, *logDir)
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if !*follow {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, *timeout)
-		defer cancel()
-	}
-	b, err := backend.Dial(ctx, url, key)
-	if err != nil {
-		return err
-	}
-	defer b.Close()
-	if dep != nil {
-		if err := checkChainID(ctx, b.Client(), dep.ChainID); err != nil {
-			return err
-		}
-	}
-	var maxFeeCap *big.Int
-	if *maxFee > 0 {
-		maxFeeCap, _ = new(big.Float).Mul(big.NewFloat(*maxFee), big.NewFloat(1e9)).Int(nil)
-	}
-	a, err := anchor.Open(ctx, *logDir, b.Client(), anchor.Options{Contract: addr, Key: key, FromBlock: from, Confirmations: *conf,
-		ResubmitAfter: *resubmit, MaxFeeCap: maxFeeCap,
-		Logf: func(f string, a ...any) { fmt.Fprintf(e.stderr, "afr "+f+"\n", a...) }})
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	defer publishAnchor(*logDir, a)()
-	before := len(a.Queue().Anchored)
-	total := before + len(a.Queue().Pending)
-	if !*jsonOut {
-		fmt.Fprintf(e.stderr, "afr anchor: operator %s, %d epochs to anchor (%d already confirmed)\n", a.Operator(), total-before, before)
-	}
-	runCtx, cancelRun := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- a.Run(runCtx, nil) }()
-	if *follow {
-		t := time.NewTicker(time.Second)
-		defer t.Stop()
-	loop:
-		for {
-			select {
-			case <-ctx.Done():
-				break loop
-			case err := <-done:
-				done <- err
-				break loop
-			case <-t.C:
-				if _, err := a.SyncLog(); err != nil {
-					fmt.Fprintf(e.stderr, "afr anchor: reading the log: %v\n", err)
-				}
-			}
-		}
-	} else {
-		err = a.Drain(ctx)
-	}
-	cancelRun()
-	if rerr := <-done; rerr != nil {
-		err = rerr
-	}
-	q := a.Queue()
-	// A reorg or chain reset can leave fewer confirmed anchors than before.
-	kept := min(before, len(q.Anchored))
-	sum := anchorSummary{Operator: a.Operator(), Contract: addr, ChainID: q.ChainID, Anchored: len(q.Anchored), Confirmed: len(q.Anchored) - kept,
-		Window: q.Window(0, time.Now())}
-	for _, an := range q.Anchored[kept:] {
-		sum.GasUsed += an.GasUsed
-	}
-	if n := len(q.Anchored); n > 0 {
-		sum.Last = &q.Anchored[n-1]
-	}
-	if *jsonOut {
-		writeJSON(e.stdout, sum)
-	} else {
-		fmt.Fprintf(e.stdout, "anchored %d epochs now (%d in total, %d gas); %d epochs pending\n", sum.Confirmed, sum.Anchored, sum.GasUsed, sum.Window.Epochs)
-		if sum.Last != nil {
-			fmt.Fprintf(e.stdout, "last confirmed: epoch %d root %s in tx %s (block %d)\n", sum.Last.Epoch, sum.Last.Root, sum.Last.Tx, sum.Last.Block)
-		}
-	}
-	if errors.Is(err, anchor.ErrForeignAnchor) {
-		return codeError{code: exitForeign, err: err}
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("timed out with %d epochs pending (hint: run again to resume; --timeout)", sum.Window.Epochs)
-	}
-	if *follow && errors.Is(err, context.Canceled) {
-		return nil
-	}
-	if errors.Is(err, context.Canceled) {
-		return fmt.Errorf("interrupted with %d epochs pending; nothing is lost (hint: run again to resume)", sum.Window.Epochs)
-	}
-	return err
 }
 
 // anchorVar holds the anchorers this process runs, by log directory, for the

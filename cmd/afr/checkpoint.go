@@ -329,22 +329,6 @@ func (c *checkpointFlags) anchors(ctx context.Context, base verifier.AnchorSourc
 	return anchorSources{base, src}, nil
 }
 
-// targetLogID is the log id of the log in logDir or of the bundle.
-func targetLogID(logDir, bundleFile string) (format.Digest, error) {
-	if bundleFile != "" {
-		b, err := readBundle(bundleFile)
-		if err != nil {
-			return format.Digest{}, err
-		}
-		return format.LogID(b.Recorder, b.Session), nil
-	}
-	l, err := recorder.OpenLog(logDir)
-	if err != nil {
-		return format.Digest{}, err
-	}
-	return l.LogID()
-}
-
 // anchorSources is the union of anchor sources: the verifier checks their
 // anchors against one another (two roots for one epoch are
 // anchor_conflict). It is an AnchorChecker so that the findings of a

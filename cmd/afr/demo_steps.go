@@ -238,7 +238,7 @@ func (d *demoRun) verify() error {
 		return err
 	}
 	d.l = l
-	_, session, err := l.Identity()
+	rec, session, err := l.Identity()
 	if err != nil {
 		return err
 	}
@@ -248,7 +248,7 @@ func (d *demoRun) verify() error {
 	}
 	d.kr = kr
 	d.onClose(func() { kr.Close() })
-	d.src = onchain.ChainAnchors{Client: d.c, Contract: d.dep.EpochAnchor, Operator: d.rep.Operator, FromBlock: d.dep.Block}
+	d.src = onchain.ChainAnchors{Client: d.c, Contract: d.dep.EpochAnchor, Operator: d.rep.Operator, LogID: format.LogID(rec, session), FromBlock: d.dep.Block}
 	d.opts = verifier.Options{Payloads: verifier.PayloadsOpen, Keys: kr,
 		Completeness: onchain.Executions{Client: d.c, Account: d.acct, FromBlock: d.dep.Block}}
 	vrep, err := verifier.VerifyLog(d.ctx, l, d.src, d.opts)

@@ -117,7 +117,7 @@ func runQuery(e *env, args []string) error {
 	}
 
 	ctx := context.Background()
-	anchors, execs, closeChain, err := af.sources(ctx)
+	anchors, execs, closeChain, err := af.sources(ctx, *logDir, *bundleFile)
 	if err != nil {
 		return err
 	}

@@ -75,7 +75,7 @@ func runReport(e *env, args []string) error {
 		seq = &s
 	}
 	ctx := context.Background()
-	anchors, execs, closeChain, err := af.sources(ctx)
+	anchors, execs, closeChain, err := af.sources(ctx, *logDir, *bundleFile)
 	if err != nil {
 		return err
 	}

@@ -50,13 +50,20 @@ the MANIFEST's.
 "payloads"); without it only the report is printed.
 
 Anchors come from the chain — the Anchored events of EpochAnchor for the
-operator, checked against the contract's current head (--rpc URL
---anchor-contract ADDR --operator ADDR, or --deployment FILE --operator
-ADDR) — or from --anchors, a JSON file {"anchors":[{"epoch":0,"root":"0x…",
-"prev_root":"0x…"},…]}; without anchors nothing ties the log to an external
-commitment and the verdict is at best incomplete. Checkpoints cosigned by
-witnesses are anchors too, alone or beside the chain's (--checkpoint,
---checkpoint-key, --witness, --min-witnesses; see afr help checkpoint).
+operator and this log's id (docs/SPEC.md, "Log id"), checked against the
+contract's current head (--rpc URL --anchor-contract ADDR --operator ADDR,
+or --deployment FILE --operator ADDR), together with the log's entries in
+the operator's aggregate batches, whose contents come from the chain or
+from the operator's batches file (--batches FILE, or the deployment file's
+"batches_file"): a batch whose contents are missing makes the verdict at
+best incomplete (batch_withheld). An operator with no anchors for this log
+makes it incomplete, never tampered, and the report names the operators
+that did anchor it. Anchors also come from --anchors, a JSON file
+{"anchors":[{"epoch":0,"root":"0x…","prev_root":"0x…"},…]}; without anchors
+nothing ties the log to an external commitment and the verdict is at best
+incomplete. Checkpoints cosigned by witnesses are anchors too, alone or
+beside the chain's (--checkpoint, --checkpoint-key, --witness,
+--min-witnesses; see afr help checkpoint).
 
 With a PaceSmartAccount (--pace, or from --deployment), a log is also
 checked for completeness of on-chain actions: every Executed event of the
@@ -68,6 +75,7 @@ compared only with --keys.
 Examples:
   afr verify --log ./afr-log --deployment deployment.json --operator 0x… --keys ./afr-log/keys
   afr verify --log ./afr-log --rpc http://127.0.0.1:8545 --anchor-contract 0x… --operator 0x… --pace none
+  afr verify --log ./agent-7 --deployment deployment.json --operator 0x… --batches batches.jsonl
   afr verify --log ./afr-log --anchors anchors.json
   afr verify --log ./afr-log --anchors anchors.json --keys ./afr-log/keys --level open --json
   afr verify --bundle event-42.afrb --anchors anchors.json --level open --show`})
@@ -129,7 +137,7 @@ func runVerify(e *env, args []string) error {
 		return err
 	}
 	ctx := context.Background()
-	anchors, execs, closeChain, err := af.sources(ctx)
+	anchors, execs, closeChain, err := af.sources(ctx, *logDir, *bundleFile)
 	if err != nil {
 		return err
 	}
@@ -150,12 +158,16 @@ func runVerify(e *env, args []string) error {
 	if *jsonOut {
 		if err := writeJSON(e.stdout, struct {
 			*verifier.Report
+			Log      *format.Digest             `json:"log,omitempty"`
 			Payloads map[uint64]*format.Payload `json:"payloads,omitempty"`
-		}{rep, payloads}); err != nil {
+		}{rep, af.logID, payloads}); err != nil {
 			return err
 		}
 	} else {
 		printReport(e, rep, payloads)
+		if af.logID != nil {
+			fmt.Fprintf(e.stdout, "  log %s: %s\n", af.logID, af.describe())
+		}
 		if x := rep.Executions; x != nil {
 			fmt.Fprintf(e.stdout, "  on-chain executions %d: %d recorded, %d with matching intent, %d not compared (no keys)\n",
 				x.Executions, x.Recorded, x.Matched, x.Unchecked)
@@ -233,13 +245,16 @@ func verdictExit(v verifier.Verdict, err error) error {
 // anchorFlags say where the anchors come from, and which account to check
 // for completeness: the same flags for verify and query.
 type anchorFlags struct {
-	file, rpc, deployment, contract, operator, pace *string
-	from                                            *uint64
+	file, rpc, deployment, contract, operator, pace, batches *string
+	from                                                     *uint64
+	// logID is the log whose anchors were read from a chain (set by sources).
+	logID *format.Digest
 }
 
 func addAnchorFlags(fs *flag.FlagSet) *anchorFlags {
 	return &anchorFlags{
 		file:       fs.String("anchors", "", "anchors file (JSON)"),
+		batches:    fs.String("batches", "", "the operator's batches file, for anchors in aggregate batches (default: from --deployment)"),
 		rpc:        fs.String("rpc", "", "read anchors from the chain at this JSON-RPC URL"),
 		deployment: fs.String("deployment", "", "deployment file (afr deploy): RPC URL, EpochAnchor and PaceSmartAccount"),
 		contract:   fs.String("anchor-contract", "", "EpochAnchor address (default: from --deployment)"),
@@ -249,19 +264,48 @@ func addAnchorFlags(fs *flag.FlagSet) *anchorFlags {
 	}
 }
 
-// sources returns the anchor source (nil when none is given), the
-// completeness check (nil without an account) and a function releasing
-// the chain connection.
-func (a *anchorFlags) sources(ctx context.Context) (verifier.AnchorSource, *onchain.Executions, func(), error) {
+// sources returns the anchor source of the log in logDir or the bundle in
+// bundleFile (nil when no anchors are given), the completeness check (nil
+// without an account) and a function releasing the chain connection.
+func (a *anchorFlags) sources(ctx context.Context, logDir, bundleFile string) (verifier.AnchorSource, *onchain.Executions, func(), error) {
 	switch {
 	case *a.file != "" && (*a.rpc != "" || *a.deployment != ""):
 		return nil, nil, nil, usageError{"--anchors and a chain (--rpc, --deployment) exclude each other"}
+	case *a.batches != "" && *a.rpc == "" && *a.deployment == "":
+		return nil, nil, nil, usageError{"--batches needs a chain (--rpc or --deployment): the batch roots are read from it"}
 	case *a.file != "":
 		return verifier.AnchorsFile(*a.file), nil, func() {}, nil
 	case *a.rpc != "" || *a.deployment != "":
-		return chainSources(ctx, *a.rpc, *a.deployment, *a.contract, *a.operator, *a.pace, *a.from)
+		id, err := targetLogID(logDir, bundleFile)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		a.logID = &id
+		return chainSources(ctx, *a.rpc, *a.deployment, *a.contract, *a.operator, *a.pace, *a.batches, *a.from, id)
 	}
 	return nil, nil, func() {}, nil
+}
+
+// targetLogID returns the log id whose anchors a verification of the log
+// in logDir or the bundle in bundleFile reads: that of the recorder and
+// session the log's evidence (or the bundle) declares.
+func targetLogID(logDir, bundleFile string) (format.Digest, error) {
+	if bundleFile != "" {
+		b, err := readBundle(bundleFile)
+		if err != nil {
+			return format.Digest{}, err
+		}
+		return b.LogID(), nil
+	}
+	l, err := recorder.OpenLog(logDir)
+	if err != nil {
+		return format.Digest{}, err
+	}
+	id, err := l.LogID()
+	if err != nil {
+		return format.Digest{}, fmt.Errorf("no log id to read anchors for: %w", err)
+	}
+	return id, nil
 }
 
 // describe says where the anchors come from, for a reader of the result.
@@ -274,13 +318,17 @@ func (a *anchorFlags) describe() string {
 		if *a.deployment != "" {
 			where = "the chain of deployment " + *a.deployment
 		}
-		return fmt.Sprintf("EpochAnchor's Anchored events of operator %s, read from %s", *a.operator, where)
+		what := fmt.Sprintf("EpochAnchor's Anchored events of operator %s for this log, per log and in its batches", *a.operator)
+		if *a.batches != "" {
+			what += " (contents from " + *a.batches + " or the chain)"
+		}
+		return what + ", read from " + where
 	}
 	return ""
 }
 
 // chainSources builds the chain anchor source and the completeness check.
-func chainSources(ctx context.Context, rpcURL, deployment, anchorContract, operator, pace string, from uint64) (verifier.AnchorSource, *onchain.Executions, func(), error) {
+func chainSources(ctx context.Context, rpcURL, deployment, anchorContract, operator, pace, batches string, from uint64, logID format.Digest) (verifier.AnchorSource, *onchain.Executions, func(), error) {
 	var dep chain.Deployment
 	if deployment != "" {
 		if err := readJSONFile(deployment, &dep); err != nil {
@@ -291,6 +339,12 @@ func chainSources(ctx context.Context, rpcURL, deployment, anchorContract, opera
 		}
 		if from == 0 {
 			from = dep.Block
+		}
+		if batches == "" && dep.BatchesFile != "" {
+			batches = dep.BatchesFile
+			if !filepath.IsAbs(batches) {
+				batches = filepath.Join(filepath.Dir(deployment), batches)
+			}
 		}
 	}
 	if rpcURL == "" {
@@ -324,7 +378,7 @@ func chainSources(ctx context.Context, rpcURL, deployment, anchorContract, opera
 			return nil, nil, nil, err
 		}
 	}
-	src := onchain.ChainAnchors{Client: b.Client(), Contract: contract, Operator: op, FromBlock: from}
+	src := onchain.LogAnchors{Client: b.Client(), Contract: contract, Operator: op, LogID: logID, FromBlock: from, BatchesFile: batches}
 	var x *onchain.Executions
 	switch {
 	case pace == "none":

@@ -3,6 +3,7 @@ package bindings_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math/big"
 	"math/rand/v2"
 	"os"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/agentflightrecorder/afr/contracts/bindings"
 	"github.com/agentflightrecorder/afr/contracts/internal/forgeart"
+	"github.com/agentflightrecorder/afr/format"
 )
 
 // TestBindingsUpToDate rebuilds the contracts with forge into a temporary directory and fails
@@ -100,52 +102,144 @@ func anchorChain(t *testing.T) (*simulated.Backend, *bind.BoundContract, *bind.T
 	return b, bindings.NewEpochAnchor().Instance(b.Client(), addr), opts
 }
 
-// TestAnchorGasAndDifferential anchors a chain of random roots in real transactions, checks the
-// receipts' gas against the ≤ 31,000 target, and checks that the Go commitment equals the
-// contract's stored head after every anchor.
+// TestAnchorGasAndDifferential anchors two logs of one operator, interleaved, as chains of
+// random roots in real transactions, checks the receipts' gas against the ≤ 31,000 target, and
+// checks after every anchor that the Go commitment equals the contract's stored head of that
+// log and that the other log's head did not move.
 func TestAnchorGasAndDifferential(t *testing.T) {
 	b, anchor, opts := anchorChain(t)
 	ea := bindings.NewEpochAnchor()
 	r := rand.New(rand.NewPCG(1, 2))
-	var prev [32]byte
-	var gas []uint64
-	for epoch := uint64(0); epoch < 20; epoch++ {
-		var root [32]byte
-		for i := range root {
-			root[i] = byte(r.UintN(256))
+	random := func() (d [32]byte) {
+		for i := range d {
+			d[i] = byte(r.UintN(256))
 		}
-		tx, err := bind.Transact(anchor, opts, ea.PackAnchor(epoch, root, prev))
+		return d
+	}
+	logs := [2][32]byte{random(), random()}
+	var prev [2][32]byte
+	var gas []uint64
+	for i := range 40 {
+		l, epoch := i%2, uint64(i/2)
+		root := random()
+		tx, err := bind.Transact(anchor, opts, ea.PackAnchor(logs[l], epoch, root, prev[l]))
 		if err != nil {
 			t.Fatal(err)
 		}
 		b.Commit()
 		rec, err := b.Client().TransactionReceipt(context.Background(), tx.Hash())
 		if err != nil || rec.Status != 1 {
-			t.Fatalf("epoch %d: anchor failed: %v", epoch, err)
+			t.Fatalf("log %d epoch %d: anchor failed: %v", l, epoch, err)
 		}
-		gas = append(gas, rec.GasUsed)
+		if epoch > 0 {
+			gas = append(gas, rec.GasUsed)
+		} else {
+			t.Logf("log %d: first anchor %d gas", l, rec.GasUsed)
+		}
 		ev, err := ea.UnpackAnchoredEvent(rec.Logs[0])
-		if err != nil || ev.Epoch != epoch || ev.Root != root || ev.PrevRoot != prev || ev.Operator != opts.From {
-			t.Fatalf("epoch %d: event %+v, %v", epoch, ev, err)
+		if err != nil || ev.LogId != logs[l] || ev.Epoch != epoch || ev.Root != root || ev.PrevRoot != prev[l] || ev.Operator != opts.From {
+			t.Fatalf("log %d epoch %d: event %+v, %v", l, epoch, ev, err)
 		}
-		head, err := bind.Call(anchor, nil, ea.PackHead(opts.From), ea.UnpackHead)
+		head, err := bind.Call(anchor, nil, ea.PackHead(opts.From, logs[l]), ea.UnpackHead)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !head.Anchored || head.Epoch != epoch || head.Commitment != bindings.AnchorCommitment(epoch, root) {
-			t.Fatalf("epoch %d: head %+v, go commitment %x", epoch, head, bindings.AnchorCommitment(epoch, root))
+			t.Fatalf("log %d epoch %d: head %+v, go commitment %x", l, epoch, head, bindings.AnchorCommitment(epoch, root))
 		}
-		prev = root
+		if l == 1 {
+			other, err := bind.Call(anchor, nil, ea.PackIsHead(opts.From, logs[0], epoch, prev[0]), ea.UnpackIsHead)
+			if err != nil || !other {
+				t.Fatalf("epoch %d: log 0's head moved when log 1 was anchored (%v)", epoch, err)
+			}
+		}
+		prev[l] = root
 	}
-	t.Logf("EpochAnchor.anchor: first %d gas, steady state %v gas", gas[0], gas[1:])
-	for i, g := range gas[1:] {
+	t.Logf("EpochAnchor.anchor: steady state %v gas", gas)
+	for i, g := range gas {
 		if g > 31_000 {
-			t.Errorf("epoch %d: steady-state anchor %d gas, want ≤ 31000", i+1, g)
+			t.Errorf("anchor %d: steady-state anchor %d gas, want ≤ 31000", i, g)
 		}
 	}
 	// A replayed epoch is rejected on chain (eth_estimateGas fails with the revert).
-	if _, err := bind.Transact(anchor, opts, ea.PackAnchor(5, prev, prev)); err == nil {
+	if _, err := bind.Transact(anchor, opts, ea.PackAnchor(logs[0], 5, prev[0], prev[0])); err == nil {
 		t.Fatal("replayed epoch accepted")
+	}
+}
+
+// TestBatchGasCurve measures, from receipts, what one log-epoch costs when n of them are
+// anchored in one aggregate batch, for n = 1, 10, 100 and 1,000, in both publication modes:
+// "file" anchors the batch root with anchor(0, …) (the entries go to the operator's batches
+// file), "events" with anchorBatch (the entries in the BatchContents event). Each figure is a
+// steady-state batch (the batch chain's head slot already set) of n entries of random logs;
+// docs/PERFORMANCE.md, "Anchoring", holds the table this test logs.
+func TestBatchGasCurve(t *testing.T) {
+	b, anchor, opts := anchorChain(t)
+	ea := bindings.NewEpochAnchor()
+	r := rand.New(rand.NewPCG(5, 6))
+	random := func() (d format.Digest) {
+		for i := range d {
+			d[i] = byte(r.UintN(256))
+		}
+		return d
+	}
+	var (
+		number uint64
+		prev   format.Digest
+	)
+	send := func(n int, events bool) (gas uint64) {
+		t.Helper()
+		entries := make([]format.BatchEntry, n)
+		for i := range entries {
+			entries[i] = format.BatchEntry{Log: random(), Epoch: r.Uint64N(1 << 20), Root: random(), PrevRoot: random()}
+		}
+		root, err := format.BatchRoot(number, entries)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data := ea.PackAnchor([32]byte{}, number, root, prev)
+		if events {
+			data = ea.PackAnchorBatch(number, root, prev, format.EncodeBatchEntries(entries))
+		}
+		tx, err := bind.Transact(anchor, opts, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Commit()
+		rec, err := b.Client().TransactionReceipt(context.Background(), tx.Hash())
+		if err != nil || rec.Status != 1 {
+			t.Fatalf("batch %d (%d entries): %v", number, n, err)
+		}
+		if events {
+			// The contents read back from the event are the entries.
+			ev, err := ea.UnpackBatchContentsEvent(rec.Logs[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := format.DecodeBatchEntries(ev.Entries)
+			if err != nil || len(got) != n || got[n-1] != entries[n-1] || ev.Batch != number {
+				t.Fatalf("batch %d: BatchContents decodes to %d entries (%v)", number, len(got), err)
+			}
+		}
+		number, prev = number+1, root
+		return rec.GasUsed
+	}
+	send(1, false) // batch 0: the zero→nonzero head slot
+	perEpoch := map[string]float64{}
+	for _, mode := range []string{"file", "events"} {
+		for _, n := range []int{1, 10, 100, 1000} {
+			gas := send(n, mode == "events")
+			perEpoch[fmt.Sprint(mode, n)] = float64(gas) / float64(n)
+			t.Logf("%-6s %5d log-epochs per batch: %9d gas per batch, %8.1f gas per log-epoch", mode, n, gas, float64(gas)/float64(n))
+		}
+	}
+	if g := perEpoch["file100"]; g > 2_000 {
+		t.Errorf("file publication, 100 logs per batch: %.1f gas per log-epoch, want ≤ 2,000", g)
+	}
+	// In event publication every entry's 104 calldata bytes pay EIP-7623's floor price
+	// (40 gas per nonzero byte): at least 4,000 gas per log-epoch, whatever the contract does.
+	if g := perEpoch["events100"]; g < 4_000 || g > 4_500 {
+		t.Errorf("event publication, 100 logs per batch: %.1f gas per log-epoch, expected the calldata floor (4,000–4,500)", g)
 	}
 }
 

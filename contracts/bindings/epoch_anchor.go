@@ -26,9 +26,9 @@ var (
 
 // EpochAnchorMetaData contains all meta data concerning the EpochAnchor contract.
 var EpochAnchorMetaData = bind.MetaData{
-	ABI: "[{\"type\":\"function\",\"name\":\"anchor\",\"inputs\":[{\"name\":\"epoch\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"root\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"prevRoot\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"commitmentOf\",\"inputs\":[{\"name\":\"epoch\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"root\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bytes24\",\"internalType\":\"bytes24\"}],\"stateMutability\":\"pure\"},{\"type\":\"function\",\"name\":\"head\",\"inputs\":[{\"name\":\"operator\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"anchored\",\"type\":\"bool\",\"internalType\":\"bool\"},{\"name\":\"epoch\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"commitment\",\"type\":\"bytes24\",\"internalType\":\"bytes24\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"isHead\",\"inputs\":[{\"name\":\"operator\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"epoch\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"root\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"nextEpoch\",\"inputs\":[{\"name\":\"operator\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint64\",\"internalType\":\"uint64\"}],\"stateMutability\":\"view\"},{\"type\":\"event\",\"name\":\"Anchored\",\"inputs\":[{\"name\":\"operator\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"epoch\",\"type\":\"uint64\",\"indexed\":true,\"internalType\":\"uint64\"},{\"name\":\"root\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"},{\"name\":\"prevRoot\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"BackPointerMismatch\",\"inputs\":[{\"name\":\"epoch\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"prevRoot\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"type\":\"error\",\"name\":\"EpochOutOfOrder\",\"inputs\":[{\"name\":\"epoch\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"expected\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"GenesisBackPointerNotZero\",\"inputs\":[{\"name\":\"prevRoot\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"type\":\"error\",\"name\":\"ZeroRoot\",\"inputs\":[{\"name\":\"epoch\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]}]",
+	ABI: "[{\"type\":\"function\",\"name\":\"anchor\",\"inputs\":[{\"name\":\"logId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"epoch\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"root\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"prevRoot\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"anchorBatch\",\"inputs\":[{\"name\":\"batch\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"root\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"prevRoot\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"entries\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"commitmentOf\",\"inputs\":[{\"name\":\"epoch\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"root\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bytes24\",\"internalType\":\"bytes24\"}],\"stateMutability\":\"pure\"},{\"type\":\"function\",\"name\":\"head\",\"inputs\":[{\"name\":\"operator\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"logId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[{\"name\":\"anchored\",\"type\":\"bool\",\"internalType\":\"bool\"},{\"name\":\"epoch\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"commitment\",\"type\":\"bytes24\",\"internalType\":\"bytes24\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"isHead\",\"inputs\":[{\"name\":\"operator\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"logId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"epoch\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"root\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"nextEpoch\",\"inputs\":[{\"name\":\"operator\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"logId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint64\",\"internalType\":\"uint64\"}],\"stateMutability\":\"view\"},{\"type\":\"event\",\"name\":\"Anchored\",\"inputs\":[{\"name\":\"operator\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"logId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"epoch\",\"type\":\"uint64\",\"indexed\":true,\"internalType\":\"uint64\"},{\"name\":\"root\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"},{\"name\":\"prevRoot\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"BatchContents\",\"inputs\":[{\"name\":\"operator\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"batch\",\"type\":\"uint64\",\"indexed\":true,\"internalType\":\"uint64\"},{\"name\":\"entries\",\"type\":\"bytes\",\"indexed\":false,\"internalType\":\"bytes\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"BackPointerMismatch\",\"inputs\":[{\"name\":\"epoch\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"prevRoot\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"type\":\"error\",\"name\":\"EpochOutOfOrder\",\"inputs\":[{\"name\":\"epoch\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"expected\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"GenesisBackPointerNotZero\",\"inputs\":[{\"name\":\"prevRoot\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"type\":\"error\",\"name\":\"MalformedBatch\",\"inputs\":[{\"name\":\"length\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ZeroRoot\",\"inputs\":[{\"name\":\"epoch\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]}]",
 	ID:  "EpochAnchor",
-	Bin: "0x6080604052348015600e575f5ffd5b506104e58061001c5f395ff3fe608060405234801561000f575f5ffd5b5060043610610064575f3560e01c8063839a26521161004d578063839a2652146100c6578063bda4fec514610117578063e1dcb83614610172575f5ffd5b80630e78187d146100685780637494b1af146100b1575b5f5ffd5b61007b6100763660046103d8565b610195565b6040517fffffffffffffffffffffffffffffffffffffffffffffffff000000000000000090911681526020015b60405180910390f35b6100c46100bf366004610400565b6101d1565b005b6100fe6100d4366004610453565b73ffffffffffffffffffffffffffffffffffffffff165f9081526020819052604090205460c01c90565b60405167ffffffffffffffff90911681526020016100a8565b61012a610125366004610453565b6102d0565b60408051931515845267ffffffffffffffff90921660208401527fffffffffffffffffffffffffffffffffffffffffffffffff000000000000000016908201526060016100a8565b610185610180366004610473565b610331565b60405190151581526020016100a8565b6040805167ffffffffffffffff8416602080830191909152818301849052825180830384018152606090920183528151910120901b5b92915050565b335f525f60205260405f2080548060c01c8086146102075760405163aafac23460e01b8152866004820152816024820152604481fd5b508361021e576341408c495f52846020526024601cfd5b84801561026857600186035f52836020528160401b60401c60405f2060401b60401c146102635760405163bfc3f72960e01b8152866004820152846024820152604481fd5b61027f565b831561027f57637b1f90935f52836020526024601cfd5b5050835f528260205260405f2060401b60401c6001850160c01b17815550815f528060205282337fd6f0f013808bc2f1d448753205790daee522b8c2904b0d109ec4099b097c8eae60405fa3505050565b73ffffffffffffffffffffffffffffffffffffffff81165f908152602081905260408120548190819080820361030f57505f925082915081905061032a565b600161031f8160c084901c6104ad565b909450925060401b90505b9193909250565b73ffffffffffffffffffffffffffffffffffffffff83165f908152602081905260408120548015801590610386575067ffffffffffffffff841661037a600160c084901c6104ad565b67ffffffffffffffff16145b80156103b357506103978484610195565b67ffffffffffffffff19168160401b67ffffffffffffffff1916145b95945050505050565b803567ffffffffffffffff811681146103d3575f5ffd5b919050565b5f5f604083850312156103e9575f5ffd5b6103f2836103bc565b946020939093013593505050565b5f5f5f60608486031215610412575f5ffd5b61041b846103bc565b95602085013595506040909401359392505050565b803573ffffffffffffffffffffffffffffffffffffffff811681146103d3575f5ffd5b5f60208284031215610463575f5ffd5b61046c82610430565b9392505050565b5f5f5f60608486031215610485575f5ffd5b61048e84610430565b925061049c602085016103bc565b929592945050506040919091013590565b818103818111156101cb577f4e487b71000000000000000000000000000000000000000000000000000000005f52601160045260245ffd",
+	Bin: "0x6080604052348015600e575f5ffd5b506106a58061001c5f395ff3fe608060405234801561000f575f5ffd5b506004361061006f575f3560e01c80637f00e3931161004d5780637f00e3931461012c578063cff2795f1461013f578063fc601a5414610162575f5ffd5b80630e78187d1461007357806324e8393d146100bc5780633841832714610117575b5f5ffd5b61008661008136600461047d565b61019b565b6040517fffffffffffffffffffffffffffffffffffffffffffffffff000000000000000090911681526020015b60405180910390f35b6100cf6100ca3660046104c8565b6101d7565b60408051931515845267ffffffffffffffff90921660208401527fffffffffffffffffffffffffffffffffffffffffffffffff000000000000000016908201526060016100b3565b61012a6101253660046104e2565b610229565b005b61012a61013a366004610570565b6102eb565b61015261014d3660046105a8565b6103ec565b60405190151581526020016100b3565b6101826101703660046104c8565b5f918252602052604090205460c01c90565b60405167ffffffffffffffff90911681526020016100b3565b6040805167ffffffffffffffff8416602080830191909152818301849052825180830384018152606090920183528151910120901b5b92915050565b5f5f5f5f6101ef86865f918252602052604090205490565b9050805f0361020757505f9250829150819050610222565b60016102178160c084901c6105e9565b909450925060401b90505b9250925092565b80158061023f575061023c606882610621565b15155b1561027d576040517f70ac562d0000000000000000000000000000000000000000000000000000000081526004810182905260240160405180910390fd5b6102895f8686866102eb565b8467ffffffffffffffff163373ffffffffffffffffffffffffffffffffffffffff167f501df5d47a47da667099f7858eadabfd02f2969e6fdf5d01de23b46b1abc500484846040516102dc929190610659565b60405180910390a35050505050565b335f528360205260405f2080548060c01c8086146103215760405163aafac23460e01b8152866004820152816024820152604481fd5b5083610338576341408c495f52846020526024601cfd5b84801561038257600186035f52836020528160401b60401c60405f2060401b60401c1461037d5760405163bfc3f72960e01b8152866004820152846024820152604481fd5b610399565b831561039957637b1f90935f52836020526024601cfd5b5050835f528260205260405f2060401b60401c6001850160c01b17815550815f52806020528284337fa58519225e4f9c8267cd9793b73fec57d8d8f98424e8f206c6d7288d6fe037e760405fa450505050565b5f84815260208490526040812054801580159061042a575067ffffffffffffffff841661041e600160c084901c6105e9565b67ffffffffffffffff16145b8015610457575061043b848461019b565b67ffffffffffffffff19168160401b67ffffffffffffffff1916145b9695505050505050565b803567ffffffffffffffff81168114610478575f5ffd5b919050565b5f5f6040838503121561048e575f5ffd5b61049783610461565b946020939093013593505050565b803573ffffffffffffffffffffffffffffffffffffffff81168114610478575f5ffd5b5f5f604083850312156104d9575f5ffd5b610497836104a5565b5f5f5f5f5f608086880312156104f6575f5ffd5b6104ff86610461565b94506020860135935060408601359250606086013567ffffffffffffffff811115610528575f5ffd5b8601601f81018813610538575f5ffd5b803567ffffffffffffffff81111561054e575f5ffd5b88602082840101111561055f575f5ffd5b959894975092955050506020019190565b5f5f5f5f60808587031215610583575f5ffd5b8435935061059360208601610461565b93969395505050506040820135916060013590565b5f5f5f5f608085870312156105bb575f5ffd5b6105c4856104a5565b9350602085013592506105d960408601610461565b9396929550929360600135925050565b818103818111156101d1577f4e487b71000000000000000000000000000000000000000000000000000000005f52601160045260245ffd5b5f82610654577f4e487b71000000000000000000000000000000000000000000000000000000005f52601260045260245ffd5b500690565b60208152816020820152818360408301375f818301604090810191909152601f9092017fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffe016010191905056",
 }
 
 // EpochAnchor is an auto generated Go binding around an Ethereum contract.
@@ -57,12 +57,12 @@ func (c *EpochAnchor) Instance(backend bind.ContractBackend, addr common.Address
 }
 
 // PackAnchor is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0x7494b1af.  This method will panic if any
+// the contract method with ID 0x7f00e393.  This method will panic if any
 // invalid/nil inputs are passed.
 //
-// Solidity: function anchor(uint64 epoch, bytes32 root, bytes32 prevRoot) returns()
-func (epochAnchor *EpochAnchor) PackAnchor(epoch uint64, root [32]byte, prevRoot [32]byte) []byte {
-	enc, err := epochAnchor.abi.Pack("anchor", epoch, root, prevRoot)
+// Solidity: function anchor(bytes32 logId, uint64 epoch, bytes32 root, bytes32 prevRoot) returns()
+func (epochAnchor *EpochAnchor) PackAnchor(logId [32]byte, epoch uint64, root [32]byte, prevRoot [32]byte) []byte {
+	enc, err := epochAnchor.abi.Pack("anchor", logId, epoch, root, prevRoot)
 	if err != nil {
 		panic(err)
 	}
@@ -70,12 +70,34 @@ func (epochAnchor *EpochAnchor) PackAnchor(epoch uint64, root [32]byte, prevRoot
 }
 
 // TryPackAnchor is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0x7494b1af.  This method will return an error
+// the contract method with ID 0x7f00e393.  This method will return an error
 // if any inputs are invalid/nil.
 //
-// Solidity: function anchor(uint64 epoch, bytes32 root, bytes32 prevRoot) returns()
-func (epochAnchor *EpochAnchor) TryPackAnchor(epoch uint64, root [32]byte, prevRoot [32]byte) ([]byte, error) {
-	return epochAnchor.abi.Pack("anchor", epoch, root, prevRoot)
+// Solidity: function anchor(bytes32 logId, uint64 epoch, bytes32 root, bytes32 prevRoot) returns()
+func (epochAnchor *EpochAnchor) TryPackAnchor(logId [32]byte, epoch uint64, root [32]byte, prevRoot [32]byte) ([]byte, error) {
+	return epochAnchor.abi.Pack("anchor", logId, epoch, root, prevRoot)
+}
+
+// PackAnchorBatch is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x38418327.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function anchorBatch(uint64 batch, bytes32 root, bytes32 prevRoot, bytes entries) returns()
+func (epochAnchor *EpochAnchor) PackAnchorBatch(batch uint64, root [32]byte, prevRoot [32]byte, entries []byte) []byte {
+	enc, err := epochAnchor.abi.Pack("anchorBatch", batch, root, prevRoot, entries)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackAnchorBatch is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x38418327.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function anchorBatch(uint64 batch, bytes32 root, bytes32 prevRoot, bytes entries) returns()
+func (epochAnchor *EpochAnchor) TryPackAnchorBatch(batch uint64, root [32]byte, prevRoot [32]byte, entries []byte) ([]byte, error) {
+	return epochAnchor.abi.Pack("anchorBatch", batch, root, prevRoot, entries)
 }
 
 // PackCommitmentOf is the Go binding used to pack the parameters required for calling
@@ -114,12 +136,12 @@ func (epochAnchor *EpochAnchor) UnpackCommitmentOf(data []byte) ([24]byte, error
 }
 
 // PackHead is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0xbda4fec5.  This method will panic if any
+// the contract method with ID 0x24e8393d.  This method will panic if any
 // invalid/nil inputs are passed.
 //
-// Solidity: function head(address operator) view returns(bool anchored, uint64 epoch, bytes24 commitment)
-func (epochAnchor *EpochAnchor) PackHead(operator common.Address) []byte {
-	enc, err := epochAnchor.abi.Pack("head", operator)
+// Solidity: function head(address operator, bytes32 logId) view returns(bool anchored, uint64 epoch, bytes24 commitment)
+func (epochAnchor *EpochAnchor) PackHead(operator common.Address, logId [32]byte) []byte {
+	enc, err := epochAnchor.abi.Pack("head", operator, logId)
 	if err != nil {
 		panic(err)
 	}
@@ -127,12 +149,12 @@ func (epochAnchor *EpochAnchor) PackHead(operator common.Address) []byte {
 }
 
 // TryPackHead is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0xbda4fec5.  This method will return an error
+// the contract method with ID 0x24e8393d.  This method will return an error
 // if any inputs are invalid/nil.
 //
-// Solidity: function head(address operator) view returns(bool anchored, uint64 epoch, bytes24 commitment)
-func (epochAnchor *EpochAnchor) TryPackHead(operator common.Address) ([]byte, error) {
-	return epochAnchor.abi.Pack("head", operator)
+// Solidity: function head(address operator, bytes32 logId) view returns(bool anchored, uint64 epoch, bytes24 commitment)
+func (epochAnchor *EpochAnchor) TryPackHead(operator common.Address, logId [32]byte) ([]byte, error) {
+	return epochAnchor.abi.Pack("head", operator, logId)
 }
 
 // HeadOutput serves as a container for the return parameters of contract
@@ -144,9 +166,9 @@ type HeadOutput struct {
 }
 
 // UnpackHead is the Go binding that unpacks the parameters returned
-// from invoking the contract method with ID 0xbda4fec5.
+// from invoking the contract method with ID 0x24e8393d.
 //
-// Solidity: function head(address operator) view returns(bool anchored, uint64 epoch, bytes24 commitment)
+// Solidity: function head(address operator, bytes32 logId) view returns(bool anchored, uint64 epoch, bytes24 commitment)
 func (epochAnchor *EpochAnchor) UnpackHead(data []byte) (HeadOutput, error) {
 	out, err := epochAnchor.abi.Unpack("head", data)
 	outstruct := new(HeadOutput)
@@ -160,12 +182,12 @@ func (epochAnchor *EpochAnchor) UnpackHead(data []byte) (HeadOutput, error) {
 }
 
 // PackIsHead is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0xe1dcb836.  This method will panic if any
+// the contract method with ID 0xcff2795f.  This method will panic if any
 // invalid/nil inputs are passed.
 //
-// Solidity: function isHead(address operator, uint64 epoch, bytes32 root) view returns(bool)
-func (epochAnchor *EpochAnchor) PackIsHead(operator common.Address, epoch uint64, root [32]byte) []byte {
-	enc, err := epochAnchor.abi.Pack("isHead", operator, epoch, root)
+// Solidity: function isHead(address operator, bytes32 logId, uint64 epoch, bytes32 root) view returns(bool)
+func (epochAnchor *EpochAnchor) PackIsHead(operator common.Address, logId [32]byte, epoch uint64, root [32]byte) []byte {
+	enc, err := epochAnchor.abi.Pack("isHead", operator, logId, epoch, root)
 	if err != nil {
 		panic(err)
 	}
@@ -173,18 +195,18 @@ func (epochAnchor *EpochAnchor) PackIsHead(operator common.Address, epoch uint64
 }
 
 // TryPackIsHead is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0xe1dcb836.  This method will return an error
+// the contract method with ID 0xcff2795f.  This method will return an error
 // if any inputs are invalid/nil.
 //
-// Solidity: function isHead(address operator, uint64 epoch, bytes32 root) view returns(bool)
-func (epochAnchor *EpochAnchor) TryPackIsHead(operator common.Address, epoch uint64, root [32]byte) ([]byte, error) {
-	return epochAnchor.abi.Pack("isHead", operator, epoch, root)
+// Solidity: function isHead(address operator, bytes32 logId, uint64 epoch, bytes32 root) view returns(bool)
+func (epochAnchor *EpochAnchor) TryPackIsHead(operator common.Address, logId [32]byte, epoch uint64, root [32]byte) ([]byte, error) {
+	return epochAnchor.abi.Pack("isHead", operator, logId, epoch, root)
 }
 
 // UnpackIsHead is the Go binding that unpacks the parameters returned
-// from invoking the contract method with ID 0xe1dcb836.
+// from invoking the contract method with ID 0xcff2795f.
 //
-// Solidity: function isHead(address operator, uint64 epoch, bytes32 root) view returns(bool)
+// Solidity: function isHead(address operator, bytes32 logId, uint64 epoch, bytes32 root) view returns(bool)
 func (epochAnchor *EpochAnchor) UnpackIsHead(data []byte) (bool, error) {
 	out, err := epochAnchor.abi.Unpack("isHead", data)
 	if err != nil {
@@ -195,12 +217,12 @@ func (epochAnchor *EpochAnchor) UnpackIsHead(data []byte) (bool, error) {
 }
 
 // PackNextEpoch is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0x839a2652.  This method will panic if any
+// the contract method with ID 0xfc601a54.  This method will panic if any
 // invalid/nil inputs are passed.
 //
-// Solidity: function nextEpoch(address operator) view returns(uint64)
-func (epochAnchor *EpochAnchor) PackNextEpoch(operator common.Address) []byte {
-	enc, err := epochAnchor.abi.Pack("nextEpoch", operator)
+// Solidity: function nextEpoch(address operator, bytes32 logId) view returns(uint64)
+func (epochAnchor *EpochAnchor) PackNextEpoch(operator common.Address, logId [32]byte) []byte {
+	enc, err := epochAnchor.abi.Pack("nextEpoch", operator, logId)
 	if err != nil {
 		panic(err)
 	}
@@ -208,18 +230,18 @@ func (epochAnchor *EpochAnchor) PackNextEpoch(operator common.Address) []byte {
 }
 
 // TryPackNextEpoch is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0x839a2652.  This method will return an error
+// the contract method with ID 0xfc601a54.  This method will return an error
 // if any inputs are invalid/nil.
 //
-// Solidity: function nextEpoch(address operator) view returns(uint64)
-func (epochAnchor *EpochAnchor) TryPackNextEpoch(operator common.Address) ([]byte, error) {
-	return epochAnchor.abi.Pack("nextEpoch", operator)
+// Solidity: function nextEpoch(address operator, bytes32 logId) view returns(uint64)
+func (epochAnchor *EpochAnchor) TryPackNextEpoch(operator common.Address, logId [32]byte) ([]byte, error) {
+	return epochAnchor.abi.Pack("nextEpoch", operator, logId)
 }
 
 // UnpackNextEpoch is the Go binding that unpacks the parameters returned
-// from invoking the contract method with ID 0x839a2652.
+// from invoking the contract method with ID 0xfc601a54.
 //
-// Solidity: function nextEpoch(address operator) view returns(uint64)
+// Solidity: function nextEpoch(address operator, bytes32 logId) view returns(uint64)
 func (epochAnchor *EpochAnchor) UnpackNextEpoch(data []byte) (uint64, error) {
 	out, err := epochAnchor.abi.Unpack("nextEpoch", data)
 	if err != nil {
@@ -232,6 +254,7 @@ func (epochAnchor *EpochAnchor) UnpackNextEpoch(data []byte) (uint64, error) {
 // EpochAnchorAnchored represents a Anchored event raised by the EpochAnchor contract.
 type EpochAnchorAnchored struct {
 	Operator common.Address
+	LogId    [32]byte
 	Epoch    uint64
 	Root     [32]byte
 	PrevRoot [32]byte
@@ -248,7 +271,7 @@ func (EpochAnchorAnchored) ContractEventName() string {
 // UnpackAnchoredEvent is the Go binding that unpacks the event data emitted
 // by contract.
 //
-// Solidity: event Anchored(address indexed operator, uint64 indexed epoch, bytes32 root, bytes32 prevRoot)
+// Solidity: event Anchored(address indexed operator, bytes32 indexed logId, uint64 indexed epoch, bytes32 root, bytes32 prevRoot)
 func (epochAnchor *EpochAnchor) UnpackAnchoredEvent(log *types.Log) (*EpochAnchorAnchored, error) {
 	event := "Anchored"
 	if len(log.Topics) == 0 {
@@ -258,6 +281,52 @@ func (epochAnchor *EpochAnchor) UnpackAnchoredEvent(log *types.Log) (*EpochAncho
 		return nil, bind.ErrEventSignatureMismatch
 	}
 	out := new(EpochAnchorAnchored)
+	if len(log.Data) > 0 {
+		if err := epochAnchor.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range epochAnchor.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// EpochAnchorBatchContents represents a BatchContents event raised by the EpochAnchor contract.
+type EpochAnchorBatchContents struct {
+	Operator common.Address
+	Batch    uint64
+	Entries  []byte
+	Raw      *types.Log // Blockchain specific contextual infos
+}
+
+const EpochAnchorBatchContentsEventName = "BatchContents"
+
+// ContractEventName returns the user-defined event name.
+func (EpochAnchorBatchContents) ContractEventName() string {
+	return EpochAnchorBatchContentsEventName
+}
+
+// UnpackBatchContentsEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event BatchContents(address indexed operator, uint64 indexed batch, bytes entries)
+func (epochAnchor *EpochAnchor) UnpackBatchContentsEvent(log *types.Log) (*EpochAnchorBatchContents, error) {
+	event := "BatchContents"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != epochAnchor.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(EpochAnchorBatchContents)
 	if len(log.Data) > 0 {
 		if err := epochAnchor.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
 			return nil, err
@@ -287,6 +356,9 @@ func (epochAnchor *EpochAnchor) UnpackError(raw []byte) (any, error) {
 	}
 	if bytes.Equal(raw[:4], epochAnchor.abi.Errors["GenesisBackPointerNotZero"].ID.Bytes()[:4]) {
 		return epochAnchor.UnpackGenesisBackPointerNotZeroError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], epochAnchor.abi.Errors["MalformedBatch"].ID.Bytes()[:4]) {
+		return epochAnchor.UnpackMalformedBatchError(raw[4:])
 	}
 	if bytes.Equal(raw[:4], epochAnchor.abi.Errors["ZeroRoot"].ID.Bytes()[:4]) {
 		return epochAnchor.UnpackZeroRootError(raw[4:])
@@ -363,6 +435,30 @@ func EpochAnchorGenesisBackPointerNotZeroErrorID() common.Hash {
 func (epochAnchor *EpochAnchor) UnpackGenesisBackPointerNotZeroError(raw []byte) (*EpochAnchorGenesisBackPointerNotZero, error) {
 	out := new(EpochAnchorGenesisBackPointerNotZero)
 	if err := epochAnchor.abi.UnpackIntoInterface(out, "GenesisBackPointerNotZero", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// EpochAnchorMalformedBatch represents a MalformedBatch error raised by the EpochAnchor contract.
+type EpochAnchorMalformedBatch struct {
+	Length *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error MalformedBatch(uint256 length)
+func EpochAnchorMalformedBatchErrorID() common.Hash {
+	return common.HexToHash("0x70ac562d39aac733368e4feca6c3c85dd40665c1cb8c23336e1557fd5d7b1730")
+}
+
+// UnpackMalformedBatchError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error MalformedBatch(uint256 length)
+func (epochAnchor *EpochAnchor) UnpackMalformedBatchError(raw []byte) (*EpochAnchorMalformedBatch, error) {
+	out := new(EpochAnchorMalformedBatch)
+	if err := epochAnchor.abi.UnpackIntoInterface(out, "MalformedBatch", raw); err != nil {
 		return nil, err
 	}
 	return out, nil

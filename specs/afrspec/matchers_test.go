@@ -116,14 +116,15 @@ var _ = Describe("Matchers fail with a message that names the cause", func() {
 		ea := bindings.NewEpochAnchor().GetABI()
 		ev := ea.Events["Anchored"]
 		op := common.HexToAddress("0x1111111111111111111111111111111111111111")
+		logID := common.Hash{0xab}
 		data, _ := ev.Inputs.NonIndexed().Pack([32]byte{1}, [32]byte{})
-		rc := &types.Receipt{Status: 1, Logs: []*types.Log{{Topics: []common.Hash{ev.ID, common.BytesToHash(op[:]), common.BigToHash(big.NewInt(3))}, Data: data}}}
+		rc := &types.Receipt{Status: 1, Logs: []*types.Log{{Topics: []common.Hash{ev.ID, common.BytesToHash(op[:]), logID, common.BigToHash(big.NewInt(3))}, Data: data}}}
 
 		It("matches decoded fields, and lists what was emitted when nothing matches", func() {
 			Expect(rc).To(afrspec.EmitEvent("Anchored", "operator", op, "epoch", 3))
 			Expect(rc).To(afrspec.EmitEvent("Anchored", afrspec.Fields{"epoch": BeNumerically(">", 2)}))
 			msg := failureOf(func() { Expect(rc).To(afrspec.EmitEvent("Anchored", "epoch", 4)) })
-			Expect(msg).To(ContainSubstring("the transaction emitted:\n    - EpochAnchor.Anchored(operator=0x1111111111111111111111111111111111111111, epoch=3,"))
+			Expect(msg).To(ContainSubstring("the transaction emitted:\n    - EpochAnchor.Anchored(operator=0x1111111111111111111111111111111111111111, logId=0xab00000000000000000000000000000000000000000000000000000000000000, epoch=3,"))
 			Expect(msg).To(ContainSubstring("closest Anchored: field epoch is 3, expected 4"))
 			msg = failureOf(func() { Expect(rc).To(afrspec.EmitEvent("Executed")) })
 			Expect(msg).To(ContainSubstring("Expected an event Executed(), but the transaction emitted"))

@@ -477,9 +477,12 @@ func (w *World) DeployArtifact(ctx context.Context, from *Actor, a *Artifact, ar
 
 // openRecorder opens the recorder, the keyring and the anchorer on the log
 // in dir (new or existing) and starts anchoring.
+// recorderName is the recorder name of every World's log.
+const recorderName = "afrspec"
+
 func (w *World) openRecorder(ctx context.Context, dir string) error {
 	w.LogDir = dir
-	rec, err := recorder.Open(w.LogDir, recorder.Options{Recorder: "afrspec", Session: w.Session, Encrypt: !w.cfg.Plaintext,
+	rec, err := recorder.Open(w.LogDir, recorder.Options{Recorder: recorderName, Session: w.Session, Encrypt: !w.cfg.Plaintext,
 		EpochSize: w.cfg.EpochSize, EpochMaxAge: -1, Sync: recorder.SyncWrite, Now: w.clock.Now, Rand: w.rng})
 	if err != nil {
 		return fmt.Errorf("afrspec: opening the recorder: %w", err)
@@ -584,9 +587,11 @@ func (w *World) SealAndAnchor(ctx context.Context) ([]anchor.Anchored, error) {
 }
 
 // Anchors returns the World's anchor source: the operator's Anchored
-// events on the EpochAnchor contract, checked against its head.
+// events of the World's log (its recorder and session) on the EpochAnchor
+// contract, checked against its head.
 func (w *World) Anchors() verifier.AnchorSource {
-	return onchain.ChainAnchors{Client: w.Client, Contract: w.Anchor, Operator: w.Operator.Address, FromBlock: w.Deployment.Block}
+	return onchain.ChainAnchors{Client: w.Client, Contract: w.Anchor, Operator: w.Operator.Address,
+		LogID: format.LogID(recorderName, w.Session), FromBlock: w.Deployment.Block}
 }
 
 // Verify verifies the World's log against the anchors on chain, opening

@@ -13,28 +13,54 @@ import (
 )
 
 // AnchoredTopic is topic 0 of EpochAnchor's event
-// Anchored(address indexed operator, uint64 indexed epoch, bytes32 root,
-// bytes32 prevRoot): the Keccak-256 of its signature. A test checks it
-// against the event ID in the contract's ABI.
-const AnchoredTopic = "0xd6f0f013808bc2f1d448753205790daee522b8c2904b0d109ec4099b097c8eae"
+// Anchored(address indexed operator, bytes32 indexed logId, uint64 indexed
+// epoch, bytes32 root, bytes32 prevRoot): the Keccak-256 of its signature.
+// A test checks it against the event ID in the contract's ABI.
+const AnchoredTopic = "0xa58519225e4f9c8267cd9793b73fec57d8d8f98424e8f206c6d7288d6fe037e7"
 
 // AnchoredFilter returns, as JSON, the eth_getLogs filter object that
-// selects the Anchored events of operator on the EpochAnchor at contract,
+// selects the Anchored events of operator for log logID (0x and 64 hex
+// digits: format.LogID, see BundleLogID) on the EpochAnchor at contract,
 // from block 0 to the latest: what a page sends to a node.
-func AnchoredFilter(contract, operator string) (string, error) {
-	c, err := parseAddress("EpochAnchor address", contract)
-	if err != nil {
-		return "", err
-	}
-	op, err := parseAddress("operator address", operator)
+func AnchoredFilter(contract, operator, logID string) (string, error) {
+	c, op, id, err := parseQuery(contract, operator, logID)
 	if err != nil {
 		return "", err
 	}
 	out, err := json.Marshal(map[string]any{
 		"address": "0x" + hex.EncodeToString(c), "fromBlock": "0x0", "toBlock": "latest",
-		"topics": []string{AnchoredTopic, "0x" + hex.EncodeToString(topicOf(op))},
+		"topics": []string{AnchoredTopic, "0x" + hex.EncodeToString(topicOf(op)), "0x" + hex.EncodeToString(id)},
 	})
 	return string(out), err
+}
+
+// parseQuery checks the contract, operator and log id of a query.
+func parseQuery(contract, operator, logID string) (c, op, id []byte, err error) {
+	if c, err = parseAddress("EpochAnchor address", contract); err != nil {
+		return nil, nil, nil, err
+	}
+	if op, err = parseAddress("operator address", operator); err != nil {
+		return nil, nil, nil, err
+	}
+	if id, err = hexBytes("log id", logID, 32); err != nil {
+		return nil, nil, nil, fmt.Errorf("%w (want 0x and 64 hex digits: the log id afr verify prints)", err)
+	}
+	if allZero(id) {
+		return nil, nil, nil, errors.New("log id 0 is an operator's batch chain, not a log: give the log's id")
+	}
+	return c, op, id, nil
+}
+
+// BundleLogID returns the log id (format.LogID, 0x-hex) of the log a
+// disclosure bundle declares itself a part of: what the page filters the
+// Anchored events by. The bundle's verification checks that its records
+// are that log's.
+func BundleLogID(bundle []byte) (string, error) {
+	b, err := verifier.DecodeBundle(bundle)
+	if err != nil {
+		return "", fmt.Errorf("%w (is this a disclosure bundle written by afr disclose?)", err)
+	}
+	return b.LogID().String(), nil
 }
 
 // rpcLog is a log as eth_getLogs returns it.
@@ -48,13 +74,14 @@ type rpcLog struct {
 }
 
 // AnchorsFromLogs turns the answer of a node to eth_getLogs with the
-// AnchoredFilter of contract and operator — the whole JSON-RPC response, or
-// just its result array — into the operator's anchors, in the anchors file
-// format (docs/SPEC.md, "Anchors file") that VerifyBundleJSON reads.
-// Removed logs are left out. As chain.FilterAnchored does, every log is
-// checked against the query: a log of another contract, event or operator
-// is an error (the node does not filter as asked), as is a log whose
-// encoding is not that of Anchored.
+// AnchoredFilter of contract, operator and log id — the whole JSON-RPC
+// response, or just its result array — into the operator's anchors of that
+// log, in the anchors file format (docs/SPEC.md, "Anchors file") that
+// VerifyBundleJSON reads. Removed logs are left out. As chain.FilterAnchored
+// does, every log is checked against the query: a log of another contract,
+// event, operator or log is an error (the node does not filter as asked),
+// as is a log whose encoding is not that of Anchored. Anchors in aggregate
+// batches are not read here (use afr verify).
 //
 // The node is trusted: nothing ties its answer to a block, a receipt or a
 // chain, so a dishonest node (or one on a plain-HTTP path) can report
@@ -65,12 +92,8 @@ type rpcLog struct {
 // epochs unanchored (an incomplete verdict). For a verdict that does not
 // rest on one node, verify with afr verify against a node you run, or give
 // the page an anchors file from one.
-func AnchorsFromLogs(logsJSON []byte, contract, operator string) (string, error) {
-	c, err := parseAddress("EpochAnchor address", contract)
-	if err != nil {
-		return "", err
-	}
-	op, err := parseAddress("operator address", operator)
+func AnchorsFromLogs(logsJSON []byte, contract, operator, logID string) (string, error) {
+	c, op, id, err := parseQuery(contract, operator, logID)
 	if err != nil {
 		return "", err
 	}
@@ -83,7 +106,7 @@ func AnchorsFromLogs(logsJSON []byte, contract, operator string) (string, error)
 		if l.Removed {
 			continue
 		}
-		a, err := decodeAnchored(l, c, op)
+		a, err := decodeAnchored(l, c, op, id)
 		if err != nil {
 			return "", fmt.Errorf("log %d (tx %s): %w", i, l.TxHash, err)
 		}
@@ -124,14 +147,14 @@ func rpcLogs(b []byte) ([]rpcLog, error) {
 	return *resp.Result, nil
 }
 
-// decodeAnchored decodes one Anchored log of operator op on contract c:
-// topics [event, operator, epoch], data root ‖ prevRoot.
-func decodeAnchored(l rpcLog, c, op []byte) (verifier.Anchor, error) {
+// decodeAnchored decodes one Anchored log of operator op and log id on
+// contract c: topics [event, operator, log id, epoch], data root ‖ prevRoot.
+func decodeAnchored(l rpcLog, c, op, id []byte) (verifier.Anchor, error) {
 	addr, err := parseAddress("log address", l.Address)
 	if err != nil {
 		return verifier.Anchor{}, err
 	}
-	if len(l.Topics) != 3 || !strings.EqualFold(l.Topics[0], AnchoredTopic) || !bytes.Equal(addr, c) {
+	if len(l.Topics) != 4 || !strings.EqualFold(l.Topics[0], AnchoredTopic) || !bytes.Equal(addr, c) {
 		return verifier.Anchor{}, errors.New("not an Anchored event of the EpochAnchor asked for: the node does not filter as asked (use another node)")
 	}
 	opTopic, err := hexBytes("operator topic", l.Topics[1], 32)
@@ -141,7 +164,14 @@ func decodeAnchored(l rpcLog, c, op []byte) (verifier.Anchor, error) {
 	if !bytes.Equal(opTopic, topicOf(op)) {
 		return verifier.Anchor{}, errors.New("an Anchored event of another operator: the node does not filter as asked (use another node)")
 	}
-	epoch, err := hexBytes("epoch topic", l.Topics[2], 32)
+	logTopic, err := hexBytes("log id topic", l.Topics[2], 32)
+	if err != nil {
+		return verifier.Anchor{}, err
+	}
+	if !bytes.Equal(logTopic, id) {
+		return verifier.Anchor{}, errors.New("an Anchored event of another log: the node does not filter as asked (use another node)")
+	}
+	epoch, err := hexBytes("epoch topic", l.Topics[3], 32)
 	if err != nil {
 		return verifier.Anchor{}, err
 	}

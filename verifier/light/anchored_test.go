@@ -34,9 +34,9 @@ func TestAnchoredTopic(t *testing.T) {
 
 // getLogs sends the page's request: eth_getLogs with AnchoredFilter, over
 // HTTP, and returns the node's answer as the page receives it.
-func getLogs(t *testing.T, url string, contract, operator common.Address) []byte {
+func getLogs(t *testing.T, url string, contract, operator common.Address, logID format.Digest) []byte {
 	t.Helper()
-	filter, err := light.AnchoredFilter(contract.Hex(), operator.Hex())
+	filter, err := light.AnchoredFilter(contract.Hex(), operator.Hex(), logID.String())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,10 +54,10 @@ func getLogs(t *testing.T, url string, contract, operator common.Address) []byte
 }
 
 // TestAnchorsFromLogsMatchesChainAnchors: on a real chain with two
-// operators anchoring, the page's decoding of the node's raw eth_getLogs
-// answer gives exactly the anchors afr verify reads through go-ethereum's
-// ABI decoder (onchain.ChainAnchors, chain.FilterAnchored) — the same
-// logs, decoded by both.
+// operators anchoring two logs each, the page's decoding of the node's raw
+// eth_getLogs answer gives exactly the anchors afr verify reads through
+// go-ethereum's ABI decoder (onchain.ChainAnchors, chain.FilterAnchored) —
+// the same logs, decoded by both.
 func TestAnchorsFromLogsMatchesChainAnchors(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -73,27 +73,30 @@ func TestAnchorsFromLogsMatchesChainAnchors(t *testing.T) {
 	}
 	ea := bindings.NewEpochAnchor()
 	ops := e.Keys()[1:3]
+	logs := []format.Digest{format.LogID("light-a", format.SessionID{1}), format.LogID("light-b", format.SessionID{2})}
 	for i, op := range ops {
-		var prev [32]byte
-		for epoch := range uint64(3 + i) {
-			root := format.Digest{byte(i + 1), byte(epoch + 1), 0xAF}
-			if _, err := chain.Transact(ctx, c, op, &dep.EpochAnchor, nil, ea.PackAnchor(epoch, root, prev)); err != nil {
-				t.Fatal(err)
+		for j, id := range logs {
+			var prev [32]byte
+			for epoch := range uint64(3 + i + j) {
+				root := format.Digest{byte(i + 1), byte(j + 1), byte(epoch + 1), 0xAF}
+				if _, err := chain.Transact(ctx, c, op, &dep.EpochAnchor, nil, ea.PackAnchor(id, epoch, root, prev)); err != nil {
+					t.Fatal(err)
+				}
+				prev = root
 			}
-			prev = root
 		}
 	}
 	for i, key := range ops {
 		op := chain.Address(key)
-		want, err := onchain.ChainAnchors{Client: c, Contract: dep.EpochAnchor, Operator: op}.Anchors(ctx)
+		want, err := onchain.ChainAnchors{Client: c, Contract: dep.EpochAnchor, Operator: op, LogID: logs[1]}.Anchors(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(want) != 3+i {
-			t.Fatalf("operator %d: %d anchors on chain, want %d", i, len(want), 3+i)
+		if len(want) != 4+i {
+			t.Fatalf("operator %d: %d anchors on chain, want %d", i, len(want), 4+i)
 		}
-		answer := getLogs(t, e.URL(), dep.EpochAnchor, op)
-		out, err := light.AnchorsFromLogs(answer, dep.EpochAnchor.Hex(), strings.ToLower(op.Hex()))
+		answer := getLogs(t, e.URL(), dep.EpochAnchor, op, logs[1])
+		out, err := light.AnchorsFromLogs(answer, dep.EpochAnchor.Hex(), strings.ToLower(op.Hex()), logs[1].String())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,17 +114,20 @@ func TestAnchorsFromLogsMatchesChainAnchors(t *testing.T) {
 		if err := json.Unmarshal(answer, &resp); err != nil {
 			t.Fatal(err)
 		}
-		if bare, err := light.AnchorsFromLogs(resp.Result, dep.EpochAnchor.Hex(), op.Hex()); err != nil || bare != out {
+		if bare, err := light.AnchorsFromLogs(resp.Result, dep.EpochAnchor.Hex(), op.Hex(), logs[1].String()); err != nil || bare != out {
 			t.Fatalf("bare result: %v\n%s\nwant %s", err, bare, out)
 		}
 	}
-	// A node answering with another operator's events does not filter as
-	// asked: an error, not anchors.
-	other := getLogs(t, e.URL(), dep.EpochAnchor, chain.Address(ops[1]))
-	if _, err := light.AnchorsFromLogs(other, dep.EpochAnchor.Hex(), chain.Address(ops[0]).Hex()); err == nil || !strings.Contains(err.Error(), "another operator") {
+	// A node answering with another operator's or another log's events
+	// does not filter as asked: an error, not anchors.
+	other := getLogs(t, e.URL(), dep.EpochAnchor, chain.Address(ops[1]), logs[1])
+	if _, err := light.AnchorsFromLogs(other, dep.EpochAnchor.Hex(), chain.Address(ops[0]).Hex(), logs[1].String()); err == nil || !strings.Contains(err.Error(), "another operator") {
 		t.Fatalf("another operator's events: %v", err)
 	}
-	if _, err := light.AnchorsFromLogs(other, chain.Address(ops[0]).Hex(), chain.Address(ops[1]).Hex()); err == nil || !strings.Contains(err.Error(), "does not filter") {
+	if _, err := light.AnchorsFromLogs(other, dep.EpochAnchor.Hex(), chain.Address(ops[1]).Hex(), logs[0].String()); err == nil || !strings.Contains(err.Error(), "another log") {
+		t.Fatalf("another log's events: %v", err)
+	}
+	if _, err := light.AnchorsFromLogs(other, chain.Address(ops[0]).Hex(), chain.Address(ops[1]).Hex(), logs[1].String()); err == nil || !strings.Contains(err.Error(), "does not filter") {
 		t.Fatalf("another contract's events: %v", err)
 	}
 }

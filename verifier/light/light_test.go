@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/verifier"
 	"github.com/agentflightrecorder/afr/verifier/light"
 )
@@ -190,5 +191,29 @@ func TestVerifyErrors(t *testing.T) {
 	}
 	if _, err := light.VerifyBundleJSON(bundle, anchors, "all"); err == nil || !strings.Contains(err.Error(), `"all"`) {
 		t.Errorf("unknown level: %v", err)
+	}
+}
+
+// TestBundleLogID: the log id the page filters Anchored events by is
+// format.LogID of the recorder and session of the bundle's records.
+func TestBundleLogID(t *testing.T) {
+	bundle, _, _ := readVector(t, "valid.json")
+	b, err := verifier.DecodeBundle(bundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := light.BundleLogID(bundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := format.DecodeEnvelope(b.Events[0].Record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := format.LogID(env.Recorder, env.Session).String(); got != want {
+		t.Fatalf("BundleLogID %s, the records' log id is %s", got, want)
+	}
+	if _, err := light.BundleLogID([]byte("not a bundle")); err == nil || !strings.Contains(err.Error(), "afr disclose") {
+		t.Fatalf("a file that is no bundle: %v", err)
 	}
 }

@@ -235,8 +235,9 @@ func TestBundleVectorsInABrowser(t *testing.T) {
 // The page reads the anchors from a chain itself: the operator anchors the
 // log's epochs on EpochAnchor on a real anvil (which allows cross-origin
 // requests), and the page, given the node's URL, the contract and the
-// operator, fetches the Anchored events with eth_getLogs from the browser
-// and verifies the bundle against them.
+// operator (the log id it takes from the bundle), fetches the Anchored
+// events with eth_getLogs from the browser and verifies the bundle against
+// them.
 func TestVerifyPageReadsAnchorsFromTheChain(t *testing.T) {
 	b := browser.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -252,10 +253,18 @@ func TestVerifyPageReadsAnchorsFromTheChain(t *testing.T) {
 		t.Fatal(err)
 	}
 	bundle, _, as := disclosedLog(t, 20)
+	raw, err := os.ReadFile(bundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b0, err := verifier.DecodeBundle(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
 	op := node.Keys()[1]
 	ea := bindings.NewEpochAnchor()
 	for _, a := range as {
-		if _, err := chain.Transact(ctx, c, op, &dep.EpochAnchor, nil, ea.PackAnchor(a.Epoch, a.Root, a.PrevRoot)); err != nil {
+		if _, err := chain.Transact(ctx, c, op, &dep.EpochAnchor, nil, ea.PackAnchor(b0.LogID(), a.Epoch, a.Root, a.PrevRoot)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -265,6 +274,17 @@ func TestVerifyPageReadsAnchorsFromTheChain(t *testing.T) {
 	}
 	p := b.OpenHTML(t, "verify.html", html.Bytes())
 	p.WaitAttr("body", "data-ready")
+	// The bundle first: unanchored, and the log id field is filled in
+	// from it.
+	p.Upload("#bundle", bundle)
+	p.WaitJS(`document.body.textContent.includes("Bundle event.afrb") &&
+		document.getElementById("verdict").hasAttribute("data-verdict") ? "1" : ""`, "the verdict without anchors")
+	if v := p.Attr("#verdict", "data-verdict"); v != "incomplete" {
+		t.Fatalf("verdict %s without anchors", v)
+	}
+	if id := browser.Eval[string](p, `document.getElementById("log-id").value`); id != b0.LogID().String() {
+		t.Fatalf("log id field %q, the bundle's log id is %s", id, b0.LogID())
+	}
 	p.Type("#rpc", node.URL())
 	p.Type("#contract", dep.EpochAnchor.Hex())
 	p.Type("#operator", chain.Address(op).Hex())
@@ -273,11 +293,9 @@ func TestVerifyPageReadsAnchorsFromTheChain(t *testing.T) {
 	if e := p.Text("#error"); e != "" {
 		t.Fatalf("the page could not read the anchors: %s", e)
 	}
-	p.Upload("#bundle", bundle)
-	// The verdict of this bundle against these anchors: the status names
-	// the bundle and the summary the node.
-	p.WaitJS(`document.body.textContent.includes("Bundle event.afrb") &&
-		document.getElementById("summary").textContent.includes(`+strconv.Quote("read from "+node.URL())+`) &&
+	// The verdict of this bundle against these anchors: the summary names
+	// the node.
+	p.WaitJS(`document.getElementById("summary").textContent.includes(`+strconv.Quote("read from "+node.URL())+`) &&
 		document.getElementById("verdict").hasAttribute("data-verdict") ? "1" : ""`, "the verdict against the chain's anchors")
 	if v := p.Attr("#verdict", "data-verdict"); v != "verified" {
 		t.Fatalf("verdict %s against the chain's anchors (findings: %s; summary: %s)", v, p.Text("#findings"), p.Text("#summary"))

@@ -2,14 +2,16 @@
 
 // Command wasm is the light verifier compiled to WebAssembly for the page
 // `afr verify-page` writes (verifier/page embeds the build). It registers
-// three functions on the page's global object, each a thin wrapper of
+// four functions on the page's global object, each a thin wrapper of
 // package light, returning a JSON string — on failure {"error": "…"}:
 //
 //	afrVerifyBundle(bundle Uint8Array, anchorsJSON string, level string)
 //	    light.VerifyBundleJSON; level "" picks the strongest the bundle allows
-//	afrAnchoredFilter(contract string, operator string)
+//	afrBundleLogID(bundle Uint8Array)
+//	    light.BundleLogID: the log id of the bundle, as a JSON string
+//	afrAnchoredFilter(contract string, operator string, logID string)
 //	    light.AnchoredFilter: the eth_getLogs filter to send to a node
-//	afrAnchorsFromLogs(answer string, contract string, operator string)
+//	afrAnchorsFromLogs(answer string, contract string, operator string, logID string)
 //	    light.AnchorsFromLogs: the node's answer as an anchors file
 //
 // Then it sets afrReady (resolving the page's window.afrReady promise
@@ -25,7 +27,7 @@ import (
 	"github.com/agentflightrecorder/afr/verifier/light"
 )
 
-var errNoBundle = errors.New("afrVerifyBundle: the first argument must be the bundle's bytes (a Uint8Array)")
+var errNoBundle = errors.New("the first argument must be the bundle's bytes (a Uint8Array)")
 
 // answer returns the JSON of a result, or {"error": …}.
 func answer(out string, err error) any {
@@ -34,6 +36,16 @@ func answer(out string, err error) any {
 		return string(b)
 	}
 	return out
+}
+
+// bundleArg returns the first argument's bytes (a Uint8Array).
+func bundleArg(args []js.Value) ([]byte, error) {
+	if len(args) == 0 || args[0].Type() != js.TypeObject || args[0].Get("length").Type() != js.TypeNumber {
+		return nil, errNoBundle
+	}
+	bundle := make([]byte, args[0].Get("length").Int())
+	js.CopyBytesToGo(bundle, args[0])
+	return bundle, nil
 }
 
 // arg returns argument i as a string, "" when absent or not a string.
@@ -47,18 +59,29 @@ func arg(args []js.Value, i int) string {
 func main() {
 	global := js.Global()
 	global.Set("afrVerifyBundle", js.FuncOf(func(_ js.Value, args []js.Value) any {
-		if len(args) == 0 || args[0].Type() != js.TypeObject || args[0].Get("length").Type() != js.TypeNumber {
-			return answer("", errNoBundle)
+		bundle, err := bundleArg(args)
+		if err != nil {
+			return answer("", err)
 		}
-		bundle := make([]byte, args[0].Get("length").Int())
-		js.CopyBytesToGo(bundle, args[0])
 		return answer(light.VerifyBundleJSON(bundle, []byte(arg(args, 1)), arg(args, 2)))
 	}))
+	global.Set("afrBundleLogID", js.FuncOf(func(_ js.Value, args []js.Value) any {
+		bundle, err := bundleArg(args)
+		if err != nil {
+			return answer("", err)
+		}
+		id, err := light.BundleLogID(bundle)
+		if err != nil {
+			return answer("", err)
+		}
+		b, err := json.Marshal(id)
+		return answer(string(b), err)
+	}))
 	global.Set("afrAnchoredFilter", js.FuncOf(func(_ js.Value, args []js.Value) any {
-		return answer(light.AnchoredFilter(arg(args, 0), arg(args, 1)))
+		return answer(light.AnchoredFilter(arg(args, 0), arg(args, 1), arg(args, 2)))
 	}))
 	global.Set("afrAnchorsFromLogs", js.FuncOf(func(_ js.Value, args []js.Value) any {
-		return answer(light.AnchorsFromLogs([]byte(arg(args, 0)), arg(args, 1), arg(args, 2)))
+		return answer(light.AnchorsFromLogs([]byte(arg(args, 0)), arg(args, 1), arg(args, 2), arg(args, 3)))
 	}))
 	if cb := global.Get("afrLoaded"); cb.Type() == js.TypeFunction {
 		cb.Invoke()

@@ -1,0 +1,282 @@
+package anchor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/agentflightrecorder/afr/chain"
+	"github.com/agentflightrecorder/afr/contracts/bindings"
+	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/recorder"
+)
+
+// submitter anchors the entries of one queue — the epochs of one (operator,
+// log id) on EpochAnchor — in order, until each is confirmed, through every
+// fault of a real chain (round.go, submit.go). The Anchorer (one log) and
+// the Batcher (the batch chain, log id 0) are each a submitter with its own
+// source of entries and its own calldata.
+type submitter struct {
+	c       chain.Client
+	opts    Options
+	op      common.Address
+	log     format.Digest // the log id the entries are anchored under (0: the batch chain)
+	unit    string        // what an entry is, in messages: "epoch" or "batch"
+	abi     *bindings.EpochAnchor
+	chainID *big.Int
+	path    string                         // the queue file
+	data    func(e *Entry) ([]byte, error) // the calldata of e's anchor transaction
+
+	mu      sync.Mutex
+	q       *Queue
+	changed chan struct{} // closed and replaced at every change
+	steps   uint64        // completed rounds against the chain
+	fatal   error
+	stopped bool
+	backoff time.Duration
+	faults  int
+
+	closed  bool
+	stopRun context.CancelFunc // ends the running Run (nil when none runs)
+	runDone chan struct{}      // closed when that Run has returned
+}
+
+// newSubmitter checks the options and the contract, and loads the queue
+// file at path (or starts an empty one): a queue of another chain,
+// contract, operator or log is an error naming what it is for.
+func newSubmitter(ctx context.Context, c chain.Client, opts Options, log format.Digest, unit, path string) (*submitter, error) {
+	if opts.Key == nil {
+		return nil, errors.New("anchor: Options.Key is required")
+	}
+	opts.setDefaults()
+	id, err := c.ChainID(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("anchor: chain id: %w", err)
+	}
+	s := &submitter{c: c, opts: opts, op: chain.Address(opts.Key), log: log, unit: unit, abi: bindings.NewEpochAnchor(), chainID: id,
+		path: path, changed: make(chan struct{})}
+	q, err := readQueueFile(path)
+	switch {
+	case err == nil:
+		if q.Version < 2 {
+			// Version 1 predates log ids: its epochs are this log's.
+			q.Log = log
+		}
+		if q.ChainID != id.Uint64() || q.Contract != opts.Contract || q.Operator != s.op || q.Log != log {
+			return nil, fmt.Errorf("anchor: %s belongs to chain %d, contract %s, operator %s, log %s, not chain %d, contract %s, operator %s, log %s "+
+				"(hint: anchor a log to one contract only; move the file away to start over)",
+				path, q.ChainID, q.Contract, q.Operator, q.Log, id, opts.Contract, s.op, log)
+		}
+		if q.Version < QueueVersion {
+			q.Version = QueueVersion
+			if err := q.write(path); err != nil {
+				return nil, fmt.Errorf("anchor: rewriting %s as version %d: %w", path, QueueVersion, err)
+			}
+		}
+	case errors.Is(err, errNotExist):
+		q = &Queue{Format: QueueFormat, Version: QueueVersion, ChainID: id.Uint64(), Contract: opts.Contract, Operator: s.op, Log: log}
+	default:
+		return nil, err
+	}
+	s.q = q
+	code, err := c.CodeAt(ctx, opts.Contract, nil)
+	if err != nil {
+		return nil, fmt.Errorf("anchor: reading contract code: %w", err)
+	}
+	if len(code) == 0 {
+		return nil, fmt.Errorf("anchor: no contract at %s on chain %d (hint: afr deploy)", opts.Contract, id)
+	}
+	if _, err := s.nextEpoch(ctx); err != nil {
+		return nil, fmt.Errorf("anchor: the contract at %s is not EpochAnchor version 2 (one head per operator and log id): %w (hint: deploy it again with afr deploy)", opts.Contract, err)
+	}
+	return s, nil
+}
+
+// name names an entry in messages: "epoch 5", "batch 5".
+func (s *submitter) name(n uint64) string { return fmt.Sprintf("%s %d", s.unit, n) }
+
+// units is the plural of unit.
+func (s *submitter) units() string {
+	if s.unit == "batch" {
+		return "batches"
+	}
+	return s.unit + "s"
+}
+
+// Operator is the operator address (the key's).
+func (s *submitter) Operator() common.Address { return s.op }
+
+// run is Run: it anchors until ctx is done or Close is called (returning
+// nil), or a fatal error. Sealed epochs arriving on sealed (may be nil) go
+// to enqueue; tick, when not nil, runs before every round against the
+// chain (the Batcher cuts batches there).
+func (s *submitter) run(ctx context.Context, sealed <-chan recorder.SealedEpoch, enqueue func(recorder.SealedEpoch) error, tick func() error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan struct{})
+	defer close(done)
+	s.mu.Lock()
+	closed := s.closed
+	s.stopRun, s.runDone = cancel, done
+	s.mu.Unlock()
+	var err error
+	if !closed {
+		err = s.loop(ctx, sealed, enqueue, tick)
+	}
+	s.mu.Lock()
+	s.fatal, s.stopped, s.stopRun = err, true, nil
+	close(s.changed)
+	s.changed = make(chan struct{})
+	s.mu.Unlock()
+	return err
+}
+
+func (s *submitter) loop(ctx context.Context, sealed <-chan recorder.SealedEpoch, enqueue func(recorder.SealedEpoch) error, tick func() error) error {
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ep, ok := <-sealed:
+			if !ok {
+				sealed = nil
+				continue
+			}
+			if err := enqueue(ep); err != nil {
+				return err
+			}
+		case <-timer.C:
+			wait := s.opts.Poll
+			err := error(nil)
+			if tick != nil {
+				err = tick()
+			}
+			if err == nil {
+				err = s.step(ctx)
+			}
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil
+				}
+				if stopsRun(err) {
+					return err
+				}
+				s.mu.Lock()
+				s.faults++
+				s.backoff = min(max(s.backoff*2, s.opts.MinBackoff), s.opts.MaxBackoff)
+				wait = s.backoff
+				s.mu.Unlock()
+				s.opts.Logf("anchor: %v (retrying in %s)", err, wait)
+			} else {
+				s.mu.Lock()
+				s.backoff = 0
+				s.steps++
+				close(s.changed)
+				s.changed = make(chan struct{})
+				s.mu.Unlock()
+			}
+			timer.Reset(wait)
+		}
+	}
+}
+
+// drain waits until the queue has no pending entry and idle (called under
+// the lock) holds, or Run stops, or ctx ends. It trusts nothing it has not
+// checked against the chain since it was called: at least one round must
+// complete first (a chain reset can have removed entries the queue file
+// calls confirmed).
+func (s *submitter) drain(ctx context.Context, idle func() bool) error {
+	s.mu.Lock()
+	start := s.steps
+	s.mu.Unlock()
+	for {
+		s.mu.Lock()
+		empty, stopped, fatal, ch := len(s.q.Pending) == 0 && idle() && s.steps > start, s.stopped, s.fatal, s.changed
+		s.mu.Unlock()
+		switch {
+		case fatal != nil:
+			return fatal
+		case empty:
+			return nil
+		case stopped:
+			return fmt.Errorf("anchor: stopped with %s pending", s.units())
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-ch:
+		case <-time.After(s.opts.Poll):
+		}
+	}
+}
+
+// Changed returns a channel closed at the next change of the queue.
+func (s *submitter) Changed() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.changed
+}
+
+// Queue returns a copy of the queue.
+func (s *submitter) Queue() Queue {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q := *s.q
+	q.Anchored = append([]Anchored(nil), s.q.Anchored...)
+	q.Pending = make([]*Entry, len(s.q.Pending))
+	for i, e := range s.q.Pending {
+		c := *e
+		q.Pending[i] = &c
+	}
+	return q
+}
+
+// Faults returns how many chain operations failed and were retried.
+func (s *submitter) Faults() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.faults
+}
+
+// Close stops a running Run, as if its context had ended, and waits until it
+// has returned; a Run started after Close returns at once. The queue file is
+// left as it is, ready for the next Open. Close may be called more than once,
+// but not from Options.Logf.
+func (s *submitter) Close() {
+	s.mu.Lock()
+	s.closed = true
+	stop, done := s.stopRun, s.runDone
+	s.mu.Unlock()
+	if stop != nil {
+		stop()
+		<-done
+	}
+}
+
+// persistLocked writes the queue file (callers hold s.mu) and signals the
+// change.
+func (s *submitter) persistLocked() error {
+	if err := s.q.write(s.path); err != nil {
+		return fmt.Errorf("anchor: writing queue: %w", err)
+	}
+	close(s.changed)
+	s.changed = make(chan struct{})
+	return nil
+}
+
+// update applies f to the queue under the lock and persists it.
+func (s *submitter) update(f func()) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f()
+	if err := s.persistLocked(); err != nil {
+		return fmt.Errorf("%w: %w", errPersist, err)
+	}
+	return nil
+}
