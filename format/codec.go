@@ -231,9 +231,11 @@ func EncodePayloadTo(buf *bytes.Buffer, p *Payload) error {
 		return err
 	}
 	start := buf.Len()
-	if err := encMode.(cbor.UserBufferEncMode).MarshalToBuffer(p, buf); err != nil {
+	enc, err := appendPayload(buf.AvailableBuffer(), p)
+	if err != nil {
 		return fmt.Errorf("format: payload: %w", err)
 	}
+	buf.Write(enc)
 	if n := buf.Len() - start; n > MaxPayloadSize {
 		return fmt.Errorf("format: payload is %d bytes, limit %d: %w", n, MaxPayloadSize, ErrLimit)
 	}
