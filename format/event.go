@@ -6,8 +6,11 @@ import (
 )
 
 // Version is the version of the record, payload and epoch-header
-// formats this package writes (docs/SPEC.md). Readers refuse newer versions.
-const Version = 1
+// formats this package writes (docs/SPEC.md). Readers refuse newer versions
+// and read every older one. Version 2 changed the encrypted payload frame
+// alone (ModeEncryptedV2 for ModeEncrypted; FrameMode); records and epoch
+// headers carry the version of the log that holds them.
+const Version = 2
 
 // Digest is a SHA-256 digest. It encodes as a 32-byte CBOR byte string and as
 // a 0x-prefixed hex string in JSON.

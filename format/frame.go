@@ -4,18 +4,40 @@ import (
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"fmt"
+
+	"golang.org/x/crypto/chacha20poly1305"
 )
 
-// Payload frame modes (first byte of a stored payload frame).
+// Payload frame modes (first byte of a stored payload frame), docs/SPEC.md
+// "Payload frames and commitments".
 const (
 	ModePlain     byte = 0 // mode ‖ C ‖ plaintext
-	ModeEncrypted byte = 1 // mode ‖ C ‖ nonce ‖ AES-256-GCM(plaintext)
+	ModeEncrypted byte = 1 // mode ‖ C ‖ nonce ‖ AES-256-GCM(plaintext): format version 1
+	// ModeEncryptedV2 is mode ‖ KC ‖ nonce ‖ ChaCha20-Poly1305(plaintext),
+	// with KC a commitment to the encryption key rather than an HMAC over
+	// the plaintext: format version 2.
+	ModeEncryptedV2 byte = 2
 )
 
-// frameHeaderSize is the mode byte and the 32-byte commitment C that start
-// every payload frame.
+// FrameMode returns the mode in which a writer of format version stores
+// payloads, encrypted or not. Unencrypted payloads are mode 0 in every
+// version.
+func FrameMode(version int, encrypt bool) byte {
+	switch {
+	case !encrypt:
+		return ModePlain
+	case version < 2:
+		return ModeEncrypted
+	}
+	return ModeEncryptedV2
+}
+
+// frameHeaderSize is the mode byte and the 32-byte commitment C (or key
+// commitment KC) that start every payload frame.
 const frameHeaderSize = 1 + 32
 
 // PlainText returns the plaintext stored in a ModePlain frame, unchecked
@@ -29,28 +51,63 @@ func PlainText(frame []byte) ([]byte, bool) {
 }
 
 // SealPayload appends to dst the stored payload frame for plaintext under
-// event key k and returns it. With encrypt false the plaintext is stored in
-// the clear but still bound by the keyed commitment. Each event key
-// encrypts one payload; nonce must still never repeat for the same key (the
-// Recorder uses a random per-open prefix XOR the sequence number, so a
-// sequence number reused after a crash gets a fresh nonce).
-func SealPayload(dst []byte, k *EventKey, session SessionID, seq uint64, plaintext []byte, encrypt bool, nonce [NonceSize]byte) ([]byte, error) {
-	c := Commitment(k, session, seq, plaintext)
-	if !encrypt {
+// event key k in mode (FrameMode) and returns it. In ModePlain the
+// plaintext is stored in the clear but still bound by the keyed
+// commitment. Each event key encrypts one payload; nonce must still never
+// repeat for the same key (the Recorder uses a random per-open prefix XOR
+// the sequence number, so a sequence number reused after a crash gets a
+// fresh nonce).
+func SealPayload(dst []byte, k *EventKey, session SessionID, seq uint64, plaintext []byte, mode byte, nonce [NonceSize]byte) ([]byte, error) {
+	switch mode {
+	case ModePlain:
+		c := Commitment(k, session, seq, plaintext)
 		dst = append(dst, ModePlain)
 		dst = append(dst, c[:]...)
 		return append(dst, plaintext...), nil
+	case ModeEncrypted:
+		c := Commitment(k, session, seq, plaintext)
+		gcm, err := newGCM(k.enc())
+		if err != nil {
+			return nil, err
+		}
+		dst = append(dst, ModeEncrypted)
+		dst = append(dst, c[:]...)
+		dst = append(dst, nonce[:]...)
+		// The commitment is the associated data: the ciphertext opens only
+		// together with the commitment it was written with.
+		return gcm.Seal(dst, nonce[:], plaintext, c[:]), nil
+	case ModeEncryptedV2:
+		aead, err := chacha20poly1305.New(k.enc())
+		if err != nil {
+			return nil, err
+		}
+		kc := KeyCommitment(k)
+		dst = append(dst, ModeEncryptedV2)
+		dst = append(dst, kc[:]...)
+		dst = append(dst, nonce[:]...)
+		ad := positionAD(session, seq)
+		return aead.Seal(dst, nonce[:], plaintext, ad[:]), nil
 	}
-	gcm, err := newGCM(k.enc())
-	if err != nil {
-		return nil, err
-	}
-	dst = append(dst, ModeEncrypted)
-	dst = append(dst, c[:]...)
-	dst = append(dst, nonce[:]...)
-	// The commitment is the associated data: the ciphertext opens only
-	// together with the commitment it was written with.
-	return gcm.Seal(dst, nonce[:], plaintext, c[:]), nil
+	return nil, fmt.Errorf("%w: mode %d", ErrPayloadFrame, mode)
+}
+
+// KeyCommitment returns KC = SHA-256("AFR-v2-key-commitment\x00" ‖ K_enc),
+// which a ModeEncryptedV2 frame stores: only the key with this digest opens
+// the frame, so the frame opens to one plaintext at most (docs/SPEC.md).
+func KeyCommitment(k *EventKey) Digest {
+	var buf [len(domainKeyCommitment) + KeySize]byte
+	copy(buf[:], domainKeyCommitment)
+	copy(buf[len(domainKeyCommitment):], k.enc())
+	return sha256.Sum256(buf[:])
+}
+
+// positionAD is the associated data of a ModeEncryptedV2 ciphertext:
+// session ‖ u64be(seq), so the frame opens only at its own position.
+func positionAD(session SessionID, seq uint64) [24]byte {
+	var ad [24]byte
+	copy(ad[:16], session[:])
+	binary.BigEndian.PutUint64(ad[16:], seq)
+	return ad
 }
 
 func newGCM(key []byte) (cipher.AEAD, error) {
@@ -74,8 +131,9 @@ var (
 func PayloadFrameDigest(frame []byte) Digest { return hashWithDomain(domainPayload, frame) }
 
 // OpenPayload recovers and checks the plaintext of a stored payload frame
-// for event seq of session. It fails with ErrPayloadFrame, ErrDecrypt or
-// ErrCommitmentMismatch (wrapped) when the key or bytes are wrong.
+// of any mode for event seq of session. It fails with ErrPayloadFrame,
+// ErrDecrypt or ErrCommitmentMismatch (wrapped) when the key or bytes are
+// wrong: the commitment C in modes 0 and 1, the key commitment KC in mode 2.
 func OpenPayload(k *EventKey, session SessionID, seq uint64, frame []byte) ([]byte, error) {
 	if len(frame) < frameHeaderSize {
 		return nil, fmt.Errorf("%w: %d bytes", ErrPayloadFrame, len(frame))
@@ -96,6 +154,25 @@ func OpenPayload(k *EventKey, session SessionID, seq uint64, frame []byte) ([]by
 		if err != nil {
 			return nil, ErrDecrypt
 		}
+	case ModeEncryptedV2:
+		if len(frame) < frameHeaderSize+NonceSize+chacha20poly1305.Overhead {
+			return nil, fmt.Errorf("%w: %d bytes", ErrPayloadFrame, len(frame))
+		}
+		aead, err := chacha20poly1305.New(k.enc())
+		if err != nil {
+			return nil, err
+		}
+		ad := positionAD(session, seq)
+		plaintext, err = aead.Open(nil, frame[frameHeaderSize:frameHeaderSize+NonceSize], frame[frameHeaderSize+NonceSize:], ad[:])
+		if err != nil {
+			return nil, ErrDecrypt
+		}
+		// Decryption is a function of the key: with the key fixed by KC,
+		// the plaintext is too.
+		if kc := KeyCommitment(k); !hmac.Equal(kc[:], frame[1:frameHeaderSize]) {
+			return nil, fmt.Errorf("%w: the frame commits to another key", ErrCommitmentMismatch)
+		}
+		return plaintext, nil
 	default:
 		return nil, fmt.Errorf("%w: mode %d", ErrPayloadFrame, frame[0])
 	}

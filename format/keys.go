@@ -13,7 +13,7 @@ import (
 const (
 	KeySize      = 32 // master and epoch keys, and each half of an event key
 	EventKeySize = 64 // K_enc ‖ K_com
-	NonceSize    = 12 // AES-GCM nonce
+	NonceSize    = 12 // AEAD nonce (AES-GCM and ChaCha20-Poly1305)
 )
 
 // Key-derivation labels (HKDF info prefixes), see docs/SPEC.md "Keys".
@@ -26,8 +26,8 @@ const (
 var ErrKeyErased = errors.New("format: epoch key erased")
 
 // EventKey is the per-event key disclosed to a third party to open one
-// payload: K_enc (AES-256-GCM) ‖ K_com (commitment HMAC). It reveals nothing
-// about any other event's key.
+// payload: K_enc (the AEAD key) ‖ K_com (the commitment HMAC's key, used by
+// modes 0 and 1). It reveals nothing about any other event's key.
 type EventKey [EventKeySize]byte
 
 func (k *EventKey) enc() []byte { return k[:KeySize] }
