@@ -58,6 +58,21 @@ func PlainText(frame []byte) ([]byte, bool) {
 // the sequence number, so a sequence number reused after a crash gets a
 // fresh nonce).
 func SealPayload(dst []byte, k *EventKey, session SessionID, seq uint64, plaintext []byte, mode byte, nonce [NonceSize]byte) ([]byte, error) {
+	return new(Sealer).Seal(dst, k, session, seq, plaintext, mode, nonce)
+}
+
+// A Sealer is SealPayload with its scratch space kept from one frame to
+// the next: an AEAD moves the nonce and associated data it is handed to
+// the heap, so the recorder, sealing every event, lends it a Sealer's
+// instead. Not safe for concurrent use; the zero value is ready to use.
+type Sealer struct {
+	nonce [NonceSize]byte
+	ad    [32]byte // C (mode 1) or session ‖ u64be(seq) (mode 2)
+}
+
+// Seal is SealPayload.
+func (s *Sealer) Seal(dst []byte, k *EventKey, session SessionID, seq uint64, plaintext []byte, mode byte, nonce [NonceSize]byte) ([]byte, error) {
+	s.nonce = nonce
 	switch mode {
 	case ModePlain:
 		c := Commitment(k, session, seq, plaintext)
@@ -65,17 +80,17 @@ func SealPayload(dst []byte, k *EventKey, session SessionID, seq uint64, plainte
 		dst = append(dst, c[:]...)
 		return append(dst, plaintext...), nil
 	case ModeEncrypted:
-		c := Commitment(k, session, seq, plaintext)
+		s.ad = Commitment(k, session, seq, plaintext)
 		gcm, err := newGCM(k.enc())
 		if err != nil {
 			return nil, err
 		}
 		dst = append(dst, ModeEncrypted)
-		dst = append(dst, c[:]...)
+		dst = append(dst, s.ad[:]...)
 		dst = append(dst, nonce[:]...)
 		// The commitment is the associated data: the ciphertext opens only
 		// together with the commitment it was written with.
-		return gcm.Seal(dst, nonce[:], plaintext, c[:]), nil
+		return gcm.Seal(dst, s.nonce[:], plaintext, s.ad[:]), nil
 	case ModeEncryptedV2:
 		aead, err := chacha20poly1305.New(k.enc())
 		if err != nil {
@@ -85,8 +100,8 @@ func SealPayload(dst []byte, k *EventKey, session SessionID, seq uint64, plainte
 		dst = append(dst, ModeEncryptedV2)
 		dst = append(dst, kc[:]...)
 		dst = append(dst, nonce[:]...)
-		ad := positionAD(session, seq)
-		return aead.Seal(dst, nonce[:], plaintext, ad[:]), nil
+		ad := positionAD(s.ad[:0], session, seq)
+		return aead.Seal(dst, s.nonce[:], plaintext, ad), nil
 	}
 	return nil, fmt.Errorf("%w: mode %d", ErrPayloadFrame, mode)
 }
@@ -101,13 +116,11 @@ func KeyCommitment(k *EventKey) Digest {
 	return sha256.Sum256(buf[:])
 }
 
-// positionAD is the associated data of a ModeEncryptedV2 ciphertext:
-// session ‖ u64be(seq), so the frame opens only at its own position.
-func positionAD(session SessionID, seq uint64) [24]byte {
-	var ad [24]byte
-	copy(ad[:16], session[:])
-	binary.BigEndian.PutUint64(ad[16:], seq)
-	return ad
+// positionAD appends to dst the associated data of a ModeEncryptedV2
+// ciphertext: session ‖ u64be(seq), so the frame opens only at its own
+// position.
+func positionAD(dst []byte, session SessionID, seq uint64) []byte {
+	return binary.BigEndian.AppendUint64(append(dst, session[:]...), seq)
 }
 
 func newGCM(key []byte) (cipher.AEAD, error) {
@@ -162,8 +175,7 @@ func OpenPayload(k *EventKey, session SessionID, seq uint64, frame []byte) ([]by
 		if err != nil {
 			return nil, err
 		}
-		ad := positionAD(session, seq)
-		plaintext, err = aead.Open(nil, frame[frameHeaderSize:frameHeaderSize+NonceSize], frame[frameHeaderSize+NonceSize:], ad[:])
+		plaintext, err = aead.Open(nil, frame[frameHeaderSize:frameHeaderSize+NonceSize], frame[frameHeaderSize+NonceSize:], positionAD(nil, session, seq))
 		if err != nil {
 			return nil, ErrDecrypt
 		}

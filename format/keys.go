@@ -61,6 +61,7 @@ func DeriveEventKey(epochKey [KeySize]byte, seq uint64) EventKey {
 type EventKeyDeriver struct {
 	mac  hash.Hash
 	info [len(labelEventKey) + 8 + 1]byte
+	t    [KeySize]byte // T(i), here rather than on a caller's stack, which Sum would move to the heap
 }
 
 // NewEventKeyDeriver returns a deriver of the event keys of one epoch.
@@ -72,18 +73,28 @@ func NewEventKeyDeriver(epochKey [KeySize]byte) *EventKeyDeriver {
 
 // Derive returns the key of event seq: DeriveEventKey(K_t, seq).
 func (d *EventKeyDeriver) Derive(seq uint64) EventKey {
+	k := d.EncryptionKey(seq)
+	d.info[len(labelEventKey)+8] = 2
+	d.mac.Reset()
+	d.mac.Write(d.t[:])
+	d.mac.Write(d.info[:])
+	d.mac.Sum(d.t[:0])
+	copy(k[KeySize:], d.t[:])
+	return k
+}
+
+// EncryptionKey returns the key of event seq with K_enc alone set and K_com
+// zero: T(1), half the cost of Derive and all that sealing a payload in
+// ModeEncryptedV2 uses.
+func (d *EventKeyDeriver) EncryptionKey(seq uint64) EventKey {
 	var k EventKey
 	n := len(labelEventKey)
 	binary.BigEndian.PutUint64(d.info[n:], seq)
 	d.info[n+8] = 1
 	d.mac.Reset()
 	d.mac.Write(d.info[:])
-	d.mac.Sum(k[:0])
-	d.info[n+8] = 2
-	d.mac.Reset()
-	d.mac.Write(k[:KeySize])
-	d.mac.Write(d.info[:])
-	d.mac.Sum(k[:KeySize])
+	d.mac.Sum(d.t[:0])
+	copy(k[:KeySize], d.t[:])
 	return k
 }
 

@@ -6,6 +6,8 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"testing"
+
+	"github.com/transparency-dev/merkle/compact"
 )
 
 // The cached-HMAC derivation must be exactly HKDF-Expand (RFC 5869) as
@@ -24,6 +26,11 @@ func TestEventKeyMatchesHKDF(t *testing.T) {
 		}
 		if got := d.Derive(seq); string(got[:]) != string(want) {
 			t.Fatalf("seq %d: derived %x, HKDF-Expand gives %x", seq, got, want)
+		}
+		var encOnly EventKey
+		copy(encOnly[:KeySize], want)
+		if got := d.EncryptionKey(seq); got != encOnly {
+			t.Fatalf("seq %d: encryption key %x, want %x and zeros", seq, got, want[:KeySize])
 		}
 	}
 }
@@ -53,5 +60,30 @@ func TestHMACMatchesStdlib(t *testing.T) {
 		if got, want := hmacSHA256(key, []byte("prefix"), msg), m.Sum(nil); string(got[:]) != string(want) {
 			t.Fatalf("%d-byte message: %x, crypto/hmac %x", len(msg), got, want)
 		}
+	}
+}
+
+// The allocation-free Tree must give the roots transparency-dev/merkle's
+// compact range gives, at every size, across the carries of its counter.
+func TestTreeMatchesCompactRange(t *testing.T) {
+	rf := &compact.RangeFactory{Hash: Hasher.HashChildren}
+	ref := rf.NewEmptyRange(0)
+	tree := NewTree()
+	for i := 0; i <= 1100; i++ {
+		want := Digest(Hasher.EmptyRoot())
+		if i > 0 {
+			root, err := ref.GetRootHash(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = Digest(root)
+		}
+		if tree.Size() != uint64(i) || tree.Root() != want {
+			t.Fatalf("size %d: root %s (size %d), compact range %s", i, tree.Root(), tree.Size(), want)
+		}
+		d := RecordDigest([]byte{byte(i), byte(i >> 8)})
+		l := LeafHash(d)
+		ref.Append(l[:], nil)
+		tree.Append(d)
 	}
 }

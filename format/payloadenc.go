@@ -319,18 +319,22 @@ func appendFree(dst []byte, v any) ([]byte, error) {
 // their encodings (RFC 8949 §4.2.1): a text string's head grows with its
 // length, so shorter keys first, then bytewise.
 func appendFreeMap(dst []byte, m map[string]any) ([]byte, error) {
-	var small [8]string
-	keys := small[:0]
-	for k := range m {
-		keys = append(keys, k)
+	type entry struct {
+		k string
+		v any
 	}
-	slices.SortFunc(keys, func(a, b string) int {
-		return cmp.Or(cmp.Compare(len(a), len(b)), strings.Compare(a, b))
+	var small [8]entry
+	entries := small[:0]
+	for k, v := range m {
+		entries = append(entries, entry{k, v})
+	}
+	slices.SortFunc(entries, func(a, b entry) int {
+		return cmp.Or(cmp.Compare(len(a.k), len(b.k)), strings.Compare(a.k, b.k))
 	})
-	dst = appendHead(dst, 5, uint64(len(keys)))
+	dst = appendHead(dst, 5, uint64(len(entries)))
 	var err error
-	for _, k := range keys {
-		if dst, err = appendFree(appendText(dst, k), m[k]); err != nil {
+	for _, e := range entries {
+		if dst, err = appendFree(appendText(dst, e.k), e.v); err != nil {
 			return dst, err
 		}
 	}

@@ -48,7 +48,7 @@ func (p *Payload) validate() error {
 		}
 	}
 	if pe := p.Policy; pe != nil {
-		if decisionNames[pe.Decision] == "" {
+		if decisionNames.name(pe.Decision) == "" {
 			return fmt.Errorf("policy: unknown decision %d", pe.Decision)
 		}
 		if err := cmp.Or(checkItems(len(pe.Reasons)), checkText(pe.PolicyID, pe.Rule), checkText(pe.Reasons...)); err != nil {
@@ -56,7 +56,7 @@ func (p *Payload) validate() error {
 		}
 	}
 	if a := p.Approval; a != nil {
-		if decisionNames[a.Decision] == "" {
+		if decisionNames.name(a.Decision) == "" {
 			return fmt.Errorf("approval: unknown decision %d", a.Decision)
 		}
 		if err := checkText(a.Approver); err != nil {
@@ -64,7 +64,7 @@ func (p *Payload) validate() error {
 		}
 	}
 	if x := p.Execution; x != nil {
-		if statusNames[x.Status] == "" {
+		if statusNames.name(x.Status) == "" {
 			return fmt.Errorf("execution: unknown status %d", x.Status)
 		}
 		if err := checkText(x.Error); err != nil {

@@ -160,6 +160,7 @@ type Recorder struct {
 	keys     *format.EventKeyDeriver // nil until the open epoch's key is loaded
 	nonce    [format.NonceSize]byte  // random per Open; XORed with seq per event
 	mode     byte                    // payload frame mode (format.FrameMode)
+	sealer   format.Sealer           // scratch of the AEAD
 	frameBuf []byte                  // scratch for payload frames
 	envBuf   bytes.Buffer            // scratch for envelopes
 	unsent   []sealed                // sealed, header not yet written or not yet durable
@@ -329,10 +330,15 @@ func (r *Recorder) append(ev *format.Event, plaintext []byte) (Receipt, error) {
 		}
 	}
 	seq := r.next
-	k := r.keys.Derive(seq)
+	var k format.EventKey
+	if r.mode == format.ModeEncryptedV2 {
+		k = r.keys.EncryptionKey(seq) // all that mode 2 uses
+	} else {
+		k = r.keys.Derive(seq)
+	}
 	nonce := r.nonce
 	binary.BigEndian.PutUint64(nonce[4:], binary.BigEndian.Uint64(nonce[4:])^seq)
-	frame, err := format.SealPayload(r.frameBuf[:0], &k, r.man.Session, seq, plaintext, r.mode, nonce)
+	frame, err := r.sealer.Seal(r.frameBuf[:0], &k, r.man.Session, seq, plaintext, r.mode, nonce)
 	if err != nil {
 		return Receipt{}, r.fail(err)
 	}
