@@ -229,13 +229,15 @@ func EncodePayload(p *Payload) ([]byte, error) {
 // EncodePayloadTo appends the canonical encoding of p to buf after
 // validating it; on error buf may hold a partial encoding.
 func EncodePayloadTo(buf *bytes.Buffer, p *Payload) error {
-	if err := p.Validate(); err != nil {
-		return err
+	// Validate, with the rules of free-form values checked as appendPayload
+	// encodes them.
+	if err := p.validate(false); err != nil {
+		return invalid(err)
 	}
 	start := buf.Len()
 	enc, err := appendPayload(buf.AvailableBuffer(), p)
 	if err != nil {
-		return fmt.Errorf("format: payload: %w", err)
+		return invalid(err)
 	}
 	buf.Write(enc)
 	if n := buf.Len() - start; n > MaxPayloadSize {

@@ -66,9 +66,10 @@ func TestDecodeIntoHintKeepsUTF8Check(t *testing.T) {
 }
 
 // FuzzPayloadEncoders checks the hand-written payload encoder against the
-// reflective one, byte for byte, over every payload the lenient decoder
-// makes of arbitrary bytes (valid or not: the encoders must agree on any
-// Go value).
+// reflective one, byte for byte, and the write path's checks (validate
+// without free-form values, then free as it encodes them) against
+// Validate, over every payload the lenient decoder makes of arbitrary
+// bytes, valid or not.
 func FuzzPayloadEncoders(f *testing.F) {
 	files, _ := filepath.Glob("../fixtures/vectors/encoding/payload-*.json")
 	for _, name := range files {
@@ -90,10 +91,17 @@ func FuzzPayloadEncoders(f *testing.F) {
 
 func checkPayloadEncoders(t *testing.T, p *Payload) {
 	t.Helper()
-	want, werr := encMode.Marshal(p)
+	verr := p.Validate()
 	got, gerr := appendPayload([]byte{0xff}, p) // after other bytes, as in a buffer
-	if (werr == nil) != (gerr == nil) || werr == nil && string(got[1:]) != string(want) {
-		t.Fatalf("encoders differ:\n got %x (%v)\nwant %x (%v)", got[1:], gerr, want, werr)
+	if written := p.validate(false) == nil && gerr == nil; written != (verr == nil) {
+		t.Fatalf("the write path accepts the payload: %v (%v); Validate: %v", written, gerr, verr)
+	}
+	if verr != nil {
+		return
+	}
+	want, werr := encMode.Marshal(p)
+	if werr != nil || string(got[1:]) != string(want) {
+		t.Fatalf("encoders differ:\n got %x\nwant %x (%v)", got[1:], want, werr)
 	}
 }
 

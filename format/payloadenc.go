@@ -1,20 +1,13 @@
 package format
 
-import (
-	"cmp"
-	"slices"
-	"strings"
-)
-
 // appendPayload appends the canonical encoding of p to dst without
 // reflection: byte for byte what the reflective encoder (encMode) writes for
 // a Payload, for the recorder's hot path, where the reflective encoder cost
-// more than all of an event's hashing. The typed fields are written here;
-// free-form values (intent.args, ext) of the types ParseEventJSON and most
-// callers produce (nil, bool, string, uint64, int64, int, []byte, []any,
-// map[string]any) too, and any other value by the reflective encoder, one
-// value at a time (a CBOR item's encoding does not depend on where it
-// sits). FuzzPayloadEncoders checks it against the reflective encoder.
+// more than all of an event's hashing. The typed fields are written here,
+// free-form values (intent.args, ext) by free, which also checks them: p
+// must have passed p.validate(false), and an error is a broken rule of a
+// free-form value. FuzzPayloadEncoders checks it against the reflective
+// encoder and Validate.
 func appendPayload(dst []byte, p *Payload) ([]byte, error) {
 	m := beginMap(&dst)
 	var err error
@@ -99,7 +92,7 @@ func appendPayload(dst []byte, p *Payload) ([]byte, error) {
 		dm.end(dst)
 	}
 	if len(p.Ext) > 0 {
-		if dst, err = appendFreeMap(m.key(dst, 9), p.Ext); err != nil {
+		if dst, err = freeExt(m.key(dst, 9), p.Ext, true); err != nil {
 			return dst, err
 		}
 	}
@@ -112,7 +105,7 @@ func appendIntent(dst []byte, in *Intent) ([]byte, error) {
 	dst = appendText(m.key(dst, 1), in.Tool)
 	if len(in.Args) > 0 {
 		var err error
-		if dst, err = appendFreeMap(m.key(dst, 2), in.Args); err != nil {
+		if dst, err = freeArgs(m.key(dst, 2), in.Args, true); err != nil {
 			return dst, err
 		}
 	}
@@ -271,72 +264,4 @@ func appendInt(dst []byte, v int64) []byte {
 		return appendHead(dst, 0, uint64(v))
 	}
 	return appendHead(dst, 1, uint64(-1-v))
-}
-
-// appendFree appends a free-form value.
-func appendFree(dst []byte, v any) ([]byte, error) {
-	switch x := v.(type) {
-	case nil:
-		return append(dst, 0xf6), nil
-	case bool:
-		if x {
-			return append(dst, 0xf5), nil
-		}
-		return append(dst, 0xf4), nil
-	case string:
-		return appendText(dst, x), nil
-	case uint64:
-		return appendHead(dst, 0, x), nil
-	case int64:
-		return appendInt(dst, x), nil
-	case int:
-		return appendInt(dst, int64(x)), nil
-	case []byte:
-		return appendReqBytes(dst, x), nil
-	case []any:
-		if x == nil {
-			return append(dst, 0xf6), nil
-		}
-		dst = appendHead(dst, 4, uint64(len(x)))
-		var err error
-		for _, e := range x {
-			if dst, err = appendFree(dst, e); err != nil {
-				return dst, err
-			}
-		}
-		return dst, nil
-	case map[string]any:
-		if x == nil {
-			return append(dst, 0xf6), nil
-		}
-		return appendFreeMap(dst, x)
-	}
-	b, err := encMode.Marshal(v)
-	return append(dst, b...), err
-}
-
-// appendFreeMap appends a text-keyed map with its keys in the order of
-// their encodings (RFC 8949 §4.2.1): a text string's head grows with its
-// length, so shorter keys first, then bytewise.
-func appendFreeMap(dst []byte, m map[string]any) ([]byte, error) {
-	type entry struct {
-		k string
-		v any
-	}
-	var small [8]entry
-	entries := small[:0]
-	for k, v := range m {
-		entries = append(entries, entry{k, v})
-	}
-	slices.SortFunc(entries, func(a, b entry) int {
-		return cmp.Or(cmp.Compare(len(a.k), len(b.k)), strings.Compare(a.k, b.k))
-	})
-	dst = appendHead(dst, 5, uint64(len(entries)))
-	var err error
-	for _, e := range entries {
-		if dst, err = appendFree(appendText(dst, e.k), e.v); err != nil {
-			return dst, err
-		}
-	}
-	return dst, nil
 }
