@@ -295,9 +295,18 @@ func freeMap(dst []byte, m map[string]any, level int, enc bool) ([]byte, error) 
 		entries = append(entries, entry{k, v})
 	}
 	if enc {
-		slices.SortFunc(entries, func(a, b entry) int {
-			return cmp.Or(cmp.Compare(len(a.k), len(b.k)), strings.Compare(a.k, b.k))
-		})
+		before := func(a, b string) bool { return len(a) < len(b) || len(a) == len(b) && a < b }
+		if len(entries) <= len(small) {
+			for i := 1; i < len(entries); i++ { // insertion sort: a few keys
+				for j := i; j > 0 && before(entries[j].k, entries[j-1].k); j-- {
+					entries[j], entries[j-1] = entries[j-1], entries[j]
+				}
+			}
+		} else {
+			slices.SortFunc(entries, func(a, b entry) int {
+				return cmp.Or(cmp.Compare(len(a.k), len(b.k)), strings.Compare(a.k, b.k))
+			})
+		}
 		dst = appendHead(dst, 5, uint64(len(entries)))
 	}
 	var err error
