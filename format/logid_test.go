@@ -12,7 +12,7 @@ func TestLogID(t *testing.T) {
 	for i := range s {
 		s[i] = byte(i)
 	}
-	want := sha256.Sum256(append(append([]byte("AFR-v1-log-id\x00\x00\x05ops-1"), s[:]...)))
+	want := sha256.Sum256(append([]byte("AFR-v1-log-id\x00\x00\x05ops-1"), s[:]...))
 	if got := LogID("ops-1", s); got != Digest(want) {
 		t.Fatalf("LogID = %s, want %s", got, Digest(want))
 	}
