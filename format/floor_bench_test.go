@@ -4,6 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/aes"
+	"crypto/cipher"
+	"encoding/binary"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -27,6 +30,12 @@ import (
 //	floor      all the steps in sequence: the recorder's work without its
 //	           own bookkeeping (lock, pools, receipts, sync policy)
 //	recorder   Recorder.Record (encrypted, SyncNone: the ladder's full rung)
+//	v1-<step>  the steps of format version 1 that version 2 replaced: the
+//	           whole event key, the HMAC commitment over the payload, an
+//	           AES-256 key schedule and GCM per event key, the mode 1 frame
+//	alt-aes-event-key  a PRF in counter mode keyed once per epoch (AES-256,
+//	           two blocks) in place of HKDF-Expand's T(1): not used, see
+//	           docs/PERFORMANCE.md
 //
 // Every case reports, besides wall time (ns/op), the CPU time the process
 // spent per event (cpu-ns/event: user and system, the collector's
@@ -122,6 +131,26 @@ func BenchmarkFloor(b *testing.B) {
 		frame, _ = sealer.Seal(frame[:0], &k, session, uint64(i), pts[i], format.ModeEncryptedV2, nonce)
 	})
 	step("frame-digest", func(i int) { format.PayloadFrameDigest(frames[i]) })
+	step("v1-event-key", func(i int) { keys.Derive(uint64(i)) })
+	full := keys.Derive(0)
+	step("v1-commitment", func(i int) { format.Commitment(&full, session, uint64(i), pts[i]) })
+	step("v1-aes-256-gcm", func(i int) {
+		block, _ := aes.NewCipher(full[:format.KeySize])
+		gcm, _ := cipher.NewGCM(block)
+		frame = gcm.Seal(frame[:0], nonce[:], pts[i], session[:])
+	})
+	step("v1-seal-frame", func(i int) {
+		frame, _ = sealer.Seal(frame[:0], &full, session, uint64(i), pts[i], format.ModeEncrypted, nonce)
+	})
+	epochCipher, _ := aes.NewCipher(ek[:])
+	var ctr, out [2 * aes.BlockSize]byte
+	step("alt-aes-event-key", func(i int) {
+		binary.BigEndian.PutUint64(ctr[:], uint64(i))
+		binary.BigEndian.PutUint64(ctr[aes.BlockSize:], uint64(i))
+		ctr[aes.BlockSize+8] = 1
+		epochCipher.Encrypt(out[:aes.BlockSize], ctr[:aes.BlockSize])
+		epochCipher.Encrypt(out[aes.BlockSize:], ctr[aes.BlockSize:])
+	})
 	step("clock", func(int) { time.Now() })
 	step("envelope", func(i int) {
 		env := envelopeOf(&events[i], session, uint64(i), frames[i], format.Digest{})

@@ -277,14 +277,7 @@ func (r *Recorder) Record(ctx context.Context, ev format.Event) (Receipt, error)
 	buf := payloadBufs.Get().(*bytes.Buffer)
 	defer payloadBufs.Put(buf)
 	buf.Reset()
-	// Encode from a pooled copy: handing &ev.Payload to the encoder would
-	// move the whole event to the heap.
-	p := payloadPool.Get().(*format.Payload)
-	*p = ev.Payload
-	err := format.EncodePayloadTo(buf, p)
-	*p = format.Payload{}
-	payloadPool.Put(p)
-	if err != nil {
+	if err := format.EncodePayloadTo(buf, &ev.Payload); err != nil {
 		return Receipt{}, err
 	}
 
@@ -308,10 +301,7 @@ func (r *Recorder) Record(ctx context.Context, ev format.Event) (Receipt, error)
 	return rc, err
 }
 
-var (
-	payloadBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-	payloadPool = sync.Pool{New: func() any { return new(format.Payload) }}
-)
+var payloadBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // append writes one event; r.mu is held.
 func (r *Recorder) append(ev *format.Event, plaintext []byte) (Receipt, error) {
