@@ -29,7 +29,6 @@ const (
 	domainRecord  = "AFR-v1-record\x00"
 	domainPayload = "AFR-v1-payload\x00"
 	domainEpoch   = "AFR-v1-epoch\x00"
-	// SHA-256 of this and a 32-byte key is one compression (54 bytes).
 	domainKeyCommitment = "AFR-v2-key-commitment\x00"
 )
 

@@ -18,8 +18,8 @@ const (
 	ModePlain     byte = 0 // mode ‖ C ‖ plaintext
 	ModeEncrypted byte = 1 // mode ‖ C ‖ nonce ‖ AES-256-GCM(plaintext): format version 1
 	// ModeEncryptedV2 is mode ‖ KC ‖ nonce ‖ ChaCha20-Poly1305(plaintext),
-	// with KC a commitment to the encryption key rather than an HMAC over
-	// the plaintext: format version 2.
+	// with KC a commitment to the event key rather than an HMAC over the
+	// plaintext: format version 2.
 	ModeEncryptedV2 byte = 2
 )
 
@@ -106,13 +106,14 @@ func (s *Sealer) Seal(dst []byte, k *EventKey, session SessionID, seq uint64, pl
 	return nil, fmt.Errorf("%w: mode %d", ErrPayloadFrame, mode)
 }
 
-// KeyCommitment returns KC = SHA-256("AFR-v2-key-commitment\x00" ‖ K_enc),
-// which a ModeEncryptedV2 frame stores: only the key with this digest opens
-// the frame, so the frame opens to one plaintext at most (docs/SPEC.md).
+// KeyCommitment returns KC = SHA-256("AFR-v2-key-commitment\x00" ‖ K_e),
+// which a ModeEncryptedV2 frame stores: only the event key with this digest
+// opens the frame, every byte of it, so the frame opens to one plaintext at
+// most and a disclosed key cannot be altered (docs/SPEC.md).
 func KeyCommitment(k *EventKey) Digest {
-	var buf [len(domainKeyCommitment) + KeySize]byte
+	var buf [len(domainKeyCommitment) + EventKeySize]byte
 	copy(buf[:], domainKeyCommitment)
-	copy(buf[len(domainKeyCommitment):], k.enc())
+	copy(buf[len(domainKeyCommitment):], k[:])
 	return sha256.Sum256(buf[:])
 }
 

@@ -53,17 +53,21 @@ func TestOpenPayloadFailures(t *testing.T) {
 	}
 }
 
-// The key commitment is SHA-256 of its domain and K_enc alone: it depends
-// on no plaintext (so it reveals none) and differs for every key.
-func TestKeyCommitment(t *testing.T) {
+// A mode 2 frame opens only under the event key it commits to, every byte
+// of it: K_com, which mode 2 does not use to decrypt, is committed to as
+// well, so a disclosed key cannot be altered unnoticed.
+func TestKeyCommitmentBindsTheWholeKey(t *testing.T) {
 	var k format.EventKey
-	kc := format.KeyCommitment(&k)
-	k[format.KeySize] ^= 1 // K_com is not committed to
-	if format.KeyCommitment(&k) != kc {
-		t.Fatal("KC depends on K_com")
+	session := format.SessionID{1}
+	frame, err := format.SealPayload(nil, &k, session, 3, []byte{0xa0}, format.ModeEncryptedV2, [format.NonceSize]byte{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	k[0] ^= 1
-	if format.KeyCommitment(&k) == kc {
-		t.Fatal("two encryption keys share a KC")
+	for _, i := range []int{0, format.KeySize - 1, format.KeySize, format.EventKeySize - 1} {
+		altered := k
+		altered[i] ^= 1
+		if _, err := format.OpenPayload(&altered, session, 3, frame); err == nil {
+			t.Fatalf("opened with byte %d of the key altered", i)
+		}
 	}
 }

@@ -26,8 +26,9 @@ const (
 var ErrKeyErased = errors.New("format: epoch key erased")
 
 // EventKey is the per-event key disclosed to a third party to open one
-// payload: K_enc (the AEAD key) ‖ K_com (the commitment HMAC's key, used by
-// modes 0 and 1). It reveals nothing about any other event's key.
+// payload: K_enc (the AEAD key) ‖ K_com (the commitment HMAC's key of modes
+// 0 and 1; mode 2 commits to all 64 bytes). It reveals nothing about any
+// other event's key.
 type EventKey [EventKeySize]byte
 
 func (k *EventKey) enc() []byte { return k[:KeySize] }
@@ -73,20 +74,6 @@ func NewEventKeyDeriver(epochKey [KeySize]byte) *EventKeyDeriver {
 
 // Derive returns the key of event seq: DeriveEventKey(K_t, seq).
 func (d *EventKeyDeriver) Derive(seq uint64) EventKey {
-	k := d.EncryptionKey(seq)
-	d.info[len(labelEventKey)+8] = 2
-	d.mac.Reset()
-	d.mac.Write(d.t[:])
-	d.mac.Write(d.info[:])
-	d.mac.Sum(d.t[:0])
-	copy(k[KeySize:], d.t[:])
-	return k
-}
-
-// EncryptionKey returns the key of event seq with K_enc alone set and K_com
-// zero: T(1), half the cost of Derive and all that sealing a payload in
-// ModeEncryptedV2 uses.
-func (d *EventKeyDeriver) EncryptionKey(seq uint64) EventKey {
 	var k EventKey
 	n := len(labelEventKey)
 	binary.BigEndian.PutUint64(d.info[n:], seq)
@@ -95,6 +82,12 @@ func (d *EventKeyDeriver) EncryptionKey(seq uint64) EventKey {
 	d.mac.Write(d.info[:])
 	d.mac.Sum(d.t[:0])
 	copy(k[:KeySize], d.t[:])
+	d.info[n+8] = 2
+	d.mac.Reset()
+	d.mac.Write(d.t[:])
+	d.mac.Write(d.info[:])
+	d.mac.Sum(d.t[:0])
+	copy(k[KeySize:], d.t[:])
 	return k
 }
 

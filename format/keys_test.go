@@ -27,11 +27,6 @@ func TestEventKeyMatchesHKDF(t *testing.T) {
 		if got := d.Derive(seq); string(got[:]) != string(want) {
 			t.Fatalf("seq %d: derived %x, HKDF-Expand gives %x", seq, got, want)
 		}
-		var encOnly EventKey
-		copy(encOnly[:KeySize], want)
-		if got := d.EncryptionKey(seq); got != encOnly {
-			t.Fatalf("seq %d: encryption key %x, want %x and zeros", seq, got, want[:KeySize])
-		}
 	}
 }
 

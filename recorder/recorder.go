@@ -320,12 +320,7 @@ func (r *Recorder) append(ev *format.Event, plaintext []byte) (Receipt, error) {
 		}
 	}
 	seq := r.next
-	var k format.EventKey
-	if r.mode == format.ModeEncryptedV2 {
-		k = r.keys.EncryptionKey(seq) // all that mode 2 uses
-	} else {
-		k = r.keys.Derive(seq)
-	}
+	k := r.keys.Derive(seq)
 	nonce := r.nonce
 	binary.BigEndian.PutUint64(nonce[4:], binary.BigEndian.Uint64(nonce[4:])^seq)
 	frame, err := r.sealer.Seal(r.frameBuf[:0], &k, r.man.Session, seq, plaintext, r.mode, nonce)
