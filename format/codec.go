@@ -26,9 +26,9 @@ const (
 
 // Domain-separation prefixes for every hash AFR defines.
 const (
-	domainRecord  = "AFR-v1-record\x00"
-	domainPayload = "AFR-v1-payload\x00"
-	domainEpoch   = "AFR-v1-epoch\x00"
+	domainRecord        = "AFR-v1-record\x00"
+	domainPayload       = "AFR-v1-payload\x00"
+	domainEpoch         = "AFR-v1-epoch\x00"
 	domainKeyCommitment = "AFR-v2-key-commitment\x00"
 )
 
