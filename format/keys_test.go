@@ -1,6 +1,8 @@
 package format
 
 import (
+	"crypto/aes"
+	"crypto/cipher"
 	"crypto/hkdf"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -17,7 +19,7 @@ func TestEventKeyMatchesHKDF(t *testing.T) {
 	for i := range ek {
 		ek[i] = byte(i * 7)
 	}
-	d := NewEventKeyDeriver(ek)
+	d := NewEventKeyDeriver(1, ek)
 	for _, seq := range []uint64{0, 1, 99, 100, 1 << 40, ^uint64(0)} {
 		info := binary.BigEndian.AppendUint64([]byte(labelEventKey), seq)
 		want, err := hkdf.Expand(sha256.New, ek[:], string(info), EventKeySize)
@@ -80,5 +82,33 @@ func TestTreeMatchesCompactRange(t *testing.T) {
 		l := LeafHash(d)
 		ref.Append(l[:], nil)
 		tree.Append(d)
+	}
+}
+
+// Version 2 event keys are the first 64 bytes of the AES-256-CTR keystream
+// under K_t from the counter block u64be(seq) ‖ u64be(0): the blocks
+// AES(K_t, u64be(seq) ‖ u64be(i)) for i = 0..3, as docs/SPEC.md defines
+// them, computed here with crypto/cipher's CTR mode.
+func TestEventKeyV2IsAESCTR(t *testing.T) {
+	var ek [KeySize]byte
+	for i := range ek {
+		ek[i] = byte(i * 11)
+	}
+	block, err := aes.NewCipher(ek[:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := NewEventKeyDeriver(2, ek)
+	for _, seq := range []uint64{0, 1, 99, 100, 1 << 40, ^uint64(0)} {
+		var iv [aes.BlockSize]byte
+		binary.BigEndian.PutUint64(iv[:8], seq)
+		var want EventKey
+		cipher.NewCTR(block, iv[:]).XORKeyStream(want[:], want[:])
+		if got := d.Derive(seq); got != want {
+			t.Fatalf("seq %d: derived %x, AES-256-CTR gives %x", seq, got, want)
+		}
+		if got := DeriveEventKey(2, ek, seq); got != want {
+			t.Fatalf("seq %d: DeriveEventKey %x, want %x", seq, got, want)
+		}
 	}
 }

@@ -18,7 +18,7 @@ func (r *Recorder) openEpochKey() error {
 	if err != nil {
 		return err
 	}
-	r.keys = format.NewEventKeyDeriver(ek)
+	r.keys = format.NewEventKeyDeriver(r.man.Version, ek)
 	return nil
 }
 

@@ -294,7 +294,7 @@ func testPayloadRoundTripAndKeys(t *testing.T, version int) {
 		if int(env.Version) != version || frame[0] != format.FrameMode(version, true) {
 			t.Errorf("event %d: record version %d, frame mode %d in a store of version %d", seq, env.Version, frame[0], version)
 		}
-		k, err := kr.EventKey(seq/3, seq)
+		k, err := kr.EventKey(version, seq/3, seq)
 		if err != nil {
 			return err
 		}
@@ -310,7 +310,7 @@ func testPayloadRoundTripAndKeys(t *testing.T, version int) {
 			t.Errorf("event %d: args %v", seq, p.Intent.Args)
 		}
 		// Another event's key opens nothing.
-		other, _ := kr.EventKey((seq+1)/3, seq+1)
+		other, _ := kr.EventKey(version, (seq+1)/3, seq+1)
 		if _, err := format.OpenPayload(&other, m.Session, seq, frame); !errors.Is(err, format.ErrDecrypt) {
 			t.Errorf("event %d opened with the key of event %d: %v", seq, seq+1, err)
 		}
@@ -323,10 +323,10 @@ func testPayloadRoundTripAndKeys(t *testing.T, version int) {
 	if err := kr.Erase(0); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := kr.EventKey(0, 1); !errors.Is(err, format.ErrKeyErased) {
+	if _, err := kr.EventKey(version, 0, 1); !errors.Is(err, format.ErrKeyErased) {
 		t.Fatalf("key of erased epoch: %v", err)
 	}
-	if _, err := kr.EventKey(1, 4); err != nil {
+	if _, err := kr.EventKey(version, 1, 4); err != nil {
 		t.Fatalf("erasing epoch 0 affected epoch 1: %v", err)
 	}
 }
