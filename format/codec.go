@@ -26,9 +26,10 @@ const (
 
 // Domain-separation prefixes for every hash AFR defines.
 const (
-	domainRecord  = "AFR-v1-record\x00"
-	domainPayload = "AFR-v1-payload\x00"
-	domainEpoch   = "AFR-v1-epoch\x00"
+	domainRecord        = "AFR-v1-record\x00"
+	domainPayload       = "AFR-v1-payload\x00"
+	domainEpoch         = "AFR-v1-epoch\x00"
+	domainKeyCommitment = "AFR-v2-key-commitment\x00"
 )
 
 // ErrNewerVersion is wrapped by errors for data written by a newer format
@@ -227,13 +228,17 @@ func EncodePayload(p *Payload) ([]byte, error) {
 // EncodePayloadTo appends the canonical encoding of p to buf after
 // validating it; on error buf may hold a partial encoding.
 func EncodePayloadTo(buf *bytes.Buffer, p *Payload) error {
-	if err := p.Validate(); err != nil {
-		return err
+	// Validate, with the rules of free-form values checked as appendPayload
+	// encodes them.
+	if err := p.validate(false); err != nil {
+		return invalid(err)
 	}
 	start := buf.Len()
-	if err := encMode.(cbor.UserBufferEncMode).MarshalToBuffer(p, buf); err != nil {
-		return fmt.Errorf("format: payload: %w", err)
+	enc, err := appendPayload(buf.AvailableBuffer(), p)
+	if err != nil {
+		return invalid(err)
 	}
+	buf.Write(enc)
 	if n := buf.Len() - start; n > MaxPayloadSize {
 		return fmt.Errorf("format: payload is %d bytes, limit %d: %w", n, MaxPayloadSize, ErrLimit)
 	}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/transparency-dev/merkle/compact"
 	"github.com/transparency-dev/merkle/proof"
 	"github.com/transparency-dev/merkle/rfc6962"
 )
@@ -86,8 +85,6 @@ func (h *EpochHeader) check() error {
 // SHA-256(0x00 ‖ record digest), node hash SHA-256(0x01 ‖ left ‖ right).
 var Hasher = rfc6962.New(crypto.SHA256)
 
-var rangeFactory = &compact.RangeFactory{Hash: hashChildren}
-
 // hashChildren is Hasher.HashChildren — SHA-256(0x01 ‖ left ‖ right), RFC
 // 6962 §2.1 — without a hasher allocation per node; TestHashChildren checks
 // the two agree.
@@ -100,13 +97,22 @@ func hashChildren(left, right []byte) []byte {
 	return d[:]
 }
 
+// nodeHash is hashChildren of two digests, without allocating.
+func nodeHash(left, right *Digest) Digest {
+	var buf [1 + 2*32]byte
+	buf[0] = 0x01
+	copy(buf[1:], left[:])
+	copy(buf[33:], right[:])
+	return sha256.Sum256(buf[:])
+}
+
 // LeafHash returns the Merkle leaf hash of a record digest:
 // SHA-256(0x00 ‖ record), as Hasher.HashLeaf computes it.
 func LeafHash(record Digest) Digest {
-	return hashWithDomain(rfc6962LeafPrefix, record[:])
+	var buf [1 + 32]byte // 0x00 ‖ record
+	copy(buf[1:], record[:])
+	return sha256.Sum256(buf[:])
 }
-
-const rfc6962LeafPrefix = "\x00"
 
 // MerkleRoot returns the RFC 6962 root over the given record digests.
 func MerkleRoot(records []Digest) Digest {
@@ -167,35 +173,51 @@ func VerifyInclusion(record Digest, index, size uint64, path []Digest, root Dige
 	return proof.VerifyInclusion(Hasher, index, size, leaf[:], p, root[:])
 }
 
-// Tree is an RFC 6962 tree built incrementally over record digests (a
-// compact range): appending costs O(log n) hashes amortised and the root a
-// few more, however large the tree, so sealing an epoch causes no latency
-// spike.
-type Tree struct{ rng *compact.Range }
-
-// NewTree returns an empty tree.
-func NewTree() *Tree { return &Tree{rng: rangeFactory.NewEmptyRange(0)} }
-
-// Append adds the leaf of record digest d.
-func (t *Tree) Append(d Digest) {
-	l := LeafHash(d)
-	_ = t.rng.Append(l[:], nil) // Append fails only for a mismatched hash count
+// Tree is an RFC 6962 tree built incrementally over record digests: a
+// compact range, the roots of the perfect subtrees its leaves fill (one per
+// set bit of its size, largest first), as transparency-dev/merkle's
+// compact.Range keeps them but in fixed arrays of digests, so that
+// appending allocates nothing. Appending costs one node hash amortised and
+// the root a few more, however large the tree, so sealing an epoch causes
+// no latency spike. TestTreeMatchesCompactRange checks it against
+// compact.Range.
+type Tree struct {
+	size  uint64
+	n     int        // subtrees: the number of set bits of size
+	roots [64]Digest // roots[:n], the subtrees from the left
 }
 
-// AppendLeaf adds a leaf hash already computed with LeafHash.
-func (t *Tree) AppendLeaf(l Digest) { _ = t.rng.Append(l[:], nil) }
+// NewTree returns an empty tree.
+func NewTree() *Tree { return new(Tree) }
+
+// Append adds the leaf of record digest d.
+func (t *Tree) Append(d Digest) { t.AppendLeaf(LeafHash(d)) }
+
+// AppendLeaf adds a leaf hash already computed with LeafHash: it merges
+// the new leaf with every subtree of its size, as a binary counter
+// carries.
+func (t *Tree) AppendLeaf(l Digest) {
+	for s := t.size; s&1 == 1; s >>= 1 {
+		t.n--
+		l = nodeHash(&t.roots[t.n], &l)
+	}
+	t.roots[t.n] = l
+	t.n++
+	t.size++
+}
 
 // Size returns the number of leaves.
-func (t *Tree) Size() uint64 { return t.rng.End() }
+func (t *Tree) Size() uint64 { return t.size }
 
-// Root returns the RFC 6962 root (the empty root for no leaves).
+// Root returns the RFC 6962 root (the empty root for no leaves): the
+// subtrees folded from the right.
 func (t *Tree) Root() Digest {
-	var d Digest
-	if t.rng.End() == 0 {
-		copy(d[:], Hasher.EmptyRoot())
-		return d
+	if t.n == 0 {
+		return Digest(Hasher.EmptyRoot())
 	}
-	root, _ := t.rng.GetRootHash(nil) // cannot fail for a range starting at 0
-	copy(d[:], root)
-	return d
+	r := t.roots[t.n-1]
+	for i := t.n - 2; i >= 0; i-- {
+		r = nodeHash(&t.roots[i], &r)
+	}
+	return r
 }

@@ -6,8 +6,11 @@ import (
 )
 
 // Version is the version of the record, payload and epoch-header
-// formats this package writes (docs/SPEC.md). Readers refuse newer versions.
-const Version = 1
+// formats this package writes (docs/SPEC.md). Readers refuse newer versions
+// and read every older one. Version 2 changed the encrypted payload frame
+// alone (ModeEncryptedV2 for ModeEncrypted; FrameMode); records and epoch
+// headers carry the version of the log that holds them.
+const Version = 2
 
 // Digest is a SHA-256 digest. It encodes as a 32-byte CBOR byte string and as
 // a 0x-prefixed hex string in JSON.
@@ -91,13 +94,35 @@ const (
 	KindObservation Kind = 6 // an input the agent received (retrieval result, message)
 )
 
-var kindNames = map[Kind]string{
+var kindNames = enumNames[Kind]{
 	KindToolCall: "tool_call", KindApproval: "approval", KindDelegation: "delegation",
 	KindChainTx: "chain_tx", KindPolicy: "policy", KindObservation: "observation",
 }
 
+// enumNames names the values of an enumeration, indexed by value (a slice,
+// not a map: Valid runs for every event on the write and read paths).
+type enumNames[T ~uint8] []string
+
+// name returns the name of v, "" for a value that is not defined.
+func (n enumNames[T]) name(v T) string {
+	if int(v) < len(n) {
+		return n[v]
+	}
+	return ""
+}
+
+// parse returns the value named s.
+func (n enumNames[T]) parse(s string) (T, bool) {
+	for v, name := range n {
+		if name != "" && name == s {
+			return T(v), true
+		}
+	}
+	return 0, false
+}
+
 func (k Kind) String() string {
-	if s, ok := kindNames[k]; ok {
+	if s := kindNames.name(k); s != "" {
 		return s
 	}
 	return fmt.Sprintf("kind(%d)", uint8(k))
@@ -105,7 +130,7 @@ func (k Kind) String() string {
 
 // MarshalText implements encoding.TextMarshaler.
 func (k Kind) MarshalText() ([]byte, error) {
-	if _, ok := kindNames[k]; !ok {
+	if !k.Valid() {
 		return nil, fmt.Errorf("format: unknown event kind %d", uint8(k))
 	}
 	return []byte(k.String()), nil
@@ -113,17 +138,16 @@ func (k Kind) MarshalText() ([]byte, error) {
 
 // UnmarshalText implements encoding.TextUnmarshaler.
 func (k *Kind) UnmarshalText(b []byte) error {
-	for v, s := range kindNames {
-		if s == string(b) {
-			*k = v
-			return nil
-		}
+	v, ok := kindNames.parse(string(b))
+	if !ok {
+		return fmt.Errorf("format: unknown event kind %q", b)
 	}
-	return fmt.Errorf("format: unknown event kind %q", b)
+	*k = v
+	return nil
 }
 
 // Valid reports whether k is a defined kind.
-func (k Kind) Valid() bool { _, ok := kindNames[k]; return ok }
+func (k Kind) Valid() bool { return kindNames.name(k) != "" }
 
 // Envelope is the part of an event that is hashed, chained and committed to
 // by the epoch's Merkle tree. Field numbers are the CBOR map keys
@@ -187,10 +211,10 @@ const (
 	DecisionAsk   Decision = 3 // allowed only with human approval
 )
 
-var decisionNames = map[Decision]string{DecisionAllow: "allow", DecisionDeny: "deny", DecisionAsk: "ask"}
+var decisionNames = enumNames[Decision]{DecisionAllow: "allow", DecisionDeny: "deny", DecisionAsk: "ask"}
 
 func (d Decision) String() string {
-	if s, ok := decisionNames[d]; ok {
+	if s := decisionNames.name(d); s != "" {
 		return s
 	}
 	return fmt.Sprintf("decision(%d)", uint8(d))
@@ -198,7 +222,7 @@ func (d Decision) String() string {
 
 // MarshalText implements encoding.TextMarshaler.
 func (d Decision) MarshalText() ([]byte, error) {
-	if _, ok := decisionNames[d]; !ok {
+	if decisionNames.name(d) == "" {
 		return nil, fmt.Errorf("format: unknown decision %d", uint8(d))
 	}
 	return []byte(d.String()), nil
@@ -206,13 +230,12 @@ func (d Decision) MarshalText() ([]byte, error) {
 
 // UnmarshalText implements encoding.TextUnmarshaler.
 func (d *Decision) UnmarshalText(b []byte) error {
-	for v, s := range decisionNames {
-		if s == string(b) {
-			*d = v
-			return nil
-		}
+	v, ok := decisionNames.parse(string(b))
+	if !ok {
+		return fmt.Errorf("format: unknown decision %q", b)
 	}
-	return fmt.Errorf("format: unknown decision %q", b)
+	*d = v
+	return nil
 }
 
 // PolicyEvaluation is the policy engine's verdict on the intent.
@@ -242,10 +265,10 @@ const (
 	StatusReverted Status = 4 // an on-chain call that reverted
 )
 
-var statusNames = map[Status]string{StatusOK: "ok", StatusFailed: "failed", StatusDenied: "denied", StatusReverted: "reverted"}
+var statusNames = enumNames[Status]{StatusOK: "ok", StatusFailed: "failed", StatusDenied: "denied", StatusReverted: "reverted"}
 
 func (s Status) String() string {
-	if n, ok := statusNames[s]; ok {
+	if n := statusNames.name(s); n != "" {
 		return n
 	}
 	return fmt.Sprintf("status(%d)", uint8(s))
@@ -253,7 +276,7 @@ func (s Status) String() string {
 
 // MarshalText implements encoding.TextMarshaler.
 func (s Status) MarshalText() ([]byte, error) {
-	if _, ok := statusNames[s]; !ok {
+	if statusNames.name(s) == "" {
 		return nil, fmt.Errorf("format: unknown status %d", uint8(s))
 	}
 	return []byte(s.String()), nil
@@ -261,13 +284,12 @@ func (s Status) MarshalText() ([]byte, error) {
 
 // UnmarshalText implements encoding.TextUnmarshaler.
 func (s *Status) UnmarshalText(b []byte) error {
-	for v, n := range statusNames {
-		if n == string(b) {
-			*s = v
-			return nil
-		}
+	v, ok := statusNames.parse(string(b))
+	if !ok {
+		return fmt.Errorf("format: unknown status %q", b)
 	}
-	return fmt.Errorf("format: unknown status %q", b)
+	*s = v
+	return nil
 }
 
 // Execution is what happened when the action ran.

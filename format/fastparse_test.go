@@ -64,3 +64,75 @@ func TestDecodeIntoHintKeepsUTF8Check(t *testing.T) {
 		t.Fatal("invalid UTF-8 accepted through the hint")
 	}
 }
+
+// FuzzPayloadEncoders checks the hand-written payload encoder against the
+// reflective one, byte for byte, and the write path's checks (validate
+// without free-form values, then free as it encodes them) against
+// Validate, over every payload the lenient decoder makes of arbitrary
+// bytes, valid or not.
+func FuzzPayloadEncoders(f *testing.F) {
+	files, _ := filepath.Glob("../fixtures/vectors/encoding/payload-*.json")
+	for _, name := range files {
+		b, _ := os.ReadFile(name)
+		var v struct{ CBOR string }
+		json.Unmarshal(b, &v)
+		raw, _ := hex.DecodeString(v.CBOR)
+		f.Add(raw)
+	}
+	lenient := NewDecoder(Limits{Size: MaxPayloadSize, Nesting: maxNesting, Items: maxItems})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var p Payload
+		if lenient.Unmarshal(b, &p) != nil {
+			return
+		}
+		checkPayloadEncoders(t, &p)
+	})
+}
+
+func checkPayloadEncoders(t *testing.T, p *Payload) {
+	t.Helper()
+	verr := p.Validate()
+	got, gerr := appendPayload([]byte{0xff}, p) // after other bytes, as in a buffer
+	if written := p.validate(false) == nil && gerr == nil; written != (verr == nil) {
+		t.Fatalf("the write path accepts the payload: %v (%v); Validate: %v", written, gerr, verr)
+	}
+	if verr != nil {
+		return
+	}
+	want, werr := encMode.Marshal(p)
+	if werr != nil || string(got[1:]) != string(want) {
+		t.Fatalf("encoders differ:\n got %x\nwant %x (%v)", got[1:], want, werr)
+	}
+}
+
+// TestPayloadEncoderGoValues covers the Go values no decoder produces:
+// other integer and float widths, typed slices and maps, pointers, nil
+// containers, and a value the reflective encoder refuses.
+func TestPayloadEncoderGoValues(t *testing.T) {
+	one, zero := int64(1), uint64(0)
+	for _, v := range []any{
+		nil, true, false, "", "text", uint64(1 << 63), int64(-1 << 63), int(-24), int32(-25), uint8(255),
+		0.0, 1.5, -0.0, 65504.0, 1e300, float32(0.1), []byte(nil), []byte{}, []byte{1, 2},
+		[]any(nil), []any{}, []any{uint64(1), "a", []any{nil}}, map[string]any(nil), map[string]any{},
+		map[string]any{"bb": 1, "a": 2, "c": 3, "aa": map[string]any{"z": []byte{0}, "": nil}},
+		map[string]string{"k": "v"}, []string{"x", "y"}, [2]uint16{1, 2}, &one, (*int64)(nil),
+		map[string]any{"ch": make(chan int)},
+	} {
+		checkPayloadEncoders(t, &Payload{Ext: map[string]any{"v": v}})
+	}
+	big := map[string]any{}
+	for i := range 40 {
+		big[string(rune('a'+i%26))+string(make([]byte, i/26))] = i
+	}
+	exit := int64(0)
+	checkPayloadEncoders(t, &Payload{
+		Intent:     &Intent{Tool: "t", Args: big, ChainID: 1, Target: make(Bytes, 20), Value: Bytes{1}, Data: Bytes{}},
+		Policy:     &PolicyEvaluation{PolicyID: "p", Decision: DecisionAsk, Rule: "r", Reasons: []string{"a", ""}, PDRHash: Bytes{9}},
+		Approval:   &Approval{Approver: "a", Decision: DecisionAllow},
+		Execution:  &Execution{Status: StatusFailed, Start: -1, End: 1 << 40, ExitCode: &exit, Error: "e", Block: 7},
+		Effects:    []Effect{{}, {FileWrite: &FileWrite{Path: "p", After: Bytes{1}}}, {APICall: &APICall{Method: "GET", URL: "u", Status: -3}}, {DBChange: &DBChange{Database: "d", Operation: "o", Rows: 300}}, {ChainState: &ChainState{ChainID: 1}}, {ChainLog: &ChainLog{Address: Bytes{}, Topics: []Bytes{nil, {}}}, FileWrite: &FileWrite{}}},
+		Context:    &ContextProvenance{Inputs: []Input{{Source: "s"}, {Digest: Bytes{}}}, Parents: []uint64{0, 1 << 33}},
+		Code:       &CodeProvenance{},
+		Delegation: &DelegationProvenance{Delegator: "x", Delegate: "y", Scope: []string{"s"}, Token: Bytes{1}, Parent: &zero},
+	})
+}

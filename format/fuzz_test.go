@@ -68,10 +68,10 @@ func FuzzDecodeEpochHeader(f *testing.F) {
 func FuzzOpenPayload(f *testing.F) {
 	var k format.EventKey
 	var s format.SessionID
-	frame, _ := format.SealPayload(nil, &k, s, 1, []byte{0xa0}, true, [12]byte{})
-	plain, _ := format.SealPayload(nil, &k, s, 1, []byte{0xa0}, false, [12]byte{})
-	f.Add(frame)
-	f.Add(plain)
+	for _, mode := range []byte{format.ModePlain, format.ModeEncrypted, format.ModeEncryptedV2} {
+		frame, _ := format.SealPayload(nil, &k, s, 1, []byte{0xa0}, mode, [12]byte{})
+		f.Add(frame)
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		pt, err := format.OpenPayload(&k, s, 1, b)
 		if err != nil {

@@ -1,6 +1,8 @@
 package format
 
 import (
+	"crypto/aes"
+	"crypto/cipher"
 	"crypto/hkdf"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -13,7 +15,7 @@ import (
 const (
 	KeySize      = 32 // master and epoch keys, and each half of an event key
 	EventKeySize = 64 // K_enc ‖ K_com
-	NonceSize    = 12 // AES-GCM nonce
+	NonceSize    = 12 // AEAD nonce (AES-GCM and ChaCha20-Poly1305)
 )
 
 // Key-derivation labels (HKDF info prefixes), see docs/SPEC.md "Keys".
@@ -26,8 +28,9 @@ const (
 var ErrKeyErased = errors.New("format: epoch key erased")
 
 // EventKey is the per-event key disclosed to a third party to open one
-// payload: K_enc (AES-256-GCM) ‖ K_com (commitment HMAC). It reveals nothing
-// about any other event's key.
+// payload: K_enc (the AEAD key) ‖ K_com (the commitment HMAC's key of modes
+// 0 and 1; mode 2 commits to all 64 bytes). It reveals nothing about any
+// other event's key.
 type EventKey [EventKeySize]byte
 
 func (k *EventKey) enc() []byte { return k[:KeySize] }
@@ -48,43 +51,67 @@ func EpochKey(master, salt []byte, session SessionID, epoch uint64) ([KeySize]by
 	return out, err
 }
 
-// DeriveEventKey derives K_e = HKDF-Expand-SHA256(K_t, label ‖ uint64be(seq), 64).
-func DeriveEventKey(epochKey [KeySize]byte, seq uint64) EventKey {
-	return NewEventKeyDeriver(epochKey).Derive(seq)
+// DeriveEventKey derives the key K_e of event seq from its epoch's key K_t,
+// as a log of format version does (docs/SPEC.md "Keys"):
+//
+//	version 1: HKDF-Expand-SHA256(K_t, label ‖ u64be(seq), 64)
+//	version 2: AES-256(K_t, u64be(seq) ‖ u64be(i)) for i = 0, 1, 2, 3
+func DeriveEventKey(version int, epochKey [KeySize]byte, seq uint64) EventKey {
+	return NewEventKeyDeriver(version, epochKey).Derive(seq)
 }
 
-// EventKeyDeriver computes DeriveEventKey for one epoch with the HMAC pad
-// state of K_t computed once, instead of once per event as crypto/hkdf
-// would: HKDF-Expand's T(1) = HMAC(K_t, info ‖ 0x01) and
-// T(2) = HMAC(K_t, T(1) ‖ info ‖ 0x02), exactly RFC 5869 §2.3 for L = 64.
-// TestEventKeyMatchesHKDF checks it against crypto/hkdf.
+// EventKeyDeriver computes DeriveEventKey for one epoch, with what depends
+// on K_t alone computed once: for version 1 the HMAC pad state of K_t
+// (crypto/hkdf would redo it for every event), HKDF-Expand's
+// T(1) = HMAC(K_t, info ‖ 0x01) and T(2) = HMAC(K_t, T(1) ‖ info ‖ 0x02),
+// exactly RFC 5869 §2.3 for L = 64 (TestEventKeyMatchesHKDF checks it
+// against crypto/hkdf); for version 2 the AES-256 key schedule of K_t, a
+// PRF in counter mode that costs four block encryptions per event.
 type EventKeyDeriver struct {
-	mac  hash.Hash
-	info [len(labelEventKey) + 8 + 1]byte
+	mac   hash.Hash // version 1
+	info  [len(labelEventKey) + 8 + 1]byte
+	block cipher.Block // version 2
+	in    [aes.BlockSize]byte
+	t     [EventKeySize]byte // output, here rather than on a caller's stack, which the interfaces would move to the heap
 }
 
-// NewEventKeyDeriver returns a deriver of the event keys of one epoch.
-func NewEventKeyDeriver(epochKey [KeySize]byte) *EventKeyDeriver {
+// NewEventKeyDeriver returns a deriver of the event keys of one epoch of a
+// log of format version.
+func NewEventKeyDeriver(version int, epochKey [KeySize]byte) *EventKeyDeriver {
+	if version >= 2 {
+		block, err := aes.NewCipher(epochKey[:])
+		if err != nil {
+			panic(err) // only a key of another length fails
+		}
+		return &EventKeyDeriver{block: block}
+	}
 	d := &EventKeyDeriver{mac: hmac.New(sha256.New, epochKey[:])}
 	copy(d.info[:], labelEventKey)
 	return d
 }
 
-// Derive returns the key of event seq: DeriveEventKey(K_t, seq).
+// Derive returns the key of event seq.
 func (d *EventKeyDeriver) Derive(seq uint64) EventKey {
-	var k EventKey
+	if d.block != nil {
+		binary.BigEndian.PutUint64(d.in[:8], seq)
+		for i := range EventKeySize / aes.BlockSize {
+			d.in[aes.BlockSize-1] = byte(i)
+			d.block.Encrypt(d.t[i*aes.BlockSize:], d.in[:])
+		}
+		return EventKey(d.t)
+	}
 	n := len(labelEventKey)
 	binary.BigEndian.PutUint64(d.info[n:], seq)
 	d.info[n+8] = 1
 	d.mac.Reset()
 	d.mac.Write(d.info[:])
-	d.mac.Sum(k[:0])
+	d.mac.Sum(d.t[:0])
 	d.info[n+8] = 2
 	d.mac.Reset()
-	d.mac.Write(k[:KeySize])
+	d.mac.Write(d.t[:KeySize])
 	d.mac.Write(d.info[:])
-	d.mac.Sum(k[:KeySize])
-	return k
+	d.mac.Sum(d.t[:KeySize])
+	return EventKey(d.t)
 }
 
 // Commitment returns C = HMAC-SHA256(K_com, session ‖ uint64be(seq) ‖ P) for

@@ -1,11 +1,15 @@
 package format
 
 import (
+	"crypto/aes"
+	"crypto/cipher"
 	"crypto/hkdf"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/binary"
 	"testing"
+
+	"github.com/transparency-dev/merkle/compact"
 )
 
 // The cached-HMAC derivation must be exactly HKDF-Expand (RFC 5869) as
@@ -15,7 +19,7 @@ func TestEventKeyMatchesHKDF(t *testing.T) {
 	for i := range ek {
 		ek[i] = byte(i * 7)
 	}
-	d := NewEventKeyDeriver(ek)
+	d := NewEventKeyDeriver(1, ek)
 	for _, seq := range []uint64{0, 1, 99, 100, 1 << 40, ^uint64(0)} {
 		info := binary.BigEndian.AppendUint64([]byte(labelEventKey), seq)
 		want, err := hkdf.Expand(sha256.New, ek[:], string(info), EventKeySize)
@@ -52,6 +56,59 @@ func TestHMACMatchesStdlib(t *testing.T) {
 		m.Write(msg)
 		if got, want := hmacSHA256(key, []byte("prefix"), msg), m.Sum(nil); string(got[:]) != string(want) {
 			t.Fatalf("%d-byte message: %x, crypto/hmac %x", len(msg), got, want)
+		}
+	}
+}
+
+// The allocation-free Tree must give the roots transparency-dev/merkle's
+// compact range gives, at every size, across the carries of its counter.
+func TestTreeMatchesCompactRange(t *testing.T) {
+	rf := &compact.RangeFactory{Hash: Hasher.HashChildren}
+	ref := rf.NewEmptyRange(0)
+	tree := NewTree()
+	for i := 0; i <= 1100; i++ {
+		want := Digest(Hasher.EmptyRoot())
+		if i > 0 {
+			root, err := ref.GetRootHash(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = Digest(root)
+		}
+		if tree.Size() != uint64(i) || tree.Root() != want {
+			t.Fatalf("size %d: root %s (size %d), compact range %s", i, tree.Root(), tree.Size(), want)
+		}
+		d := RecordDigest([]byte{byte(i), byte(i >> 8)})
+		l := LeafHash(d)
+		ref.Append(l[:], nil)
+		tree.Append(d)
+	}
+}
+
+// Version 2 event keys are the first 64 bytes of the AES-256-CTR keystream
+// under K_t from the counter block u64be(seq) ‖ u64be(0): the blocks
+// AES(K_t, u64be(seq) ‖ u64be(i)) for i = 0..3, as docs/SPEC.md defines
+// them, computed here with crypto/cipher's CTR mode.
+func TestEventKeyV2IsAESCTR(t *testing.T) {
+	var ek [KeySize]byte
+	for i := range ek {
+		ek[i] = byte(i * 11)
+	}
+	block, err := aes.NewCipher(ek[:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := NewEventKeyDeriver(2, ek)
+	for _, seq := range []uint64{0, 1, 99, 100, 1 << 40, ^uint64(0)} {
+		var iv [aes.BlockSize]byte
+		binary.BigEndian.PutUint64(iv[:8], seq)
+		var want EventKey
+		cipher.NewCTR(block, iv[:]).XORKeyStream(want[:], want[:])
+		if got := d.Derive(seq); got != want {
+			t.Fatalf("seq %d: derived %x, AES-256-CTR gives %x", seq, got, want)
+		}
+		if got := DeriveEventKey(2, ek, seq); got != want {
+			t.Fatalf("seq %d: DeriveEventKey %x, want %x", seq, got, want)
 		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math/big"
 	"reflect"
+	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/fxamacker/cbor/v2"
@@ -21,16 +23,23 @@ var ErrInvalidPayload = errors.New("invalid payload")
 // intent.value of at most 32 bytes, required byte strings present, valid
 // UTF-8 in every text string, free-form values (intent.args, ext) without
 // tags or simple values other than false, true and null, and the nesting
-// and item limits. EncodePayload and DecodePayload both call it, so a
-// payload that is written can be read. Errors wrap ErrInvalidPayload.
-func (p *Payload) Validate() error {
-	if err := p.validate(); err != nil {
+// and item limits. EncodePayload (which checks free-form values as it
+// encodes them, in the same walk: free) and DecodePayload both apply these
+// rules, so a payload that is written can be read. Errors wrap
+// ErrInvalidPayload.
+func (p *Payload) Validate() error { return invalid(p.validate(true)) }
+
+// invalid wraps a broken rule of docs/SPEC.md "Payload" (nil stays nil).
+func invalid(err error) error {
+	if err != nil {
 		return fmt.Errorf("format: %w: %w", ErrInvalidPayload, err)
 	}
 	return nil
 }
 
-func (p *Payload) validate() error {
+// validate checks the rules, those of free-form values only with
+// freeForm.
+func (p *Payload) validate(freeForm bool) error {
 	if in := p.Intent; in != nil {
 		switch {
 		case len(in.Target) != 0 && len(in.Target) != 20:
@@ -43,12 +52,14 @@ func (p *Payload) validate() error {
 		if err := checkText(in.Tool); err != nil {
 			return fmt.Errorf("intent: %w", err)
 		}
-		if err := checkFree(in.Args, 3); err != nil {
-			return fmt.Errorf("intent: args%w", err)
+		if freeForm {
+			if _, err := freeArgs(nil, in.Args, false); err != nil {
+				return err
+			}
 		}
 	}
 	if pe := p.Policy; pe != nil {
-		if decisionNames[pe.Decision] == "" {
+		if decisionNames.name(pe.Decision) == "" {
 			return fmt.Errorf("policy: unknown decision %d", pe.Decision)
 		}
 		if err := cmp.Or(checkItems(len(pe.Reasons)), checkText(pe.PolicyID, pe.Rule), checkText(pe.Reasons...)); err != nil {
@@ -56,7 +67,7 @@ func (p *Payload) validate() error {
 		}
 	}
 	if a := p.Approval; a != nil {
-		if decisionNames[a.Decision] == "" {
+		if decisionNames.name(a.Decision) == "" {
 			return fmt.Errorf("approval: unknown decision %d", a.Decision)
 		}
 		if err := checkText(a.Approver); err != nil {
@@ -64,7 +75,7 @@ func (p *Payload) validate() error {
 		}
 	}
 	if x := p.Execution; x != nil {
-		if statusNames[x.Status] == "" {
+		if statusNames.name(x.Status) == "" {
 			return fmt.Errorf("execution: unknown status %d", x.Status)
 		}
 		if err := checkText(x.Error); err != nil {
@@ -102,10 +113,30 @@ func (p *Payload) validate() error {
 			return fmt.Errorf("delegation: %w", err)
 		}
 	}
-	if err := checkFree(p.Ext, 2); err != nil {
-		return fmt.Errorf("ext%w", err)
+	if freeForm {
+		if _, err := freeExt(nil, p.Ext, false); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// freeArgs and freeExt are free for intent.args (level 3) and ext (level
+// 2), with the field in their errors.
+func freeArgs(dst []byte, args map[string]any, enc bool) ([]byte, error) {
+	dst, err := free(dst, args, 3, enc)
+	if err != nil {
+		return dst, fmt.Errorf("intent: args%w", err)
+	}
+	return dst, nil
+}
+
+func freeExt(dst []byte, ext map[string]any, enc bool) ([]byte, error) {
+	dst, err := free(dst, ext, 2, enc)
+	if err != nil {
+		return dst, fmt.Errorf("ext%w", err)
+	}
+	return dst, nil
 }
 
 func (e *Effect) validate() error {
@@ -169,17 +200,143 @@ func checkItems(n int) error {
 
 var cborMarshaler = reflect.TypeFor[cbor.Marshaler]()
 
-// checkFree checks a free-form value (of intent.args or ext) whose maps and
-// arrays would sit at nesting level (the payload map is level 1). It
-// accepts what decodes back to the same bytes: nil, booleans, integers in
-// CBOR's range, floats, text, byte strings, and arrays and text-keyed maps
-// of them. Errors start with the value's path ("[\"key\"][2]: …").
-func checkFree(v any, level int) error {
+// free checks a free-form value (of intent.args or ext) whose maps and
+// arrays would sit at nesting level (the payload map is level 1) and, with
+// enc, appends its canonical encoding to dst: the write path checks and
+// encodes every event's free-form values in one walk. It accepts what
+// decodes back to the same bytes: nil, booleans, integers in CBOR's range,
+// floats, text, byte strings, and arrays and text-keyed maps of them.
+// Errors start with the value's path ("[\"key\"][2]: …"). The values
+// ParseEventJSON and most callers make (nil, bool, string, uint64, int64,
+// int, []byte, []any, map[string]any) are encoded here, any other by the
+// reflective encoder (a CBOR item's encoding does not depend on where it
+// sits); FuzzPayloadEncoders compares the two.
+func free(dst []byte, v any, level int, enc bool) ([]byte, error) {
 	switch x := v.(type) {
-	case nil, bool, uint64, int64, float64, []byte:
-		return nil
+	case nil:
+		return appendIf(enc, dst, 0xf6), nil
+	case bool:
+		if !enc {
+			return dst, nil
+		}
+		if x {
+			return append(dst, 0xf5), nil
+		}
+		return append(dst, 0xf4), nil
 	case string:
-		return freeText(x)
+		if err := freeText(x); err != nil || !enc {
+			return dst, err
+		}
+		return appendText(dst, x), nil
+	case uint64:
+		if !enc {
+			return dst, nil
+		}
+		return appendHead(dst, 0, x), nil
+	case int64:
+		if !enc {
+			return dst, nil
+		}
+		return appendInt(dst, x), nil
+	case int:
+		if !enc {
+			return dst, nil
+		}
+		return appendInt(dst, int64(x)), nil
+	case []byte:
+		if !enc {
+			return dst, nil
+		}
+		return appendReqBytes(dst, x), nil
+	case []any:
+		if err := checkContainer(len(x), level); err != nil {
+			return dst, err
+		}
+		if enc {
+			if x == nil {
+				return append(dst, 0xf6), nil
+			}
+			dst = appendHead(dst, 4, uint64(len(x)))
+		}
+		var err error
+		for i, e := range x {
+			if dst, err = free(dst, e, level+1, enc); err != nil {
+				return dst, fmt.Errorf("[%d]%w", i, err)
+			}
+		}
+		return dst, nil
+	case map[string]any:
+		if err := checkContainer(len(x), level); err != nil {
+			return dst, err
+		}
+		return freeMap(dst, x, level, enc)
+	}
+	if err := checkOtherFree(v, level); err != nil || !enc {
+		return dst, err
+	}
+	b, err := encMode.Marshal(v)
+	return append(dst, b...), err
+}
+
+// freeMap is free for a text-keyed map, encoded with its keys in the order
+// of their encodings (RFC 8949 §4.2.1): a text string's head grows with its
+// length, so shorter keys first, then bytewise.
+func freeMap(dst []byte, m map[string]any, level int, enc bool) ([]byte, error) {
+	if enc && m == nil {
+		return append(dst, 0xf6), nil
+	}
+	type entry struct {
+		k string
+		v any
+	}
+	var small [8]entry
+	entries := small[:0]
+	for k, v := range m {
+		entries = append(entries, entry{k, v})
+	}
+	if enc {
+		before := func(a, b string) bool { return len(a) < len(b) || len(a) == len(b) && a < b }
+		if len(entries) <= len(small) {
+			for i := 1; i < len(entries); i++ { // insertion sort: a few keys
+				for j := i; j > 0 && before(entries[j].k, entries[j-1].k); j-- {
+					entries[j], entries[j-1] = entries[j-1], entries[j]
+				}
+			}
+		} else {
+			slices.SortFunc(entries, func(a, b entry) int {
+				return cmp.Or(cmp.Compare(len(a.k), len(b.k)), strings.Compare(a.k, b.k))
+			})
+		}
+		dst = appendHead(dst, 5, uint64(len(entries)))
+	}
+	var err error
+	for _, e := range entries {
+		if err = freeText(e.k); err == nil {
+			if enc {
+				dst = appendText(dst, e.k)
+			}
+			dst, err = free(dst, e.v, level+1, enc)
+		}
+		if err != nil {
+			return dst, fmt.Errorf("[%q]%w", e.k, err)
+		}
+	}
+	return dst, nil
+}
+
+func appendIf(enc bool, dst []byte, b byte) []byte {
+	if enc {
+		return append(dst, b)
+	}
+	return dst
+}
+
+// checkOtherFree is free's check of the values it leaves to the reflective
+// encoder.
+func checkOtherFree(v any, level int) error {
+	switch x := v.(type) {
+	case float64:
+		return nil
 	case *big.Int:
 		// Outside [-2^64, 2^64-1] the encoder writes a bignum tag.
 		if x != nil && (x.Sign() >= 0 && x.BitLen() > 64 || x.Sign() < 0 && new(big.Int).Not(x).BitLen() > 64) {
@@ -187,27 +344,7 @@ func checkFree(v any, level int) error {
 		}
 		return nil
 	case big.Int:
-		return checkFree(&x, level)
-	case map[string]any:
-		if err := checkContainer(len(x), level); err != nil {
-			return err
-		}
-		for k, e := range x {
-			if err := cmp.Or(freeText(k), checkFree(e, level+1)); err != nil {
-				return fmt.Errorf("[%q]%w", k, err)
-			}
-		}
-		return nil
-	case []any:
-		if err := checkContainer(len(x), level); err != nil {
-			return err
-		}
-		for i, e := range x {
-			if err := checkFree(e, level+1); err != nil {
-				return fmt.Errorf("[%d]%w", i, err)
-			}
-		}
-		return nil
+		return checkOtherFree(&x, level)
 	}
 	rv := reflect.ValueOf(v)
 	if rv.Type().Implements(cborMarshaler) {
@@ -223,7 +360,8 @@ func checkFree(v any, level int) error {
 		if rv.IsNil() {
 			return nil
 		}
-		return checkFree(rv.Elem().Interface(), level)
+		_, err := free(nil, rv.Elem().Interface(), level, false)
+		return err
 	case reflect.Slice, reflect.Array:
 		if rv.Type().Elem().Kind() == reflect.Uint8 {
 			return nil // a byte string
@@ -232,7 +370,7 @@ func checkFree(v any, level int) error {
 			return err
 		}
 		for i := range rv.Len() {
-			if err := checkFree(rv.Index(i).Interface(), level+1); err != nil {
+			if _, err := free(nil, rv.Index(i).Interface(), level+1, false); err != nil {
 				return fmt.Errorf("[%d]%w", i, err)
 			}
 		}
@@ -246,7 +384,10 @@ func checkFree(v any, level int) error {
 		}
 		for it := rv.MapRange(); it.Next(); {
 			k := it.Key().String()
-			if err := cmp.Or(freeText(k), checkFree(it.Value().Interface(), level+1)); err != nil {
+			if err := freeText(k); err != nil {
+				return fmt.Errorf("[%q]%w", k, err)
+			}
+			if _, err := free(nil, it.Value().Interface(), level+1, false); err != nil {
 				return fmt.Errorf("[%q]%w", k, err)
 			}
 		}

@@ -127,6 +127,7 @@ func TestCryptoVectors(t *testing.T) {
 			var v struct {
 				Master, Salt, Session, Plaintext, Nonce string
 				Epoch, Seq                              uint64
+				Version                                 int
 				Encrypt                                 bool
 				EpochKey                                string `json:"epoch_key"`
 				EventKey                                string `json:"event_key"`
@@ -143,12 +144,17 @@ func TestCryptoVectors(t *testing.T) {
 			if err != nil || hex.EncodeToString(ek[:]) != v.EpochKey {
 				t.Fatalf("epoch key %x (%v), want %s", ek, err, v.EpochKey)
 			}
-			k := format.DeriveEventKey(ek, v.Seq)
+			k := format.DeriveEventKey(max(v.Version, 1), ek, v.Seq)
 			if hex.EncodeToString(k[:]) != v.EventKey {
 				t.Fatalf("event key %x, want %s", k, v.EventKey)
 			}
 			pt := unhex(t, v.Plaintext)
-			if c := format.Commitment(&k, session, v.Seq, pt); c.String() != v.Commitment {
+			mode := format.FrameMode(max(v.Version, 1), v.Encrypt)
+			c := format.Commitment(&k, session, v.Seq, pt)
+			if mode == format.ModeEncryptedV2 {
+				c = format.KeyCommitment(&k)
+			}
+			if c.String() != v.Commitment {
 				t.Fatalf("commitment %s, want %s", c, v.Commitment)
 			}
 			if v.Malformed {
@@ -163,8 +169,8 @@ func TestCryptoVectors(t *testing.T) {
 			}
 			var nonce [format.NonceSize]byte
 			copy(nonce[:], unhex(t, v.Nonce))
-			frame, _ := format.SealPayload(nil, &k, session, v.Seq, pt, v.Encrypt, nonce)
-			if hex.EncodeToString(frame) != v.Frame || format.PayloadFrameDigest(frame).String() != v.FrameDigest {
+			frame, _ := format.SealPayload(nil, &k, session, v.Seq, pt, mode, nonce)
+			if hex.EncodeToString(frame) != v.Frame || format.PayloadFrameDigest(frame).String() != v.FrameDigest || frame[0] != mode {
 				t.Fatal("payload frame or its digest differs")
 			}
 			got, err := format.OpenPayload(&k, session, v.Seq, unhex(t, v.Frame))

@@ -18,7 +18,7 @@ func (r *Recorder) openEpochKey() error {
 	if err != nil {
 		return err
 	}
-	r.keys = format.NewEventKeyDeriver(ek)
+	r.keys = format.NewEventKeyDeriver(r.man.Version, ek)
 	return nil
 }
 
@@ -42,7 +42,7 @@ func (r *Recorder) seal() error {
 		return nil
 	}
 	h := format.EpochHeader{
-		Version: format.Version, Recorder: r.man.Recorder, Session: r.man.Session,
+		Version: uint8(r.man.Version), Recorder: r.man.Recorder, Session: r.man.Session,
 		Epoch: b.epoch, FirstSeq: b.firstSeq, Count: b.count(),
 		MerkleRoot: b.tree.Root(), LastRecord: r.last, PrevRoot: r.prevRoot,
 		Time: r.opts.Now().UnixNano(),

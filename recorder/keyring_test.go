@@ -33,7 +33,7 @@ func TestOpenKeyringWritesNothing(t *testing.T) {
 		t.Fatalf("OpenKeyring created %s (stat: %v)", salts, err)
 	}
 	for epoch := uint64(0); epoch < 3; epoch++ {
-		if _, err := kr.EventKey(epoch, 2*epoch); !errors.Is(err, format.ErrKeyErased) {
+		if _, err := kr.EventKey(format.Version, epoch, 2*epoch); !errors.Is(err, format.ErrKeyErased) {
 			t.Fatalf("epoch %d without salts: %v, want ErrKeyErased", epoch, err)
 		}
 	}
@@ -51,7 +51,7 @@ func TestOpenKeyringExposedMaster(t *testing.T) {
 	if err := kr.Exposed(); err != nil {
 		t.Fatalf("Exposed() of a 0600 key: %v", err)
 	}
-	want, err := kr.EventKey(1, 2)
+	want, err := kr.EventKey(format.Version, 1, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestOpenKeyringExposedMaster(t *testing.T) {
 	if err := kr.Exposed(); !errors.As(err, &me) || me.Mode != 0o644 || me.Path != master {
 		t.Fatalf("Exposed() = %v, want a *MasterKeyModeError for %s mode 0644", err, master)
 	}
-	if got, err := kr.EventKey(1, 2); err != nil || got != want {
+	if got, err := kr.EventKey(format.Version, 1, 2); err != nil || got != want {
 		t.Fatalf("EventKey with the exposed master key: %v", err)
 	}
 	if _, err := recorder.Open(dir, recorder.Options{}); !errors.As(err, &me) {

@@ -89,7 +89,7 @@ func loadOrCreateManifest(dir string, o *Options) (*Manifest, error) {
 	if o.Recorder == "" {
 		return nil, fmt.Errorf("recorder: creating %s: Options.Recorder (the operator id) is required", dir)
 	}
-	m = &Manifest{Format: manifestFormat, Version: format.Version, Recorder: o.Recorder, Session: o.Session, Encrypted: o.Encrypt, Created: o.Now().UTC()}
+	m = &Manifest{Format: manifestFormat, Version: o.FormatVersion, Recorder: o.Recorder, Session: o.Session, Encrypted: o.Encrypt, Created: o.Now().UTC()}
 	if m.Session == (format.SessionID{}) {
 		if _, err := io.ReadFull(o.Rand, m.Session[:]); err != nil {
 			return nil, err

@@ -2,7 +2,8 @@
 // becomes an evidence object — an envelope chained to its predecessor by
 // SHA-256, committed to an RFC 6962 Merkle tree per epoch, with its eight
 // semantic fields stored apart under a key-committing commitment and,
-// optionally, AES-256-GCM encryption with a per-event key.
+// optionally, encryption with a per-event key (ChaCha20-Poly1305 under a key
+// commitment; AES-256-GCM in logs of format version 1).
 //
 // The formats (deterministic CBOR records, epoch headers, payload frames,
 // segment files, key derivation) are specified byte for byte in
@@ -59,6 +60,12 @@ type Options struct {
 	Session format.SessionID
 	// Encrypt stores payloads encrypted (disclosure mode). Fixed at creation.
 	Encrypt bool
+	// FormatVersion is the format version of a new store, 1 or 2 (default
+	// format.Version). Version 1 encrypts payloads with AES-256-GCM under an
+	// HMAC commitment, for readers that predate version 2 (docs/SPEC.md,
+	// "Payload frames and commitments"). A store keeps the version it was
+	// created with.
+	FormatVersion int
 	// EpochSize seals an epoch after this many events (default 100).
 	EpochSize int
 	// EpochMaxAge seals a non-empty epoch this long after its first event
@@ -94,6 +101,9 @@ func (o *Options) setDefaults(dir string) {
 	}
 	if o.KeyDir == "" {
 		o.KeyDir = filepath.Join(dir, "keys")
+	}
+	if o.FormatVersion == 0 {
+		o.FormatVersion = format.Version
 	}
 	if o.SegmentSize <= 0 {
 		o.SegmentSize = 64 << 20
@@ -149,6 +159,8 @@ type Recorder struct {
 	openedAt time.Time
 	keys     *format.EventKeyDeriver // nil until the open epoch's key is loaded
 	nonce    [format.NonceSize]byte  // random per Open; XORed with seq per event
+	mode     byte                    // payload frame mode (format.FrameMode)
+	sealer   format.Sealer           // scratch of the AEAD
 	frameBuf []byte                  // scratch for payload frames
 	envBuf   bytes.Buffer            // scratch for envelopes
 	unsent   []sealed                // sealed, header not yet written or not yet durable
@@ -169,6 +181,9 @@ func Open(dir string, opts Options) (*Recorder, error) {
 		if err := checkRecorderID(opts.Recorder); err != nil {
 			return nil, err
 		}
+	}
+	if opts.FormatVersion < 0 || opts.FormatVersion > format.Version {
+		return nil, fmt.Errorf("recorder: format version %d: this build writes versions 1 to %d", opts.FormatVersion, format.Version)
 	}
 	opts.setDefaults(dir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -225,6 +240,7 @@ func open(dir string, opts Options) (*Recorder, error) {
 	r := &Recorder{dir: dir, opts: opts, man: *man, master: master, salts: salts,
 		syncReq: make(chan struct{}, 1), done: make(chan struct{})}
 	r.cond = sync.NewCond(&r.mu)
+	r.mode = format.FrameMode(man.Version, man.Encrypted)
 	if _, err := io.ReadFull(opts.Rand, r.nonce[:]); err != nil {
 		return nil, err
 	}
@@ -261,14 +277,7 @@ func (r *Recorder) Record(ctx context.Context, ev format.Event) (Receipt, error)
 	buf := payloadBufs.Get().(*bytes.Buffer)
 	defer payloadBufs.Put(buf)
 	buf.Reset()
-	// Encode from a pooled copy: handing &ev.Payload to the encoder would
-	// move the whole event to the heap.
-	p := payloadPool.Get().(*format.Payload)
-	*p = ev.Payload
-	err := format.EncodePayloadTo(buf, p)
-	*p = format.Payload{}
-	payloadPool.Put(p)
-	if err != nil {
+	if err := format.EncodePayloadTo(buf, &ev.Payload); err != nil {
 		return Receipt{}, err
 	}
 
@@ -292,10 +301,7 @@ func (r *Recorder) Record(ctx context.Context, ev format.Event) (Receipt, error)
 	return rc, err
 }
 
-var (
-	payloadBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-	payloadPool = sync.Pool{New: func() any { return new(format.Payload) }}
-)
+var payloadBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // append writes one event; r.mu is held.
 func (r *Recorder) append(ev *format.Event, plaintext []byte) (Receipt, error) {
@@ -317,7 +323,7 @@ func (r *Recorder) append(ev *format.Event, plaintext []byte) (Receipt, error) {
 	k := r.keys.Derive(seq)
 	nonce := r.nonce
 	binary.BigEndian.PutUint64(nonce[4:], binary.BigEndian.Uint64(nonce[4:])^seq)
-	frame, err := format.SealPayload(r.frameBuf[:0], &k, r.man.Session, seq, plaintext, r.man.Encrypted, nonce)
+	frame, err := r.sealer.Seal(r.frameBuf[:0], &k, r.man.Session, seq, plaintext, r.mode, nonce)
 	if err != nil {
 		return Receipt{}, r.fail(err)
 	}
@@ -325,7 +331,7 @@ func (r *Recorder) append(ev *format.Event, plaintext []byte) (Receipt, error) {
 	clock := max(r.clock, ev.After) + 1
 	now := r.opts.Now()
 	env := format.Envelope{
-		Version: format.Version, Recorder: r.man.Recorder, Session: r.man.Session,
+		Version: uint8(r.man.Version), Recorder: r.man.Recorder, Session: r.man.Session,
 		Seq: seq, Clock: clock, Group: ev.Group, Time: now.UnixNano(),
 		Tool: ev.Tool, Kind: ev.Kind, Payload: format.PayloadFrameDigest(frame), Prev: r.last,
 	}

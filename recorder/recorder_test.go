@@ -3,6 +3,7 @@ package recorder_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -252,12 +253,31 @@ func TestTimeSealing(t *testing.T) {
 	}
 }
 
+// Stores of either format version encrypt every payload in their
+// version's mode under the event keys, and keep their version when
+// reopened.
 func TestPayloadRoundTripAndKeys(t *testing.T) {
+	for _, version := range []int{1, 2} {
+		t.Run(fmt.Sprintf("version-%d", version), func(t *testing.T) { testPayloadRoundTripAndKeys(t, version) })
+	}
+}
+
+func testPayloadRoundTripAndKeys(t *testing.T, version int) {
 	dir := t.TempDir()
-	r := openT(t, dir, recorder.Options{Encrypt: true, EpochSize: 3})
-	recordN(t, r, 5)
+	r := openT(t, dir, recorder.Options{Encrypt: true, EpochSize: 3, FormatVersion: version})
+	recordN(t, r, 3) // epoch 0, sealed by size
+	r.Close()
+	r = openT(t, dir, recorder.Options{})
+	for i := 3; i < 5; i++ {
+		if _, err := r.Record(context.Background(), sampleEvent(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	m := r.Manifest()
 	r.Close()
+	if m.Version != version {
+		t.Fatalf("manifest version %d, want %d", m.Version, version)
+	}
 	kr, err := recorder.OpenKeyring(filepath.Join(dir, "keys"), m.Session)
 	if err != nil {
 		t.Fatal(err)
@@ -271,10 +291,10 @@ func TestPayloadRoundTripAndKeys(t *testing.T) {
 		if format.PayloadFrameDigest(frame) != env.Payload {
 			t.Errorf("event %d: payload frame digest mismatch", seq)
 		}
-		if frame[0] != format.ModeEncrypted {
-			t.Errorf("event %d stored in the clear", seq)
+		if int(env.Version) != version || frame[0] != format.FrameMode(version, true) {
+			t.Errorf("event %d: record version %d, frame mode %d in a store of version %d", seq, env.Version, frame[0], version)
 		}
-		k, err := kr.EventKey(seq/3, seq)
+		k, err := kr.EventKey(version, seq/3, seq)
 		if err != nil {
 			return err
 		}
@@ -290,7 +310,7 @@ func TestPayloadRoundTripAndKeys(t *testing.T) {
 			t.Errorf("event %d: args %v", seq, p.Intent.Args)
 		}
 		// Another event's key opens nothing.
-		other, _ := kr.EventKey((seq+1)/3, seq+1)
+		other, _ := kr.EventKey(version, (seq+1)/3, seq+1)
 		if _, err := format.OpenPayload(&other, m.Session, seq, frame); !errors.Is(err, format.ErrDecrypt) {
 			t.Errorf("event %d opened with the key of event %d: %v", seq, seq+1, err)
 		}
@@ -303,10 +323,10 @@ func TestPayloadRoundTripAndKeys(t *testing.T) {
 	if err := kr.Erase(0); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := kr.EventKey(0, 1); !errors.Is(err, format.ErrKeyErased) {
+	if _, err := kr.EventKey(version, 0, 1); !errors.Is(err, format.ErrKeyErased) {
 		t.Fatalf("key of erased epoch: %v", err)
 	}
-	if _, err := kr.EventKey(1, 4); err != nil {
+	if _, err := kr.EventKey(version, 1, 4); err != nil {
 		t.Fatalf("erasing epoch 0 affected epoch 1: %v", err)
 	}
 }
@@ -419,5 +439,20 @@ func TestMissingKeysRefused(t *testing.T) {
 	r.Close()
 	if again, _ := os.ReadFile(filepath.Join(dir, "keys", "master.key")); string(again) != string(master) {
 		t.Fatal("the master key was replaced")
+	}
+}
+
+// A format version this build does not write is refused before anything is
+// created.
+func TestFormatVersionOutOfRange(t *testing.T) {
+	for _, v := range []int{-1, format.Version + 1} {
+		dir := filepath.Join(t.TempDir(), "log")
+		_, err := recorder.Open(dir, recorder.Options{Recorder: "r", FormatVersion: v})
+		if err == nil || !strings.Contains(err.Error(), "format version") {
+			t.Fatalf("format version %d: %v, want a refusal naming the format version", v, err)
+		}
+		if _, err := os.Stat(dir); !os.IsNotExist(err) {
+			t.Fatalf("format version %d: %s created", v, dir)
+		}
 	}
 }

@@ -145,8 +145,9 @@ func OpenKeyring(keyDir string, session format.SessionID) (*Keyring, error) {
 // accessible to group or others (the writer refuses such a key), else nil.
 func (k *Keyring) Exposed() error { return k.exposed }
 
-// EventKey returns the key of event seq in epoch, or ErrKeyErased.
-func (k *Keyring) EventKey(epoch, seq uint64) (format.EventKey, error) {
+// EventKey returns the key of event seq in epoch of a log of format
+// version (that of the event's record), or ErrKeyErased.
+func (k *Keyring) EventKey(version int, epoch, seq uint64) (format.EventKey, error) {
 	var salt []byte
 	if k.salts != nil {
 		var err error
@@ -161,7 +162,7 @@ func (k *Keyring) EventKey(epoch, seq uint64) (format.EventKey, error) {
 	if err != nil {
 		return format.EventKey{}, err
 	}
-	return format.DeriveEventKey(ek, seq), nil
+	return format.DeriveEventKey(version, ek, seq), nil
 }
 
 // Erase destroys the key material of epoch (its salt) and fsyncs. Payloads

@@ -180,7 +180,11 @@ func Disclose(src Source, seqs []uint64, opts DiscloseOptions) (*Bundle, error) 
 			ev.Payload = f
 		}
 		if opts.Keys != nil {
-			k, err := opts.Keys.EventKey(h.Epoch, s)
+			e, err := format.DecodeEnvelope(records[s])
+			if err != nil {
+				return nil, fmt.Errorf("verifier: record of event %d: %w", s, err)
+			}
+			k, err := opts.Keys.EventKey(int(e.Version), h.Epoch, s)
 			if err != nil {
 				return nil, fmt.Errorf("verifier: key of event %d: %w", s, err)
 			}

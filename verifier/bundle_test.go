@@ -58,7 +58,7 @@ func TestBundleRoundTrip(t *testing.T) {
 	}
 	// The opened payloads are the recorded ones.
 	for _, s := range seqs {
-		k, _ := lg.keys.EventKey(s/16, s)
+		k, _ := lg.keys.EventKey(format.Version, s/16, s)
 		pt, err := format.OpenPayload(&k, lg.man.Session, s, lg.img.PayloadFrames[s])
 		if err != nil {
 			t.Fatal(err)
@@ -168,7 +168,7 @@ func TestBundleRevealsNothingElse(t *testing.T) {
 		}
 		// The true plaintext of j, as a guess: its commitment under K_e(i)
 		// does not match, so the guess cannot be confirmed.
-		kj, _ := lg.keys.EventKey(j/16, j)
+		kj, _ := lg.keys.EventKey(format.Version, j/16, j)
 		pt, _ := format.OpenPayload(&kj, lg.man.Session, j, frame)
 		if c := format.Commitment(&k, lg.man.Session, j, pt); bytes.Equal(c[:], frame[1:33]) {
 			t.Fatalf("event %d's plaintext confirmed with the key of event %d", j, i)
@@ -178,7 +178,7 @@ func TestBundleRevealsNothingElse(t *testing.T) {
 		}
 		// Epoch keys: no 32-byte half of an event key of the bundle's
 		// epoch is the epoch key (the epoch key never appears).
-		ek, _ := lg.keys.EventKey(j/16, j)
+		ek, _ := lg.keys.EventKey(format.Version, j/16, j)
 		if bytes.Contains(enc, ek[:32]) || bytes.Contains(enc, ek[32:]) {
 			t.Fatalf("bundle contains key material of event %d", j)
 		}

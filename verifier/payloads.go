@@ -39,7 +39,7 @@ func (v *logVerifier) checkPayloads(src Source) error {
 			return nil
 		}
 		if v.opts.Payloads == PayloadsOpen {
-			v.open(i, epochOf(i), frame)
+			v.open(int(r.version), i, epochOf(i), frame)
 		}
 		return nil
 	})
@@ -97,8 +97,8 @@ func (v *logVerifier) epochIndex() func(seq uint64) uint64 {
 	}
 }
 
-func (v *logVerifier) open(seq, epoch uint64, frame []byte) {
-	k, err := v.opts.Keys.EventKey(epoch, seq)
+func (v *logVerifier) open(version int, seq, epoch uint64, frame []byte) {
+	k, err := v.opts.Keys.EventKey(version, epoch, seq)
 	if errors.Is(err, format.ErrKeyErased) {
 		v.c.add(Finding{Kind: KindPayloadErased, Seq: u64(seq), Epoch: u64(epoch), Detail: "key material erased: the payload is unrecoverable by design; hashes, proofs and anchors still verify"})
 		return

@@ -72,7 +72,7 @@ func IndexLog(src Source, keys Keys) (*Index, error) {
 		}
 		var pt []byte
 		if keys != nil {
-			if k, err := keys.EventKey(ev.Epoch, seq); err == nil {
+			if k, err := keys.EventKey(int(ev.Envelope.Version), ev.Epoch, seq); err == nil {
 				pt, _ = format.OpenPayload(&k, ev.Envelope.Session, seq, frame)
 			}
 		}

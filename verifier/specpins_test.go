@@ -89,7 +89,7 @@ func TestUnsealedEventsUseTheOpenEpochKey(t *testing.T) {
 		return nil
 	})
 	for epoch, opens := range map[uint64]bool{1: false, 2: true, 3: false} {
-		k, err := kr.EventKey(epoch, 22)
+		k, err := kr.EventKey(format.Version, epoch, 22)
 		if err != nil {
 			t.Fatal(err)
 		}

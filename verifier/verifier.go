@@ -74,11 +74,12 @@ const (
 	PayloadsOpen
 )
 
-// Keys returns the event key of event seq in epoch. It returns an error
-// wrapping format.ErrKeyErased for an erased epoch. *recorder.Keyring
-// implements it.
+// Keys returns the event key of event seq in epoch of a log of format
+// version (the version of the event's record: keys are derived per version,
+// docs/SPEC.md "Keys"). It returns an error wrapping format.ErrKeyErased for
+// an erased epoch. *recorder.Keyring implements it.
 type Keys interface {
-	EventKey(epoch, seq uint64) (format.EventKey, error)
+	EventKey(version int, epoch, seq uint64) (format.EventKey, error)
 }
 
 // Options tune a verification.
@@ -105,6 +106,7 @@ type record struct {
 	digest  format.Digest
 	leaf    format.Digest // RFC 6962 leaf hash of digest
 	payload format.Digest // commitment to the payload frame (zero if undecodable)
+	version uint8         // format version (0 if undecodable)
 	ok      bool          // decoded
 	lost    bool          // lost to stream damage: a placeholder
 }
@@ -270,7 +272,7 @@ func (b *recordBatch) process() {
 			b.err[k] = err
 			continue
 		}
-		b.out[k].ok, b.out[k].payload = true, b.env[k].Payload
+		b.out[k].ok, b.out[k].payload, b.out[k].version = true, b.env[k].Payload, b.env[k].Version
 	}
 	close(b.done)
 }

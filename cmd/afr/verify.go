@@ -478,7 +478,7 @@ func readKeys(e *env, cmd, keyDir string, l *recorder.Log) (verifier.Keys, func(
 // keysUnavailable is the Keys of a key directory that could not be opened.
 type keysUnavailable struct{ err error }
 
-func (k keysUnavailable) EventKey(uint64, uint64) (format.EventKey, error) {
+func (k keysUnavailable) EventKey(int, uint64, uint64) (format.EventKey, error) {
 	return format.EventKey{}, fmt.Errorf("key directory unavailable: %w", k.err)
 }
 
