@@ -72,14 +72,15 @@ type Sizes struct {
 	Seeds        int   // Table II seeds, Table IV clean logs, RQ1 repetitions
 	TamperN      int   // Table IV: events in the attacked log
 	AnchorEpochs int   // Table III: epochs anchored
+	BatchLogs    []int // Table III: logs per aggregate batch
 }
 
 // Sizes returns the sizes of the run: the paper's (N = 100, 1K, 10K; 30
 // seeds; a 10,000-event log for Table IV), or with Quick smaller ones.
 func (c Config) Sizes() Sizes {
-	s := Sizes{LadderN: []int{100, 1_000, 10_000}, Seeds: 30, TamperN: 10_000, AnchorEpochs: 10}
+	s := Sizes{LadderN: []int{100, 1_000, 10_000}, Seeds: 30, TamperN: 10_000, AnchorEpochs: 10, BatchLogs: []int{1, 10, 100, 1_000}}
 	if c.Quick {
-		s = Sizes{LadderN: []int{100, 1_000}, Seeds: 3, TamperN: 1_000, AnchorEpochs: 4}
+		s = Sizes{LadderN: []int{100, 1_000}, Seeds: 3, TamperN: 1_000, AnchorEpochs: 4, BatchLogs: []int{1, 10, 100}}
 	}
 	if c.Seeds > 0 {
 		s.Seeds = c.Seeds
@@ -355,8 +356,8 @@ func (rep *Report) Markdown(plotDir string) []byte {
 	m := rep.Machine
 	fmt.Fprintf(&b, "| machine | |\n|---|---|\n| CPU | %s |\n| cores | %d |\n| OS/arch | %s/%s |\n| Go | %s |\n| load average at start | %s |\n\n",
 		mdEscape(m.CPU), m.Cores, m.OS, m.Arch, m.Go, m.Load)
-	fmt.Fprintf(&b, "Sizes: Table II N = %s, %d seeds; Table III %d epochs anchored; Table IV a %d-event log, %d clean logs; RQ1 %d repetitions.\n\n",
-		joinInts(rep.Sizes.LadderN), rep.Sizes.Seeds, rep.Sizes.AnchorEpochs, rep.Sizes.TamperN, rep.Sizes.Seeds, rep.Sizes.Seeds)
+	fmt.Fprintf(&b, "Sizes: Table II N = %s, %d seeds; Table III %d epochs anchored per log, batches of %s logs; Table IV a %d-event log, %d clean logs; RQ1 %d repetitions.\n\n",
+		joinInts(rep.Sizes.LadderN), rep.Sizes.Seeds, rep.Sizes.AnchorEpochs, joinInts(rep.Sizes.BatchLogs), rep.Sizes.TamperN, rep.Sizes.Seeds, rep.Sizes.Seeds)
 	if plotDir == "" {
 		fmt.Fprintf(&b, "The plots of this run (PNG and SVG) were written beside its tables, in `%s/`.\n\n", filepath.ToSlash(rep.Out))
 	}

@@ -27,8 +27,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/transparency-dev/merkle/compact"
-
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/format/segment"
 	"github.com/agentflightrecorder/afr/recorder"
@@ -146,8 +144,6 @@ func (l fullLog) Record(ev *format.Event) error {
 
 func (l fullLog) Close() error { return l.r.Close() }
 
-var ranges = &compact.RangeFactory{Hash: format.Hasher.HashChildren}
-
 // framedLog implements the intermediate rungs with the format package's
 // encoders and the same segment writer the Recorder uses.
 type framedLog struct {
@@ -156,7 +152,7 @@ type framedLog struct {
 	epochs            *segment.Writer
 	seq               uint64
 	last, prevRoot    format.Digest
-	epoch             *compact.Range // incremental, as the Recorder does
+	epoch             *format.Tree // incremental, as the Recorder does
 	nepoch            uint64
 }
 
@@ -179,7 +175,7 @@ func (l *framedLog) Record(ev *format.Event) error {
 	if err != nil {
 		return err
 	}
-	env := format.Envelope{Version: 1, Recorder: "bench", Seq: l.seq, Clock: l.seq + 1, Group: ev.Group,
+	env := format.Envelope{Version: format.Version, Recorder: "bench", Seq: l.seq, Clock: l.seq + 1, Group: ev.Group,
 		Time: time.Now().UnixNano(), Tool: ev.Tool, Kind: ev.Kind}
 	if l.rung != "schema" {
 		env.Payload = format.PayloadFrameDigest(pt)
@@ -204,20 +200,12 @@ func (l *framedLog) Record(ev *format.Event) error {
 		return nil
 	}
 	if l.epoch == nil {
-		l.epoch = ranges.NewEmptyRange(0)
+		l.epoch = format.NewTree()
 	}
-	leaf := format.LeafHash(l.last)
-	if err := l.epoch.Append(leaf[:], nil); err != nil {
-		return err
-	}
-	if l.epoch.End() == EpochSize {
-		var root format.Digest
-		r, err := l.epoch.GetRootHash(nil)
-		if err != nil {
-			return err
-		}
-		copy(root[:], r)
-		h := format.EpochHeader{Version: 1, Recorder: "bench", Epoch: l.nepoch, FirstSeq: l.seq - EpochSize, Count: EpochSize,
+	l.epoch.Append(l.last)
+	if l.epoch.Size() == EpochSize {
+		root := l.epoch.Root()
+		h := format.EpochHeader{Version: format.Version, Recorder: "bench", Epoch: l.nepoch, FirstSeq: l.seq - EpochSize, Count: EpochSize,
 			MerkleRoot: root, LastRecord: l.last, PrevRoot: l.prevRoot, Time: time.Now().UnixNano()}
 		hb, err := format.EncodeEpochHeader(&h)
 		if err != nil {

@@ -134,11 +134,32 @@ func TestBenchQuick(t *testing.T) {
 		Measured []bench.Gas
 		Costs    []bench.Cost
 		Verdict  string
+		Batches  []bench.BatchGas `json:"aggregated"`
 	}
 	checkPlots(t, out, readTable(t, out, "table3", &t3))
 	if len(t3.Measured) != 1 || t3.Measured[0].Transactions != 4 || t3.Measured[0].SteadyMean <= 0 || t3.Measured[0].First <= uint64(t3.Measured[0].SteadyMean) ||
 		len(t3.Costs) != len(bench.EpochSizes) || !strings.HasPrefix(t3.Verdict, "verified") {
 		t.Errorf("Table III: %+v", t3)
+	}
+	// Aggregated anchoring: batches of 1, 10 and 100 logs in both
+	// publication modes, every log verified; with the contents in the
+	// batches file, 100 logs per batch cost at most 2,000 gas per log-epoch
+	// (the fleets issue's goal) and a batch costs about one anchor.
+	if len(t3.Batches) != 6 {
+		t.Fatalf("Table III aggregated: %d rows, want 6: %+v", len(t3.Batches), t3.Batches)
+	}
+	for _, g := range t3.Batches {
+		// (A first batch in the event costs less than the second: its
+		// entries' zero back-pointers are cheap calldata.)
+		if g.Verified != g.Logs || g.BatchGas == 0 || g.FirstGas == 0 || g.PerLogEpoch != float64(g.BatchGas)/float64(g.Logs) {
+			t.Errorf("Table III aggregated row %+v", g)
+		}
+		if g.Publication == "batches file" && g.Logs == 100 && g.PerLogEpoch > 2_000 {
+			t.Errorf("100 logs per batch cost %.0f gas per log-epoch, want ≤ 2,000", g.PerLogEpoch)
+		}
+		if g.Publication == "batches file" && (g.BatchGas > 31_000 || g.FirstGas <= g.BatchGas) {
+			t.Errorf("a batch of %d logs costs %d gas, more than one per-log anchor's bar (31,000)", g.Logs, g.BatchGas)
+		}
 	}
 
 	var t4 struct {
