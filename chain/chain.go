@@ -89,9 +89,19 @@ func NewKeyFile(path string) (*ecdsa.PrivateKey, error) {
 // Address returns the address of k.
 func Address(k *ecdsa.PrivateKey) common.Address { return crypto.PubkeyToAddress(k.PublicKey) }
 
+// FeeChooser is a Client that chooses the fees of its transactions itself;
+// Fees asks it instead of the node. (afrspec's World pins its fees so that
+// its transactions hash alike on every backend.)
+type FeeChooser interface {
+	ChooseFees(ctx context.Context) (tip, feeCap *big.Int, err error)
+}
+
 // Fees returns EIP-1559 fee caps for a new transaction: the suggested tip and
-// twice the latest base fee plus the tip.
+// twice the latest base fee plus the tip, or a FeeChooser's choice.
 func Fees(ctx context.Context, c Client) (tip, feeCap *big.Int, err error) {
+	if fc, ok := c.(FeeChooser); ok {
+		return fc.ChooseFees(ctx)
+	}
 	tip, err = c.SuggestGasTipCap(ctx)
 	if err != nil {
 		return nil, nil, err

@@ -281,7 +281,7 @@ func NewWorld(ctx context.Context, cfg Config) (w *World, err error) {
 	if err := w.startChain(ctx); err != nil {
 		return w, err
 	}
-	w.Client = w.Chain.Client()
+	w.Client = pinnedFees{w.Chain.Client()}
 	id, err := w.Client.ChainID(ctx)
 	if err != nil {
 		return w, fmt.Errorf("afrspec: chain id: %w", err)
