@@ -24,6 +24,7 @@ import (
 func init() {
 	register(&command{name: "demo", summary: "the whole flight: record, PDR-gated actions, anchor on a chain, verify, disclose, tamper", run: runDemo, usage: `
 Usage: afr demo [--backend embedded|anvil] [--dir DIR] [--events N] [--json]
+       afr demo --fleet N [--backend embedded|anvil] [--dir DIR] [--events N] [--json]
 
 Runs AFR end to end on a chain. It starts the chain (default: go-ethereum's
 embedded simulated chain, in this process; --backend anvil starts anvil),
@@ -48,9 +49,21 @@ payment, and DIR/verify.html (afr verify-page) to check the disclosed
 bundle with DIR/anchors.json in a browser. The log, deployment and report
 stay in DIR (default: a new temporary directory).
 
+With --fleet N it runs a fleet instead: N agents' logs (1–1000) recorded
+concurrently under ONE operator key, each under its own log id, their
+sealed epochs anchored in aggregate batches by one anchor.Batcher (one
+transaction per batch, contents in DIR/batches.jsonl), every log verified
+against the chain; then a C2SP tlog-checkpoint of every log is signed with
+the operator's note key and every log verified against it alone; a copy of
+one log with an edited record is shown tampered. It prints
+"gas per log-epoch: <number>", measured from the batches' receipts after
+the operator's first batch, and writes DIR/fleet.json. --events is then
+per log (default 200).
+
 Examples:
   afr demo
-  afr demo --backend anvil --events 2000 --dir ./demo`})
+  afr demo --backend anvil --events 2000 --dir ./demo
+  afr demo --fleet 100`})
 }
 
 // demoReport is the JSON report of afr demo (DIR/report.json).
@@ -120,8 +133,19 @@ func runDemo(e *env, args []string) error {
 	n := fs.Int("events", 5000, "number of events to record")
 	kind := fs.String("backend", "embedded", "chain backend: embedded or anvil")
 	jsonOut := fs.Bool("json", false, "print the JSON report instead of the readable one")
+	fleet := fs.Int("fleet", 0, "run a fleet of N logs under one operator key, anchored in aggregate batches (see above)")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if *kind != "embedded" && *kind != "anvil" {
+		return usageError{"--backend: want embedded or anvil"}
+	}
+	if *fleet != 0 {
+		events := *n
+		if !flagSet(fs, "events") {
+			events = 200
+		}
+		return runFleetDemo(e, *kind, *dir, *fleet, events, *jsonOut)
 	}
 	if *n < 200 {
 		return usageError{"--events must be at least 200"}
