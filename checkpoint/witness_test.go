@@ -15,7 +15,7 @@ func TestRealWitness(t *testing.T) {
 	cmd.Dir = "witnessinterop"
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("go test in checkpoint/witnessinterop: %v\n%s", err, out)
+		t.Fatalf("go test in checkpoint/witnessinterop: %v (hint: after a change of the root module's dependencies, run go mod tidy in checkpoint/witnessinterop)\n%s", err, out)
 	}
 	if !strings.Contains(string(out), "ok  \tgithub.com/agentflightrecorder/afr/checkpoint/witnessinterop") {
 		t.Fatalf("go test in checkpoint/witnessinterop ran no test:\n%s", out)

@@ -8,6 +8,8 @@ require (
 	golang.org/x/mod v0.39.0
 )
 
+require golang.org/x/sys v0.47.0 // indirect
+
 require (
 	filippo.io/mldsa v0.0.0-20260215214346-43d0283efc3e // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect

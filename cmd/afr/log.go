@@ -236,6 +236,7 @@ type logStatus struct {
 	Dir        string           `json:"dir"`
 	Recorder   string           `json:"recorder"`
 	Session    format.SessionID `json:"session"`
+	LogID      format.Digest    `json:"log_id"` // what its anchors are filed under (docs/SPEC.md, "Log id")
 	Encrypted  bool             `json:"encrypted"`
 	Events     uint64           `json:"events"`
 	Epochs     uint64           `json:"epochs"`
@@ -281,6 +282,7 @@ func runStatus(e *env, args []string) error {
 		}
 		st.Recorder, st.Session = rec, session
 	}
+	st.LogID = format.LogID(st.Recorder, st.Session)
 	if err := l.Records(func(seq uint64, raw []byte) error {
 		st.Events = seq + 1
 		d := format.RecordDigest(raw)
@@ -324,8 +326,8 @@ func runStatus(e *env, args []string) error {
 		}
 		return statusProblem(st)
 	}
-	fmt.Fprintf(e.stdout, "log        %s\nrecorder   %s\nsession    %s\nencrypted  %v\nevents     %d\nepochs     %d (events 0..%d sealed)\nunsealed   %d\n",
-		st.Dir, st.Recorder, st.Session, st.Encrypted, st.Events, st.Epochs, int64(st.Sealed)-1, st.Unsealed)
+	fmt.Fprintf(e.stdout, "log        %s\nrecorder   %s\nsession    %s\nlog id     %s\nencrypted  %v\nevents     %d\nepochs     %d (events 0..%d sealed)\nunsealed   %d\n",
+		st.Dir, st.Recorder, st.Session, st.LogID, st.Encrypted, st.Events, st.Epochs, int64(st.Sealed)-1, st.Unsealed)
 	if st.LastRoot != nil {
 		fmt.Fprintf(e.stdout, "last root  %s\n", st.LastRoot)
 	}
