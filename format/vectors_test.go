@@ -262,7 +262,7 @@ func TestVectorsUpToDate(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("generator: %v\n%s", err, out)
 	}
-	for _, dir := range []string{"encoding", "crypto", "merkle", "segment", "bundle"} {
+	for _, dir := range []string{"encoding", "crypto", "merkle", "segment", "bundle", "anchoring"} {
 		want, _ := filepath.Glob(filepath.Join(tmp, dir, "*.json"))
 		have, _ := filepath.Glob(filepath.Join(vectorDir, dir, "*.json"))
 		if len(want) != len(have) {
@@ -275,5 +275,65 @@ func TestVectorsUpToDate(t *testing.T) {
 				t.Fatalf("%s/%s is stale (run make vectors)", dir, filepath.Base(w))
 			}
 		}
+	}
+}
+
+// TestAnchoringVectors checks the log id and aggregate batch vectors
+// (docs/SPEC.md, "Log id" and "Aggregate batches").
+func TestAnchoringVectors(t *testing.T) {
+	for name, raw := range loadVectors(t, "anchoring") {
+		t.Run(name, func(t *testing.T) {
+			var v struct {
+				Desc, Type, Recorder, Session string
+				LogID                         string `json:"log_id"`
+				Valid                         bool
+				Batch                         uint64
+				Entries                       []format.BatchEntry
+				Packed                        string
+				EntryDigests                  []format.Digest `json:"entry_digests"`
+				MerkleRoot                    string   `json:"merkle_root"`
+				BatchRoot                     string   `json:"batch_root"`
+				ErrorContains                 string   `json:"error_contains"`
+			}
+			if err := json.Unmarshal(raw, &v); err != nil {
+				t.Fatal(err)
+			}
+			switch v.Type {
+			case "log_id":
+				var s format.SessionID
+				copy(s[:], unhex(t, v.Session))
+				if got := format.LogID(v.Recorder, s).String(); got != v.LogID {
+					t.Fatalf("%s: log id %s, want %s", v.Desc, got, v.LogID)
+				}
+			case "batch":
+				entries, err := format.DecodeBatchEntries(unhex(t, v.Packed))
+				if !v.Valid {
+					if err == nil || !strings.Contains(err.Error(), v.ErrorContains) {
+						t.Fatalf("%s: error %v, want one containing %q", v.Desc, err, v.ErrorContains)
+					}
+					return
+				}
+				if err != nil || len(entries) != len(v.Entries) {
+					t.Fatalf("%s: decoded %d entries (%v), want %d", v.Desc, len(entries), err, len(v.Entries))
+				}
+				ds := make([]format.Digest, len(entries))
+				for i, e := range entries {
+					if e != v.Entries[i] {
+						t.Fatalf("entry %d decodes to %+v, want %+v", i, e, v.Entries[i])
+					}
+					if ds[i] = e.Digest(); ds[i] != v.EntryDigests[i] {
+						t.Fatalf("entry %d digest %s, want %s", i, ds[i], v.EntryDigests[i])
+					}
+				}
+				if got := format.MerkleRoot(ds).String(); got != v.MerkleRoot {
+					t.Fatalf("merkle root %s, want %s", got, v.MerkleRoot)
+				}
+				if got, err := format.BatchRoot(v.Batch, entries); err != nil || got.String() != v.BatchRoot {
+					t.Fatalf("batch root %s (%v), want %s", got, err, v.BatchRoot)
+				}
+			default:
+				t.Fatalf("unknown vector type %q", v.Type)
+			}
+		})
 	}
 }
