@@ -291,9 +291,9 @@ func TestAnchoringVectors(t *testing.T) {
 				Entries                       []format.BatchEntry
 				Packed                        string
 				EntryDigests                  []format.Digest `json:"entry_digests"`
-				MerkleRoot                    string   `json:"merkle_root"`
-				BatchRoot                     string   `json:"batch_root"`
-				ErrorContains                 string   `json:"error_contains"`
+				MerkleRoot                    string          `json:"merkle_root"`
+				BatchRoot                     string          `json:"batch_root"`
+				ErrorContains                 string          `json:"error_contains"`
 			}
 			if err := json.Unmarshal(raw, &v); err != nil {
 				t.Fatal(err)
