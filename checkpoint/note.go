@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -94,6 +95,12 @@ type Policy struct {
 	Operator     note.Verifier
 	Witnesses    []note.Verifier
 	MinWitnesses int
+	// OriginPrefix is the origin prefix the verifier expects
+	// (DefaultOriginPrefix when empty): a checkpoint's origin must be
+	// exactly OriginPrefix/<log id>. Witnesses keep one history per origin,
+	// so an operator allowed two origins for one log could have two
+	// diverging histories of it witnessed, one shown to each verifier.
+	OriginPrefix string
 }
 
 // NewPolicy builds a policy from verifier keys (C2SP signed-note vkeys):
@@ -106,11 +113,19 @@ func NewPolicy(operatorVKey string, witnessVKeys []string, minWitnesses int) (*P
 		return nil, fmt.Errorf("checkpoint: operator verifier key %q: %v (want name+hash+key, as afr checkpoint keygen writes)", operatorVKey, err)
 	}
 	p := &Policy{Operator: op, MinWitnesses: minWitnesses}
+	// One public key counts once, whatever name or key type it is given
+	// under: a cosignature/v1 signature does not cover the key's name, and
+	// the operator's own key is no witness.
+	keys := map[string]string{publicKey(operatorVKey): "the operator's key"}
 	for _, k := range witnessVKeys {
 		w, err := fnote.NewVerifierForCosignatureV1(strings.TrimSpace(k))
 		if err != nil {
 			return nil, fmt.Errorf("checkpoint: witness verifier key %q: %v (want a cosignature/v1 vkey: name+hash+key)", k, err)
 		}
+		if prev, dup := keys[publicKey(k)]; dup {
+			return nil, fmt.Errorf("checkpoint: witness key %s is the same public key as %s: one signer counts once", keyID(w), prev)
+		}
+		keys[publicKey(k)] = "witness " + keyID(w)
 		p.Witnesses = append(p.Witnesses, w)
 	}
 	if err := p.check(); err != nil {
@@ -135,6 +150,20 @@ func (p *Policy) check() error {
 		seen[keyID(w)] = true
 	}
 	return nil
+}
+
+// publicKey returns the public key a verifier key (name+hash+base64(type
+// ‖ key)) holds, without its name and type byte.
+func publicKey(vkey string) string {
+	parts := strings.SplitN(strings.TrimSpace(vkey), "+", 3)
+	if len(parts) != 3 {
+		return vkey
+	}
+	b, err := base64.StdEncoding.DecodeString(parts[2])
+	if err != nil || len(b) < 2 {
+		return vkey
+	}
+	return string(b[1:])
 }
 
 // keyID names a key as a signature line does: name and key hash.
@@ -193,6 +222,10 @@ func Verify(raw []byte, p *Policy, logID format.Digest) (*Checkpoint, error) {
 	cp.Note = raw
 	if !logID.IsZero() && cp.LogID != logID {
 		return nil, fmt.Errorf("%w: its origin %q names log %x, not this log (%x)", ErrForeignLog, cp.Origin, cp.LogID, logID)
+	}
+	if want, err := Origin(p.OriginPrefix, cp.LogID); err != nil || cp.Origin != want {
+		return nil, fmt.Errorf("%w: origin %q is not the origin this verifier accepts for the log (%q): a second origin for one log could carry a second, separately witnessed history (hint: if the operator publishes under another prefix, give it: --origin-prefix)",
+			ErrPolicy, cp.Origin, want)
 	}
 	for _, w := range p.Witnesses {
 		for _, s := range n.Sigs {

@@ -157,6 +157,7 @@ func TestRealWitness(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	policy.OriginPrefix = "example.com/afr"
 	roots := checkpoint.Roots(lg.leaves)
 	signed := func(size int) []byte {
 		cp, err := checkpoint.Sign(origin, roots[:size], op)
@@ -314,7 +315,7 @@ func TestCLIWithRealWitness(t *testing.T) {
 	if !strings.Contains(out, "w1.example cosigned size 5") {
 		t.Fatalf("cosign said: %s", out)
 	}
-	out = run("verify", "--log", lg.dir, "--checkpoint", "cp", "--checkpoint-key", "op.key.vkey", "--witness", "w1.key.vkey")
+	out = run("verify", "--log", lg.dir, "--checkpoint", "cp", "--checkpoint-key", "op.key.vkey", "--witness", "w1.key.vkey", "--origin-prefix", "example.com/afr")
 	if !strings.HasPrefix(out, "VERIFIED") || !strings.Contains(out, "anchored: 5 epochs, 50 events") {
 		t.Fatalf("verify said: %s", out)
 	}

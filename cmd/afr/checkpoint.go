@@ -54,8 +54,12 @@ cosignature with the witness's verifier key and appends it to the
 checkpoint file.
 
 Verify a log against checkpoints with afr verify --checkpoint FILE
---checkpoint-key VKEY [--witness VKEY …] [--min-witnesses N]. A VKEY is
-the key itself (name+hash+key) or a file holding it.
+--checkpoint-key VKEY [--witness VKEY …] [--min-witnesses N]
+[--origin-prefix PREFIX]. A VKEY is the key itself (name+hash+key) or a
+file holding it. Only the origin PREFIX/<log id> is accepted (default
+afr.log): one origin per log, so that witnesses see one history of it. A
+key counts once: the same public key under two names, or the operator's
+key given as a witness, is refused.
 
 Examples:
   afr checkpoint keygen --name example.com/operator --key op.key
@@ -183,6 +187,12 @@ func (p publishedFlags) open() (checkpoint.Published, *checkpoint.Checkpoint, er
 	if err != nil {
 		return checkpoint.Published{}, nil, err
 	}
+	// The operator's own checkpoint, under whatever prefix it chose: its
+	// first line is the origin, PREFIX/<log id>.
+	origin, _, _ := strings.Cut(string(pub.Note), "\n")
+	if i := strings.LastIndexByte(origin, '/'); i > 0 {
+		policy.OriginPrefix = origin[:i]
+	}
 	cp, _, err := checkpoint.Open(pub, policy, format.Digest{})
 	if err != nil {
 		return checkpoint.Published{}, nil, fmt.Errorf("checkpoint %s: %w", *p.file, err)
@@ -265,7 +275,7 @@ func (l *stringList) Set(s string) error { *l = append(*l, s); return nil }
 // checkpointFlags are afr verify's flags for checkpoints as anchors.
 type checkpointFlags struct {
 	files, witnesses stringList
-	vkey             *string
+	vkey, prefix     *string
 	min              *int
 }
 
@@ -275,6 +285,7 @@ func addCheckpointFlags(fs *flag.FlagSet) *checkpointFlags {
 	c.vkey = fs.String("checkpoint-key", "", "the operator's checkpoint verifier key, or a file holding it (required with --checkpoint)")
 	fs.Var(&c.witnesses, "witness", "a trusted witness's verifier key, or a file holding it (repeatable)")
 	c.min = fs.Int("min-witnesses", -1, "witnesses that must have cosigned each checkpoint (default: every --witness)")
+	c.prefix = fs.String("origin-prefix", checkpoint.DefaultOriginPrefix, "the origin prefix the operator publishes checkpoints under: only PREFIX/<log id> is accepted")
 	return c
 }
 
@@ -311,6 +322,7 @@ func (c *checkpointFlags) anchors(ctx context.Context, base verifier.AnchorSourc
 	if err != nil {
 		return nil, usageError{err.Error()}
 	}
+	policy.OriginPrefix = *c.prefix
 	id, err := targetLogID(logDir, bundleFile)
 	if err != nil {
 		return nil, err
