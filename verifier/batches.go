@@ -223,10 +223,26 @@ func (f BatchesFile) Batches(context.Context) ([]Batch, error) {
 
 // ParseBatches reads the content of a batches file. Each batch's root is
 // checked against its entries: a line whose root is not the BatchRoot of
-// its entries is malformed. A malformed final line without a newline is a
-// torn write and is ignored.
+// its entries is malformed, and any malformed line makes the file invalid.
+// A malformed final line without a newline is a torn write and is ignored.
 func ParseBatches(b []byte) ([]Batch, error) {
-	var out []Batch
+	bs, errs := ScanBatches(b)
+	if len(errs) > 0 {
+		return nil, errs[0]
+	}
+	return bs, nil
+}
+
+// ScanBatches reads the well-formed lines of a batches file and returns
+// the errors of the malformed ones (each wrapping ErrBatchesFile and
+// naming its line), for a reader that needs only some batches — those
+// whose roots were anchored — and treats a damaged line as contents it
+// does not have. A torn final line is neither.
+func ScanBatches(b []byte) ([]Batch, []error) {
+	var (
+		out  []Batch
+		errs []error
+	)
 	lines := bytes.Split(b, []byte("\n"))
 	for n, line := range lines {
 		if len(bytes.TrimSpace(line)) == 0 {
@@ -239,11 +255,12 @@ func ParseBatches(b []byte) ([]Batch, error) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%w: line %d: %w (%s)", ErrBatchesFile, n+1, err, batchesFileHint)
+			errs = append(errs, fmt.Errorf("%w: line %d: %w (%s)", ErrBatchesFile, n+1, err, batchesFileHint))
+			continue
 		}
 		out = append(out, bt)
 	}
-	return out, nil
+	return out, errs
 }
 
 const batchesFileHint = `want one {"batch": b, "root": "0x…", "prev_root": "0x…", "entries": [{"log": "0x…", "epoch": t, "root": "0x…", "prev_root": "0x…"}, …]} per line, see docs/SPEC.md "Batches file"`

@@ -57,8 +57,9 @@ the operator's aggregate batches, whose contents come from the chain or
 from the operator's batches file (--batches FILE, or the deployment file's
 "batches_file"): a batch whose contents are missing makes the verdict at
 best incomplete (batch_withheld). An operator with no anchors for this log
-makes it incomplete, never tampered, and the report names the operators
-that did anchor it. Anchors also come from --anchors, a JSON file
+makes it incomplete, never tampered, and the report lists the addresses
+that anchored its log id (leads to check with the log's owner: anyone can
+anchor under any log id). Anchors also come from --anchors, a JSON file
 {"anchors":[{"epoch":0,"root":"0x…","prev_root":"0x…"},…]}; without anchors
 nothing ties the log to an external commitment and the verdict is at best
 incomplete. Checkpoints cosigned by witnesses are anchors too, alone or

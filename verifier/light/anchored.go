@@ -20,8 +20,9 @@ const AnchoredTopic = "0xa58519225e4f9c8267cd9793b73fec57d8d8f98424e8f206c6d7288
 
 // AnchoredFilter returns, as JSON, the eth_getLogs filter object that
 // selects the Anchored events of operator for log logID (0x and 64 hex
-// digits: format.LogID, see BundleLogID) on the EpochAnchor at contract,
-// from block 0 to the latest: what a page sends to a node.
+// digits: format.LogID, see BundleLogID) and for its batch chain (log id
+// 0) on the EpochAnchor at contract, from block 0 to the latest: what a
+// page sends to a node.
 func AnchoredFilter(contract, operator, logID string) (string, error) {
 	c, op, id, err := parseQuery(contract, operator, logID)
 	if err != nil {
@@ -29,7 +30,9 @@ func AnchoredFilter(contract, operator, logID string) (string, error) {
 	}
 	out, err := json.Marshal(map[string]any{
 		"address": "0x" + hex.EncodeToString(c), "fromBlock": "0x0", "toBlock": "latest",
-		"topics": []string{AnchoredTopic, "0x" + hex.EncodeToString(topicOf(op)), "0x" + hex.EncodeToString(id)},
+		// The log's events, and those of the operator's batch chain (log id
+		// 0): the page does not read batches, but must know there are some.
+		"topics": []any{AnchoredTopic, "0x" + hex.EncodeToString(topicOf(op)), []string{"0x" + hex.EncodeToString(id), "0x" + hex.EncodeToString(make([]byte, 32))}},
 	})
 	return string(out), err
 }
@@ -63,6 +66,10 @@ func BundleLogID(bundle []byte) (string, error) {
 	return b.LogID().String(), nil
 }
 
+// ErrBatchesUnread is wrapped by AnchorsFromLogs when the operator has
+// anchored aggregate batches, which the page does not read.
+var ErrBatchesUnread = errors.New("the operator's aggregate batches are not read here")
+
 // rpcLog is a log as eth_getLogs returns it.
 type rpcLog struct {
 	Address     string   `json:"address"`
@@ -81,7 +88,10 @@ type rpcLog struct {
 // does, every log is checked against the query: a log of another contract,
 // event, operator or log is an error (the node does not filter as asked),
 // as is a log whose encoding is not that of Anchored. Anchors in aggregate
-// batches are not read here (use afr verify).
+// batches are not read here: when the node reports any event of the
+// operator's batch chain, the answer is an error wrapping ErrBatchesUnread
+// rather than anchors that could hide a second root in a batch (use afr
+// verify).
 //
 // The node is trusted: nothing ties its answer to a block, a receipt or a
 // chain, so a dishonest node (or one on a plain-HTTP path) can report
@@ -102,9 +112,16 @@ func AnchorsFromLogs(logsJSON []byte, contract, operator, logID string) (string,
 		return "", err
 	}
 	anchors := []verifier.Anchor{}
+	zero := "0x" + hex.EncodeToString(make([]byte, 32))
 	for i, l := range logs {
 		if l.Removed {
 			continue
+		}
+		if len(l.Topics) == 4 && strings.EqualFold(l.Topics[2], zero) {
+			// One key may anchor an epoch of this log per log and again in a
+			// batch: without the batches, "verified" could hide a fork.
+			return "", fmt.Errorf("%w: operator %s also anchors in aggregate batches (tx %s), which this page does not read: a second root for an epoch of this log in a batch cannot be excluded (verify with afr verify, which reads them)",
+				ErrBatchesUnread, operator, l.TxHash)
 		}
 		a, err := decodeAnchored(l, c, op, id)
 		if err != nil {

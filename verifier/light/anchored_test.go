@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -129,5 +130,26 @@ func TestAnchorsFromLogsMatchesChainAnchors(t *testing.T) {
 	}
 	if _, err := light.AnchorsFromLogs(other, chain.Address(ops[0]).Hex(), chain.Address(ops[1]).Hex(), logs[1].String()); err == nil || !strings.Contains(err.Error(), "does not filter") {
 		t.Fatalf("another contract's events: %v", err)
+	}
+	// Once the operator anchors an aggregate batch (which could hold a
+	// second root for an epoch of the log), the page's filter returns its
+	// batch chain too and the page refuses to answer from per-log anchors
+	// alone; another operator's page is unaffected.
+	op := ops[0]
+	entries := []format.BatchEntry{{Log: logs[1], Epoch: 1, Root: format.Digest{0xf0, 0x4c}, PrevRoot: format.Digest{1, 2, 1, 0xAF}}}
+	root, err := format.BatchRoot(0, entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chain.Transact(ctx, c, op, &dep.EpochAnchor, nil, ea.PackAnchorBatch(0, root, [32]byte{}, format.EncodeBatchEntries(entries))); err != nil {
+		t.Fatal(err)
+	}
+	answer := getLogs(t, e.URL(), dep.EpochAnchor, chain.Address(op), logs[1])
+	if _, err := light.AnchorsFromLogs(answer, dep.EpochAnchor.Hex(), chain.Address(op).Hex(), logs[1].String()); !errors.Is(err, light.ErrBatchesUnread) {
+		t.Fatalf("an operator with a batch: %v, want ErrBatchesUnread", err)
+	}
+	answer = getLogs(t, e.URL(), dep.EpochAnchor, chain.Address(ops[1]), logs[1])
+	if _, err := light.AnchorsFromLogs(answer, dep.EpochAnchor.Hex(), chain.Address(ops[1]).Hex(), logs[1].String()); err != nil {
+		t.Fatalf("an operator without batches: %v", err)
 	}
 }

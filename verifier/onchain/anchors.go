@@ -70,6 +70,19 @@ type ChainAnchors struct {
 // head. A node that omits, invents or misfilters events is a
 // *chain.NodeError, never a finding against the operator.
 func (c ChainAnchors) Anchors(ctx context.Context) ([]verifier.Anchor, error) {
+	ca, err := c.CheckAnchors(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return ca.Anchors, nil
+}
+
+// CheckAnchors implements verifier.AnchorChecker. One key can anchor an
+// epoch of a log both per log and in its aggregate batches, which this
+// source does not read: when the operator's batch chain is not empty, a
+// second root in a batch cannot be excluded, and the result is partial
+// with a batch_withheld finding (LogAnchors reads both).
+func (c ChainAnchors) CheckAnchors(ctx context.Context) (*verifier.CheckedAnchors, error) {
 	if c.LogID.IsZero() {
 		return nil, errors.New("chain anchors: no log id (log id zero is the batch chain: read it with ChainBatches)")
 	}
@@ -81,11 +94,25 @@ func (c ChainAnchors) Anchors(ctx context.Context) ([]verifier.Anchor, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]verifier.Anchor, len(chained))
+	ca := &verifier.CheckedAnchors{Anchors: make([]verifier.Anchor, len(chained))}
 	for i, a := range chained {
-		out[i] = a.Anchor
+		ca.Anchors[i] = a.Anchor
 	}
-	return out, nil
+	ea := bindings.NewEpochAnchor()
+	res, err := c.Client.CallContract(ctx, ethereum.CallMsg{To: &c.Contract, Data: ea.PackHead(c.Operator, [32]byte{})}, blockNumber(at))
+	if err != nil {
+		return nil, fmt.Errorf("chain anchors: head of the batch chain: %w", err)
+	}
+	head, err := ea.UnpackHead(res)
+	if err != nil {
+		return nil, fmt.Errorf("chain anchors: head of the batch chain: %w", err)
+	}
+	if head.Anchored {
+		ca.Partial = true
+		ca.Findings = append(ca.Findings, verifier.Finding{Kind: verifier.KindBatchWithheld,
+			Detail: fmt.Sprintf("operator %s also anchors in aggregate batches (%d so far), which this reader of per-log anchors does not read: a second root for an epoch of this log in a batch cannot be excluded (read both with onchain.LogAnchors, as afr verify does)", c.Operator, head.Epoch+1)})
+	}
+	return ca, nil
 }
 
 // chained is an anchor read from the chain, with its transaction.

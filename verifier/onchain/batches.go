@@ -93,10 +93,9 @@ func (c ChainBatches) batchesAt(ctx context.Context, at uint64) ([]verifier.Batc
 	if err != nil {
 		return nil, fmt.Errorf("chain batches: %w", err)
 	}
-	lines, err := verifier.ParseBatches(b)
-	if err != nil {
-		return nil, fmt.Errorf("chain batches: %s: %w", c.File, err)
-	}
+	// Only lines whose root was anchored matter: a malformed line (a
+	// damaged copy) is no contents, so its batch is withheld, not an error.
+	lines, _ := verifier.ScanBatches(b)
 	for _, l := range lines {
 		if i := l.Number; i < uint64(len(out)) && out[i].Entries == nil && l.Root == out[i].Root {
 			out[i].Entries = l.Entries
@@ -190,11 +189,13 @@ func (l LogAnchors) noAnchors(ctx context.Context, at uint64, batches int) (veri
 			others = append(others, s)
 		}
 	}
-	detail := fmt.Sprintf("operator %s has no anchors for log %s on EpochAnchor %s, neither per log nor in its %d batches", l.Operator, l.LogID, l.Contract, batches)
+	detail := fmt.Sprintf("operator %s has no anchors for log %s on EpochAnchor %s, neither per log nor in its %d batches (hint: is --operator the address of the log's operator?)", l.Operator, l.LogID, l.Contract, batches)
 	if len(others) > 0 {
-		detail += fmt.Sprintf("; this log was anchored by %s (hint: is --operator right? verify with --operator %s)", strings.Join(others, ", "), others[0])
+		// Anyone can anchor under any log id: these addresses are leads to
+		// check with the log's owner, never a recommendation.
+		detail += fmt.Sprintf("; per-log anchors of this log id exist from %s — anyone can anchor under any log id, so an address that did says nothing about who runs the log: confirm the operator's address with the log's owner before verifying against it", strings.Join(others, ", "))
 	} else {
-		detail += "; no operator anchored it per log (anchors in another operator's batches are not searched)"
+		detail += "; no address anchored this log id per log (anchors in other operators' batches are not searched)"
 	}
 	return verifier.Finding{Kind: verifier.KindUnanchored, Detail: detail}, nil
 }
