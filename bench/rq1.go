@@ -9,14 +9,15 @@ import (
 
 	"github.com/agentflightrecorder/afr/bench/ladder"
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/importer"
 	"github.com/agentflightrecorder/afr/internal/traces"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/verifier"
 )
 
-// paperCategories is the paper's RQ1 workload: five SWE-agent runs on
+// PaperCategories is the paper's RQ1 workload: five SWE-agent runs on
 // SWE-bench, 38 events — 47% shell, 34% file edits, 18% file reads.
-var paperCategories = map[string]float64{"shell": 47, "edit": 34, "read": 18}
+var PaperCategories = map[string]float64{"shell": 47, "edit": 34, "read": 18}
 
 const paperRQ1Events = 38
 
@@ -48,7 +49,7 @@ type RungTiming struct {
 func rq1(ctx context.Context, r *run) (*Table, error) {
 	t := &Table{ID: "rq1", Title: "RQ1 — real agent runs: SWE-agent trajectories",
 		About: "Every step of the SWE-agent trajectories kept beside the project (../shared/traces/swe-agent, read by internal/traces) is turned into an event " +
-			"(traces.EventJSON: an action is a tool_call of its command, anything else an observation, the step as written in the payload) and parsed as `afr record` parses event JSON. " +
+			"(importer.Read, as `afr import swe-agent` does: an action is a tool_call of its tool, with the tool call's arguments where the history has them, anything else an observation, the step as written in the payload's ext \"import\") " +
 			"Each trajectory is recorded by the full recorder (encrypted, epochs of 100) and verified with every payload opened, against its own epoch roots; " +
 			"then all their events are timed through the baseline and full rungs of the ladder, taking turns, several times."}
 	dir, err := traces.Locate(r.cfg.Traces)
@@ -102,8 +103,8 @@ func rq1(ctx context.Context, r *run) (*Table, error) {
 
 	catSec := Section{Title: "Actions by category", Header: []string{"category", "paper %", "paper events", "events", "%"}}
 	var paperPct, ourPct []float64
-	for _, c := range traces.Categories {
-		p, ok := paperCategories[c]
+	for _, c := range importer.Categories {
+		p, ok := PaperCategories[c]
 		pe, ps := "—", "—"
 		if ok {
 			pe, ps = fmt.Sprintf("%.0f", p*paperRQ1Events/100), fmt.Sprintf("%.0f", p)
@@ -126,8 +127,8 @@ func rq1(ctx context.Context, r *run) (*Table, error) {
 	t.Sections = []Section{catSec, trajSec, timeSec}
 	t.Notes = []string{
 		fmt.Sprintf("Full − baseline at the median: %.2f µs here; the paper: ≈ 14 µs over its baseline's 2.4 µs (Python).", (timings[1].MedianNs-timings[0].MedianNs)/1e3),
-		"Categories by the action's command (traces.Category): SWE-agent's editor commands are edits; its viewer and search commands and cat/head/tail are reads; submit is other; any other command is shell.",
-		fmt.Sprintf("The paper's 38 events are its five runs' actions; ours are the %d actions of the %d trajectories here (a trajectory without a `trajectory` list contributes its chat history's steps).", actions, len(files)),
+		"Categories by the action's command (importer.Category): SWE-agent's editor commands are edits; its viewer and search commands and cat/head/tail are reads; submit is other; any other command is shell.",
+		fmt.Sprintf("The paper's 38 events are its five runs' actions; ours are the %d actions of the %d trajectories here (a trajectory without a `trajectory` list contributes its chat history's actions; demonstration messages are skipped).", actions, len(files)),
 	}
 	t.Data = struct {
 		Dir          string         `json:"dir"`
@@ -138,7 +139,7 @@ func rq1(ctx context.Context, r *run) (*Table, error) {
 		Repetitions  int            `json:"repetitions"`
 		Timings      []RungTiming   `json:"timings"`
 	}{dir, trajs, cats, actions, len(all), r.sizes.Seeds, timings}
-	p, err := barPlot("Actions by category: paper vs these trajectories", "% of actions", traces.Categories,
+	p, err := barPlot("Actions by category: paper vs these trajectories", "% of actions", importer.Categories,
 		[]bars{{fmt.Sprintf("paper (%d events)", paperRQ1Events), paperPct}, {fmt.Sprintf("ours (%d actions)", actions), ourPct}})
 	if err != nil {
 		return nil, err
@@ -153,33 +154,26 @@ func rq1(ctx context.Context, r *run) (*Table, error) {
 // into a log in dir and verifies the log with its payloads opened.
 func recordTrajectory(ctx context.Context, dir, file string) ([]format.Event, Trajectory, error) {
 	tr := Trajectory{File: filepath.Base(file), ByCat: map[string]int{}}
-	steps, err := traces.Steps(file)
+	f, err := importer.Read("swe-agent", file)
 	if err != nil {
 		return nil, tr, err
 	}
-	tr.Steps = len(steps)
+	tr.Steps = len(f.Events)
 	rec, err := recorder.Open(dir, recorder.Options{Recorder: "rq1", Encrypt: true, Sync: recorder.SyncNone, EpochMaxAge: -1})
 	if err != nil {
 		return nil, tr, err
 	}
+	if _, err := f.Record(ctx, rec); err != nil {
+		rec.Close()
+		return nil, tr, err
+	}
 	var events []format.Event
-	for i, step := range steps {
-		line, err := traces.EventJSON(step)
-		if err == nil {
-			var ev format.Event
-			if ev, err = format.ParseEventJSON(line); err == nil {
-				events = append(events, ev)
-				_, err = rec.Record(ctx, ev)
-			}
-		}
-		if err != nil {
-			rec.Close()
-			return nil, tr, fmt.Errorf("%s, step %d: %w", tr.File, i, err)
-		}
-		if c := traces.Category(traces.Action(step)); c != "" {
-			tr.Actions++
-			tr.ByCat[c]++
-		}
+	for _, e := range f.Events {
+		events = append(events, e.Event)
+	}
+	tr.ByCat = f.ByCategory()
+	for _, n := range tr.ByCat {
+		tr.Actions += n
 	}
 	man := rec.Manifest()
 	if err := rec.Close(); err != nil {

@@ -5,15 +5,15 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/importer"
 	"github.com/agentflightrecorder/afr/internal/traces"
 	"github.com/agentflightrecorder/afr/recorder"
 )
 
 // TestRealTrajectoriesRecordAndVerify: every step of real agent runs
 // (SWE-agent .traj files, OpenHands event streams, kept beside the project:
-// see traces.Locate), sent as event JSON (the form `afr record` reads) with
-// the step as written by its agent in `ext`, is accepted by the write path and the
+// see traces.Locate), converted as `afr import` converts them (importer.Read:
+// the step as written by its agent in `ext`), is accepted by the write path and the
 // log verifies at level open — what the recorder accepts, the verifier
 // accepts, on input nobody here wrote.
 func TestRealTrajectoriesRecordAndVerify(t *testing.T) {
@@ -23,36 +23,26 @@ func TestRealTrajectoriesRecordAndVerify(t *testing.T) {
 	}
 	for _, f := range traces.Files(dir) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			steps, err := traces.Steps(f)
+			imp, err := importer.Read(traces.Format(f), f)
 			if err != nil {
-				t.Fatal(err)
+				t.Fatalf("the importer refuses a real trajectory: %v", err)
 			}
-			if len(steps) == 0 {
-				t.Fatalf("no steps in %s", f)
+			if len(imp.Events) == 0 {
+				t.Fatalf("no events in %s", f)
 			}
 			dir := t.TempDir()
 			r, err := recorder.Open(dir, recorder.Options{Recorder: "traces", Encrypt: true, EpochSize: 4})
 			if err != nil {
 				t.Fatal(err)
 			}
-			for i, step := range steps {
-				line, err := traces.EventJSON(step)
-				if err != nil {
-					t.Fatal(err)
-				}
-				ev, err := format.ParseEventJSON(line)
-				if err != nil {
-					t.Fatalf("step %d: the event JSON parser refuses a real step: %v", i, err)
-				}
-				if _, err := r.Record(context.Background(), ev); err != nil {
-					t.Fatalf("step %d: %v", i, err)
-				}
+			if _, err := imp.Record(context.Background(), r); err != nil {
+				t.Fatal(err)
 			}
 			if err := r.Close(); err != nil {
 				t.Fatal(err)
 			}
-			if rep := verifyStore(t, dir); rep.Events != uint64(len(steps)) || rep.PayloadsOpened != uint64(len(steps)) {
-				t.Fatalf("%d events, %d payloads opened; want %d", rep.Events, rep.PayloadsOpened, len(steps))
+			if rep := verifyStore(t, dir); rep.Events != uint64(len(imp.Events)) || rep.PayloadsOpened != uint64(len(imp.Events)) {
+				t.Fatalf("%d events, %d payloads opened; want %d", rep.Events, rep.PayloadsOpened, len(imp.Events))
 			}
 		})
 	}

@@ -3,13 +3,12 @@ package report_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/importer"
 	"github.com/agentflightrecorder/afr/internal/browser"
 	"github.com/agentflightrecorder/afr/internal/browser/pagetests"
 	"github.com/agentflightrecorder/afr/internal/traces"
@@ -30,11 +29,11 @@ func TestReportOfRealTrajectories(t *testing.T) {
 	b := browser.Start(t)
 	for _, f := range traces.Files(dir) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			steps, err := traces.Steps(f)
+			imp, err := importer.Read(traces.Format(f), f)
 			if err != nil {
 				t.Fatal(err)
 			}
-			l, keys := recordSteps(t, steps)
+			l, keys := recordFile(t, imp)
 			as, err := verifier.AnchorsFromLog(l)
 			if err != nil {
 				t.Fatal(err)
@@ -54,33 +53,23 @@ func TestReportOfRealTrajectories(t *testing.T) {
 			if n := strings.Count(page.String(), "<script"); n != 1 {
 				t.Fatalf("%d <script> tags in the page: an agent's text became markup", n)
 			}
-			epochs := (len(steps) + 3) / 4
-			pagetests.CheckReportPage(t, b, page.Bytes(), pagetests.ReportWant{Verdict: "verified", Events: len(steps), Epochs: epochs})
+			epochs := (len(imp.Events) + 3) / 4
+			pagetests.CheckReportPage(t, b, page.Bytes(), pagetests.ReportWant{Verdict: "verified", Events: len(imp.Events), Epochs: epochs})
 		})
 	}
 }
 
-// recordSteps records each step, as written by its agent, as an event
-// (traces.EventJSON, the form afr record reads), in epochs of 4.
-func recordSteps(t *testing.T, steps []json.RawMessage) (*recorder.Log, *recorder.Keyring) {
+// recordFile records an imported trajectory (importer.Read, as afr import
+// does), in epochs of 4.
+func recordFile(t *testing.T, imp *importer.File) (*recorder.Log, *recorder.Keyring) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "log")
 	r, err := recorder.Open(dir, recorder.Options{Recorder: "traces", Encrypt: true, EpochSize: 4, Sync: recorder.SyncNone})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, step := range steps {
-		line, err := traces.EventJSON(step)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ev, err := format.ParseEventJSON(line)
-		if err != nil {
-			t.Fatalf("step %d: %v", i, err)
-		}
-		if _, err := r.Record(context.Background(), ev); err != nil {
-			t.Fatalf("step %d: %v", i, err)
-		}
+	if _, err := imp.Record(context.Background(), r); err != nil {
+		t.Fatal(err)
 	}
 	if err := r.Close(); err != nil {
 		t.Fatal(err)

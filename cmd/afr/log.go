@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -95,20 +96,10 @@ func openFlags(fs interface {
 func runRecord(e *env, args []string) error {
 	fs := commands["record"].flags(e)
 	dir := openFlags(fs)
-	rec := fs.String("recorder", "", "recorder (operator) id, required when creating the log")
-	encrypt := fs.Bool("encrypt", false, "encrypt payloads with per-event keys (fixed when the log is created)")
-	syncName := fs.String("sync", "group", "durability: group, event, write or none (see docs/ARCHITECTURE.md)")
-	epochSize := fs.Int("epoch-size", 100, "seal an epoch after this many events")
+	wf := writerFlags(fs)
 	jsonOut := fs.Bool("json", false, "write a JSON receipt per event to standard output")
 	if err := parse(fs, args); err != nil {
 		return err
-	}
-	if *dir == "" {
-		return usageError{"--log is required"}
-	}
-	policy, err := recorder.ParseSyncPolicy(*syncName)
-	if err != nil {
-		return usageError{err.Error()}
 	}
 	var in io.Reader = e.stdin
 	name := "standard input"
@@ -124,11 +115,10 @@ func runRecord(e *env, args []string) error {
 	default:
 		return usageError{"at most one input file"}
 	}
-	r, err := recorder.Open(*dir, recorder.Options{Recorder: *rec, Encrypt: *encrypt, Sync: policy, EpochSize: *epochSize})
+	r, err := wf.open(e, *dir)
 	if err != nil {
 		return err
 	}
-	reportRecovery(e, r.Recovery())
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 64<<10), format.MaxPayloadSize*3)
 	ctx := context.Background()
@@ -173,6 +163,41 @@ func runRecord(e *env, args []string) error {
 		}
 	}
 	return failure
+}
+
+// recorderFlags are the flags of the commands that write events into a
+// log (afr record, afr import).
+type recorderFlags struct {
+	rec, syncName *string
+	encrypt       *bool
+	epochSize     *int
+}
+
+func writerFlags(fs *flag.FlagSet) recorderFlags {
+	return recorderFlags{
+		rec:       fs.String("recorder", "", "recorder (operator) id, required when creating the log"),
+		encrypt:   fs.Bool("encrypt", false, "encrypt payloads with per-event keys (fixed when the log is created)"),
+		syncName:  fs.String("sync", "group", "durability: group, event, write or none (see docs/ARCHITECTURE.md)"),
+		epochSize: fs.Int("epoch-size", 100, "seal an epoch after this many events"),
+	}
+}
+
+// open opens the log in dir for writing (creating it if needed) and
+// reports what its recovery repaired.
+func (f recorderFlags) open(e *env, dir string) (*recorder.Recorder, error) {
+	if dir == "" {
+		return nil, usageError{"--log is required"}
+	}
+	policy, err := recorder.ParseSyncPolicy(*f.syncName)
+	if err != nil {
+		return nil, usageError{"--sync: " + err.Error()}
+	}
+	r, err := recorder.Open(dir, recorder.Options{Recorder: *f.rec, Encrypt: *f.encrypt, Sync: policy, EpochSize: *f.epochSize})
+	if err != nil {
+		return nil, err
+	}
+	reportRecovery(e, r.Recovery())
+	return r, nil
 }
 
 func reportRecovery(e *env, rec recorder.Recovery) {

@@ -1,13 +1,12 @@
-// Package traces reads real agent trajectories written by other projects —
+// Package traces finds real agent trajectories written by other projects —
 // SWE-agent .traj files and OpenHands event streams, kept beside the project
-// in ../shared/traces — and turns their steps into AFR events (event JSON),
-// for the tests that must run on input nobody here wrote and for `afr bench`
-// (RQ1). The trajectories are not part of the repository: Locate says where
-// they are, or why there are none.
+// in ../shared/traces — for the tests that must run on input nobody here
+// wrote and for `afr bench` (RQ1); the importer package turns them into
+// events. The trajectories are not part of the repository: Locate says
+// where they are, or why there are none.
 package traces
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -71,95 +70,6 @@ func Files(dir string) []string {
 	return append(files, more...)
 }
 
-// Steps returns the steps of a trajectory as its agent wrote them: the
-// `trajectory` (else `history`) entries of a SWE-agent file, or the events
-// of an OpenHands stream.
-func Steps(path string) ([]json.RawMessage, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var stream []json.RawMessage
-	if json.Unmarshal(b, &stream) == nil {
-		return stream, nil
-	}
-	var traj struct{ Trajectory, History []json.RawMessage }
-	if err := json.Unmarshal(b, &traj); err != nil {
-		return nil, fmt.Errorf("%s: neither an event stream nor a trajectory: %w", path, err)
-	}
-	if len(traj.Trajectory) > 0 {
-		return traj.Trajectory, nil
-	}
-	return traj.History, nil
-}
-
-// Action returns the command a step ran as its agent wrote it, trimmed: the
-// "action" of a SWE-agent step, history message or OpenHands action event;
-// "" for a step that ran nothing (a message without action, an
-// observation).
-func Action(step json.RawMessage) string {
-	var s struct {
-		Action any `json:"action"`
-	}
-	if json.Unmarshal(step, &s) != nil {
-		return ""
-	}
-	a, _ := s.Action.(string)
-	return strings.TrimSpace(a)
-}
-
-// Command is the first word of an action: the tool it called.
-func Command(action string) string {
-	f := strings.Fields(action)
-	if len(f) == 0 {
-		return ""
-	}
-	return f[0]
-}
-
-// Categories are the paper's categories of an agent's actions (RQ1:
-// shell, file edits, file reads), and other for the rest.
-var Categories = []string{"shell", "edit", "read", "other"}
-
-var categoryOf = map[string]string{
-	// SWE-agent's editor commands and OpenHands' edit actions.
-	"edit": "edit", "create": "edit", "write": "edit", "insert": "edit", "append": "edit",
-	// SWE-agent's file viewer and search commands, OpenHands' read, and the
-	// shell's plain readers.
-	"open": "read", "goto": "read", "scroll_up": "read", "scroll_down": "read", "find_file": "read",
-	"search_file": "read", "search_dir": "read", "read": "read", "cat": "read", "head": "read", "tail": "read",
-	// Ending the run and talking: no tool.
-	"submit": "other", "finish": "other", "exit": "other", "message": "other", "think": "other",
-}
-
-// Category is the category of an action: shell unless its command is one
-// of the editor's, the viewer's or a run's end; "" for no action.
-func Category(action string) string {
-	cmd := Command(action)
-	if cmd == "" {
-		return ""
-	}
-	if c, ok := categoryOf[cmd]; ok {
-		return c
-	}
-	return "shell"
-}
-
-// EventJSON returns a step as an AFR event in the event JSON that `afr
-// record` reads (docs/SPEC.md, "Event JSON"): a step that ran an action is a
-// tool_call of its command, with the action as the intent's "command" and
-// its category; any other step is an observation. Either way the step, as
-// its agent wrote it, is the payload's ext "step". This is the only
-// conversion from trajectory steps to events.
-func EventJSON(step json.RawMessage) ([]byte, error) {
-	ev := map[string]any{"tool": "observation", "kind": "observation",
-		"payload": map[string]any{"ext": map[string]any{"step": step}}}
-	if a := Action(step); a != "" {
-		ev["tool"], ev["kind"] = Command(a), "tool_call"
-		ev["payload"] = map[string]any{
-			"intent": map[string]any{"tool": Command(a), "args": map[string]any{"command": a, "category": Category(a)}},
-			"ext":    map[string]any{"step": step},
-		}
-	}
-	return json.Marshal(ev)
-}
+// Format is the importer format of a trajectory file that Files returned:
+// the name of its folder, "swe-agent" or "openhands" (importer.Read).
+func Format(file string) string { return filepath.Base(filepath.Dir(file)) }

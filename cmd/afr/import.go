@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/agentflightrecorder/afr/bench"
+	"github.com/agentflightrecorder/afr/importer"
+)
+
+func init() {
+	register(&command{name: "import", summary: "import trajectories of other agent frameworks into a log", run: runImport, usage: `
+Usage: afr import FORMAT --log DIR [flags] FILE...
+
+Converts trajectories that an agent framework wrote and appends them to the
+log in DIR, creating it if needed (--recorder is then required). FORMAT is
+one of:
+
+  swe-agent   SWE-agent .traj files, old (state as a JSON string) and new
+              (state as an object) forms; a file without "trajectory" is
+              imported from its "history"; demonstration messages are
+              skipped. Each action is a tool_call with the arguments of its
+              tool call when the history has them, else its command text;
+              an edit names the file it targets (the last one opened).
+  openhands   OpenHands event streams (a JSON array of events): agent
+              actions are tool_calls with their arguments, observations
+              and user messages observations, linked to the action that
+              caused them (context parents).
+  jsonl       AFR event JSON, one event a line, as afr record reads it.
+
+AFR did not observe these events; another program wrote them down. Every
+imported event says so in its payload's ext "import": the format, the source
+file and the step (or line) it came from, and the step as written
+(docs/SPEC.md, "Imported events").
+
+Each file is converted whole before any of it is recorded: a malformed file
+is refused with its name and the step that is wrong, nothing of it is
+recorded, and every file before it stays recorded and durable. The output
+counts the actions by category (shell, edit, read, other) beside the
+paper's figures for its five SWE-agent runs.
+
+Examples:
+  afr import swe-agent --log ./afr-log --recorder ops-1 --encrypt run1.traj run2.traj
+  afr import openhands --log ./afr-log events.json
+  afr import jsonl --log ./afr-log events.jsonl`})
+}
+
+func runImport(e *env, args []string) error {
+	fs := commands["import"].flags(e)
+	dir := openFlags(fs)
+	wf := writerFlags(fs)
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		if err := parse(fs, args); err != nil {
+			return err
+		}
+		return usageError{"the format comes first: afr import " + strings.Join(importer.Formats, "|") + " --log DIR FILE..."}
+	}
+	formatName := args[0]
+	if !slices.Contains(importer.Formats, formatName) {
+		return usageError{fmt.Sprintf("unknown format %q (want one of %s)", formatName, strings.Join(importer.Formats, ", "))}
+	}
+	if err := parse(fs, args[1:]); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return usageError{"no files to import"}
+	}
+	r, err := wf.open(e, *dir)
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	total := map[string]int{}
+	events := 0
+	var failure error
+	for _, path := range fs.Args() {
+		f, err := importer.Read(formatName, path)
+		if err != nil {
+			failure = err
+			break
+		}
+		rcs, err := f.Record(ctx, r)
+		if len(rcs) > 0 {
+			by := f.ByCategory()
+			fmt.Fprintf(e.stdout, "%s: %d events (seq %d..%d), actions: %s\n", path, len(rcs), rcs[0].Seq, rcs[len(rcs)-1].Seq, categories(by, nil))
+			for c, n := range by {
+				total[c] += n
+			}
+			events += len(rcs)
+		}
+		if err != nil {
+			failure = err
+			break
+		}
+	}
+	if err := r.Close(); err != nil {
+		return errors.Join(failure, err)
+	}
+	fmt.Fprintf(e.stdout, "imported %d events, open epoch sealed on close\nactions by category: %s\n", events, categories(total, bench.PaperCategories))
+	return failure
+}
+
+// categories writes action counts by category as "shell 3 (60%, paper
+// 47%), …"; paper, when given, holds the paper's percentages.
+func categories(by map[string]int, paper map[string]float64) string {
+	all := 0
+	for _, n := range by {
+		all += n
+	}
+	var parts []string
+	for _, c := range importer.Categories {
+		s := fmt.Sprintf("%s %d (%.0f%%", c, by[c], 100*float64(by[c])/float64(max(all, 1)))
+		if p, ok := paper[c]; ok {
+			s += fmt.Sprintf(", paper %.0f%%", p)
+		}
+		parts = append(parts, s+")")
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,208 @@
+// Package importer turns trajectories that other agent frameworks wrote —
+// SWE-agent .traj files, OpenHands event streams — and files of AFR event
+// JSON into AFR events, and records them into a log (`afr import`). It is
+// the one conversion of a trajectory step into an event: `afr import`,
+// `afr bench` (RQ1) and the tests on real trajectories all use it.
+//
+// An imported event was not observed by AFR when it happened: it is what
+// another program wrote down afterwards. Every imported event says so in
+// its payload's ext key "import" (docs/SPEC.md, "Imported events"), with
+// the format, the source file and the index of the step it came from, and
+// that step as written.
+//
+// A file is converted whole before anything of it is recorded: a malformed
+// file (truncated JSON, the wrong top-level shape, a form this package does
+// not know) is refused with a *StepError naming the file and the step, and
+// records nothing, so the log keeps every event of the files before it.
+package importer
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/recorder"
+)
+
+// ExtKey is the payload ext key that marks an event as imported.
+const ExtKey = "import"
+
+// Formats are the formats Read knows, by the name `afr import` takes.
+var Formats = []string{"swe-agent", "openhands", "jsonl"}
+
+// Categories are the paper's categories of an agent's actions (RQ1:
+// shell, file edits, file reads), and other for the rest.
+var Categories = []string{"shell", "edit", "read", "other"}
+
+// Event is one event of an imported file.
+type Event struct {
+	Event format.Event
+	// Step is the index of what the event came from in its file: the
+	// trajectory step, history message or stream event (from 0), or the
+	// line (from 1) of a JSON Lines file.
+	Step int
+	// Category is one of Categories for an action, "" for an event that ran
+	// none (an observation, a message).
+	Category string
+	// Causes are indices into the file's Events of the events this one
+	// answers; Record turns them into the payload's context parents.
+	Causes []int
+}
+
+// File is an imported file, converted whole.
+type File struct {
+	Path   string
+	Format string
+	Events []Event
+}
+
+// StepError is a malformed file: what is wrong with which step of it.
+type StepError struct {
+	File string
+	Unit string // "step", "message", "event" or "line"
+	Step int    // -1: the file as a whole
+	Err  error
+}
+
+func (e *StepError) Error() string {
+	if e.Step < 0 {
+		return fmt.Sprintf("%s: %v", e.File, e.Err)
+	}
+	return fmt.Sprintf("%s: %s %d: %v", e.File, e.Unit, e.Step, e.Err)
+}
+
+func (e *StepError) Unwrap() error { return e.Err }
+
+// Read converts the file at path, in the named format (one of Formats),
+// into events. Nothing is recorded.
+func Read(formatName, path string) (*File, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	f := &File{Path: path, Format: formatName}
+	switch formatName {
+	case "swe-agent":
+		err = f.sweAgent(b)
+	case "openhands":
+		err = f.openHands(b)
+	case "jsonl":
+		err = f.jsonl(b)
+	default:
+		return nil, fmt.Errorf("unknown format %q (want one of %s)", formatName, strings.Join(Formats, ", "))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// Writer is what Record appends to: a *recorder.Recorder.
+type Writer interface {
+	Record(ctx context.Context, ev format.Event) (recorder.Receipt, error)
+}
+
+// Record appends the file's events to w in order, each event's causes
+// becoming its context parents (the sequence numbers w gave them). It
+// returns the receipts of the events recorded, all of them unless err is
+// set.
+func (f *File) Record(ctx context.Context, w Writer) ([]recorder.Receipt, error) {
+	rcs := make([]recorder.Receipt, 0, len(f.Events))
+	for _, e := range f.Events {
+		ev := e.Event
+		if len(e.Causes) > 0 {
+			c := format.ContextProvenance{}
+			if ev.Payload.Context != nil {
+				c = *ev.Payload.Context
+			}
+			for _, i := range e.Causes {
+				c.Parents = append(c.Parents, rcs[i].Seq)
+			}
+			ev.Payload.Context = &c
+		}
+		rc, err := w.Record(ctx, ev)
+		if err != nil {
+			return rcs, &StepError{File: f.Path, Unit: f.unit(), Step: e.Step, Err: err}
+		}
+		rcs = append(rcs, rc)
+	}
+	return rcs, nil
+}
+
+// ByCategory counts the file's actions by category.
+func (f *File) ByCategory() map[string]int {
+	n := map[string]int{}
+	for _, e := range f.Events {
+		if e.Category != "" {
+			n[e.Category]++
+		}
+	}
+	return n
+}
+
+func (f *File) unit() string {
+	if f.Format == "jsonl" {
+		return "line"
+	}
+	return "step"
+}
+
+// add converts one step into an event: tool and kind, the payload's
+// fields as event JSON (docs/SPEC.md, "Event JSON"), and the import mark
+// with the step as written. causes index f.Events.
+func (f *File) add(step int, form string, raw json.RawMessage, tool string, kind format.Kind, category string, payload map[string]any, causes ...int) error {
+	mark := map[string]any{"format": f.Format, "form": form, "file": f.Path, "step": step, "raw": raw}
+	if category != "" {
+		mark["category"] = category
+	}
+	if payload == nil {
+		payload = map[string]any{}
+	}
+	payload["ext"] = map[string]any{ExtKey: mark}
+	b, err := json.Marshal(map[string]any{"tool": tool, "kind": kind.String(), "payload": payload})
+	if err != nil {
+		return &StepError{File: f.Path, Unit: f.unit(), Step: step, Err: err}
+	}
+	ev, err := format.ParseEventJSON(b)
+	if err != nil {
+		return &StepError{File: f.Path, Unit: f.unit(), Step: step, Err: err}
+	}
+	f.Events = append(f.Events, Event{Event: ev, Step: step, Category: category, Causes: causes})
+	return nil
+}
+
+// fail is a StepError of f.
+func (f *File) fail(unit string, step int, format string, args ...any) error {
+	return &StepError{File: f.Path, Unit: unit, Step: step, Err: fmt.Errorf(format, args...)}
+}
+
+// jsonShape names the JSON type of b's top-level value, for errors.
+func jsonShape(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	switch {
+	case s == "":
+		return "nothing"
+	case s[0] == '{':
+		return "an object"
+	case s[0] == '[':
+		return "an array"
+	case s[0] == '"':
+		return "a string"
+	default:
+		return "a " + strings.Fields(s)[0]
+	}
+}
+
+// syntaxError explains why a whole file is not JSON.
+func (f *File) syntaxError(b []byte, err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		line := strings.Count(string(b[:min(int(se.Offset), len(b))]), "\n") + 1
+		return f.fail("", -1, "not valid JSON at line %d (byte %d): %v (a truncated or damaged file?)", line, se.Offset, se)
+	}
+	return f.fail("", -1, "%v", err)
+}
