@@ -6,8 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"reflect"
 	"math"
+	"reflect"
 	"strconv"
 )
 

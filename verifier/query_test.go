@@ -3,9 +3,9 @@ package verifier_test
 import (
 	"context"
 	"math"
-	"strings"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
