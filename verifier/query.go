@@ -370,8 +370,8 @@ func (q *Query) Match(ev *Event) bool {
 		q.Kind != 0 && e.Kind != q.Kind,
 		q.Group != "" && e.Group != q.Group,
 		q.Seq != nil && (ev.Seq < q.Seq.From || ev.Seq > q.Seq.To),
-		!q.Since.IsZero() && e.Time < q.Since.UnixNano(),
-		!q.Until.IsZero() && e.Time >= q.Until.UnixNano():
+		!q.Since.IsZero() && time.Unix(0, e.Time).Before(q.Since), // not UnixNano: out of range past 2262
+		!q.Until.IsZero() && !time.Unix(0, e.Time).Before(q.Until):
 		return false
 	case q.Approver != "" && (p == nil || p.Approval == nil || p.Approval.Approver != q.Approver),
 		q.Decision != 0 && (p == nil || p.Policy == nil || p.Policy.Decision != q.Decision):

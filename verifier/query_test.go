@@ -191,6 +191,7 @@ func TestQueryConditions(t *testing.T) {
 		{"seq from", verifier.Query{Seq: seqRange("10..")}, []uint64{10, 11}},
 		{"seq to", verifier.Query{Seq: seqRange("..1")}, []uint64{0, 1}},
 		{"one seq", verifier.Query{Seq: seqRange("5")}, []uint64{5}},
+		{"times beyond int64 nanoseconds", verifier.Query{Seq: seqRange("5"), Since: time.Date(1000, 1, 1, 0, 0, 0, 0, time.UTC), Until: time.Date(2999, 1, 1, 0, 0, 0, 0, time.UTC)}, []uint64{5}},
 		{"wildcard into a list", verifier.Query{Fields: conds("effects.*.db_change.table=users")}, []uint64{10}},
 		{"wildcard, any element", verifier.Query{Fields: conds("context.parents.*=7")}, []uint64{8, 10}},
 		{"wildcard into a map", verifier.Query{Fields: conds("intent.args.*~runbook")}, []uint64{3}},

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -105,6 +106,9 @@ func runRecord(e *env, args []string) error {
 	}
 	if *dir == "" {
 		return usageError{"--log is required"}
+	}
+	if *rec == "" && !exists(filepath.Join(*dir, "MANIFEST")) {
+		return usageError{fmt.Sprintf("--recorder (the operator id) is required to create a log (%s has none yet)", *dir)}
 	}
 	policy, err := recorder.ParseSyncPolicy(*syncName)
 	if err != nil {
