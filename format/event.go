@@ -3,6 +3,7 @@ package format
 import (
 	"encoding/hex"
 	"fmt"
+	"strings"
 )
 
 // Version is the version of the record, payload and epoch-header
@@ -111,6 +112,17 @@ func (n enumNames[T]) name(v T) string {
 	return ""
 }
 
+// String lists the names, for "want one of …".
+func (n enumNames[T]) String() string {
+	var names []string
+	for _, name := range n {
+		if name != "" {
+			names = append(names, name)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
 // parse returns the value named s.
 func (n enumNames[T]) parse(s string) (T, bool) {
 	for v, name := range n {
@@ -140,7 +152,7 @@ func (k Kind) MarshalText() ([]byte, error) {
 func (k *Kind) UnmarshalText(b []byte) error {
 	v, ok := kindNames.parse(string(b))
 	if !ok {
-		return fmt.Errorf("format: unknown event kind %q", b)
+		return fmt.Errorf("unknown event kind %q (want one of %s)", b, kindNames)
 	}
 	*k = v
 	return nil
@@ -232,7 +244,7 @@ func (d Decision) MarshalText() ([]byte, error) {
 func (d *Decision) UnmarshalText(b []byte) error {
 	v, ok := decisionNames.parse(string(b))
 	if !ok {
-		return fmt.Errorf("format: unknown decision %q", b)
+		return fmt.Errorf("unknown decision %q (want one of %s)", b, decisionNames)
 	}
 	*d = v
 	return nil
@@ -286,7 +298,7 @@ func (s Status) MarshalText() ([]byte, error) {
 func (s *Status) UnmarshalText(b []byte) error {
 	v, ok := statusNames.parse(string(b))
 	if !ok {
-		return fmt.Errorf("format: unknown status %q", b)
+		return fmt.Errorf("unknown status %q (want one of %s)", b, statusNames)
 	}
 	*s = v
 	return nil

@@ -3,8 +3,11 @@ package format
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"math"
+	"reflect"
 	"strconv"
 )
 
@@ -16,49 +19,73 @@ import (
 // float64 otherwise, so they keep their CBOR type. The payload is checked
 // with Payload.Validate, so a parsed event is one the recorder accepts.
 func ParseEventJSON(b []byte) (Event, error) {
-	var ev Event
+	var raw any
 	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	if err := d.Decode(&raw); err != nil {
+		return Event{}, fmt.Errorf("format: event JSON: %w", syntaxError(err))
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return Event{}, fmt.Errorf("format: event JSON: data after the event object")
+	}
+	if raw == nil {
+		return Event{}, fmt.Errorf("format: event JSON: want an object, got null")
+	}
+	if err := checkJSON("", raw, reflect.TypeFor[Event]()); err != nil {
+		return Event{}, fmt.Errorf("format: event JSON: %w", err)
+	}
+	var ev Event
+	d = json.NewDecoder(bytes.NewReader(b))
 	d.UseNumber()
 	d.DisallowUnknownFields()
 	if err := d.Decode(&ev); err != nil {
 		return Event{}, fmt.Errorf("format: event JSON: %w", err)
 	}
-	if d.More() {
-		return Event{}, fmt.Errorf("format: event JSON: data after the event object")
-	}
 	if ev.Tool == "" {
 		return Event{}, fmt.Errorf("format: event JSON: tool is required")
 	}
 	if !ev.Kind.Valid() {
-		return Event{}, fmt.Errorf("format: event JSON: kind is required (tool_call, approval, delegation, chain_tx, policy, observation)")
+		return Event{}, fmt.Errorf("format: event JSON: kind is required (one of %s)", kindNames)
 	}
 	var err error
 	if ev.Payload.Intent != nil {
-		if ev.Payload.Intent.Args, err = normalizeMap(ev.Payload.Intent.Args); err != nil {
+		if ev.Payload.Intent.Args, err = normalizeMap("payload.intent.args", ev.Payload.Intent.Args); err != nil {
 			return Event{}, err
 		}
 	}
-	if ev.Payload.Ext, err = normalizeMap(ev.Payload.Ext); err != nil {
+	if ev.Payload.Ext, err = normalizeMap("payload.ext", ev.Payload.Ext); err != nil {
 		return Event{}, err
 	}
 	if err := ev.Payload.Validate(); err != nil {
-		return Event{}, fmt.Errorf("format: event JSON: %w", err)
+		return Event{}, fmt.Errorf("format: event JSON: payload: %w", err)
 	}
 	return ev, nil
 }
 
-func normalizeMap(m map[string]any) (map[string]any, error) {
+// syntaxError says where malformed JSON broke.
+func syntaxError(err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Errorf("%w (at byte %d)", err, se.Offset)
+	}
+	if errors.Is(err, io.EOF) {
+		return errors.New("empty input: want one event object")
+	}
+	return err
+}
+
+func normalizeMap(path string, m map[string]any) (map[string]any, error) {
 	for k, v := range m {
-		n, err := normalizeJSON(v)
+		n, err := normalizeJSON(join(path, k), v)
 		if err != nil {
-			return nil, fmt.Errorf("format: event JSON: %q: %w", k, err)
+			return nil, err
 		}
 		m[k] = n
 	}
 	return m, nil
 }
 
-func normalizeJSON(v any) (any, error) {
+func normalizeJSON(path string, v any) (any, error) {
 	switch x := v.(type) {
 	case json.Number:
 		if u, err := strconv.ParseUint(x.String(), 10, 64); err == nil {
@@ -69,14 +96,14 @@ func normalizeJSON(v any) (any, error) {
 		}
 		f, err := x.Float64()
 		if err != nil || math.IsInf(f, 0) {
-			return nil, fmt.Errorf("number %s out of range", x)
+			return nil, fmt.Errorf("format: event JSON: %s: number %s out of range", path, x)
 		}
 		return f, nil
 	case map[string]any:
-		return normalizeMap(x)
+		return normalizeMap(path, x)
 	case []any:
 		for i := range x {
-			n, err := normalizeJSON(x[i])
+			n, err := normalizeJSON(join(path, strconv.Itoa(i)), x[i])
 			if err != nil {
 				return nil, err
 			}

@@ -63,3 +63,77 @@ func TestEventJSONRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// Every refusal names what is wrong and where: the field's full path, the
+// names a field or enumeration accepts, the type a value must have.
+func TestEventJSONErrors(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`{"tool":"x","kind":"llm_response","payload":{}}`,
+			`kind: unknown event kind "llm_response" (want one of tool_call, approval, delegation, chain_tx, policy, observation)`},
+		{`{"tool":"x","kind":"tool_call","payload":{"intent":{"tool":"sh","cmd":"ls"}}}`,
+			`payload.intent.cmd: unknown field (want one of tool, args, chain_id, target, value, data)`},
+		{`{"tool":"x","kind":"tool_call","payload":{},"extra":1}`,
+			`extra: unknown field (want one of tool, kind, group, after, payload)`},
+		{`{"tool":"x","kind":"tool_call","payload":{"effects":[{"file_write":{"path":"a"}},{"file_write":{"pth":"b"}}]}}`,
+			`payload.effects.1.file_write.pth: unknown field (want one of path, before, after)`},
+		{`{"tool":"x","kind":"tool_call","payload":{"intent":{"tool":3}}}`,
+			`payload.intent.tool: want a string, got the number 3`},
+		{`{"tool":"x","kind":"tool_call","payload":{"execution":{"status":"ok","exit_code":"0"}}}`,
+			`payload.execution.exit_code: want an integer, got the string "0"`},
+		{`{"tool":"x","kind":"tool_call","payload":{"execution":{"status":"ok","start":1.5}}}`,
+			`payload.execution.start: want an integer of at most 64 bits, got 1.5`},
+		{`{"tool":"x","kind":"tool_call","after":-1,"payload":{}}`,
+			`after: want an unsigned integer of at most 64 bits, got -1`},
+		{`{"tool":"x","kind":"tool_call","payload":{"effects":{"file_write":{}}}}`,
+			`payload.effects: want a list, got an object`},
+		{`{"tool":"x","kind":"tool_call","payload":{"context":{"parents":[1,"2"]}}}`,
+			`payload.context.parents.1: want an unsigned integer, got the string "2"`},
+		{`{"tool":"x","kind":"tool_call","payload":{"execution":{"status":"fine"}}}`,
+			`payload.execution.status: unknown status "fine" (want one of ok, failed, denied, reverted)`},
+		{`{"tool":"x","kind":"policy","payload":{"policy":{"policy_id":"p","decision":"maybe"}}}`,
+			`payload.policy.decision: unknown decision "maybe" (want one of allow, deny, ask)`},
+		{`{"tool":"x","kind":"tool_call","payload":{"execution":{"status":"ok","output_digest":"0xzz"}}}`,
+			`payload.execution.output_digest: `},
+		{`{"tool":"x","kind":"tool_call","payload":"none"}`, `payload: want an object, got the string "none"`},
+		{`["tool"]`, `want an object, got a list`},
+		{`null`, `want an object, got null`},
+		{``, `empty input: want one event object`},
+		{`{"tool":"x",`, `unexpected EOF`},
+		{`{"tool":"x" "kind":1}`, `(at byte 13)`},
+		{`{"kind":"tool_call","payload":{}}`, `tool is required`},
+		{`{"tool":"x","payload":{}}`, `kind is required (one of tool_call, approval, delegation, chain_tx, policy, observation)`},
+		{`{"tool":"x","kind":"tool_call","payload":{}} {}`, `data after the event object`},
+		{`{"tool":"x","kind":"tool_call","payload":{"ext":{"a":[1,2,1e999]}}}`, `payload.ext.a.2: number 1e999 out of range`},
+		{`{"tool":"x","kind":"chain_tx","payload":{"intent":{"tool":"t","target":"0x01"}}}`, `payload: format: invalid payload: intent: target is 1 bytes, want 20`},
+	} {
+		_, err := format.ParseEventJSON([]byte(c.in))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s:\n got %v\nwant …%s…", c.in, err, c.want)
+		}
+	}
+}
+
+// No input makes the parser panic; what it accepts is a valid event that
+// encodes.
+func FuzzParseEventJSON(f *testing.F) {
+	for _, ev := range workload.Generate(7, 40) {
+		j, err := json.Marshal(ev)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(j)
+	}
+	for _, s := range []string{`{}`, `null`, `[]`, `{"tool":"x","kind":"tool_call","payload":{"ext":{"a":[1,{"b":null}]}}}`,
+		`{"tool":"x","kind":"tool_call","payload":{"effects":[null,{"file_write":null}]}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ev, err := format.ParseEventJSON(b)
+		if err != nil {
+			return
+		}
+		if _, err := format.EncodePayload(&ev.Payload); err != nil {
+			t.Fatalf("accepted %s but it does not encode: %v", b, err)
+		}
+	})
+}

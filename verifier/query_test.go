@@ -2,7 +2,10 @@ package verifier_test
 
 import (
 	"context"
+	"math"
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -50,7 +53,8 @@ func incident(t *testing.T) (*testLog, map[uint64]bool) {
 			Policy:    &format.PolicyEvaluation{PolicyID: "prod-db", Decision: format.DecisionAllow},
 			Effects:   []format.Effect{{DBChange: &format.DBChange{Database: "prod", Table: "users", Operation: "ddl"}}},
 			Context:   &format.ContextProvenance{Parents: []uint64{p7, p8}},
-			Execution: &format.Execution{Status: format.StatusOK}}},
+			Execution: &format.Execution{Status: format.StatusOK},
+			Ext:       map[string]any{format.ExtGasUsed: uint64(21000), "rows_max": uint64(math.MaxUint64)}}},
 		shell("ls -la", 9),
 	}
 	for _, ev := range evs {
@@ -88,9 +92,9 @@ func TestQueries(t *testing.T) {
 	check("approver", seqs(ix.Find(verifier.Query{Approver: "alice"})), []uint64{8})
 	check("decision", seqs(ix.Find(verifier.Query{Decision: format.DecisionAsk})), []uint64{8})
 	check("field=", seqs(ix.Find(verifier.Query{Fields: []verifier.FieldMatch{{Path: "intent.args.cmd", Value: "ls"}}})), []uint64{0})
-	check("field~", seqs(ix.Find(verifier.Query{Fields: []verifier.FieldMatch{{Path: "intent.args.sql", Value: "DROP", Contains: true}}})), []uint64{10})
+	check("field~", seqs(ix.Find(verifier.Query{Fields: []verifier.FieldMatch{{Path: "intent.args.sql", Op: verifier.OpContains, Value: "DROP"}}})), []uint64{10})
 	check("nested field", seqs(ix.Find(verifier.Query{Fields: []verifier.FieldMatch{{Path: "effects.0.db_change.table", Value: "users"}}})), []uint64{10})
-	check("input source", seqs(ix.Find(verifier.Query{Fields: []verifier.FieldMatch{{Path: "context.inputs.0.source", Value: "web:", Contains: true}}})), []uint64{3})
+	check("input source", seqs(ix.Find(verifier.Query{Fields: []verifier.FieldMatch{{Path: "context.inputs.0.source", Op: verifier.OpContains, Value: "web:"}}})), []uint64{3})
 	all := ix.Find(verifier.Query{})
 	mid := time.Unix(0, all[6].Envelope.Time)
 	check("time range", seqs(ix.Find(verifier.Query{Tool: "shell", Since: mid})), []uint64{6, 7, 9, 11})
@@ -146,4 +150,119 @@ func TestQueries(t *testing.T) {
 	nokeys, _ := verifier.IndexLog(l, nil)
 	check("no keys: approver", seqs(nokeys.Find(verifier.Query{Approver: "alice"})), []uint64{})
 	check("no keys: tool", seqs(nokeys.Find(verifier.Query{Tool: "db_query"})), []uint64{10})
+}
+
+// The conditions an incident responder combines: OR, ranges, wildcards
+// into lists, numeric comparisons, context around matches.
+func TestQueryConditions(t *testing.T) {
+	lg, _ := incident(t)
+	l, _ := recorder.OpenLog(lg.dir)
+	ix, err := verifier.IndexLog(l, lg.keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conds := func(ss ...string) []verifier.FieldMatch {
+		var out []verifier.FieldMatch
+		for _, s := range ss {
+			f, err := verifier.ParseFieldMatch(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, f)
+		}
+		return out
+	}
+	seqRange := func(s string) *verifier.SeqRange {
+		r, err := verifier.ParseSeqRange(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &r
+	}
+	for _, c := range []struct {
+		name string
+		q    verifier.Query
+		want []uint64
+	}{
+		{"or", verifier.Query{Any: conds("intent.args.cmd=ls", "intent.args.sql~DROP")}, []uint64{0, 10}},
+		{"or and and", verifier.Query{Tool: "shell", Any: conds("intent.args.cmd=ls", "intent.args.sql~DROP")}, []uint64{0}},
+		{"where and or", verifier.Query{Fields: conds("context.parents.*>=5"), Any: conds("intent.args.cmd~psql", "intent.args.cmd~echo")}, []uint64{7, 9}},
+		{"seq range", verifier.Query{Tool: "shell", Seq: seqRange("3..7")}, []uint64{4, 6, 7}},
+		{"seq from", verifier.Query{Seq: seqRange("10..")}, []uint64{10, 11}},
+		{"seq to", verifier.Query{Seq: seqRange("..1")}, []uint64{0, 1}},
+		{"one seq", verifier.Query{Seq: seqRange("5")}, []uint64{5}},
+		{"times beyond int64 nanoseconds", verifier.Query{Seq: seqRange("5"), Since: time.Date(1000, 1, 1, 0, 0, 0, 0, time.UTC), Until: time.Date(2999, 1, 1, 0, 0, 0, 0, time.UTC)}, []uint64{5}},
+		{"wildcard into a list", verifier.Query{Fields: conds("effects.*.db_change.table=users")}, []uint64{10}},
+		{"wildcard, any element", verifier.Query{Fields: conds("context.parents.*=7")}, []uint64{8, 10}},
+		{"wildcard into a map", verifier.Query{Fields: conds("intent.args.*~runbook")}, []uint64{3}},
+		{">=", verifier.Query{Fields: conds("context.parents.*>=8")}, []uint64{10, 11}},
+		{"<", verifier.Query{Fields: conds("context.parents.*<2")}, []uint64{2}},
+		{"<=, > together", verifier.Query{Fields: conds("context.parents.0>2", "context.parents.0<=4")}, []uint64{5, 6}},
+		{"!= on numbers", verifier.Query{Fields: conds("context.parents.0!=7.0")}, []uint64{2, 4, 5, 6, 7, 9, 11}},
+		{"!= on text", verifier.Query{Fields: conds("intent.args.cmd!=ls")}, []uint64{1, 2, 4, 6, 7, 9, 11}},
+		{"= stays exact", verifier.Query{Fields: conds("context.parents.0=7.0")}, []uint64{}},
+		{"< on text matches nothing", verifier.Query{Fields: conds("intent.args.cmd<5")}, []uint64{}},
+		{"dotted ext key", verifier.Query{Fields: conds("ext.chain.gas_used>20999")}, []uint64{10}},
+		{"uint64 exactly", verifier.Query{Fields: conds("ext.rows_max>18446744073709551614", "ext.rows_max=18446744073709551615")}, []uint64{10}},
+		{"uint64 exactly, not rounded", verifier.Query{Fields: conds("ext.rows_max<18446744073709551616", "ext.rows_max!=18446744073709551616")}, []uint64{10}},
+	} {
+		if got := verifier.Seqs(ix.Find(c.q)); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: got %v, want %v", c.name, got, c.want)
+		}
+	}
+
+	// Context around matches, as grep -B1 -A1: each event once, in order,
+	// matches unmarked.
+	hits := ix.Around(ix.Find(verifier.Query{Any: conds("intent.args.query=runbook", "intent.args.sql~DROP")}), 1, 1)
+	var got []string
+	for _, h := range hits {
+		s := strconv.FormatUint(h.Seq, 10)
+		if h.Context {
+			s += "-"
+		}
+		got = append(got, s)
+	}
+	if want := "2- 3 4- 9- 10 11-"; strings.Join(got, " ") != want {
+		t.Errorf("around: got %v, want %s", got, want)
+	}
+	hits = ix.Around(ix.Find(verifier.Query{Seq: seqRange("0..1")}), 3, 0)
+	if len(hits) != 2 || hits[0].Context || hits[1].Context {
+		t.Errorf("around at the start of the log: %+v", hits)
+	}
+}
+
+// A condition that names a field the payload cannot have is an error that
+// names it and the fields known there, not a query that matches nothing.
+func TestFieldMatchErrors(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"intent.cmd=ls", `intent.cmd: unknown field (want one of tool, args, chain_id, target, value, data)`},
+		{"intnet.args.cmd=ls", `intnet: unknown field (want one of intent, policy, approval, execution, effects, context, code, delegation, ext)`},
+		{"effects.*.file_write.pth~/etc", `effects.*.file_write.pth: unknown field (want one of path, before, after)`},
+		{"effects.first.file_write.path=a", `effects.first: effects is a list: name an element by its index (0, 1, …) or * (any element)`},
+		{"intent.tool.name=x", `intent.tool.name: intent.tool is a string, it has no fields`},
+		{"execution.exit_code>zero", `> compares numbers, and "zero" is not one`},
+		{"execution.exit_code<0x10", `< compares numbers, and "0x10" is not one`},
+		{"intent..tool=x", `empty part in the field path`},
+		{"intent.tool!x", `"!" is not an operator`},
+		{"intent.tool", `want PATH=VALUE`},
+		{"=ls", `want PATH=VALUE`},
+	} {
+		_, err := verifier.ParseFieldMatch(c.in)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want …%s…", c.in, err, c.want)
+		}
+	}
+	for _, ok := range []string{"intent.args.anything=1", "ext.x.y.z~a", "effects.3.chain_log.topics.*=0x01", "execution.exit_code>=-1.5e2", "intent.args.cmd=a=b<c"} {
+		if _, err := verifier.ParseFieldMatch(ok); err != nil {
+			t.Errorf("%s: %v", ok, err)
+		}
+	}
+	for _, c := range []struct{ in, want string }{
+		{"5..3", "is empty"}, {"..", "is empty"}, {"a..3", `"a" is not a sequence number`}, {"3..-1", `"-1" is not`}, {"", "is empty"},
+	} {
+		_, err := verifier.ParseSeqRange(c.in)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("seq range %q: got %v, want …%s…", c.in, err, c.want)
+		}
+	}
 }

@@ -15,6 +15,20 @@
 //     missing: events after the last anchored (or sealed) epoch, a
 //     truncated or torn tail, payloads missing or not disclosed.
 //
+// # Queries
+//
+// IndexLog and IndexBundle index a log's (or bundle's) events for forensic
+// queries (afr query). A Query combines envelope conditions (tool, kind,
+// group, a sequence range, a range of the recorder's time) with payload
+// field conditions on the payload's JSON: every one of Fields holds and at
+// least one of Any. ParseFieldMatch reads "PATH OP VALUE": OP is = (exact
+// text), ~ (substring), != (differs), or <, <=, >, >= (numbers, compared
+// exactly); PATH names fields with dots, list elements by index or * (any
+// element), as in "effects.*.file_write.path~/etc". A path the payload
+// cannot have is an error naming it and the fields known there.
+// Index.Around adds neighbouring events to matches, as grep -B/-A;
+// CausalChain and Delegations follow provenance links.
+//
 // # Security
 //
 // A log is never reported verified unless every record is covered by an

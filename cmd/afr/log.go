@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -187,6 +188,9 @@ func writerFlags(fs *flag.FlagSet) recorderFlags {
 func (f recorderFlags) open(e *env, dir string) (*recorder.Recorder, error) {
 	if dir == "" {
 		return nil, usageError{"--log is required"}
+	}
+	if *f.rec == "" && !exists(filepath.Join(dir, "MANIFEST")) {
+		return nil, usageError{fmt.Sprintf("--recorder (the operator id) is required to create a log (%s has none yet)", dir)}
 	}
 	policy, err := recorder.ParseSyncPolicy(*f.syncName)
 	if err != nil {

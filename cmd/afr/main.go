@@ -19,6 +19,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Exit codes.
@@ -144,26 +145,73 @@ Exit codes: 0 ok, 1 error, 2 usage, 3 tampered, 4 incomplete,
 `)
 }
 
-// flags returns the command's flag set with its usage text.
+// flags returns the command's flag set; -h prints its usage text and
+// flags on stdout (see parse).
 func (c *command) flags(e *env) *flag.FlagSet {
 	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, "%s\n\nFlags:\n", strings.TrimSpace(c.usage))
+		fs.SetOutput(e.stdout)
+		fmt.Fprintf(e.stdout, "%s\n\nFlags:\n", strings.TrimSpace(c.usage))
 		fs.PrintDefaults()
 	}
 	return fs
 }
 
-// parse parses flags; a flag error is a usage error (already printed).
+// parse parses flags. Help (-h, --help) is printed on stdout and returns
+// flag.ErrHelp (exit 0); a bad flag is a usage error naming it as the user
+// typed it, printed with a hint by run (exit 2).
 func parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return codeError{code: exitUsage}
+	printUsage := fs.Usage
+	fs.Usage = func() {} // the flag package calls it on errors too
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	fs.Usage = printUsage
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		printUsage()
+		return err
+	case err != nil:
+		return usageError{flagError(fs, err, args)}
 	}
 	return nil
+}
+
+// flagError rewrites the flag package's messages to name flags with the
+// dashes the user typed ("-epoch-size" given as --epoch-size) and to say
+// what a value must be instead of "parse error".
+func flagError(fs *flag.FlagSet, err error, args []string) string {
+	msg := err.Error()
+	for _, a := range args {
+		dashes := a[:len(a)-len(strings.TrimLeft(a, "-"))]
+		name, _, _ := strings.Cut(a[len(dashes):], "=")
+		if dashes == "" || len(dashes) > 2 || name == "" || !strings.Contains(msg, " -"+name) {
+			continue
+		}
+		if f := fs.Lookup(name); f != nil && strings.HasSuffix(msg, ": parse error") {
+			if g, ok := f.Value.(flag.Getter); ok {
+				msg = strings.TrimSuffix(msg, "parse error") + "want " + typeName(g.Get())
+			}
+		}
+		return strings.Replace(msg, " -"+name, " "+dashes+name, 1)
+	}
+	return msg
+}
+
+// typeName says what a flag of the flag package's value types takes.
+func typeName(v any) string {
+	switch v.(type) {
+	case int, int64:
+		return "an integer"
+	case uint, uint64:
+		return "an integer of 0 or more"
+	case float64:
+		return "a number"
+	case time.Duration:
+		return "a duration such as 90s, 15m or 2h"
+	case bool:
+		return "true or false"
+	}
+	return "a valid value"
 }
 
 func version() string {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/verifier"
@@ -19,10 +20,28 @@ func init() {
 Usage: afr query (--log DIR | --bundle FILE) [--keys DIR] [anchors] [conditions] [--causal SEQ | --delegations [WHO]]
 
 Finds events by structured fields. Conditions combine with AND:
-  --tool NAME  --kind KIND  --group TAG  --since TIME  --until TIME (RFC 3339)
-  --approver ID  --decision allow|deny|ask
-  --where PATH=VALUE or PATH~SUBSTRING, on the payload's JSON (repeatable),
-          e.g. intent.args.cmd~rm or effects.0.db_change.table=users
+  --tool NAME  --kind KIND  --group TAG  --approver ID  --decision allow|deny|ask
+  --seq RANGE    sequence numbers: N, A..B (both included), A.. or ..B
+  --since TIME   --until TIME: the recorder's time, RFC 3339
+                 (2026-01-02T15:04:05Z) or a duration back from now (90m, 2h)
+  --where COND   a payload field condition (repeatable; every one holds)
+  --or COND      a payload field condition (repeatable; at least one holds)
+A condition is PATH OP VALUE on the payload's JSON, OP one of
+  =   exact text         ~   contains the text   != differs
+  <  <=  >  >=  numbers (exact, also for 64-bit integers)
+PATH names fields with dots; a list element by its index or * (any
+element): intent.args.cmd~rm, effects.*.file_write.path~/etc,
+execution.exit_code!=0, context.parents.*>=800. A field an event lacks
+matches no condition. A path the payload cannot have is an error that
+lists the fields known there (inside intent.args and ext any name goes).
+Quote conditions for the shell: '<' and '>' redirect otherwise.
+
+Output: --limit N keeps the first N matches; --before N and --after N add
+N neighbouring events around each match, as grep -B/-A do (marked with '-'
+after the sequence number, '--' between groups). Lines are cut to the
+terminal's width (or $COLUMNS); --full prints them whole. --json writes
+everything, context events with "context": true.
+
 --causal SEQ follows context-provenance and delegation links from event SEQ
 back to its origins; --delegations lists who delegated what to whom (to or
 from WHO if given). Payload conditions need the payloads: --keys for an
@@ -48,7 +67,9 @@ the proofs of every event in it, so the answer itself can be verified.
 Examples:
   afr query --log ./afr-log --anchors anchors.json --keys ./afr-log/keys --tool db_query --where 'intent.args.sql~DROP'
   afr query --log ./afr-log --keys ./afr-log/keys --causal 812 --disclose incident.afrb
-  afr query --bundle incident.afrb --approver alice --json`})
+  afr query --bundle incident.afrb --approver alice --json
+  afr query --log ./afr-log --since 2h --or 'intent.args.cmd~rm' --or 'effects.*.file_write.path~/etc' --after 3
+  afr query --log ./afr-log --seq 100..200 --where 'execution.exit_code!=0' --limit 10`})
 }
 
 type multi []string
@@ -64,12 +85,18 @@ func runQuery(e *env, args []string) error {
 	tool := fs.String("tool", "", "tool name")
 	kind := fs.String("kind", "", "event kind: tool_call, approval, delegation, chain_tx, policy, observation")
 	group := fs.String("group", "", "concurrency group")
-	since := fs.String("since", "", "events at or after this time (RFC 3339)")
-	until := fs.String("until", "", "events before this time (RFC 3339)")
+	seqs := fs.String("seq", "", "sequence numbers: N, A..B (both included), A.. or ..B")
+	since := fs.String("since", "", "events at or after this recorder time (RFC 3339, or a duration back from now: 2h)")
+	until := fs.String("until", "", "events before this recorder time (RFC 3339, or a duration back from now: 30m)")
 	approver := fs.String("approver", "", "approver id")
 	decision := fs.String("decision", "", "policy decision: allow, deny or ask")
-	var where multi
-	fs.Var(&where, "where", "payload field condition PATH=VALUE or PATH~SUBSTRING (repeatable)")
+	var where, or multi
+	fs.Var(&where, "where", "payload field condition PATH OP VALUE that must hold (repeatable; OP: = ~ != < <= > >=)")
+	fs.Var(&or, "or", "payload field condition of which at least one must hold (repeatable)")
+	before := fs.Int("before", 0, "also show `N` events before each match")
+	after := fs.Int("after", 0, "also show `N` events after each match")
+	limit := fs.Int("limit", 0, "show at most `N` matches (0: all)")
+	full := fs.Bool("full", false, "do not cut lines to the terminal's width")
 	causal := fs.String("causal", "", "follow the causal chain back from this event")
 	delegations := fs.Bool("delegations", false, "list delegations (optionally of the principal given as argument)")
 	discloseTo := fs.String("disclose", "", "write the answer as a disclosure bundle (log only)")
@@ -95,25 +122,47 @@ func runQuery(e *env, args []string) error {
 			return usageError{err.Error()}
 		}
 	}
+	now := time.Now()
 	for _, s := range []struct {
-		in  string
-		out *time.Time
-	}{{*since, &q.Since}, {*until, &q.Until}} {
+		flag, in string
+		out      *time.Time
+	}{{"--since", *since, &q.Since}, {"--until", *until, &q.Until}} {
 		if s.in == "" {
 			continue
 		}
-		t, err := time.Parse(time.RFC3339Nano, s.in)
+		t, err := parseQueryTime(s.in, now)
 		if err != nil {
-			return usageError{fmt.Sprintf("time %q: want RFC 3339, e.g. 2026-01-02T15:04:05Z", s.in)}
+			return usageError{s.flag + ": " + err.Error()}
 		}
 		*s.out = t
 	}
-	for _, w := range where {
-		f, err := verifier.ParseFieldMatch(w)
+	if *seqs != "" {
+		r, err := verifier.ParseSeqRange(*seqs)
 		if err != nil {
-			return usageError{err.Error()}
+			return usageError{"--seq: " + err.Error()}
 		}
-		q.Fields = append(q.Fields, f)
+		q.Seq = &r
+	}
+	for _, c := range []struct {
+		flag  string
+		in    multi
+		conds *[]verifier.FieldMatch
+	}{{"--where", where, &q.Fields}, {"--or", or, &q.Any}} {
+		for _, w := range c.in {
+			f, err := verifier.ParseFieldMatch(w)
+			if err != nil {
+				return usageError{c.flag + ": " + err.Error()}
+			}
+			*c.conds = append(*c.conds, f)
+		}
+	}
+	for _, n := range []struct {
+		flag string
+		v    int
+	}{{"--before", *before}, {"--after", *after}, {"--limit", *limit}} {
+		if n.v < 0 {
+			return usageError{fmt.Sprintf("%s %d: want a count of 0 or more", n.flag, n.v)}
+		}
 	}
 
 	ctx := context.Background()
@@ -189,6 +238,11 @@ func runQuery(e *env, args []string) error {
 	default:
 		events = ix.Find(q)
 	}
+	if *limit > 0 && len(events) > *limit {
+		fmt.Fprintf(e.stderr, "afr query: showing the first %d of %d matches (--limit)\n", *limit, len(events))
+		events = events[:*limit]
+	}
+	hits := ix.Around(events, *before, *after)
 	if *discloseTo != "" {
 		seqs := verifier.Seqs(events)
 		for _, d := range dels {
@@ -210,12 +264,12 @@ func runQuery(e *env, args []string) error {
 	exit := queryExit(rep, anchors != nil)
 	if *jsonOut {
 		type event struct {
-			*verifier.Event
+			verifier.Hit
 			note
 		}
-		out := make([]event, len(events))
-		for i, ev := range events {
-			out[i] = event{ev, notes.of(ev)}
+		out := make([]event, len(hits))
+		for i, h := range hits {
+			out[i] = event{h, notes.of(h.Event)}
 		}
 		if err := writeJSON(e.stdout, struct {
 			Verification queryVerification     `json:"verification"`
@@ -227,16 +281,28 @@ func runQuery(e *env, args []string) error {
 		}
 		return exit
 	}
-	for _, d := range dels {
-		fmt.Fprintf(e.stdout, "%6d  %s -> %s  scope %v\n", d.Seq, d.Delegator, d.Delegate, d.Scope)
+	width := 0
+	if !*full {
+		width = outputWidth(e.stdout)
 	}
-	for _, ev := range events {
-		n := notes.of(ev)
-		line := fmt.Sprintf("%6d  %s  %-11s %-12s %s", ev.Seq, time.Unix(0, ev.Envelope.Time).UTC().Format(time.RFC3339), ev.Envelope.Kind, ev.Envelope.Tool, summary(ev, n.Unavailable))
-		if len(n.Findings) > 0 {
-			line += fmt.Sprintf("  [%s: %s]", strings.ToUpper(verifier.Tampered.String()), joinKinds(n.Findings))
+	for _, d := range dels {
+		fmt.Fprintln(e.stdout, cut(fmt.Sprintf("%6d  %s -> %s  scope %v", d.Seq, d.Delegator, d.Delegate, d.Scope), "", width))
+	}
+	for i, h := range hits {
+		if i > 0 && (*before > 0 || *after > 0) && h.Seq != hits[i-1].Seq+1 {
+			fmt.Fprintln(e.stdout, "--")
 		}
-		fmt.Fprintln(e.stdout, line)
+		ev, n := h.Event, notes.of(h.Event)
+		mark := " "
+		if h.Context {
+			mark = "-"
+		}
+		line := fmt.Sprintf("%6d%s %s  %-11s %-12s %s", ev.Seq, mark, time.Unix(0, ev.Envelope.Time).UTC().Format(time.RFC3339), ev.Envelope.Kind, ev.Envelope.Tool, summary(ev, n.Unavailable))
+		tail := ""
+		if len(n.Findings) > 0 {
+			tail = fmt.Sprintf("  [%s: %s]", strings.ToUpper(verifier.Tampered.String()), joinKinds(n.Findings))
+		}
+		fmt.Fprintln(e.stdout, cut(line, tail, width))
 	}
 	for _, l := range links {
 		fmt.Fprintf(e.stdout, "  %d -> %d (%s)\n", l.From, l.To, l.Via)
@@ -376,6 +442,36 @@ func summary(ev *verifier.Event, unavailable string) string {
 		parts = append(parts, "status="+p.Execution.Status.String())
 	}
 	return strings.Join(parts, " ")
+}
+
+// parseQueryTime reads a time as RFC 3339 or as a duration back from now.
+func parseQueryTime(s string, now time.Time) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return now.Add(-d), nil
+	}
+	return time.Time{}, fmt.Errorf("time %q: want RFC 3339 (2026-01-02T15:04:05Z) or a duration back from now (90s, 15m, 2h)", s)
+}
+
+// outputWidth is the width to cut text lines to: $COLUMNS when set, else
+// the terminal's, 0 (do not cut) when w is not a terminal.
+func outputWidth(w any) int {
+	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
+		return n
+	}
+	return termWidth(w)
+}
+
+// cut shortens line so that line+tail fits width columns (0: no limit),
+// ending it with "…"; tail (a TAMPERED marker) is always kept whole.
+func cut(line, tail string, width int) string {
+	r := []rune(line)
+	if room := width - utf8.RuneCountInString(tail); width > 0 && len(r) > room {
+		line = string(r[:max(room-1, 0)]) + "…"
+	}
+	return line + tail
 }
 
 func exists(path string) bool {
