@@ -37,9 +37,9 @@ var StopGrace = 5 * time.Second
 // Stdio runs one MCP session over standard streams: it starts cmd (the
 // real server), relays newline-delimited JSON-RPC frames between the
 // client (clientIn, clientOut) and the server, records through p, and
-// returns when the session ends. The client leaving (clientIn at EOF)
-// closes the server's input, waits for it to exit, records the calls
-// still in flight as abandoned and returns nil. The server leaving first
+// returns when the session ends. The client leaving (clientIn at EOF, or
+// ctx ending, e.g. on SIGTERM) closes the server's input, waits for it to
+// exit, records the calls still in flight as abandoned and returns nil. The server leaving first
 // answers the calls in flight with an error and returns a
 // *ServerExitedError.
 func (p *Proxy) Stdio(ctx context.Context, clientIn io.Reader, clientOut io.Writer, cmd *exec.Cmd) error {
@@ -65,12 +65,15 @@ func (p *Proxy) Stdio(ctx context.Context, clientIn io.Reader, clientOut io.Writ
 			p.logf("writing to the client: %v", err)
 		}
 	}
-	clientGone := make(chan struct{})
+	rctx := context.WithoutCancel(ctx) // recording continues while the session winds down
+	leaving := make(chan struct{})     // the client left, or ctx ended
+	var leaveOnce sync.Once
+	leave := func() { leaveOnce.Do(func() { close(leaving) }) }
 	go func() {
-		defer close(clientGone)
+		defer leave()
 		defer serverIn.Close()
 		readFrames(clientIn, func(frame []byte) {
-			forward, reply := p.FromClient(ctx, frame)
+			forward, reply := p.FromClient(rctx, frame)
 			if forward {
 				if _, err := serverIn.Write(frame); err != nil {
 					p.logf("writing to the server: %v", err)
@@ -81,40 +84,48 @@ func (p *Proxy) Stdio(ctx context.Context, clientIn io.Reader, clientOut io.Writ
 		}, p.logf)
 	}()
 	serverDone := make(chan struct{})
-	go stopAfterClient(cmd, clientGone, serverDone)
+	go stopServer(ctx, cmd, serverIn, leave, leaving, serverDone)
 	readFrames(serverOut, func(frame []byte) {
-		if p.FromServer(ctx, frame) {
+		if p.FromServer(rctx, frame) {
 			toClient(frame)
 		}
 	}, p.logf)
 	close(serverDone)
 	werr := cmd.Wait()
 	select {
-	case <-clientGone:
-		p.Abandon(ctx, "abandoned", "abandoned: the client disconnected before the server answered; the outcome is unknown")
+	case <-leaving:
+		p.Abandon(rctx, "abandoned", "abandoned: the client disconnected before the server answered; the outcome is unknown")
 		if werr != nil {
 			p.logf("the MCP server exited after the client left: %v", werr)
 		}
 		return nil
 	default:
 	}
-	ids := p.Abandon(ctx, "server_exited", "the MCP server exited before answering")
+	ids := p.Abandon(rctx, "server_exited", "the MCP server exited before answering")
 	for _, id := range ids {
 		toClient(errorFrame(id, CodeServerGone, "afr mcp-proxy: the MCP server exited before answering"))
 	}
 	return &ServerExitedError{Command: cmd.Path, Err: werr, Pending: len(ids)}
 }
 
-// stopAfterClient stops a server that outlives its client: StopGrace after
-// the client left (its input closed) SIGTERM, and StopGrace later SIGKILL,
-// unless the server's output ended first.
-func stopAfterClient(cmd *exec.Cmd, clientGone, serverDone <-chan struct{}) {
+// stopServer ends the server's session when the client leaves (its
+// input is closed; StopGrace later SIGTERM, and StopGrace after that
+// SIGKILL) or when ctx ends (input closed and SIGTERM at once, as a client
+// stopping the proxy with SIGTERM expects of a server), unless the
+// server's output ended first.
+func stopServer(ctx context.Context, cmd *exec.Cmd, serverIn io.Closer, leave func(), leaving, serverDone <-chan struct{}) {
+	signals := []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL}
 	select {
-	case <-clientGone:
+	case <-leaving:
+	case <-ctx.Done():
+		leave()
+		serverIn.Close()
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		signals = signals[1:]
 	case <-serverDone:
 		return
 	}
-	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
+	for _, sig := range signals {
 		select {
 		case <-serverDone:
 			return

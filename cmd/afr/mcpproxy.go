@@ -75,6 +75,9 @@ func runMCPProxy(e *env, args []string) error {
 	p := mcpproxy.New(mcpproxy.Options{Recorder: r, Policy: policy, ApproveAll: *approveAll, Log: e.stderr, MaxOutput: *maxOutput})
 	cmd := exec.Command(fs.Arg(0), fs.Args()[1:]...)
 	cmd.Stderr = e.stderr
-	runErr := p.Stdio(context.Background(), e.stdin, e.stdout, cmd)
+	// SIGTERM or an interrupt ends the session as the client leaving does.
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	runErr := p.Stdio(ctx, e.stdin, e.stdout, cmd)
 	return errors.Join(runErr, r.Close())
 }
