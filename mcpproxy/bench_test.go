@@ -1,0 +1,53 @@
+package mcpproxy_test
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// BenchmarkToolCall measures the latency a tools/call gains through the
+// proxy: server-everything's echo tool called directly and through the
+// proxy (recording with SyncGroup, an fsync before each answer is
+// forwarded), alternating, in the same run. It reports the median of each
+// and their difference.
+func BenchmarkToolCall(b *testing.B) {
+	server := npmServer(b, "mcp-server-everything")
+	ctx := context.Background()
+	direct := connect(b, exec.Command(server), nil)
+	defer direct.Close()
+	proxied := connect(b, proxyCmd(b, childConfig{Log: filepath.Join(b.TempDir(), "log"), Sync: "group", Server: []string{server}}), nil)
+	defer proxied.Close()
+	params := &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "benchmark"}}
+	call := func(s *mcp.ClientSession) time.Duration {
+		start := time.Now()
+		if _, err := s.CallTool(ctx, params); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	for range 20 { // warm up both paths
+		call(direct)
+		call(proxied)
+	}
+	var d, p []time.Duration
+	b.ResetTimer()
+	for b.Loop() {
+		d = append(d, call(direct))
+		p = append(p, call(proxied))
+	}
+	median := func(xs []time.Duration) float64 {
+		slices.Sort(xs)
+		return float64(xs[len(xs)/2].Microseconds())
+	}
+	md, mp := median(d), median(p)
+	b.ReportMetric(md, "direct-µs-median")
+	b.ReportMetric(mp, "proxy-µs-median")
+	b.ReportMetric(mp-md, "added-µs-median")
+	b.ReportMetric(mp/md, "×direct")
+}

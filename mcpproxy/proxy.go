@@ -1,0 +1,478 @@
+package mcpproxy
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/recorder"
+)
+
+// DefaultMaxOutput is how many bytes of a tool's output text are kept in
+// the log by default; longer output is kept as its digest only.
+const DefaultMaxOutput = 64 << 10
+
+// Error codes of the responses the proxy itself sends (JSON-RPC
+// implementation-defined server errors).
+const (
+	CodeDenied         = -32001 // the policy denied the call
+	CodeApproval       = -32002 // the policy requires approval
+	CodeNotRecorded    = -32003 // the call could not be recorded, so it was not forwarded
+	CodeServerGone     = -32004 // the server exited before answering
+	CodeMalformedFrame = jsonrpc.CodeParseError
+)
+
+// Ext keys of the events the proxy records (docs/MCP.md).
+const (
+	ExtMethod    = "mcp.method"     // initialize, tools/list, tools/call
+	ExtRequestID = "mcp.request_id" // the JSON-RPC id of the client's request
+	ExtServer    = "mcp.server"     // {name, version, protocol_version}
+	ExtTools     = "mcp.tools"      // the tool names of a tools/list answer
+	ExtOutput    = "mcp.output"     // a tool's output text, when short enough
+	ExtOutputLen = "mcp.output_bytes"
+	ExtIsError   = "mcp.is_error" // the tool reported an error (isError)
+	ExtOutcome   = "mcp.outcome"  // ok, tool_error, rpc_error, cancelled, server_exited, abandoned
+)
+
+// Options configure a Proxy.
+type Options struct {
+	// Recorder receives the events. Its sync policy decides what
+	// "durable" means before a response is forwarded.
+	Recorder *recorder.Recorder
+	// Policy, when set, gates every tools/call.
+	Policy *Policy
+	// ApproveAll approves every call the policy asks approval for (tests).
+	ApproveAll bool
+	// Log receives diagnostics (malformed frames, late responses).
+	Log io.Writer
+	// MaxOutput bounds the output text kept per call (default
+	// DefaultMaxOutput); longer output is kept as its digest.
+	MaxOutput int
+}
+
+// Proxy is the recording core of one MCP session, whatever the transport:
+// it sees every frame in each direction and says what to forward.
+type Proxy struct {
+	opts Options
+
+	mu        sync.Mutex
+	pending   map[jsonrpc.ID]*call // client requests awaiting the server's answer
+	contextSq []uint64             // the latest initialize / tools/list observation
+	server    string               // name@version, from initialize
+}
+
+// call is a client request the proxy watches for its answer.
+type call struct {
+	method  string
+	tool    string
+	args    map[string]any
+	intent  uint64   // seq of the intent event (tools/call)
+	parents []uint64 // intent and policy events
+	start   time.Time
+}
+
+// New returns a proxy recording into opts.Recorder.
+func New(opts Options) *Proxy {
+	if opts.MaxOutput <= 0 {
+		opts.MaxOutput = DefaultMaxOutput
+	}
+	if opts.Log == nil {
+		opts.Log = io.Discard
+	}
+	return &Proxy{opts: opts, pending: map[jsonrpc.ID]*call{}}
+}
+
+func (p *Proxy) logf(format string, args ...any) {
+	fmt.Fprintf(p.opts.Log, "afr mcp-proxy: "+format+"\n", args...)
+}
+
+// FromClient handles one frame from the client. It returns whether to
+// forward the frame to the server unchanged, and otherwise the frame to
+// answer the client with (nil: none).
+func (p *Proxy) FromClient(ctx context.Context, frame []byte) (forward bool, reply []byte) {
+	msg, err := decode(frame)
+	if err != nil {
+		p.logf("malformed frame from the client, not forwarded: %v", err)
+		return false, errorFrame(jsonrpc.ID{}, CodeMalformedFrame, "afr mcp-proxy: malformed JSON-RPC frame: "+err.Error())
+	}
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok || !req.IsCall() {
+		if ok && req.Method == "notifications/cancelled" {
+			p.cancelled(ctx, req)
+		}
+		return true, nil
+	}
+	switch req.Method {
+	case "initialize", "tools/list":
+		p.mu.Lock()
+		p.pending[req.ID] = &call{method: req.Method, start: time.Now()}
+		p.mu.Unlock()
+		return true, nil
+	case "tools/call":
+		return p.toolCall(ctx, req)
+	}
+	return true, nil
+}
+
+// toolCall records the intent (and the policy's decision) of a tools/call.
+func (p *Proxy) toolCall(ctx context.Context, req *jsonrpc.Request) (bool, []byte) {
+	var params mcp.CallToolParamsRaw
+	if err := json.Unmarshal(req.Params, &params); err != nil || params.Name == "" {
+		p.logf("tools/call %v without a tool name, not forwarded", req.ID.Raw())
+		return false, errorFrame(req.ID, jsonrpc.CodeInvalidParams, "afr mcp-proxy: tools/call needs params.name")
+	}
+	args, err := parseArgs(params.Name, params.Arguments)
+	if err != nil {
+		p.logf("tools/call %s: %v", params.Name, err)
+		return false, errorFrame(req.ID, jsonrpc.CodeInvalidParams, "afr mcp-proxy: "+err.Error())
+	}
+	p.mu.Lock()
+	parents := append([]uint64(nil), p.contextSq...)
+	server := p.server
+	p.mu.Unlock()
+	ev := format.Event{Tool: params.Name, Kind: format.KindToolCall, Payload: format.Payload{
+		Intent:  &format.Intent{Tool: params.Name, Args: args},
+		Context: contextOf(parents),
+		Code:    codeOf(server),
+		Ext:     map[string]any{ExtMethod: req.Method, ExtRequestID: idText(req.ID)},
+	}}
+	rc, err := p.opts.Recorder.Record(ctx, ev)
+	if err != nil {
+		p.logf("tools/call %s: recording the intent failed, call not forwarded: %v", params.Name, err)
+		return false, errorFrame(req.ID, CodeNotRecorded, "afr mcp-proxy: the call could not be recorded, so it was not sent: "+err.Error())
+	}
+	c := &call{method: req.Method, tool: params.Name, args: args, intent: rc.Seq, parents: []uint64{rc.Seq}}
+	if p.opts.Policy != nil {
+		ev := p.opts.Policy.Evaluate(params.Name)
+		approved := ev.Decision == format.DecisionAsk && p.opts.ApproveAll
+		if approved {
+			ev.Reasons = append(ev.Reasons, "approved: --approve-all")
+		}
+		prc, err := p.opts.Recorder.Record(ctx, format.Event{Tool: params.Name, Kind: format.KindPolicy, Payload: format.Payload{
+			Policy:  &format.PolicyEvaluation{PolicyID: p.opts.Policy.ID(), Decision: ev.Decision, Rule: ev.Rule, Reasons: ev.Reasons},
+			Context: contextOf([]uint64{rc.Seq}),
+			Ext:     map[string]any{ExtRequestID: idText(req.ID)},
+		}})
+		if err != nil {
+			p.logf("tools/call %s: recording the policy decision failed, call not forwarded: %v", params.Name, err)
+			return false, errorFrame(req.ID, CodeNotRecorded, "afr mcp-proxy: the policy decision could not be recorded, so the call was not sent: "+err.Error())
+		}
+		c.parents = append(c.parents, prc.Seq)
+		if ev.Decision != format.DecisionAllow && !approved {
+			code, msg := CodeDenied, fmt.Sprintf("denied by policy %s: %s", p.opts.Policy.Name, strings.Join(ev.Reasons, "; "))
+			if ev.Decision == format.DecisionAsk {
+				code, msg = CodeApproval, fmt.Sprintf("tool %s requires human approval under policy %s (rule %s); the call was not sent", params.Name, p.opts.Policy.Name, ev.Rule)
+			}
+			p.finish(ctx, c, req.ID, &format.Execution{Status: format.StatusDenied, Error: msg}, nil, "denied")
+			return false, errorFrame(req.ID, code, msg)
+		}
+	}
+	c.start = time.Now()
+	p.mu.Lock()
+	p.pending[req.ID] = c
+	p.mu.Unlock()
+	return true, nil
+}
+
+// cancelled records a client's cancellation of a pending tools/call: the
+// call's outcome is unknown, and a late answer is forwarded unrecorded.
+func (p *Proxy) cancelled(ctx context.Context, req *jsonrpc.Request) {
+	var params mcp.CancelledParams
+	if json.Unmarshal(req.Params, &params) != nil {
+		return
+	}
+	id, err := jsonrpc.MakeID(params.RequestID)
+	if err != nil {
+		return
+	}
+	p.mu.Lock()
+	c := p.pending[id]
+	if c != nil && c.method == "tools/call" {
+		delete(p.pending, id)
+	} else {
+		c = nil
+	}
+	p.mu.Unlock()
+	if c != nil {
+		msg := "cancelled by the client"
+		if params.Reason != "" {
+			msg += ": " + params.Reason
+		}
+		p.finish(ctx, c, id, &format.Execution{Status: format.StatusFailed, Error: msg}, nil, "cancelled")
+	}
+}
+
+// FromServer handles one frame from the server and reports whether to
+// forward it to the client. A response to a watched request is recorded
+// durably before it is forwarded; a frame that is not JSON-RPC is dropped.
+func (p *Proxy) FromServer(ctx context.Context, frame []byte) bool {
+	msg, err := decode(frame)
+	if err != nil {
+		p.logf("malformed frame from the server, not forwarded: %v", err)
+		return false
+	}
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok {
+		return true // notifications (progress, logging) and server requests pass untouched
+	}
+	p.mu.Lock()
+	c := p.pending[resp.ID]
+	delete(p.pending, resp.ID)
+	p.mu.Unlock()
+	if c == nil {
+		return true
+	}
+	switch c.method {
+	case "initialize":
+		p.initialized(ctx, resp)
+	case "tools/list":
+		p.listed(ctx, resp)
+	case "tools/call":
+		p.answered(ctx, c, resp)
+	}
+	return true
+}
+
+func (p *Proxy) initialized(ctx context.Context, resp *jsonrpc.Response) {
+	var res mcp.InitializeResult
+	if resp.Error != nil || json.Unmarshal(resp.Result, &res) != nil || res.ServerInfo == nil {
+		return
+	}
+	server := res.ServerInfo.Name + "@" + res.ServerInfo.Version
+	rc, err := p.opts.Recorder.Record(ctx, format.Event{Tool: "mcp/initialize", Kind: format.KindObservation, Payload: format.Payload{
+		Context: &format.ContextProvenance{Inputs: []format.Input{{Source: "mcp:initialize", Digest: digest(resp.Result)}}},
+		Code:    codeOf(server),
+		Ext: map[string]any{ExtMethod: "initialize", ExtServer: map[string]any{
+			"name": res.ServerInfo.Name, "version": res.ServerInfo.Version, "protocol_version": res.ProtocolVersion}},
+	}})
+	if err != nil {
+		p.logf("recording initialize failed: %v", err)
+		return
+	}
+	p.mu.Lock()
+	p.server, p.contextSq = server, []uint64{rc.Seq}
+	p.mu.Unlock()
+}
+
+func (p *Proxy) listed(ctx context.Context, resp *jsonrpc.Response) {
+	var res mcp.ListToolsResult
+	if resp.Error != nil || json.Unmarshal(resp.Result, &res) != nil {
+		return
+	}
+	names := make([]any, 0, len(res.Tools))
+	for _, t := range res.Tools {
+		names = append(names, t.Name)
+	}
+	p.mu.Lock()
+	parents, server := append([]uint64(nil), p.contextSq...), p.server
+	p.mu.Unlock()
+	cp := contextOf(parents)
+	if cp == nil {
+		cp = &format.ContextProvenance{}
+	}
+	cp.Inputs = []format.Input{{Source: "mcp:tools/list", Digest: digest(resp.Result)}}
+	rc, err := p.opts.Recorder.Record(ctx, format.Event{Tool: "mcp/tools/list", Kind: format.KindObservation, Payload: format.Payload{
+		Context: cp, Code: codeOf(server), Ext: map[string]any{ExtMethod: "tools/list", ExtTools: names},
+	}})
+	if err != nil {
+		p.logf("recording tools/list failed: %v", err)
+		return
+	}
+	p.mu.Lock()
+	p.contextSq = []uint64{rc.Seq}
+	p.mu.Unlock()
+}
+
+// answered records the execution of a tools/call from the server's answer.
+func (p *Proxy) answered(ctx context.Context, c *call, resp *jsonrpc.Response) {
+	ex := &format.Execution{Status: format.StatusOK, OutputDigest: digest(resp.Result)}
+	ext := map[string]any{}
+	outcome := "ok"
+	var effects []format.Effect
+	if resp.Error != nil {
+		ex.Status, ex.Error, ex.OutputDigest, outcome = format.StatusFailed, resp.Error.Error(), nil, "rpc_error"
+	} else {
+		var res mcp.CallToolResult
+		if err := json.Unmarshal(resp.Result, &res); err != nil {
+			ex.Status, ex.Error, outcome = format.StatusFailed, "the server's result is not a CallToolResult: "+err.Error(), "rpc_error"
+		} else {
+			text := outputText(&res)
+			ext[ExtOutputLen] = uint64(len(text))
+			if len(text) <= p.opts.MaxOutput {
+				ext[ExtOutput] = text
+			}
+			ext[ExtIsError] = res.IsError
+			if res.IsError {
+				ex.Status, ex.Error, outcome = format.StatusFailed, firstLine(text), "tool_error"
+			} else {
+				effects = effectsOf(c.tool, c.args)
+			}
+		}
+	}
+	p.finishExt(ctx, c, resp.ID, ex, effects, outcome, ext)
+}
+
+// Abandon records every call still awaiting an answer with outcome (and
+// reason) and returns their ids, so that a transport can answer them.
+func (p *Proxy) Abandon(ctx context.Context, outcome, reason string) []jsonrpc.ID {
+	p.mu.Lock()
+	calls := p.pending
+	p.pending = map[jsonrpc.ID]*call{}
+	p.mu.Unlock()
+	var ids []jsonrpc.ID
+	for id, c := range calls {
+		ids = append(ids, id)
+		if c.method == "tools/call" {
+			p.finish(ctx, c, id, &format.Execution{Status: format.StatusFailed, Error: reason}, nil, outcome)
+		}
+	}
+	return ids
+}
+
+func (p *Proxy) finish(ctx context.Context, c *call, id jsonrpc.ID, ex *format.Execution, effects []format.Effect, outcome string) {
+	p.finishExt(ctx, c, id, ex, effects, outcome, map[string]any{})
+}
+
+// finishExt records the execution event of call c, caused by its intent
+// (and policy) events.
+func (p *Proxy) finishExt(ctx context.Context, c *call, id jsonrpc.ID, ex *format.Execution, effects []format.Effect, outcome string, ext map[string]any) {
+	if !c.start.IsZero() {
+		ex.Start, ex.End = c.start.UnixNano(), time.Now().UnixNano()
+	}
+	ext[ExtRequestID] = idText(id)
+	ext[ExtOutcome] = outcome
+	_, err := p.opts.Recorder.Record(ctx, format.Event{Tool: c.tool, Kind: format.KindToolCall, Payload: format.Payload{
+		Execution: ex, Effects: effects, Context: contextOf(c.parents), Ext: ext,
+	}})
+	if err != nil {
+		p.logf("tools/call %s (intent seq %d): recording the outcome failed: %v", c.tool, c.intent, err)
+	}
+}
+
+// decode parses one frame as a single JSON-RPC message; a batch is
+// refused (MCP no longer has batches, and a call inside one would pass
+// unrecorded).
+func decode(frame []byte) (jsonrpc.Message, error) {
+	frame = bytes.TrimSpace(frame)
+	if len(frame) > 0 && frame[0] == '[' {
+		return nil, errors.New("JSON-RPC batches are not relayed")
+	}
+	return jsonrpc.DecodeMessage(frame)
+}
+
+// errorFrame is a JSON-RPC error response, newline-terminated.
+func errorFrame(id jsonrpc.ID, code int, msg string) []byte {
+	wire := struct {
+		Version string         `json:"jsonrpc"`
+		ID      any            `json:"id"` // null when the request's id is unknown
+		Error   *jsonrpc.Error `json:"error"`
+	}{"2.0", id.Raw(), &jsonrpc.Error{Code: int64(code), Message: msg}}
+	b, _ := json.Marshal(wire) // an integer or text id and two plain fields always encode
+	return append(b, '\n')
+}
+
+// parseArgs reads tool arguments (a JSON object) into intent args with
+// integral numbers kept as integers, through the event JSON parser.
+func parseArgs(tool string, raw json.RawMessage) (map[string]any, error) {
+	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		return nil, nil
+	}
+	if bytes.TrimSpace(raw)[0] != '{' {
+		return nil, fmt.Errorf("tools/call %s: arguments must be a JSON object", tool)
+	}
+	toolJSON, err := json.Marshal(tool)
+	if err != nil {
+		return nil, err
+	}
+	ev, err := format.ParseEventJSON([]byte(`{"tool":` + string(toolJSON) + `,"kind":"tool_call","payload":{"intent":{"tool":` + string(toolJSON) + `,"args":` + string(raw) + `}}}`))
+	if err != nil {
+		return nil, fmt.Errorf("tools/call %s: arguments: %w", tool, err)
+	}
+	return ev.Payload.Intent.Args, nil
+}
+
+func idText(id jsonrpc.ID) any {
+	switch v := id.Raw().(type) {
+	case int64:
+		return v
+	case string:
+		return v
+	}
+	return nil
+}
+
+func contextOf(parents []uint64) *format.ContextProvenance {
+	if len(parents) == 0 {
+		return nil
+	}
+	return &format.ContextProvenance{Parents: parents}
+}
+
+func codeOf(server string) *format.CodeProvenance {
+	if server == "" {
+		return nil
+	}
+	return &format.CodeProvenance{ToolVersion: server}
+}
+
+func digest(b []byte) format.Bytes {
+	if len(b) == 0 {
+		return nil
+	}
+	sum := sha256.Sum256(b)
+	return sum[:]
+}
+
+// outputText joins the text contents of a result (other contents are
+// covered by the output digest only).
+func outputText(res *mcp.CallToolResult) string {
+	var parts []string
+	for _, c := range res.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, t.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
+
+// effectsOf names the side effects a successful call is known to have:
+// the reference filesystem server's write_file (the written content's
+// digest), edit_file (the path; not in dry-run) and move_file.
+func effectsOf(tool string, args map[string]any) []format.Effect {
+	str := func(k string) string { s, _ := args[k].(string); return s }
+	switch tool {
+	case "write_file":
+		if path, content := str("path"), str("content"); path != "" {
+			sum := sha256.Sum256([]byte(content))
+			return []format.Effect{{FileWrite: &format.FileWrite{Path: path, After: sum[:]}}}
+		}
+	case "edit_file":
+		if dry, _ := args["dryRun"].(bool); !dry && str("path") != "" {
+			return []format.Effect{{FileWrite: &format.FileWrite{Path: str("path")}}}
+		}
+	case "move_file":
+		if src, dst := str("source"), str("destination"); src != "" && dst != "" {
+			return []format.Effect{{FileWrite: &format.FileWrite{Path: src}}, {FileWrite: &format.FileWrite{Path: dst}}}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,157 @@
+package mcpproxy
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// ServerExitedError says that the server ended the session while the
+// client was still connected.
+type ServerExitedError struct {
+	Command string
+	Err     error // the process's exit status (nil: it exited with 0)
+	Pending int   // calls that were in flight, answered with an error
+}
+
+func (e *ServerExitedError) Error() string {
+	status := "exit status 0"
+	if e.Err != nil {
+		status = e.Err.Error()
+	}
+	return fmt.Sprintf("the MCP server %s exited (%s) while the client was connected; %d call(s) in flight were answered with an error and recorded", e.Command, status, e.Pending)
+}
+
+// StopGrace is how long the server may take to exit after its standard
+// input is closed (the client left) before it is sent SIGTERM, and then
+// SIGKILL.
+var StopGrace = 5 * time.Second
+
+// Stdio runs one MCP session over standard streams: it starts cmd (the
+// real server), relays newline-delimited JSON-RPC frames between the
+// client (clientIn, clientOut) and the server, records through p, and
+// returns when the session ends. The client leaving (clientIn at EOF, or
+// ctx ending, e.g. on SIGTERM) closes the server's input, waits for it to
+// exit, records the calls still in flight as abandoned and returns nil. The server leaving first
+// answers the calls in flight with an error and returns a
+// *ServerExitedError.
+func (p *Proxy) Stdio(ctx context.Context, clientIn io.Reader, clientOut io.Writer, cmd *exec.Cmd) error {
+	serverIn, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	serverOut, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if cmd.Stderr == nil {
+		cmd.Stderr = p.opts.Log
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting the MCP server: %w", err)
+	}
+	var outMu sync.Mutex // frames to the client come from both loops
+	toClient := func(frame []byte) {
+		outMu.Lock()
+		defer outMu.Unlock()
+		if _, err := clientOut.Write(frame); err != nil {
+			p.logf("writing to the client: %v", err)
+		}
+	}
+	rctx := context.WithoutCancel(ctx) // recording continues while the session winds down
+	leaving := make(chan struct{})     // the client left, or ctx ended
+	var leaveOnce sync.Once
+	leave := func() { leaveOnce.Do(func() { close(leaving) }) }
+	go func() {
+		defer leave()
+		defer serverIn.Close()
+		readFrames(clientIn, func(frame []byte) {
+			forward, reply := p.FromClient(rctx, frame)
+			if forward {
+				if _, err := serverIn.Write(frame); err != nil {
+					p.logf("writing to the server: %v", err)
+				}
+			} else if reply != nil {
+				toClient(reply)
+			}
+		}, p.logf)
+	}()
+	serverDone := make(chan struct{})
+	go stopServer(ctx, cmd, serverIn, leave, leaving, serverDone)
+	readFrames(serverOut, func(frame []byte) {
+		if p.FromServer(rctx, frame) {
+			toClient(frame)
+		}
+	}, p.logf)
+	close(serverDone)
+	werr := cmd.Wait()
+	select {
+	case <-leaving:
+		p.Abandon(rctx, "abandoned", "abandoned: the client disconnected before the server answered; the outcome is unknown")
+		if werr != nil {
+			p.logf("the MCP server exited after the client left: %v", werr)
+		}
+		return nil
+	default:
+	}
+	ids := p.Abandon(rctx, "server_exited", "the MCP server exited before answering")
+	for _, id := range ids {
+		toClient(errorFrame(id, CodeServerGone, "afr mcp-proxy: the MCP server exited before answering"))
+	}
+	return &ServerExitedError{Command: cmd.Path, Err: werr, Pending: len(ids)}
+}
+
+// stopServer ends the server's session when the client leaves (its
+// input is closed; StopGrace later SIGTERM, and StopGrace after that
+// SIGKILL) or when ctx ends (input closed and SIGTERM at once, as a client
+// stopping the proxy with SIGTERM expects of a server), unless the
+// server's output ended first.
+func stopServer(ctx context.Context, cmd *exec.Cmd, serverIn io.Closer, leave func(), leaving, serverDone <-chan struct{}) {
+	signals := []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL}
+	select {
+	case <-leaving:
+	case <-ctx.Done():
+		leave()
+		serverIn.Close()
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		signals = signals[1:]
+	case <-serverDone:
+		return
+	}
+	for _, sig := range signals {
+		select {
+		case <-serverDone:
+			return
+		case <-time.After(StopGrace):
+			_ = cmd.Process.Signal(sig)
+		}
+	}
+}
+
+// readFrames calls fn with every newline-terminated frame of r (the
+// newline included; one is added to a last frame without it) until r ends.
+func readFrames(r io.Reader, fn func([]byte), logf func(string, ...any)) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 && len(bytes.TrimSpace(line)) > 0 {
+			if line[len(line)-1] != '\n' {
+				line = append(line, '\n')
+			}
+			fn(line)
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrClosedPipe) {
+				logf("reading: %v", err)
+			}
+			return
+		}
+	}
+}
