@@ -69,11 +69,11 @@ func TestEventJSONRoundTrip(t *testing.T) {
 func TestEventJSONErrors(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{`{"tool":"x","kind":"llm_response","payload":{}}`,
-			`kind: unknown event kind "llm_response" (want one of tool_call, approval, delegation, chain_tx, policy, observation)`},
+			`kind: unknown event kind "llm_response" (want one of tool_call, approval, delegation, chain_tx, policy, observation, response, reasoning)`},
 		{`{"tool":"x","kind":"tool_call","payload":{"intent":{"tool":"sh","cmd":"ls"}}}`,
 			`payload.intent.cmd: unknown field (want one of tool, args, chain_id, target, value, data)`},
 		{`{"tool":"x","kind":"tool_call","payload":{},"extra":1}`,
-			`extra: unknown field (want one of tool, kind, group, after, payload)`},
+			`extra: unknown field (want one of tool, kind, group, after, event_time, run, id, payload)`},
 		{`{"tool":"x","kind":"tool_call","payload":{"effects":[{"file_write":{"path":"a"}},{"file_write":{"pth":"b"}}]}}`,
 			`payload.effects.1.file_write.pth: unknown field (want one of path, before, after)`},
 		{`{"tool":"x","kind":"tool_call","payload":{"intent":{"tool":3}}}`,
@@ -101,7 +101,7 @@ func TestEventJSONErrors(t *testing.T) {
 		{`{"tool":"x",`, `unexpected EOF`},
 		{`{"tool":"x" "kind":1}`, `(at byte 13)`},
 		{`{"kind":"tool_call","payload":{}}`, `tool is required`},
-		{`{"tool":"x","payload":{}}`, `kind is required (one of tool_call, approval, delegation, chain_tx, policy, observation)`},
+		{`{"tool":"x","payload":{}}`, `kind is required (one of tool_call, approval, delegation, chain_tx, policy, observation, response, reasoning)`},
 		{`{"tool":"x","kind":"tool_call","payload":{}} {}`, `data after the event object`},
 		{`{"tool":"x","kind":"tool_call","payload":{"ext":{"a":[1,2,1e999]}}}`, `payload.ext.a.2: number 1e999 out of range`},
 		{`{"tool":"x","kind":"chain_tx","payload":{"intent":{"tool":"t","target":"0x01"}}}`, `payload: format: invalid payload: intent: target is 1 bytes, want 20`},
