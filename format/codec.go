@@ -20,6 +20,7 @@ const (
 	MaxPayloadSize  = 1 << 20 // encoded payload plaintext
 	MaxHeaderSize   = 1 << 10 // encoded epoch header
 	MaxStringLength = 1 << 10 // recorder id, tool name, group tag
+	MaxIDLength     = 256     // run tag, event id, each parent id
 	maxNesting      = 16
 	maxItems        = 1 << 16 // elements of one array, pairs of one map
 )
@@ -160,7 +161,7 @@ func EncodeEnvelopeTo(buf *bytes.Buffer, e *Envelope) error {
 	if err := e.check(); err != nil {
 		return fmt.Errorf("format: record: %w", err)
 	}
-	if !utf8.ValidString(e.Recorder) || !utf8.ValidString(e.Tool) || !utf8.ValidString(e.Group) {
+	if !utf8.ValidString(e.Recorder) || !utf8.ValidString(e.Tool) || !utf8.ValidString(e.Group) || !utf8.ValidString(e.Run) || !utf8.ValidString(e.ID) {
 		return errors.New("format: record: string field is not valid UTF-8")
 	}
 	start := buf.Len()
@@ -212,6 +213,21 @@ func (e *Envelope) check() error {
 		return fmt.Errorf("string field over %d bytes", MaxStringLength)
 	case !e.Kind.Valid():
 		return fmt.Errorf("unknown event kind %d", e.Kind)
+	case len(e.Run) > MaxIDLength || len(e.ID) > MaxIDLength:
+		return fmt.Errorf("run or id over %d bytes", MaxIDLength)
+	case e.Version >= versionFields:
+		return nil
+	case e.Kind.Since() > e.Version:
+		return fmt.Errorf("unknown event kind %d in a record of version %d (%s is of version %d)", e.Kind, e.Version, e.Kind, e.Kind.Since())
+	}
+	for _, f := range []struct {
+		key  int
+		name string
+		set  bool
+	}{{11, "event_time", e.EventTime != 0}, {12, "run", e.Run != ""}, {13, "id", e.ID != ""}} {
+		if f.set {
+			return fmt.Errorf("unknown field %d in a record of version %d (%s is of version %d)", f.key, e.Version, f.name, versionFields)
+		}
 	}
 	return nil
 }

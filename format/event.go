@@ -1,17 +1,26 @@
 package format
 
 import (
+	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Version is the version of the record, payload and epoch-header
 // formats this package writes (docs/SPEC.md). Readers refuse newer versions
 // and read every older one. Version 2 changed the encrypted payload frame
-// alone (ModeEncryptedV2 for ModeEncrypted; FrameMode); records and epoch
+// alone (ModeEncryptedV2 for ModeEncrypted; FrameMode); version 3 added the
+// kinds response and reasoning, the record fields event_time, run and id,
+// and the payload fields execution.output, context.parent_ids and content
+// (their objects are otherwise those of version 2). Records and epoch
 // headers carry the version of the log that holds them.
-const Version = 2
+const Version = 3
+
+// versionFields is the first format version with kinds 7 and 8 and the
+// fields of version 3.
+const versionFields = 3
 
 // Digest is a SHA-256 digest. It encodes as a 32-byte CBOR byte string and as
 // a 0x-prefixed hex string in JSON.
@@ -93,11 +102,27 @@ const (
 	KindChainTx     Kind = 4 // an on-chain transaction through the PACE account
 	KindPolicy      Kind = 5 // a policy decision recorded on its own (e.g. a denial)
 	KindObservation Kind = 6 // an input the agent received (retrieval result, message)
+	// KindResponse is text the model produced for the user or a tool
+	// (format version 3).
+	KindResponse Kind = 7
+	// KindReasoning is model reasoning that the operator chose to record,
+	// kept apart from intents, which are never chain-of-thought (format
+	// version 3).
+	KindReasoning Kind = 8
 )
 
 var kindNames = enumNames[Kind]{
 	KindToolCall: "tool_call", KindApproval: "approval", KindDelegation: "delegation",
 	KindChainTx: "chain_tx", KindPolicy: "policy", KindObservation: "observation",
+	KindResponse: "response", KindReasoning: "reasoning",
+}
+
+// Since returns the first format version that has kind k.
+func (k Kind) Since() uint8 {
+	if k >= KindResponse {
+		return versionFields
+	}
+	return 1
 }
 
 // enumNames names the values of an enumeration, indexed by value (a slice,
@@ -176,6 +201,12 @@ type Envelope struct {
 	Kind     Kind      `cbor:"8,keyasint" json:"kind"`
 	Payload  Digest    `cbor:"9,keyasint" json:"payload"` // digest of the stored payload frame
 	Prev     Digest    `cbor:"10,keyasint" json:"prev"`   // digest of the previous record
+	// Format version 3: the caller's time of the event (Unix nanoseconds),
+	// its run or session tag, and its caller-chosen id (docs/SPEC.md,
+	// "Links by id").
+	EventTime int64  `cbor:"11,keyasint,omitempty" json:"event_time,omitempty"`
+	Run       string `cbor:"12,keyasint,omitempty" json:"run,omitempty"`
+	ID        string `cbor:"13,keyasint,omitempty" json:"id,omitempty"`
 }
 
 // Payload holds the eight semantic fields of an event. It is stored apart
@@ -195,6 +226,33 @@ type Payload struct {
 	// (docs/SPEC.md "Payload"): nil, booleans, integers, floats, text, byte
 	// strings, lists and text-keyed maps of them; no tags or simple values.
 	Ext map[string]any `cbor:"9,keyasint,omitempty" json:"ext,omitempty"`
+	// Content is the text of a response, reasoning or observation event
+	// (format version 3).
+	Content *Text `cbor:"10,keyasint,omitempty" json:"content,omitempty"`
+}
+
+// MaxText is the longest text a Text keeps (bytes); a longer one is kept
+// as its digest and size.
+const MaxText = 64 << 10
+
+// Text is a text kept whole up to MaxText bytes and as its SHA-256 digest
+// above (docs/SPEC.md, "Payload": a text map). Exactly one of Text and
+// Digest is set, except for the empty text; Size is the whole text's
+// length in bytes.
+type Text struct {
+	Text   string `cbor:"1,keyasint,omitempty" json:"text,omitempty"`
+	Digest Bytes  `cbor:"2,keyasint,omitempty" json:"digest,omitempty"`
+	Size   uint64 `cbor:"3,keyasint" json:"size"`
+}
+
+// NewText returns b as a Text: kept when it is valid UTF-8 of at most
+// MaxText bytes, else its SHA-256 digest and size.
+func NewText(b []byte) *Text {
+	if len(b) <= MaxText && utf8.Valid(b) {
+		return &Text{Text: string(b), Size: uint64(len(b))}
+	}
+	d := sha256.Sum256(b)
+	return &Text{Digest: d[:], Size: uint64(len(b))}
 }
 
 // ExtGasUsed is the Ext key under which AFR records the gas an on-chain
@@ -314,6 +372,7 @@ type Execution struct {
 	OutputDigest Bytes  `cbor:"6,keyasint,omitempty" json:"output_digest,omitempty"`
 	TxHash       Bytes  `cbor:"7,keyasint,omitempty" json:"tx_hash,omitempty"`
 	Block        uint64 `cbor:"8,keyasint,omitempty" json:"block,omitempty"`
+	Output       *Text  `cbor:"9,keyasint,omitempty" json:"output,omitempty"` // what the tool returned (format version 3)
 }
 
 // Effect is one side effect of an action. Exactly one field is set.
@@ -372,6 +431,9 @@ type ChainLog struct {
 type ContextProvenance struct {
 	Inputs  []Input  `cbor:"1,keyasint,omitempty" json:"inputs,omitempty"`
 	Parents []uint64 `cbor:"2,keyasint,omitempty" json:"parents,omitempty"` // sequence numbers of parent events
+	// ParentIDs are the ids (Envelope.ID) of parent events of the same run
+	// (format version 3; docs/SPEC.md, "Links by id").
+	ParentIDs []string `cbor:"3,keyasint,omitempty" json:"parent_ids,omitempty"`
 }
 
 // Input is one input by content digest and source.
@@ -406,6 +468,11 @@ type Event struct {
 	Group string `json:"group,omitempty"` // optional concurrency-group tag
 	// After is the logical clock of a causally earlier event from another
 	// recorder (e.g. the delegating agent's); the event's clock will exceed it.
-	After   uint64  `json:"after,omitempty"`
-	Payload Payload `json:"payload"`
+	After uint64 `json:"after,omitempty"`
+	// EventTime, Run and ID go to the record's fields of the same names
+	// (format version 3).
+	EventTime int64   `json:"event_time,omitempty"`
+	Run       string  `json:"run,omitempty"`
+	ID        string  `json:"id,omitempty"`
+	Payload   Payload `json:"payload"`
 }

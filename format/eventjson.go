@@ -47,6 +47,15 @@ func ParseEventJSON(b []byte) (Event, error) {
 	if !ev.Kind.Valid() {
 		return Event{}, fmt.Errorf("format: event JSON: kind is required (one of %s)", kindNames)
 	}
+	for _, f := range []struct{ name, v string }{{"run", ev.Run}, {"id", ev.ID}} {
+		if len(f.v) > MaxIDLength {
+			return Event{}, fmt.Errorf("format: event JSON: %s is %d bytes, limit %d", f.name, len(f.v), MaxIDLength)
+		}
+	}
+	if x := ev.Payload.Execution; x != nil {
+		x.Output.bound()
+	}
+	ev.Payload.Content.bound()
 	var err error
 	if ev.Payload.Intent != nil {
 		if ev.Payload.Intent.Args, err = normalizeMap("payload.intent.args", ev.Payload.Intent.Args); err != nil {
@@ -112,4 +121,19 @@ func normalizeJSON(path string, v any) (any, error) {
 		return x, nil
 	}
 	return v, nil
+}
+
+// bound completes a text map given as its text alone: it sets the size
+// and keeps a text over MaxText as its digest (docs/SPEC.md, "Event JSON").
+// A size that is given and wrong is left for Validate to refuse.
+func (t *Text) bound() {
+	if t == nil || t.Text == "" {
+		return
+	}
+	if t.Size == 0 {
+		t.Size = uint64(len(t.Text))
+	}
+	if len(t.Text) > MaxText && len(t.Digest) == 0 && t.Size == uint64(len(t.Text)) {
+		*t = *NewText([]byte(t.Text))
+	}
 }

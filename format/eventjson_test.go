@@ -69,11 +69,11 @@ func TestEventJSONRoundTrip(t *testing.T) {
 func TestEventJSONErrors(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{`{"tool":"x","kind":"llm_response","payload":{}}`,
-			`kind: unknown event kind "llm_response" (want one of tool_call, approval, delegation, chain_tx, policy, observation)`},
+			`kind: unknown event kind "llm_response" (want one of tool_call, approval, delegation, chain_tx, policy, observation, response, reasoning)`},
 		{`{"tool":"x","kind":"tool_call","payload":{"intent":{"tool":"sh","cmd":"ls"}}}`,
 			`payload.intent.cmd: unknown field (want one of tool, args, chain_id, target, value, data)`},
 		{`{"tool":"x","kind":"tool_call","payload":{},"extra":1}`,
-			`extra: unknown field (want one of tool, kind, group, after, payload)`},
+			`extra: unknown field (want one of tool, kind, group, after, event_time, run, id, payload)`},
 		{`{"tool":"x","kind":"tool_call","payload":{"effects":[{"file_write":{"path":"a"}},{"file_write":{"pth":"b"}}]}}`,
 			`payload.effects.1.file_write.pth: unknown field (want one of path, before, after)`},
 		{`{"tool":"x","kind":"tool_call","payload":{"intent":{"tool":3}}}`,
@@ -101,7 +101,7 @@ func TestEventJSONErrors(t *testing.T) {
 		{`{"tool":"x",`, `unexpected EOF`},
 		{`{"tool":"x" "kind":1}`, `(at byte 13)`},
 		{`{"kind":"tool_call","payload":{}}`, `tool is required`},
-		{`{"tool":"x","payload":{}}`, `kind is required (one of tool_call, approval, delegation, chain_tx, policy, observation)`},
+		{`{"tool":"x","payload":{}}`, `kind is required (one of tool_call, approval, delegation, chain_tx, policy, observation, response, reasoning)`},
 		{`{"tool":"x","kind":"tool_call","payload":{}} {}`, `data after the event object`},
 		{`{"tool":"x","kind":"tool_call","payload":{"ext":{"a":[1,2,1e999]}}}`, `payload.ext.a.2: number 1e999 out of range`},
 		{`{"tool":"x","kind":"chain_tx","payload":{"intent":{"tool":"t","target":"0x01"}}}`, `payload: format: invalid payload: intent: target is 1 bytes, want 20`},
@@ -136,4 +136,35 @@ func FuzzParseEventJSON(f *testing.F) {
 			t.Fatalf("accepted %s but it does not encode: %v", b, err)
 		}
 	})
+}
+
+// The fields of version 3 parse, and a text map given as its text alone
+// gets its size, and its digest instead of a text over MaxText.
+func TestParseEventJSONVersion3(t *testing.T) {
+	long := strings.Repeat("y", format.MaxText+1)
+	ev, err := format.ParseEventJSON([]byte(`{"tool":"llm","kind":"response","run":"r1","id":"s2","event_time":-7,
+		"payload":{"content":{"text":"hé"},"context":{"parent_ids":["s1"]},"execution":{"status":"ok","output":{"text":"` + long + `"}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.Kind != format.KindResponse || ev.Run != "r1" || ev.ID != "s2" || ev.EventTime != -7 || ev.Payload.Context.ParentIDs[0] != "s1" {
+		t.Fatalf("parsed %+v", ev)
+	}
+	if c := ev.Payload.Content; c.Text != "hé" || c.Size != 3 {
+		t.Errorf("content %+v, want the text with size 3", c)
+	}
+	if o := ev.Payload.Execution.Output; o.Text != "" || o.Size != uint64(len(long)) || len(o.Digest) != 32 {
+		t.Errorf("output over the limit: %+v, want digest and size", o)
+	}
+	for in, want := range map[string]string{
+		`{"tool":"x","kind":"response","payload":{"content":{"text":"ab","size":3}}}`:                  "content: size is 3, the text is 2 bytes",
+		`{"tool":"x","kind":"response","run":"` + strings.Repeat("r", 257) + `","payload":{}}`:         "run is 257 bytes, limit 256",
+		`{"tool":"x","kind":"response","payload":{"context":{"parent_ids":[""]}}}`:                     "parent id 0 is 0 bytes",
+		`{"tool":"x","kind":"response","payload":{"content":{"digest":"0x01","size":9}}}`:              "digest is 1 bytes, want 32",
+		`{"tool":"x","kind":"tool_call","payload":{"execution":{"status":"ok","output":{"txt":"a"}}}}`: "payload.execution.output.txt: unknown field (want one of text, digest, size)",
+	} {
+		if _, err := format.ParseEventJSON([]byte(in)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%.80s: got %v, want …%s…", in, err, want)
+		}
+	}
 }

@@ -7,7 +7,8 @@ import (
 
 // parseEnvelope decodes a record in a single pass without reflection or
 // re-encoding. The canonical encoding of an Envelope is fully determined
-// (keys 0–10 in order, key 5 optional, every head in its shortest form), so
+// (keys 0–13 in order, keys 5 and 11–13 optional and never empty, every
+// head in its shortest form), so
 // any deviation is a rejection. It exists because the verifier decodes every
 // record of a log; DecodeEnvelope falls back to the reflective decoder only
 // to explain a rejection, and FuzzEnvelopeParsers checks that both accept
@@ -26,16 +27,21 @@ func parseEnvelopeInto(b []byte, e *Envelope) bool {
 	*e = Envelope{}
 	p := parser{b: b}
 	n, ok := p.head(5)
-	if !ok || (n != 10 && n != 11) {
+	if !ok || n < 10 || n > 14 {
 		return false
 	}
-	for key := uint64(0); key <= 10; key++ {
-		if key == 5 && n == 10 {
-			continue // group omitted
-		}
-		if k, ok := p.head(0); !ok || k != key {
+	next := uint64(0) // the lowest key that may come next
+	for range n {
+		key, ok := p.head(0)
+		if !ok || key < next || key > 13 {
 			return false
 		}
+		for ; next < key; next++ {
+			if !optionalKey(next) {
+				return false // a required key is missing
+			}
+		}
+		next++
 		switch key {
 		case 0:
 			v, ok := p.head(0)
@@ -85,10 +91,25 @@ func parseEnvelopeInto(b []byte, e *Envelope) bool {
 			if !p.bytes(e.Prev[:]) {
 				return false
 			}
+		case 11:
+			if e.EventTime, ok = p.int64(); !ok || e.EventTime == 0 {
+				return false
+			}
+		case 12:
+			if e.Run, ok = p.text(hint.Run); !ok || e.Run == "" {
+				return false
+			}
+		case 13:
+			if e.ID, ok = p.text(""); !ok || e.ID == "" {
+				return false
+			}
 		}
 	}
-	return p.i == len(b)
+	return next > 10 && p.i == len(b)
 }
+
+// optionalKey reports whether record key k may be absent.
+func optionalKey(k uint64) bool { return k == 5 || k >= 11 }
 
 type parser struct {
 	b []byte
@@ -185,9 +206,11 @@ func (p *parser) int64() (int64, bool) {
 // parseEnvelope, for the recorder's hot path. FuzzEnvelopeEncoders checks
 // it against the reflective encoder byte for byte.
 func appendEnvelope(dst []byte, e *Envelope) []byte {
-	n := byte(11)
-	if e.Group == "" {
-		n = 10
+	n := byte(10)
+	for _, set := range [...]bool{e.Group != "", e.EventTime != 0, e.Run != "", e.ID != ""} {
+		if set {
+			n++
+		}
 	}
 	dst = append(dst, 0xa0|n)
 	dst = append(dst, 0x00)
@@ -205,12 +228,7 @@ func appendEnvelope(dst []byte, e *Envelope) []byte {
 		dst = append(dst, 0x05)
 		dst = appendText(dst, e.Group)
 	}
-	dst = append(dst, 0x06)
-	if e.Time >= 0 {
-		dst = appendHead(dst, 0, uint64(e.Time))
-	} else {
-		dst = appendHead(dst, 1, uint64(-1-e.Time))
-	}
+	dst = appendInt(append(dst, 0x06), e.Time)
 	dst = append(dst, 0x07)
 	dst = appendText(dst, e.Tool)
 	dst = append(dst, 0x08)
@@ -220,7 +238,17 @@ func appendEnvelope(dst []byte, e *Envelope) []byte {
 	dst = append(dst, e.Payload[:]...)
 	dst = append(dst, 0x0a)
 	dst = appendHead(dst, 2, 32)
-	return append(dst, e.Prev[:]...)
+	dst = append(dst, e.Prev[:]...)
+	if e.EventTime != 0 {
+		dst = appendInt(append(dst, 0x0b), e.EventTime)
+	}
+	if e.Run != "" {
+		dst = appendText(append(dst, 0x0c), e.Run)
+	}
+	if e.ID != "" {
+		dst = appendText(append(dst, 0x0d), e.ID)
+	}
+	return dst
 }
 
 // appendHead appends a data item head in its shortest form.

@@ -22,6 +22,9 @@ func FuzzEnvelopeParsers(f *testing.F) {
 	e := Envelope{Version: 1, Recorder: "r", Tool: "t", Kind: KindToolCall, Seq: 1 << 40, Clock: 300, Time: -5}
 	b, _ := EncodeEnvelope(&e)
 	f.Add(b)
+	e3 := Envelope{Version: 3, Recorder: "r", Tool: "t", Kind: KindReasoning, Group: "g", EventTime: -1, ID: "x"}
+	b, _ = EncodeEnvelope(&e3)
+	f.Add(b)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		fast, ok := parseEnvelope(b)
 		var strict Envelope
@@ -38,10 +41,11 @@ func FuzzEnvelopeParsers(f *testing.F) {
 // FuzzEnvelopeEncoders checks the hand-written record encoder against the
 // reflective one, byte for byte, over arbitrary field values.
 func FuzzEnvelopeEncoders(f *testing.F) {
-	f.Add(uint8(1), "rec", []byte("0123456789abcdef"), uint64(0), uint64(1), "", int64(0), "shell", uint8(1))
-	f.Add(uint8(1), "r", []byte{}, uint64(1<<40), uint64(300), "g1", int64(-5), "t", uint8(6))
-	f.Fuzz(func(t *testing.T, ver uint8, rec string, sess []byte, seq, clock uint64, group string, tm int64, tool string, kind uint8) {
-		e := Envelope{Version: ver, Recorder: rec, Seq: seq, Clock: clock, Group: group, Time: tm, Tool: tool, Kind: Kind(kind)}
+	f.Add(uint8(1), "rec", []byte("0123456789abcdef"), uint64(0), uint64(1), "", int64(0), "shell", uint8(1), int64(0), "", "")
+	f.Add(uint8(1), "r", []byte{}, uint64(1<<40), uint64(300), "g1", int64(-5), "t", uint8(6), int64(0), "", "")
+	f.Add(uint8(3), "r", []byte{}, uint64(7), uint64(8), "", int64(5), "llm", uint8(7), int64(-3), "run-1", "span-1")
+	f.Fuzz(func(t *testing.T, ver uint8, rec string, sess []byte, seq, clock uint64, group string, tm int64, tool string, kind uint8, evTime int64, run, id string) {
+		e := Envelope{Version: ver, Recorder: rec, Seq: seq, Clock: clock, Group: group, Time: tm, Tool: tool, Kind: Kind(kind), EventTime: evTime, Run: run, ID: id}
 		copy(e.Session[:], sess)
 		copy(e.Payload[:], sess)
 		copy(e.Prev[:], rec)

@@ -66,6 +66,9 @@ func appendPayload(dst []byte, p *Payload) ([]byte, error) {
 				dst = appendHead(dst, 0, s)
 			}
 		}
+		if len(c.ParentIDs) > 0 {
+			dst = appendTexts(cm.key(dst, 3), c.ParentIDs)
+		}
 		cm.end(dst)
 	}
 	if c := p.Code; c != nil {
@@ -95,6 +98,9 @@ func appendPayload(dst []byte, p *Payload) ([]byte, error) {
 		if dst, err = freeExt(m.key(dst, 9), p.Ext, true); err != nil {
 			return dst, err
 		}
+	}
+	if p.Content != nil {
+		dst = appendTextMap(m.key(dst, 10), p.Content)
 	}
 	m.end(dst)
 	return dst, nil
@@ -137,6 +143,19 @@ func appendExecution(dst []byte, x *Execution) []byte {
 	if x.Block != 0 {
 		dst = appendHead(m.key(dst, 8), 0, x.Block)
 	}
+	if x.Output != nil {
+		dst = appendTextMap(m.key(dst, 9), x.Output)
+	}
+	m.end(dst)
+	return dst
+}
+
+// appendTextMap appends a text map (Text).
+func appendTextMap(dst []byte, t *Text) []byte {
+	m := beginMap(&dst)
+	dst = m.optText(dst, 1, t.Text)
+	dst = m.optBytes(dst, 2, t.Digest)
+	dst = appendHead(m.key(dst, 3), 0, t.Size)
 	m.end(dst)
 	return dst
 }

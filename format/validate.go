@@ -81,6 +81,9 @@ func (p *Payload) validate(freeForm bool) error {
 		if err := checkText(x.Error); err != nil {
 			return fmt.Errorf("execution: %w", err)
 		}
+		if err := x.Output.validate(); err != nil {
+			return fmt.Errorf("execution: output: %w", err)
+		}
 	}
 	if err := checkItems(len(p.Effects)); err != nil {
 		return fmt.Errorf("effects: %w", err)
@@ -91,8 +94,13 @@ func (p *Payload) validate(freeForm bool) error {
 		}
 	}
 	if c := p.Context; c != nil {
-		if err := cmp.Or(checkItems(len(c.Inputs)), checkItems(len(c.Parents))); err != nil {
+		if err := cmp.Or(checkItems(len(c.Inputs)), checkItems(len(c.Parents)), checkItems(len(c.ParentIDs)), checkText(c.ParentIDs...)); err != nil {
 			return fmt.Errorf("context: %w", err)
+		}
+		for i, id := range c.ParentIDs {
+			if id == "" || len(id) > MaxIDLength {
+				return fmt.Errorf("context: parent id %d is %d bytes, want 1 to %d", i, len(id), MaxIDLength)
+			}
 		}
 		for i, in := range c.Inputs {
 			if in.Digest == nil {
@@ -113,12 +121,71 @@ func (p *Payload) validate(freeForm bool) error {
 			return fmt.Errorf("delegation: %w", err)
 		}
 	}
+	if err := p.Content.validate(); err != nil {
+		return fmt.Errorf("content: %w", err)
+	}
 	if freeForm {
 		if _, err := freeExt(nil, p.Ext, false); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// validate checks the rules of a text map (nil is absent).
+func (t *Text) validate() error {
+	switch {
+	case t == nil:
+		return nil
+	case len(t.Text) > MaxText:
+		return fmt.Errorf("text is %d bytes, limit %d (keep its digest and size instead: format.NewText)", len(t.Text), MaxText)
+	case t.Text != "" && len(t.Digest) != 0:
+		return errors.New("both text and digest are set (a kept text has no digest)")
+	case t.Text != "" && t.Size != uint64(len(t.Text)):
+		return fmt.Errorf("size is %d, the text is %d bytes", t.Size, len(t.Text))
+	case t.Text == "" && len(t.Digest) != 0 && len(t.Digest) != 32:
+		return fmt.Errorf("digest is %d bytes, want 32 (SHA-256)", len(t.Digest))
+	case t.Text == "" && len(t.Digest) == 0 && t.Size != 0:
+		return fmt.Errorf("size is %d but neither text nor digest is set", t.Size)
+	}
+	return checkText(t.Text)
+}
+
+// CheckVersion reports the first kind or field of ev that a log of format
+// version v cannot hold, naming it by its event JSON path: a writer
+// appends to a log in the log's version (docs/SPEC.md, "Format versions").
+// Errors wrap ErrNewerVersion.
+func (ev *Event) CheckVersion(v uint8) error {
+	if v >= versionFields {
+		return nil
+	}
+	var field string
+	switch {
+	case ev.Kind.Since() > v:
+		field = "kind " + ev.Kind.String()
+	case ev.EventTime != 0:
+		field = "event_time"
+	case ev.Run != "":
+		field = "run"
+	case ev.ID != "":
+		field = "id"
+	case ev.Payload.newerField() != "":
+		field = "payload." + ev.Payload.newerField()
+	default:
+		return nil
+	}
+	return fmt.Errorf("format: %s is of format version %d, and the log is of version %d (record it in a new log): %w", field, versionFields, v, ErrNewerVersion)
+}
+
+// CheckVersion reports a field of a later format version than v: the
+// payload of a record of version v has only the fields of version v
+// (docs/SPEC.md, "Format versions"). Errors wrap ErrInvalidPayload.
+func (p *Payload) CheckVersion(v uint8) error {
+	field := p.newerField()
+	if v >= versionFields || field == "" {
+		return nil
+	}
+	return invalid(fmt.Errorf("%s is a field of format version %d, in the payload of a record of version %d", field, versionFields, v))
 }
 
 // freeArgs and freeExt are free for intent.args (level 3) and ext (level
@@ -413,4 +480,17 @@ func checkContainer(n, level int) error {
 		return fmt.Errorf(": %d items, limit %d", n, maxItems)
 	}
 	return nil
+}
+
+// newerField names the first field of p of format version 3, "" if none.
+func (p *Payload) newerField() string {
+	switch {
+	case p.Content != nil:
+		return "content"
+	case p.Execution != nil && p.Execution.Output != nil:
+		return "execution.output"
+	case p.Context != nil && len(p.Context.ParentIDs) > 0:
+		return "context.parent_ids"
+	}
+	return ""
 }

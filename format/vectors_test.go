@@ -24,6 +24,7 @@ type encodingVector struct {
 	CBOR          string          `json:"cbor"`
 	Digest        string          `json:"digest"`
 	ErrorContains string          `json:"error_contains"`
+	Version       uint8           `json:"version"` // a payload's (its record's); absent: 1
 	Decoded       json.RawMessage `json:"decoded"`
 }
 
@@ -54,8 +55,9 @@ func unhex(t testing.TB, s string) []byte {
 }
 
 // decodeAny decodes by vector type and returns the object, its canonical
-// re-encoding and its digest (if the type has one).
-func decodeAny(typ string, b []byte) (obj any, again []byte, digest string, err error) {
+// re-encoding and its digest (if the type has one). A payload is read as
+// the payload of a record of version (1 when 0).
+func decodeAny(typ string, version uint8, b []byte) (obj any, again []byte, digest string, err error) {
 	switch typ {
 	case "record":
 		e, err := format.DecodeEnvelope(b)
@@ -67,6 +69,9 @@ func decodeAny(typ string, b []byte) (obj any, again []byte, digest string, err 
 	case "payload":
 		p, err := format.DecodePayload(b)
 		if err != nil {
+			return nil, nil, "", err
+		}
+		if err := p.CheckVersion(max(1, version)); err != nil {
 			return nil, nil, "", err
 		}
 		again, _ = format.EncodePayload(p)
@@ -89,7 +94,7 @@ func TestEncodingVectors(t *testing.T) {
 			if err := json.Unmarshal(raw, &v); err != nil {
 				t.Fatal(err)
 			}
-			obj, again, digest, err := decodeAny(v.Type, unhex(t, v.CBOR))
+			obj, again, digest, err := decodeAny(v.Type, v.Version, unhex(t, v.CBOR))
 			if !v.Valid {
 				if err == nil {
 					t.Fatalf("%s: accepted, want rejection", v.Desc)

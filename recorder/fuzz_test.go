@@ -2,6 +2,7 @@ package recorder_test
 
 import (
 	"context"
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -28,6 +29,8 @@ func FuzzRecordVerify(f *testing.F) {
 	f.Add(uint16(3), uint8(3), uint8(1), uint8(1), uint32(1), "bad\xff\xfe", uint64(0), uint64(4))
 	f.Add(uint16(3), uint8(3), uint8(1), uint8(1), uint32(1), strings.Repeat("t", 1025), uint64(math.MaxUint64), uint64(1))
 	f.Add(uint16(3), uint8(3), uint8(9), uint8(1), uint32(1), "x", uint64(math.MaxUint64-1), uint64(16))
+	f.Add(uint16(3), uint8(2), uint8(7), uint8(1), uint32(5), "span", uint64(1767225600), uint64(512|1024))
+	f.Add(uint16(3), uint8(2), uint8(8), uint8(1), uint32(69999), "é", uint64(7), uint64(512|1024|2))
 	f.Fuzz(func(t *testing.T, idLen uint16, epochSize, kind, depth uint8, width uint32, s string, after, seed uint64) {
 		dir := t.TempDir()
 		id := s + strings.Repeat("r", int(idLen%1100))
@@ -54,7 +57,7 @@ func FuzzRecordVerify(f *testing.F) {
 // fuzzEvent builds one event; the bits of sel choose which fields s, depth
 // and width go into.
 func fuzzEvent(kind, depth uint8, width int, s string, after, sel uint64) format.Event {
-	ev := format.Event{Tool: "tool", Kind: format.Kind(kind % 8)}
+	ev := format.Event{Tool: "tool", Kind: format.Kind(kind % 10)}
 	p := &ev.Payload
 	if sel&2 != 0 {
 		ev.Tool = s
@@ -99,5 +102,49 @@ func fuzzEvent(kind, depth uint8, width int, s string, after, sel uint64) format
 		p.Effects = []format.Effect{{APICall: &format.APICall{Method: s, URL: s}}}
 		p.Delegation = &format.DelegationProvenance{Delegator: s, Delegate: s, Scope: []string{s}}
 	}
+	// Format version 3's fields.
+	if sel&512 != 0 {
+		ev.Run, ev.ID, ev.EventTime = s, s, int64(after)
+	}
+	if sel&1024 != 0 {
+		text := []byte(strings.Repeat(s, width%(2*format.MaxText/max(1, len(s))+1)))
+		p.Content = format.NewText(text)
+		if p.Execution == nil {
+			p.Execution = &format.Execution{Status: format.StatusOK}
+		}
+		p.Execution.Output = format.NewText(text)
+		p.Context = &format.ContextProvenance{ParentIDs: []string{s, s}}
+	}
 	return ev
+}
+
+// A log of version 1 or 2 takes no kind or field of version 3: the event is
+// refused by name before anything is written, and the log goes on.
+func TestOlderLogRefusesVersion3(t *testing.T) {
+	for _, v := range []int{1, 2} {
+		dir := t.TempDir()
+		r, err := recorder.Open(dir, recorder.Options{Recorder: "old", FormatVersion: v, Encrypt: true, EpochSize: 2, EpochMaxAge: -1, Sync: recorder.SyncNone})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for want, ev := range map[string]format.Event{
+			"kind reasoning":             {Tool: "llm", Kind: format.KindReasoning},
+			"run":                        {Tool: "t", Kind: format.KindToolCall, Run: "r"},
+			"event_time":                 {Tool: "t", Kind: format.KindToolCall, EventTime: 1},
+			"payload.execution.output":   {Tool: "t", Kind: format.KindToolCall, Payload: format.Payload{Execution: &format.Execution{Status: format.StatusOK, Output: format.NewText([]byte("x"))}}},
+			"payload.context.parent_ids": {Tool: "t", Kind: format.KindToolCall, Payload: format.Payload{Context: &format.ContextProvenance{ParentIDs: []string{"p"}}}},
+		} {
+			_, err := r.Record(context.Background(), ev)
+			if err == nil || !strings.Contains(err.Error(), want+" is of format version 3") || !errors.Is(err, format.ErrNewerVersion) {
+				t.Errorf("version %d, %s: got %v", v, want, err)
+			}
+		}
+		if _, err := r.Record(context.Background(), format.Event{Tool: "t", Kind: format.KindObservation}); err != nil {
+			t.Fatalf("version %d: the log does not go on after a refused event: %v", v, err)
+		}
+		if err := r.Close(); err != nil {
+			t.Fatal(err)
+		}
+		verifyStore(t, dir)
+	}
 }

@@ -311,6 +311,9 @@ func (r *Recorder) append(ev *format.Event, plaintext []byte) (Receipt, error) {
 	if r.err != nil {
 		return Receipt{}, r.err
 	}
+	if err := ev.CheckVersion(uint8(r.man.Version)); err != nil {
+		return Receipt{}, fmt.Errorf("recorder: %w", err)
+	}
 	if max(r.clock, ev.After) == math.MaxUint64 {
 		return Receipt{}, fmt.Errorf("recorder: the logical clock is at %d and the event is after %d: the clock cannot pass %d: %w", r.clock, ev.After, uint64(math.MaxUint64), format.ErrLimit)
 	}
@@ -334,6 +337,7 @@ func (r *Recorder) append(ev *format.Event, plaintext []byte) (Receipt, error) {
 		Version: uint8(r.man.Version), Recorder: r.man.Recorder, Session: r.man.Session,
 		Seq: seq, Clock: clock, Group: ev.Group, Time: now.UnixNano(),
 		Tool: ev.Tool, Kind: ev.Kind, Payload: format.PayloadFrameDigest(frame), Prev: r.last,
+		EventTime: ev.EventTime, Run: ev.Run, ID: ev.ID,
 	}
 	r.envBuf.Reset()
 	if err := format.EncodeEnvelopeTo(&r.envBuf, &env); err != nil {

@@ -38,9 +38,17 @@ const (
 )
 
 func causal(ix *verifier.Index, seq uint64) (*causalView, error) {
-	events, links, err := ix.CausalChain(seq)
+	events, all, err := ix.CausalChain(seq)
 	if err != nil {
 		return nil, fmt.Errorf("report: causal graph: %w", err)
+	}
+	// A parent id that names no event has no node to draw: the graph
+	// shows the links that resolve (afr query --causal lists the others).
+	var links []verifier.Link
+	for _, l := range all {
+		if !l.Unresolved {
+			links = append(links, l)
+		}
 	}
 	depth := map[uint64]int{seq: 0}
 	// Links run from an earlier event to a later one: taken by decreasing

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -127,10 +128,22 @@ func where(f verifier.Finding) string {
 	return strings.Join(parts, ", ")
 }
 
-// agentOf names the agent or run an event belongs to: its concurrency
-// group (each agent of a session records under its own), else the
-// recorder.
+// textOf shows a text map: the text, or its size when only its digest is
+// kept.
+func textOf(t *format.Text) string {
+	if t.Text == "" && len(t.Digest) > 0 {
+		return fmt.Sprintf("(%d bytes, kept as digest %s)", t.Size, t.Digest)
+	}
+	return strconv.Quote(t.Text)
+}
+
+// agentOf names the agent or run an event belongs to: its run tag, else
+// its concurrency group (each agent of a session records under its own),
+// else the recorder.
 func agentOf(e *format.Envelope) string {
+	if e.Run != "" {
+		return e.Run
+	}
 	if e.Group != "" {
 		return e.Group
 	}
@@ -191,7 +204,13 @@ func summarise(p *format.Payload) (string, string) {
 		if x.Error != "" {
 			s += ": " + x.Error
 		}
+		if o := x.Output; o != nil {
+			s += ", output " + textOf(o)
+		}
 		parts = append(parts, s)
+	}
+	if c := p.Content; c != nil {
+		parts = append(parts, textOf(c))
 	}
 	if c := p.Code; c != nil && c.ModelID != "" {
 		parts = append(parts, "model "+c.ModelID)

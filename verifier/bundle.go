@@ -325,7 +325,7 @@ func VerifyBundle(ctx context.Context, b *Bundle, anchors AnchorSource, opts Opt
 		}
 		var k format.EventKey
 		copy(k[:], ev.Key)
-		if p := checkOpen(c, &k, b.Session, e.Seq, ev.Payload); p != nil {
+		if p := checkOpen(c, &k, b.Session, e.Version, e.Seq, ev.Payload); p != nil {
 			rep.Payloads[e.Seq] = p
 			rep.PayloadsOpened++
 		}

@@ -107,13 +107,14 @@ func (v *logVerifier) open(version int, seq, epoch uint64, frame []byte) {
 		v.c.add(Finding{Kind: KindPayloadMissing, Seq: u64(seq), Detail: "no key for this payload: " + err.Error()})
 		return
 	}
-	checkOpen(v.c, &k, v.session, seq, frame)
+	checkOpen(v.c, &k, v.session, uint8(version), seq, frame)
 	v.rep.PayloadsOpened++
 }
 
 // checkOpen decrypts a frame with its event key and checks the commitment
-// and the payload format, adding a finding for each failure.
-func checkOpen(c *collector, k *format.EventKey, session format.SessionID, seq uint64, frame []byte) *format.Payload {
+// and the payload format of its record's version, adding a finding for
+// each failure.
+func checkOpen(c *collector, k *format.EventKey, session format.SessionID, version uint8, seq uint64, frame []byte) *format.Payload {
 	pt, err := format.OpenPayload(k, session, seq, frame)
 	switch {
 	case errors.Is(err, format.ErrCommitmentMismatch):
@@ -124,6 +125,9 @@ func checkOpen(c *collector, k *format.EventKey, session format.SessionID, seq u
 		return nil
 	}
 	p, err := format.DecodePayload(pt)
+	if err == nil {
+		err = p.CheckVersion(version)
+	}
 	if err != nil {
 		c.add(Finding{Kind: KindPayloadDecode, Seq: u64(seq), Detail: err.Error()})
 		return nil

@@ -36,6 +36,7 @@ type Index struct {
 	events   []*Event
 	bySeq    map[uint64]*Event
 	byDigest map[format.Digest]*Event
+	byID     map[runID][]*Event    // events by run and id (docs/SPEC.md, "Links by id")
 	headers  []*format.EpochHeader // decodable headers, in log order
 }
 
@@ -95,6 +96,9 @@ func IndexLog(src Source, keys Keys) (*Index, error) {
 	return ix, streamErr(err)
 }
 
+// runID is an event id within its run.
+type runID struct{ run, id string }
+
 // epochOf returns the epoch of event seq given the log's headers in order:
 // events past the last header belong to the next epoch.
 func epochOf(headers []*format.EpochHeader, seq uint64) uint64 {
@@ -105,6 +109,13 @@ func (ix *Index) add(ev *Event) {
 	ix.events = append(ix.events, ev)
 	ix.bySeq[ev.Seq] = ev
 	ix.byDigest[ev.digest] = ev
+	if e := &ev.Envelope; e.ID != "" {
+		if ix.byID == nil {
+			ix.byID = map[runID][]*Event{}
+		}
+		k := runID{e.Run, e.ID}
+		ix.byID[k] = append(ix.byID[k], ev)
+	}
 }
 
 // IndexBundle indexes the events of a bundle; payloads are those that open
@@ -142,7 +153,7 @@ func IndexBundle(b *Bundle) *Index {
 
 func (ev *Event) setPayload(pt []byte) {
 	p, err := format.DecodePayload(pt)
-	if err != nil {
+	if err != nil || p.CheckVersion(ev.Envelope.Version) != nil {
 		return
 	}
 	ev.Payload = p
@@ -338,16 +349,20 @@ func ParseSeqRange(s string) (SeqRange, error) {
 // Query selects events; zero fields match everything. All given conditions
 // must hold, and at least one of Any when it is given.
 type Query struct {
-	Tool     string          // envelope tool name
-	Kind     format.Kind     // envelope kind
-	Group    string          // concurrency group
-	Seq      *SeqRange       // sequence numbers in the range
-	Since    time.Time       // envelope (recorder) time ≥ Since
-	Until    time.Time       // envelope (recorder) time < Until
-	Approver string          // payload approval.approver
-	Decision format.Decision // payload policy.decision
-	Fields   []FieldMatch    // every one holds
-	Any      []FieldMatch    // at least one holds (when given)
+	Tool  string      // envelope tool name
+	Kind  format.Kind // envelope kind
+	Group string      // concurrency group
+	Seq   *SeqRange   // sequence numbers in the range
+	Run   string      // envelope run tag
+	Since time.Time   // time ≥ Since
+	Until time.Time   // time < Until
+	// ByEventTime makes Since and Until apply to the caller's event_time
+	// instead of the recorder's time; events without one do not match.
+	ByEventTime bool
+	Approver    string          // payload approval.approver
+	Decision    format.Decision // payload policy.decision
+	Fields      []FieldMatch    // every one holds
+	Any         []FieldMatch    // at least one holds (when given)
 }
 
 // Find returns the matching events in sequence order.
@@ -365,13 +380,20 @@ func (ix *Index) Find(q Query) []*Event {
 func (q *Query) Match(ev *Event) bool {
 	e := &ev.Envelope
 	p := ev.Payload
+	t := e.Time
+	if q.ByEventTime {
+		t = e.EventTime
+	}
+	timed := !q.Since.IsZero() || !q.Until.IsZero()
 	switch {
 	case q.Tool != "" && e.Tool != q.Tool,
 		q.Kind != 0 && e.Kind != q.Kind,
 		q.Group != "" && e.Group != q.Group,
+		q.Run != "" && e.Run != q.Run,
 		q.Seq != nil && (ev.Seq < q.Seq.From || ev.Seq > q.Seq.To),
-		!q.Since.IsZero() && time.Unix(0, e.Time).Before(q.Since), // not UnixNano: out of range past 2262
-		!q.Until.IsZero() && !time.Unix(0, e.Time).Before(q.Until):
+		timed && q.ByEventTime && e.EventTime == 0,
+		!q.Since.IsZero() && time.Unix(0, t).Before(q.Since), // not UnixNano: out of range past 2262
+		!q.Until.IsZero() && !time.Unix(0, t).Before(q.Until):
 		return false
 	case q.Approver != "" && (p == nil || p.Approval == nil || p.Approval.Approver != q.Approver),
 		q.Decision != 0 && (p == nil || p.Policy == nil || p.Policy.Decision != q.Decision):
@@ -461,7 +483,14 @@ func (ix *Index) Around(matches []*Event, before, after int) []Hit {
 type Link struct {
 	From uint64 `json:"from"`
 	To   uint64 `json:"to"`
-	Via  string `json:"via"` // "context" (a parent input) or "delegation"
+	// Via is "context" (context.parents), "context_id" (context.parent_ids,
+	// ID set) or "delegation".
+	Via string `json:"via"`
+	ID  string `json:"id,omitempty"` // the parent id, for "context_id"
+	// Unresolved marks a parent id that names no event of To's run in the
+	// index (From is then 0): a gap in the evidence, not a finding
+	// (docs/SPEC.md, "Links by id").
+	Unresolved bool `json:"unresolved,omitempty"`
 }
 
 // ErrUnknownEvent is returned for a sequence number the index does not hold.
@@ -485,9 +514,9 @@ func (ix *Index) CausalChain(seq uint64) ([]*Event, []Link, error) {
 		ev := queue[0]
 		queue = queue[1:]
 		events = append(events, ev)
-		for _, l := range parents(ev) {
+		for _, l := range ix.parents(ev) {
 			links = append(links, l)
-			if seen[l.From] {
+			if l.Unresolved || seen[l.From] {
 				continue
 			}
 			seen[l.From] = true
@@ -501,14 +530,20 @@ func (ix *Index) CausalChain(seq uint64) ([]*Event, []Link, error) {
 		if links[i].To != links[j].To {
 			return links[i].To < links[j].To
 		}
-		return links[i].From < links[j].From
+		if links[i].From != links[j].From {
+			return links[i].From < links[j].From
+		}
+		return links[i].ID < links[j].ID
 	})
 	return events, links, nil
 }
 
-// parents returns the causal links into ev. Only earlier events can be
-// parents: a link to a later event is a recording error and is ignored.
-func parents(ev *Event) []Link {
+// parents returns the causal links into ev. By sequence number only
+// earlier events can be parents: a link to a later event is a recording
+// error and is ignored. By id, every event of ev's run with that id but ev
+// itself is a parent, earlier or later (a span is exported after its
+// children); an id that names none is an unresolved link.
+func (ix *Index) parents(ev *Event) []Link {
 	p := ev.Payload
 	if p == nil {
 		return nil
@@ -518,6 +553,18 @@ func parents(ev *Event) []Link {
 		for _, s := range p.Context.Parents {
 			if s < ev.Seq {
 				out = append(out, Link{From: s, To: ev.Seq, Via: "context"})
+			}
+		}
+		for _, id := range p.Context.ParentIDs {
+			found := false
+			for _, from := range ix.byID[runID{ev.Envelope.Run, id}] {
+				if from != ev {
+					out = append(out, Link{From: from.Seq, To: ev.Seq, Via: "context_id", ID: id})
+					found = true
+				}
+			}
+			if !found {
+				out = append(out, Link{To: ev.Seq, Via: "context_id", ID: id, Unresolved: true})
 			}
 		}
 	}

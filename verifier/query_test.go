@@ -236,7 +236,7 @@ func TestQueryConditions(t *testing.T) {
 func TestFieldMatchErrors(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"intent.cmd=ls", `intent.cmd: unknown field (want one of tool, args, chain_id, target, value, data)`},
-		{"intnet.args.cmd=ls", `intnet: unknown field (want one of intent, policy, approval, execution, effects, context, code, delegation, ext)`},
+		{"intnet.args.cmd=ls", `intnet: unknown field (want one of intent, policy, approval, execution, effects, context, code, delegation, ext, content)`},
 		{"effects.*.file_write.pth~/etc", `effects.*.file_write.pth: unknown field (want one of path, before, after)`},
 		{"effects.first.file_write.path=a", `effects.first: effects is a list: name an element by its index (0, 1, …) or * (any element)`},
 		{"intent.tool.name=x", `intent.tool.name: intent.tool is a string, it has no fields`},

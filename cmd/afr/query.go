@@ -20,10 +20,13 @@ func init() {
 Usage: afr query (--log DIR | --bundle FILE) [--keys DIR] [anchors] [conditions] [--causal SEQ | --delegations [WHO]]
 
 Finds events by structured fields. Conditions combine with AND:
-  --tool NAME  --kind KIND  --group TAG  --approver ID  --decision allow|deny|ask
+  --tool NAME  --kind KIND  --group TAG  --run ID  --approver ID
+  --decision allow|deny|ask
   --seq RANGE    sequence numbers: N, A..B (both included), A.. or ..B
-  --since TIME   --until TIME: the recorder's time, RFC 3339
-                 (2026-01-02T15:04:05Z) or a duration back from now (90m, 2h)
+  --since TIME   --until TIME: RFC 3339 (2026-01-02T15:04:05Z) or a
+                 duration back from now (90m, 2h), of the recorder's time,
+                 or with --by event of the event_time the caller gave
+                 (events without one then do not match)
   --where COND   a payload field condition (repeatable; every one holds)
   --or COND      a payload field condition (repeatable; at least one holds)
 A condition is PATH OP VALUE on the payload's JSON, OP one of
@@ -43,7 +46,9 @@ terminal's width (or $COLUMNS); --full prints them whole. --json writes
 everything, context events with "context": true.
 
 --causal SEQ follows context-provenance and delegation links from event SEQ
-back to its origins; --delegations lists who delegated what to whom (to or
+back to its origins, by sequence number (context.parents) and by id
+(context.parent_ids, resolved within the event's run; an id no event of
+the run carries is shown as unresolved); --delegations lists who delegated what to whom (to or
 from WHO if given). Payload conditions need the payloads: --keys for an
 encrypted log; a bundle carries its keys.
 
@@ -83,8 +88,10 @@ func runQuery(e *env, args []string) error {
 	bundleFile := fs.String("bundle", "", "disclosure bundle")
 	keyDir := fs.String("keys", "", "key directory (default <log>/keys if present)")
 	tool := fs.String("tool", "", "tool name")
-	kind := fs.String("kind", "", "event kind: tool_call, approval, delegation, chain_tx, policy, observation")
+	kind := fs.String("kind", "", "event kind: tool_call, approval, delegation, chain_tx, policy, observation, response, reasoning")
 	group := fs.String("group", "", "concurrency group")
+	run := fs.String("run", "", "run or session tag")
+	by := fs.String("by", "recorded", "which time --since and --until compare: recorded (the recorder's) or event (the caller's event_time)")
 	seqs := fs.String("seq", "", "sequence numbers: N, A..B (both included), A.. or ..B")
 	since := fs.String("since", "", "events at or after this recorder time (RFC 3339, or a duration back from now: 2h)")
 	until := fs.String("until", "", "events before this recorder time (RFC 3339, or a duration back from now: 30m)")
@@ -111,7 +118,14 @@ func runQuery(e *env, args []string) error {
 	if *discloseTo != "" && *logDir == "" {
 		return usageError{"--disclose needs --log"}
 	}
-	q := verifier.Query{Tool: *tool, Group: *group, Approver: *approver}
+	q := verifier.Query{Tool: *tool, Group: *group, Run: *run, Approver: *approver}
+	switch *by {
+	case "recorded":
+	case "event":
+		q.ByEventTime = true
+	default:
+		return usageError{fmt.Sprintf("--by %q: want recorded or event", *by)}
+	}
 	if *kind != "" {
 		if err := q.Kind.UnmarshalText([]byte(*kind)); err != nil {
 			return usageError{err.Error()}
@@ -297,7 +311,11 @@ func runQuery(e *env, args []string) error {
 		if h.Context {
 			mark = "-"
 		}
-		line := fmt.Sprintf("%6d%s %s  %-11s %-12s %s", ev.Seq, mark, time.Unix(0, ev.Envelope.Time).UTC().Format(time.RFC3339), ev.Envelope.Kind, ev.Envelope.Tool, summary(ev, n.Unavailable))
+		sum := summary(ev, n.Unavailable)
+		if r := ev.Envelope.Run; r != "" {
+			sum = "run=" + r + " " + sum
+		}
+		line := fmt.Sprintf("%6d%s %s  %-11s %-12s %s", ev.Seq, mark, time.Unix(0, ev.Envelope.Time).UTC().Format(time.RFC3339), ev.Envelope.Kind, ev.Envelope.Tool, sum)
 		tail := ""
 		if len(n.Findings) > 0 {
 			tail = fmt.Sprintf("  [%s: %s]", strings.ToUpper(verifier.Tampered.String()), joinKinds(n.Findings))
@@ -305,7 +323,14 @@ func runQuery(e *env, args []string) error {
 		fmt.Fprintln(e.stdout, cut(line, tail, width))
 	}
 	for _, l := range links {
-		fmt.Fprintf(e.stdout, "  %d -> %d (%s)\n", l.From, l.To, l.Via)
+		switch {
+		case l.Unresolved:
+			fmt.Fprintf(e.stdout, "  ? -> %d (%s %q: unresolved, no event of the run has this id)\n", l.To, l.Via, l.ID)
+		case l.ID != "":
+			fmt.Fprintf(e.stdout, "  %d -> %d (%s %q)\n", l.From, l.To, l.Via, l.ID)
+		default:
+			fmt.Fprintf(e.stdout, "  %d -> %d (%s)\n", l.From, l.To, l.Via)
+		}
 	}
 	if len(events) == 0 && len(dels) == 0 {
 		fmt.Fprintln(e.stderr, "afr query: no events matched")
@@ -440,6 +465,14 @@ func summary(ev *verifier.Event, unavailable string) string {
 	}
 	if p.Execution != nil {
 		parts = append(parts, "status="+p.Execution.Status.String())
+		if o := p.Execution.Output; o != nil && o.Text != "" {
+			b, _ := jsonMarshal(o.Text)
+			parts = append(parts, "output="+string(b))
+		}
+	}
+	if c := p.Content; c != nil && c.Text != "" {
+		b, _ := jsonMarshal(c.Text)
+		parts = append(parts, string(b))
 	}
 	return strings.Join(parts, " ")
 }
