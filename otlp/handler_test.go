@@ -48,7 +48,13 @@ func parents(ev *verifier.Event) []uint64 {
 // export posts body and returns the partial success of the 200 answer.
 func export(t *testing.T, url, contentType string, body []byte) ptraceotlp.ExportPartialSuccess {
 	t.Helper()
-	code, body := post(t, url, contentType, "", body)
+	return exportEncoded(t, url, contentType, "", body)
+}
+
+// exportEncoded is export with a content encoding.
+func exportEncoded(t *testing.T, url, contentType, contentEncoding string, body []byte) ptraceotlp.ExportPartialSuccess {
+	t.Helper()
+	code, body := post(t, url, contentType, contentEncoding, body)
 	json := contentType == "application/json"
 	if code != 200 {
 		t.Fatalf("status %d: %s", code, body)
