@@ -64,7 +64,7 @@ func post(t testing.TB, url, contentType, contentEncoding string, body []byte) (
 
 // events closes the log, checks that it verifies against its own epoch
 // headers, and returns its events by seq.
-func (r *receiver) events(t *testing.T) []*verifier.Event {
+func (r *receiver) events(t testing.TB) []*verifier.Event {
 	t.Helper()
 	if err := r.rec.Close(); err != nil {
 		t.Fatal(err)
