@@ -72,7 +72,7 @@ func TestNodeExporter(t *testing.T) {
 			t.Errorf("%s: parents %v, want %v", name, p, want)
 		}
 	}
-	if in := tool.Payload.Intent; in == nil || in.Args["path"] != "/etc/hosts" || tool.Payload.Ext["gen_ai.tool.call.result"] != "127.0.0.1 localhost" {
+	if in := tool.Payload.Intent; in == nil || in.Args["path"] != "/etc/hosts" || tool.Payload.Ext["gen_ai"].(map[string]any)["tool_result"] != "127.0.0.1 localhost" {
 		t.Errorf("tool intent %+v, ext %v", in, tool.Payload.Ext)
 	}
 	if x := broken.Payload.Execution; x == nil || x.Status != format.StatusFailed || x.Error != "permission denied: /etc/passwd" || x.End <= x.Start {

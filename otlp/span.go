@@ -13,9 +13,8 @@ import (
 
 // Ext keys of events made from spans (docs/OTEL.md).
 const (
-	extOTel       = "otel"                    // the span: ids, name, kind, service, scope, attributes, events
-	extGenAI      = "gen_ai"                  // the GenAI summary: operation, provider, model, usage, output text
-	extToolResult = "gen_ai.tool.call.result" // a tool's result, as sent
+	extOTel  = "otel"   // the span: ids, name, kind, service, scope, attributes, events
+	extGenAI = "gen_ai" // the GenAI summary: operation, provider, model, usage, output text, tool call id and result
 )
 
 // GenAI attribute names, current and older (docs/OTEL.md lists where each
@@ -108,7 +107,7 @@ func spanEvent(sp ptrace.Span, service, scope string, keepUnknown bool) (format.
 	switch class {
 	case opTool:
 		ev.Kind = format.KindToolCall
-		ev.Tool = toolCall(&ev.Payload, sp.Name(), attrs, events)
+		ev.Tool = toolCall(&ev.Payload, gen, sp.Name(), attrs, events)
 	case opModel:
 		ev.Tool = joinName(op, model)
 		usage(gen, attrs)
@@ -134,9 +133,10 @@ func spanEvent(sp ptrace.Span, service, scope string, keepUnknown bool) (format.
 	return ev, true
 }
 
-// toolCall fills the intent (tool and arguments) and the result of an
-// execute_tool span, consuming their attributes, and returns the tool name.
-func toolCall(p *format.Payload, spanName string, attrs map[string]any, events []any) string {
+// toolCall fills the intent (tool and arguments), the call id and the
+// result of an execute_tool span, consuming their attributes, and returns
+// the tool name.
+func toolCall(p *format.Payload, gen map[string]any, spanName string, attrs map[string]any, events []any) string {
 	name, _ := attrs[attrToolName].(string)
 	if name == "" {
 		name = cmp.Or(strings.TrimSpace(strings.TrimPrefix(spanName, "execute_tool")), "execute_tool")
@@ -169,9 +169,13 @@ func toolCall(p *format.Payload, spanName string, attrs map[string]any, events [
 			}
 		}
 	}
+	if id, ok := attrs[attrToolCallID]; ok {
+		delete(attrs, attrToolCallID)
+		gen["tool_call_id"] = id
+	}
 	if ok {
 		v, raw := structured(result)
-		p.Ext[extToolResult] = v
+		gen["tool_result"] = v
 		d := sha256.Sum256(raw)
 		p.Execution.OutputDigest = d[:]
 	}
