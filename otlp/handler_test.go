@@ -170,8 +170,7 @@ func mapsKeys(m map[string]*verifier.Event) func(func(string) bool) {
 }
 
 // TestUnknownSpansIgnored: without KeepUnknown a span of no GenAI
-// operation is acknowledged and not recorded, and its children still link
-// to their recorded ancestors only.
+// operation is acknowledged (not rejected) and not recorded.
 func TestUnknownSpansIgnored(t *testing.T) {
 	r := newReceiver(t, otlp.Options{}, recorder.SyncGroup)
 	ps := export(t, r.url(), "application/x-protobuf", protoBody(t, genAITraces()))
