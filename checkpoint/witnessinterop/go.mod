@@ -1,14 +1,14 @@
 module github.com/agentflightrecorder/afr/checkpoint/witnessinterop
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/agentflightrecorder/afr v0.0.0
 	github.com/transparency-dev/formats v0.1.2-0.20260710124811-af9e607161b6
-	golang.org/x/mod v0.39.0
+	golang.org/x/mod v0.41.0
 )
 
-require golang.org/x/sys v0.47.0 // indirect
+require golang.org/x/sys v0.48.0 // indirect
 
 require (
 	filippo.io/mldsa v0.0.0-20260215214346-43d0283efc3e // indirect
@@ -23,7 +23,7 @@ require (
 	go.opentelemetry.io/otel v1.46.0 // indirect
 	go.opentelemetry.io/otel/metric v1.46.0 // indirect
 	go.opentelemetry.io/otel/trace v1.46.0 // indirect
-	golang.org/x/crypto v0.55.0 // indirect
+	golang.org/x/crypto v0.57.0 // indirect
 	k8s.io/klog/v2 v2.140.0 // indirect
 )
 
