@@ -15,6 +15,7 @@ import (
 	"github.com/agentflightrecorder/afr/anchor"
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/recorder"
+	"github.com/agentflightrecorder/afr/serve"
 )
 
 func init() {
@@ -94,21 +95,14 @@ func openFlags(fs interface {
 
 func runRecord(e *env, args []string) error {
 	fs := commands["record"].flags(e)
-	dir := openFlags(fs)
-	rec := fs.String("recorder", "", "recorder (operator) id, required when creating the log")
-	encrypt := fs.Bool("encrypt", false, "encrypt payloads with per-event keys (fixed when the log is created)")
-	syncName := fs.String("sync", "group", "durability: group, event, write or none (see docs/ARCHITECTURE.md)")
-	epochSize := fs.Int("epoch-size", 100, "seal an epoch after this many events")
+	rf := addRecorderFlags(fs)
 	jsonOut := fs.Bool("json", false, "write a JSON receipt per event to standard output")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if *dir == "" {
-		return usageError{"--log is required"}
-	}
-	policy, err := recorder.ParseSyncPolicy(*syncName)
+	opts, err := rf.options()
 	if err != nil {
-		return usageError{err.Error()}
+		return err
 	}
 	var in io.Reader = e.stdin
 	name := "standard input"
@@ -124,7 +118,7 @@ func runRecord(e *env, args []string) error {
 	default:
 		return usageError{"at most one input file"}
 	}
-	r, err := recorder.Open(*dir, recorder.Options{Recorder: *rec, Encrypt: *encrypt, Sync: policy, EpochSize: *epochSize})
+	r, err := recorder.Open(*rf.dir, opts)
 	if err != nil {
 		return err
 	}
@@ -372,20 +366,14 @@ func runProof(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	p, err := l.InclusionProof(seq)
-	if err != nil {
-		return err
-	}
-	root, err := p.Verify()
+	pr, err := serve.Prove(l, seq)
 	if err != nil {
 		return err
 	}
 	if *jsonOut {
-		return writeJSON(e.stdout, struct {
-			*format.InclusionProof
-			Root format.Digest `json:"root"`
-		}{p, root})
+		return writeJSON(e.stdout, pr)
 	}
+	p, root := pr.InclusionProof, pr.Root
 	h, _ := format.DecodeEpochHeader(p.Header)
 	fmt.Fprintf(e.stdout, "event %d is leaf %d of %d in epoch %d\nrecord digest %s\nepoch root    %s (compare with the anchored root)\naudit path    %d hashes\n",
 		seq, p.Index, h.Count, h.Epoch, format.RecordDigest(p.Record), root, len(p.Path))
