@@ -214,6 +214,17 @@ func (h *Handler) check(ev *format.Event, item int) error {
 	return nil
 }
 
+// appendOnly is the context of every event of a batch but its last: its
+// wait for durability ends at once (the event is still recorded, as
+// recorder.Record documents), and the wait for the last event covers them
+// all, since events become durable in order. A batch thus waits for one
+// group commit, not one per event.
+var appendOnly = func() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}()
+
 // record appends evs in order and answers any failure itself.
 func (h *Handler) record(w http.ResponseWriter, ctx context.Context, evs []format.Event) ([]recorder.Receipt, bool) {
 	if err := h.failure(); err != nil {
@@ -221,17 +232,22 @@ func (h *Handler) record(w http.ResponseWriter, ctx context.Context, evs []forma
 		return nil, false
 	}
 	rcs := make([]recorder.Receipt, 0, len(evs))
-	for _, ev := range evs {
-		rc, err := h.rec.Record(ctx, ev)
+	for i, ev := range evs {
+		last := i == len(evs)-1
+		wait := ctx
+		if !last {
+			wait = appendOnly
+		}
+		rc, err := h.rec.Record(wait, ev)
 		switch {
-		case err == nil:
+		case err == nil, !last && errors.Is(err, context.Canceled):
 			rcs = append(rcs, rc)
 		case ctx.Err() != nil && errors.Is(err, ctx.Err()):
-			// The event is appended; only the wait for durability ended.
+			// The events are appended; only the wait for durability ended.
 			rcs = append(rcs, rc)
 			writeError(w, apiError{Status: http.StatusGatewayTimeout, Recorded: len(rcs), Receipts: rcs,
-				Error: fmt.Sprintf("not durable within the request's time (--timeout): %v; %d of the %d events were appended (receipts given) and become durable unless the daemon fails", err, len(rcs), len(evs)),
-				Hint:  "do not send the appended events again; GET /v1/status shows \"durable\" passing their seq"})
+				Error: fmt.Sprintf("not durable within the request's time (--timeout): %v; the %d events were appended (receipts given) and become durable unless the daemon fails", err, len(rcs)),
+				Hint:  "do not send these events again; GET /v1/status shows position.durable passing their seq"})
 			return nil, false
 		default:
 			h.mu.Lock()
