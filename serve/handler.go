@@ -71,7 +71,24 @@ func NewHandler(rec *recorder.Recorder, dir, token string, limits Limits, window
 	h.mux.HandleFunc("POST /v1/events:batch", h.postBatch)
 	h.mux.HandleFunc("GET /v1/status", h.status)
 	h.mux.HandleFunc("GET /v1/proof/{seq}", h.proof)
+	h.mux.HandleFunc("/", notFound)
 	return h
+}
+
+// notFound answers, in JSON, a request that no route takes: 405 for a
+// route's path with another method, else 404.
+func notFound(w http.ResponseWriter, r *http.Request) {
+	method := map[string]string{"/v1/events": "POST", "/v1/events:batch": "POST", "/v1/status": "GET"}[r.URL.Path]
+	if strings.HasPrefix(r.URL.Path, "/v1/proof/") {
+		method = "GET"
+	}
+	if method != "" {
+		w.Header().Set("Allow", method)
+		writeError(w, apiError{Status: http.StatusMethodNotAllowed, Error: fmt.Sprintf("%s %s: this route takes %s", r.Method, r.URL.Path, method)})
+		return
+	}
+	writeError(w, apiError{Status: http.StatusNotFound, Error: fmt.Sprintf("no route %s %s", r.Method, r.URL.Path),
+		Hint: "the routes are POST /v1/events, POST /v1/events:batch, GET /v1/status and GET /v1/proof/{seq} (docs/SERVE.md)"})
 }
 
 // apiError is the body of every error response.

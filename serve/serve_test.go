@@ -148,8 +148,16 @@ func TestBadRequests(t *testing.T) {
 		t.Fatalf("next event got seq %d, want 1", rc.Seq)
 	}
 	// Wrong methods and routes are not served.
-	if st, b := c.do("GET", "/v1/events", ""); st != http.StatusMethodNotAllowed {
-		t.Errorf("GET /v1/events: %d %s", st, b)
+	for _, tc := range []struct {
+		method, path string
+		status       int
+	}{{"GET", "/v1/events", 405}, {"POST", "/v1/status", 405}, {"DELETE", "/v1/proof/1", 405}, {"GET", "/v2/events", 404}} {
+		st, b := c.do(tc.method, tc.path, "")
+		var e struct{ Status int }
+		decode(t, b, &e)
+		if st != tc.status || e.Status != tc.status {
+			t.Errorf("%s %s: %d %s, want %d", tc.method, tc.path, st, b, tc.status)
+		}
 	}
 	shutdown(t, d)
 	verifyLog(t, dir, 2)
