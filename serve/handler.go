@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -142,13 +143,22 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // readBody reads a body of at most MaxBody bytes; on failure it has
 // answered.
 func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	if dl, ok := r.Context().Deadline(); ok {
+		// A body that trickles in ends with the request's time. (A writer
+		// that is not a connection's, as in tests, has no deadline.)
+		http.NewResponseController(w).SetReadDeadline(dl)
+	}
 	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.limits.MaxBody))
 	if err != nil {
 		var mb *http.MaxBytesError
-		if errors.As(err, &mb) {
+		var ne net.Error
+		switch {
+		case errors.As(err, &ne) && ne.Timeout():
+			writeError(w, apiError{Status: http.StatusRequestTimeout, Error: fmt.Sprintf("the request body did not arrive within %s (--timeout)", h.limits.Timeout)})
+		case errors.As(err, &mb):
 			writeError(w, apiError{Status: http.StatusRequestEntityTooLarge, Error: fmt.Sprintf("request body over %d bytes (--max-body)", mb.Limit),
 				Hint: "split the batch into smaller ones"})
-		} else {
+		default:
 			writeError(w, apiError{Status: http.StatusBadRequest, Error: "reading the request body: " + err.Error()})
 		}
 		return nil, false
@@ -326,16 +336,25 @@ func (h *Handler) proof(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := h.rec.Position()
-	switch {
-	case seq >= p.Next:
+	if seq >= p.Next {
 		writeError(w, apiError{Status: http.StatusNotFound, Error: fmt.Sprintf("no event %d: the log holds events 0..%d", seq, int64(p.Next)-1)})
-		return
-	case seq >= p.Next-p.OpenEvents:
-		writeError(w, apiError{Status: http.StatusConflict, Error: fmt.Sprintf("event %d is in the open epoch %d, which has no root yet", seq, p.OpenEpoch),
-			Hint: "ask again once the epoch is sealed (by its size or age, or when the daemon stops)"})
 		return
 	}
 	l, err := recorder.OpenLog(h.dir)
+	var sealed uint64
+	if err == nil {
+		sealed, err = sealedOnDisk(l)
+	}
+	if err == nil && seq >= sealed {
+		e := apiError{Status: http.StatusConflict, Error: fmt.Sprintf("event %d is in the open epoch %d, which has no root yet", seq, p.OpenEpoch),
+			Hint: "ask again once the epoch is sealed (by its size or age, or when the daemon stops)"}
+		if seq < p.Next-p.OpenEvents {
+			e.Error = fmt.Sprintf("event %d is in a sealed epoch whose header is not written yet", seq)
+			e.Hint = "ask again in a moment (with --sync none it is written when the daemon stops)"
+		}
+		writeError(w, e)
+		return
+	}
 	if err == nil {
 		var pr Proof
 		if pr, err = Prove(l, seq); err == nil {

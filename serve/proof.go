@@ -37,3 +37,22 @@ func Prove(l *recorder.Log, seq uint64) (Proof, error) {
 		return Proof{p, root}, nil
 	}
 }
+
+// sealedOnDisk is the number of events in the epochs whose headers the log
+// on disk holds; a header the writer is writing is not counted.
+func sealedOnDisk(l *recorder.Log) (uint64, error) {
+	var n uint64
+	err := l.Epochs(func(_ uint64, raw []byte) error {
+		h, err := format.DecodeEpochHeader(raw)
+		if err != nil {
+			return err
+		}
+		n = h.FirstSeq + h.Count
+		return nil
+	})
+	var torn *segment.TornTailError
+	if errors.As(err, &torn) {
+		err = nil
+	}
+	return n, err
+}
