@@ -276,6 +276,16 @@ func (h *Handler) record(w http.ResponseWriter, ctx context.Context, evs []forma
 				Error: fmt.Sprintf("not durable within the request's time (--timeout): %v; the %d events were appended (receipts given) and become durable unless the daemon fails", err, len(rcs)),
 				Hint:  "do not send these events again; GET /v1/status shows position.durable passing their seq"})
 			return nil, false
+		case errors.Is(err, format.ErrLimit), errors.Is(err, format.ErrInvalidPayload):
+			// Refused by the recorder before anything of it was written
+			// (the logical clock at its limit): the recorder goes on.
+			e := apiError{Status: http.StatusBadRequest, Error: err.Error(), Recorded: len(rcs), Receipts: rcs,
+				Hint: "the events before it were recorded (receipts given); this one and any after it were not"}
+			if len(evs) > 1 {
+				e.Item = &i
+			}
+			writeError(w, e)
+			return nil, false
 		default:
 			h.mu.Lock()
 			if h.failed == nil {

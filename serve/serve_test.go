@@ -143,6 +143,12 @@ func TestBadRequests(t *testing.T) {
 			}
 		})
 	}
+	// An event the recorder itself refuses (its causal clock past the
+	// logical clock's limit) is a 400 too, not a failure of the daemon.
+	st, b := c.do("POST", "/v1/events", `{"tool":"shell","kind":"tool_call","after":18446744073709551615}`)
+	if st != http.StatusBadRequest || !strings.Contains(string(b), "clock") {
+		t.Fatalf("event after the clock's limit: %d %s, want 400", st, b)
+	}
 	// Nothing of those was recorded, and the daemon still appends.
 	if rc := c.receipt(event(1)); rc.Seq != 1 {
 		t.Fatalf("next event got seq %d, want 1", rc.Seq)
