@@ -102,6 +102,7 @@ fuzz: setup ## run each fuzz target for FUZZTIME (default 10s)
 bench: setup ## run the benchmarks whose figures are in docs/PERFORMANCE.md (about 5 minutes)
 	$(GO) test -run '^$$' -bench BenchmarkRecord -benchtime 10000x -count 5 ./recorder/
 	$(GO) test -run '^$$' -bench BenchmarkSync -benchtime 3000x ./recorder/
+	$(GO) test -run '^$$' -bench BenchmarkServe -benchtime 3000x ./serve/
 	$(GO) test -run '^$$' -bench 'BenchmarkVerify$$' -benchtime 3x -timeout 30m ./verifier/
 	$(GO) test -run '^$$' -bench BenchmarkVerifyBundle -benchtime 5000x -timeout 30m ./verifier/
 	$(GO) test -run '^$$' -bench . -benchtime 1s -count 5 ./evm/

@@ -17,6 +17,7 @@ import (
 	"github.com/agentflightrecorder/afr/anchor"
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/recorder"
+	"github.com/agentflightrecorder/afr/serve"
 )
 
 func init() {
@@ -183,20 +184,30 @@ func writerFlags(fs *flag.FlagSet) recorderFlags {
 	}
 }
 
-// open opens the log in dir for writing (creating it if needed) and
-// reports what its recovery repaired.
-func (f recorderFlags) open(e *env, dir string) (*recorder.Recorder, error) {
+// options checks the flags for the log in dir and returns the recorder's
+// options (afr serve opens the log itself).
+func (f recorderFlags) options(dir string) (recorder.Options, error) {
 	if dir == "" {
-		return nil, usageError{"--log is required"}
+		return recorder.Options{}, usageError{"--log is required"}
 	}
 	if *f.rec == "" && !exists(filepath.Join(dir, "MANIFEST")) {
-		return nil, usageError{fmt.Sprintf("--recorder (the operator id) is required to create a log (%s has none yet)", dir)}
+		return recorder.Options{}, usageError{fmt.Sprintf("--recorder (the operator id) is required to create a log (%s has none yet)", dir)}
 	}
 	policy, err := recorder.ParseSyncPolicy(*f.syncName)
 	if err != nil {
-		return nil, usageError{"--sync: " + err.Error()}
+		return recorder.Options{}, usageError{"--sync: " + err.Error()}
 	}
-	r, err := recorder.Open(dir, recorder.Options{Recorder: *f.rec, Encrypt: *f.encrypt, Sync: policy, EpochSize: *f.epochSize})
+	return recorder.Options{Recorder: *f.rec, Encrypt: *f.encrypt, Sync: policy, EpochSize: *f.epochSize}, nil
+}
+
+// open opens the log in dir for writing (creating it if needed) and
+// reports what its recovery repaired.
+func (f recorderFlags) open(e *env, dir string) (*recorder.Recorder, error) {
+	opts, err := f.options(dir)
+	if err != nil {
+		return nil, err
+	}
+	r, err := recorder.Open(dir, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -401,20 +412,14 @@ func runProof(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	p, err := l.InclusionProof(seq)
-	if err != nil {
-		return err
-	}
-	root, err := p.Verify()
+	pr, err := serve.Prove(l, seq)
 	if err != nil {
 		return err
 	}
 	if *jsonOut {
-		return writeJSON(e.stdout, struct {
-			*format.InclusionProof
-			Root format.Digest `json:"root"`
-		}{p, root})
+		return writeJSON(e.stdout, pr)
 	}
+	p, root := pr.InclusionProof, pr.Root
 	h, _ := format.DecodeEpochHeader(p.Header)
 	fmt.Fprintf(e.stdout, "event %d is leaf %d of %d in epoch %d\nrecord digest %s\nepoch root    %s (compare with the anchored root)\naudit path    %d hashes\n",
 		seq, p.Index, h.Count, h.Epoch, format.RecordDigest(p.Record), root, len(p.Path))

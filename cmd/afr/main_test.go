@@ -1,8 +1,12 @@
 package main
 
 import (
+	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -32,6 +36,27 @@ func TestScripts(t *testing.T) {
 				}
 			}
 			ts.Fatalf("%s did not appear", args[0])
+		},
+		// api ADDRFILE TOKENFILE METHOD PATH BODYFILE OUTFILE calls the API
+		// of afr serve (address and bearer token read from the files; BODYFILE
+		// "-" for none) and writes the status, a newline and the body to OUTFILE.
+		"api": func(ts *testscript.TestScript, neg bool, args []string) {
+			if len(args) != 6 {
+				ts.Fatalf("usage: api ADDRFILE TOKENFILE METHOD PATH BODYFILE OUTFILE")
+			}
+			var body io.Reader = http.NoBody
+			if args[4] != "-" {
+				body = strings.NewReader(ts.ReadFile(args[4]))
+			}
+			req, err := http.NewRequest(args[2], "http://"+strings.TrimSpace(ts.ReadFile(args[0]))+args[3], body)
+			ts.Check(err)
+			req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(ts.ReadFile(args[1])))
+			resp, err := http.DefaultClient.Do(req)
+			ts.Check(err)
+			defer resp.Body.Close()
+			b, err := io.ReadAll(resp.Body)
+			ts.Check(err)
+			ts.Check(os.WriteFile(ts.MkAbs(args[5]), fmt.Appendf(nil, "%d\n%s", resp.StatusCode, b), 0o600))
 		},
 		"flipbyte": func(ts *testscript.TestScript, neg bool, args []string) {
 			if len(args) != 2 {

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/agentflightrecorder/afr/anchor"
+	"github.com/agentflightrecorder/afr/chain/backend"
+	"github.com/agentflightrecorder/afr/serve"
+)
+
+func init() {
+	register(&command{name: "serve", summary: "run the recorder daemon: a log's one writer behind a local HTTP API", run: runServe, usage: `
+Usage: afr serve --log DIR [flags]
+
+Opens the log in DIR (creating it if needed: --recorder is then required) and
+stays its one writer, serving a local HTTP API that agents in any language
+call (docs/SERVE.md):
+
+  POST /v1/events          one event in the event JSON of docs/SPEC.md
+  POST /v1/events:batch    a JSON array of events, or one event per line
+  GET  /v1/status          position, sealed epochs, anchoring window
+  GET  /v1/proof/{seq}     the inclusion proof of a sealed event
+
+Appends answer with the receipts ({"seq","clock","epoch","digest"}; the
+digest is the event id) once the events are durable under --sync. A bad
+event gets 400 naming it and what is wrong, and nothing of that request is
+recorded; the daemon goes on serving. Every request needs the header
+"Authorization: Bearer TOKEN", TOKEN being the content of --token-file,
+created (mode 0600) on the first start. Only loopback addresses are
+accepted without --allow-remote.
+
+While it runs no other writer can open the log: afr record and a second
+afr serve fail at once, naming this process. On SIGINT or SIGTERM it stops
+accepting requests, finishes those in flight, seals the open epoch and
+closes the log, then exits 0.
+
+With --deployment (or --rpc/--chain with --contract) and --key it also
+anchors each sealed epoch as afr anchor --follow does, reports the
+unanchored window in /v1/status, and at shutdown waits up to --drain for
+the last epochs; what is left stays queued for afr anchor.
+
+Examples:
+  afr serve --log ./afr-log --recorder ops-1
+  curl -s -H "Authorization: Bearer $(cat ./afr-log/serve.token)" \
+    -d '{"tool":"shell","kind":"tool_call","payload":{"intent":{"tool":"shell","args":{"cmd":"ls"}}}}' \
+    http://127.0.0.1:8787/v1/events
+  afr serve --log ./afr-log --deployment deployment.json --key operator.key`})
+}
+
+func runServe(e *env, args []string) error {
+	fs := commands["serve"].flags(e)
+	dir := openFlags(fs)
+	rf := writerFlags(fs)
+	epochAge := fs.Duration("epoch-age", 30*time.Second, "seal a non-empty epoch this long after its first event")
+	listen := fs.String("listen", serve.DefaultListen, "TCP address of the API")
+	allowRemote := fs.Bool("allow-remote", false, "allow a --listen address that is not loopback")
+	tokenFile := fs.String("token-file", "", "bearer token file, created (0600) if absent (default DIR/serve.token)")
+	addrFile := fs.String("addr-file", "", "write the address listened on to this file once serving (for --listen with port 0)")
+	maxBody := fs.Int64("max-body", 1<<20, "largest request body in bytes (413 past it)")
+	maxInflight := fs.Int("max-inflight", 64, "requests served at once (429 past it)")
+	timeout := fs.Duration("timeout", 30*time.Second, "time limit of one request, including the wait for durability")
+	grace := fs.Duration("grace", 30*time.Second, "at shutdown, how long requests in flight may take to finish")
+	cf := addChainFlags(fs, true)
+	contract := fs.String("contract", "", "EpochAnchor address (default: from --deployment)")
+	conf := fs.Uint64("confirmations", 2, "blocks deep (counting the anchor's own) before an epoch counts as anchored")
+	drain := fs.Duration("drain", time.Minute, "at shutdown, how long to wait for the last epochs to be anchored")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	opts, err := rf.options(*dir)
+	if err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{"no arguments expected (events come over HTTP)"}
+	}
+	opts.EpochMaxAge = *epochAge
+	if *epochAge <= 0 {
+		opts.EpochMaxAge = -1
+	}
+	if err := serve.CheckListen(*listen, *allowRemote); err != nil {
+		return usageError{err.Error()}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	logf := func(f string, a ...any) { fmt.Fprintf(e.stderr, "afr serve: "+f+"\n", a...) }
+	cfg := serve.Config{Dir: *dir, Recorder: opts, Listen: *listen, AllowRemote: *allowRemote, TokenFile: *tokenFile,
+		Limits: serve.Limits{MaxBody: *maxBody, MaxInFlight: *maxInflight, Timeout: *timeout}, Logf: logf}
+	anchoring := *cf.deployment != "" || *cf.rpc != "" || *cf.chainFile != "" || *contract != ""
+	if anchoring {
+		url, dep, err := cf.resolve()
+		if err != nil {
+			return err
+		}
+		key, err := cf.readKey()
+		if err != nil {
+			return err
+		}
+		ao := anchor.Options{Key: key, Confirmations: *conf, Logf: func(f string, a ...any) { logf(f, a...) }}
+		switch {
+		case *contract != "":
+			if ao.Contract, err = parseAddress("--contract", *contract); err != nil {
+				return err
+			}
+		case dep != nil:
+			ao.Contract, ao.FromBlock = dep.EpochAnchor, dep.Block
+		default:
+			return usageError{"anchoring needs --contract ADDR or --deployment FILE"}
+		}
+		b, err := backend.Dial(ctx, url, key)
+		if err != nil {
+			return err
+		}
+		defer b.Close()
+		if dep != nil {
+			if err := checkChainID(ctx, b.Client(), dep.ChainID); err != nil {
+				return err
+			}
+		}
+		cfg.Anchor = &serve.Anchoring{Client: b.Client(), Options: ao, DrainTimeout: *drain}
+	}
+	return serve.Run(ctx, cfg, *grace, func(d *serve.Daemon) {
+		p := d.Recorder().Position()
+		m := d.Recorder().Manifest()
+		logf("log %s (recorder %s, %d events, sync %s), listening on http://%s", *dir, m.Recorder, p.Next, opts.Sync, d.Addr())
+		if d.TokenCreated() {
+			logf("created the bearer token file %s (mode 0600)", d.TokenFile())
+		} else {
+			logf("bearer token from %s", d.TokenFile())
+		}
+		if cfg.Anchor != nil {
+			logf("anchoring sealed epochs to %s as %s", cfg.Anchor.Options.Contract, d.Anchorer().Operator())
+		}
+		if *addrFile != "" {
+			if err := os.WriteFile(*addrFile, []byte(d.Addr().String()+"\n"), 0o644); err != nil {
+				logf("writing --addr-file: %v", err)
+			}
+		}
+	})
+}

@@ -1,0 +1,75 @@
+package serve_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/agentflightrecorder/afr/anchor"
+	"github.com/agentflightrecorder/afr/chain"
+	"github.com/agentflightrecorder/afr/chain/backend"
+	"github.com/agentflightrecorder/afr/recorder"
+	"github.com/agentflightrecorder/afr/serve"
+	"github.com/agentflightrecorder/afr/verifier"
+	"github.com/agentflightrecorder/afr/verifier/onchain"
+)
+
+// With in-process anchoring on the embedded chain, sealed epochs are
+// anchored while the daemon serves (the window in /v1/status closes), the
+// last one at shutdown, and the log verifies against the chain.
+func TestAnchoring(t *testing.T) {
+	e, err := backend.NewEmbedded(backend.EmbeddedOptions{BlockPeriod: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	key := e.Keys()[0]
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	dep, err := chain.Deploy(ctx, e.Client(), key, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	d := start(t, serve.Config{Dir: dir, Recorder: recorder.Options{EpochSize: 5, EpochMaxAge: -1},
+		Anchor: &serve.Anchoring{Client: e.Client(), Options: anchor.Options{Contract: dep.EpochAnchor, Key: key, FromBlock: dep.Block, Logf: t.Logf}}})
+	c := newClient(t, d)
+	if s := c.status(); s.Anchoring == nil || s.Anchoring.LastConfirmed != nil {
+		t.Fatalf("status before any event: anchoring %+v, want a window with nothing confirmed", s.Anchoring)
+	}
+	for i := range 23 {
+		c.receipt(event(i))
+	}
+	// Epochs 0..3 are sealed; wait until all are confirmed.
+	var s serve.Status
+	for s = c.status(); s.Anchoring.LastConfirmed == nil || *s.Anchoring.LastConfirmed < 3; s = c.status() {
+		if ctx.Err() != nil {
+			t.Fatalf("epochs not anchored in time: %+v", s.Anchoring)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if s.Anchoring.Epochs != 0 || s.Anchoring.Events != 3 {
+		t.Errorf("window after 4 confirmed epochs: %+v, want 0 epochs and the 3 open events", s.Anchoring)
+	}
+	shutdown(t, d) // seals epoch 4 and waits for its anchor
+	l, err := recorder.OpenLog(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := l.LogID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := onchain.LogAnchors{Client: e.Client(), Contract: dep.EpochAnchor, Operator: chain.Address(key), LogID: id, FromBlock: dep.Block}
+	rep, err := verifier.VerifyLog(ctx, l, src, verifier.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Verdict != verifier.Verified || rep.AnchoredEvents != 23 || rep.AnchoredEpochs != 5 {
+		t.Fatalf("verdict %s, %d events in %d anchored epochs, want verified with 23 in 5: %v", rep.Verdict, rep.AnchoredEvents, rep.AnchoredEpochs, rep.Findings)
+	}
+	q, err := anchor.ReadQueue(dir)
+	if err != nil || len(q.Anchored) != 5 || len(q.Pending) != 0 {
+		t.Fatalf("anchor queue after shutdown: %+v %v", q, err)
+	}
+}

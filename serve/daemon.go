@@ -1,0 +1,202 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"path/filepath"
+	"time"
+
+	"github.com/agentflightrecorder/afr/anchor"
+	"github.com/agentflightrecorder/afr/chain"
+	"github.com/agentflightrecorder/afr/recorder"
+)
+
+// DefaultListen is where the daemon listens unless told otherwise.
+const DefaultListen = "127.0.0.1:8787"
+
+// TokenFile is the default token file's name in the log directory.
+const TokenFile = "serve.token"
+
+// Config configures a daemon.
+type Config struct {
+	// Dir is the log directory; Recorder the options it is opened with.
+	Dir      string
+	Recorder recorder.Options
+	// Listen is the TCP address (default DefaultListen); one that is not
+	// loopback needs AllowRemote.
+	Listen      string
+	AllowRemote bool
+	// TokenFile holds the bearer token (default Dir/serve.token), created
+	// when absent.
+	TokenFile string
+	Limits    Limits
+	// Anchor, when set, anchors the log's epochs in the daemon.
+	Anchor *Anchoring
+	// Logf receives what the daemon reports (default: discarded).
+	Logf func(format string, args ...any)
+}
+
+// Anchoring runs an anchor.Anchorer in the daemon, fed by the recorder's
+// Sealed channel as afr anchor --follow feeds it.
+type Anchoring struct {
+	Client  chain.Client
+	Options anchor.Options // Position is set by the daemon
+	// DrainTimeout bounds how long shutdown waits for the last epochs to
+	// be confirmed (default 1 minute); what is left, afr anchor resumes.
+	DrainTimeout time.Duration
+}
+
+// Daemon is a running recorder daemon: the log's one writer and its HTTP
+// API.
+type Daemon struct {
+	cfg      Config
+	rec      *recorder.Recorder
+	handler  *Handler
+	srv      *http.Server
+	ln       net.Listener
+	served   chan error
+	token    string
+	created  bool
+	anchorer *anchor.Anchorer
+	stopRun  context.CancelFunc
+	ran      chan error
+}
+
+// Start opens the log (taking its writer lock: another writer makes it
+// fail with *recorder.LockedError), reads or creates the token, starts the
+// anchorer if configured and serves the API.
+func Start(ctx context.Context, cfg Config) (*Daemon, error) {
+	if cfg.Listen == "" {
+		cfg.Listen = DefaultListen
+	}
+	if cfg.TokenFile == "" {
+		cfg.TokenFile = filepath.Join(cfg.Dir, TokenFile)
+	}
+	if cfg.Logf == nil {
+		cfg.Logf = func(string, ...any) {}
+	}
+	if err := CheckListen(cfg.Listen, cfg.AllowRemote); err != nil {
+		return nil, err
+	}
+	rec, err := recorder.Open(cfg.Dir, cfg.Recorder)
+	if err != nil {
+		return nil, err
+	}
+	d := &Daemon{cfg: cfg, rec: rec, served: make(chan error, 1)}
+	fail := func(err error) (*Daemon, error) {
+		if d.anchorer != nil {
+			d.stopRun()
+			<-d.ran
+			d.anchorer.Close()
+		}
+		return nil, errors.Join(err, rec.Close())
+	}
+	if d.token, d.created, err = LoadOrCreateToken(cfg.TokenFile); err != nil {
+		return fail(err)
+	}
+	var window func() anchor.Window
+	if a := cfg.Anchor; a != nil {
+		opts := a.Options
+		opts.Position = rec.Position
+		if d.anchorer, err = anchor.Open(ctx, cfg.Dir, a.Client, opts); err != nil {
+			return fail(err)
+		}
+		runCtx, stop := context.WithCancel(context.Background())
+		d.stopRun, d.ran = stop, make(chan error, 1)
+		go func() {
+			err := d.anchorer.Run(runCtx, rec.Sealed())
+			if err != nil && runCtx.Err() == nil {
+				cfg.Logf("anchoring stopped: %v (recording goes on; afr anchor resumes anchoring)", err)
+			}
+			d.ran <- err
+		}()
+		window = d.anchorer.Window
+	}
+	if d.ln, err = net.Listen("tcp", cfg.Listen); err != nil {
+		return fail(fmt.Errorf("serve: %w", err))
+	}
+	d.handler = NewHandler(rec, cfg.Dir, d.token, cfg.Limits, window)
+	d.srv = &http.Server{Handler: d.handler, ReadHeaderTimeout: 10 * time.Second}
+	go func() { d.served <- d.srv.Serve(d.ln) }()
+	return d, nil
+}
+
+// Addr is the address the API listens on.
+func (d *Daemon) Addr() net.Addr { return d.ln.Addr() }
+
+// Token is the bearer token; TokenFile where it is kept and TokenCreated
+// whether this start created it.
+func (d *Daemon) Token() string                { return d.token }
+func (d *Daemon) TokenFile() string            { return d.cfg.TokenFile }
+func (d *Daemon) TokenCreated() bool           { return d.created }
+func (d *Daemon) Recorder() *recorder.Recorder { return d.rec }
+
+// Done delivers the error that stopped the HTTP server on its own.
+func (d *Daemon) Done() <-chan error { return d.served }
+
+// Shutdown stops accepting requests, lets those in flight finish (until ctx
+// ends), seals the open epoch and closes the recorder; with anchoring it
+// then waits up to Anchoring.DrainTimeout for the remaining epochs to be
+// confirmed. Only a failure to close the log, or an anchoring run that
+// ended in error, is an error: epochs left unanchored are reported through
+// Logf and stay queued for afr anchor.
+func (d *Daemon) Shutdown(ctx context.Context) error {
+	err := d.srv.Shutdown(ctx)
+	if err != nil {
+		err = fmt.Errorf("serve: requests still in flight at shutdown: %w", err)
+	}
+	if cerr := d.rec.Close(); cerr != nil {
+		return errors.Join(err, cerr)
+	}
+	p := d.rec.Position()
+	d.cfg.Logf("log closed: %d events, %d sealed epochs", p.Next, p.OpenEpoch)
+	if d.anchorer == nil {
+		return err
+	}
+	defer d.anchorer.Close()
+	if _, serr := d.anchorer.SyncLog(); serr != nil {
+		err = errors.Join(err, serr)
+	}
+	timeout := d.cfg.Anchor.DrainTimeout
+	if timeout <= 0 {
+		timeout = time.Minute
+	}
+	dctx, cancel := context.WithTimeout(context.Background(), timeout)
+	derr := d.anchorer.Drain(dctx)
+	cancel()
+	d.stopRun()
+	if rerr := <-d.ran; rerr != nil && !errors.Is(rerr, context.Canceled) {
+		return errors.Join(err, rerr)
+	}
+	if w := d.anchorer.Window(); derr != nil || w.Epochs > 0 {
+		d.cfg.Logf("%d epochs (%d events) not yet anchored; they stay queued (hint: afr anchor --log %s resumes)", w.Epochs, w.Events, d.cfg.Dir)
+	}
+	return err
+}
+
+// Run starts a daemon, calls ready with it, serves until ctx ends and
+// shuts down, giving in-flight requests up to grace to finish.
+func Run(ctx context.Context, cfg Config, grace time.Duration, ready func(*Daemon)) error {
+	d, err := Start(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	if ready != nil {
+		ready(d)
+	}
+	var served error
+	select {
+	case <-ctx.Done():
+	case served = <-d.served:
+		served = fmt.Errorf("serve: %w", served)
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	return errors.Join(served, d.Shutdown(sctx))
+}
+
+// Anchorer is the in-process anchorer (nil without Anchoring).
+func (d *Daemon) Anchorer() *anchor.Anchorer { return d.anchorer }
