@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentflightrecorder/afr/anchor"
 	"github.com/agentflightrecorder/afr/chain"
+	"github.com/agentflightrecorder/afr/otlp"
 	"github.com/agentflightrecorder/afr/recorder"
 )
 
@@ -35,6 +36,11 @@ type Config struct {
 	Limits    Limits
 	// Anchor, when set, anchors the log's epochs in the daemon.
 	Anchor *Anchoring
+	// OTLP, when set, also serves the OTLP/HTTP trace receiver (package
+	// otlp: POST /v1/traces, OpenTelemetry GenAI spans as events) into the
+	// same log, on its own address (the OTLP convention is port 4318); the
+	// same loopback rule applies to it.
+	OTLP *OTLP
 	// Logf receives what the daemon reports (default: discarded).
 	Logf func(format string, args ...any)
 }
@@ -58,11 +64,19 @@ type Daemon struct {
 	srv      *http.Server
 	ln       net.Listener
 	served   chan error
+	otlpSrv  *http.Server // nil without Config.OTLP
+	otlpLn   net.Listener
 	token    string
 	created  bool
 	anchorer *anchor.Anchorer
 	stopRun  context.CancelFunc
 	ran      chan error
+}
+
+// OTLP configures the daemon's OTLP/HTTP receiver.
+type OTLP struct {
+	Listen  string
+	Options otlp.Options
 }
 
 // Start opens the log (taking its writer lock: another writer makes it
@@ -81,12 +95,20 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	if err := CheckListen(cfg.Listen, cfg.AllowRemote); err != nil {
 		return nil, err
 	}
+	if cfg.OTLP != nil {
+		if err := CheckListen(cfg.OTLP.Listen, cfg.AllowRemote); err != nil {
+			return nil, fmt.Errorf("OTLP receiver: %w", err)
+		}
+	}
 	rec, err := recorder.Open(cfg.Dir, cfg.Recorder)
 	if err != nil {
 		return nil, err
 	}
 	d := &Daemon{cfg: cfg, rec: rec, served: make(chan error, 1)}
 	fail := func(err error) (*Daemon, error) {
+		if d.ln != nil {
+			d.ln.Close()
+		}
 		if d.anchorer != nil {
 			d.stopRun()
 			<-d.ran
@@ -118,10 +140,29 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	if d.ln, err = net.Listen("tcp", cfg.Listen); err != nil {
 		return fail(fmt.Errorf("serve: %w", err))
 	}
+	if o := cfg.OTLP; o != nil {
+		if d.otlpLn, err = net.Listen("tcp", o.Listen); err != nil {
+			return fail(fmt.Errorf("serve: OTLP receiver: %w", err))
+		}
+		d.otlpSrv = &http.Server{Handler: otlp.NewHandler(rec, o.Options), ReadHeaderTimeout: 10 * time.Second}
+		go func() {
+			if err := d.otlpSrv.Serve(d.otlpLn); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				cfg.Logf("OTLP receiver stopped: %v", err)
+			}
+		}()
+	}
 	d.handler = NewHandler(rec, cfg.Dir, d.token, cfg.Limits, window)
 	d.srv = &http.Server{Handler: d.handler, ReadHeaderTimeout: 10 * time.Second}
 	go func() { d.served <- d.srv.Serve(d.ln) }()
 	return d, nil
+}
+
+// OTLPAddr is the address of the OTLP receiver, nil without one.
+func (d *Daemon) OTLPAddr() net.Addr {
+	if d.otlpLn == nil {
+		return nil
+	}
+	return d.otlpLn.Addr()
 }
 
 // Addr is the address the API listens on.
@@ -147,6 +188,11 @@ func (d *Daemon) Shutdown(ctx context.Context) error {
 	err := d.srv.Shutdown(ctx)
 	if err != nil {
 		err = fmt.Errorf("serve: requests still in flight at shutdown: %w", err)
+	}
+	if d.otlpSrv != nil {
+		if oerr := d.otlpSrv.Shutdown(ctx); oerr != nil {
+			err = errors.Join(err, fmt.Errorf("serve: OTLP requests still in flight at shutdown: %w", oerr))
+		}
 	}
 	if cerr := d.rec.Close(); cerr != nil {
 		return errors.Join(err, cerr)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentflightrecorder/afr/anchor"
 	"github.com/agentflightrecorder/afr/chain/backend"
+	"github.com/agentflightrecorder/afr/otlp"
 	"github.com/agentflightrecorder/afr/serve"
 )
 
@@ -69,6 +70,7 @@ func runServe(e *env, args []string) error {
 	contract := fs.String("contract", "", "EpochAnchor address (default: from --deployment)")
 	conf := fs.Uint64("confirmations", 2, "blocks deep (counting the anchor's own) before an epoch counts as anchored")
 	drain := fs.Duration("drain", time.Minute, "at shutdown, how long to wait for the last epochs to be anchored")
+	otlpAddr := fs.String("otlp", "", "also receive OpenTelemetry traces (OTLP/HTTP POST /v1/traces, GenAI spans as events; see afr help otlp) on this address, e.g. 127.0.0.1:4318")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -91,6 +93,9 @@ func runServe(e *env, args []string) error {
 	logf := func(f string, a ...any) { fmt.Fprintf(e.stderr, "afr serve: "+f+"\n", a...) }
 	cfg := serve.Config{Dir: *dir, Recorder: opts, Listen: *listen, AllowRemote: *allowRemote, TokenFile: *tokenFile,
 		Limits: serve.Limits{MaxBody: *maxBody, MaxInFlight: *maxInflight, Timeout: *timeout}, Logf: logf}
+	if *otlpAddr != "" {
+		cfg.OTLP = &serve.OTLP{Listen: *otlpAddr, Options: otlp.Options{KeepUnknown: true}}
+	}
 	anchoring := *cf.deployment != "" || *cf.rpc != "" || *cf.chainFile != "" || *contract != ""
 	if anchoring {
 		url, dep, err := cf.resolve()
@@ -135,6 +140,9 @@ func runServe(e *env, args []string) error {
 		}
 		if cfg.Anchor != nil {
 			logf("anchoring sealed epochs to %s as %s", cfg.Anchor.Options.Contract, d.Anchorer().Operator())
+		}
+		if a := d.OTLPAddr(); a != nil {
+			logf("receiving OTLP traces at http://%s/v1/traces", a)
 		}
 		if *addrFile != "" {
 			if err := os.WriteFile(*addrFile, []byte(d.Addr().String()+"\n"), 0o644); err != nil {
