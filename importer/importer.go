@@ -101,16 +101,11 @@ func Read(formatName, path string) (*File, error) {
 	return f, nil
 }
 
-// Writer is what Record appends to: a *recorder.Recorder.
-type Writer interface {
-	Record(ctx context.Context, ev format.Event) (recorder.Receipt, error)
-}
-
 // Record appends the file's events to w in order, each event's causes
 // becoming its context parents (the sequence numbers w gave them). It
 // returns the receipts of the events recorded, all of them unless err is
 // set.
-func (f *File) Record(ctx context.Context, w Writer) ([]recorder.Receipt, error) {
+func (f *File) Record(ctx context.Context, w recorder.EventWriter) ([]recorder.Receipt, error) {
 	rcs := make([]recorder.Receipt, 0, len(f.Events))
 	for _, e := range f.Events {
 		ev := e.Event

@@ -49,7 +49,7 @@ const (
 type Options struct {
 	// Recorder receives the events. Its sync policy decides what
 	// "durable" means before a response is forwarded.
-	Recorder *recorder.Recorder
+	Recorder recorder.EventWriter
 	// Policy, when set, gates every tools/call.
 	Policy *Policy
 	// ApproveAll approves every call the policy asks approval for (tests).

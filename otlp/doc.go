@@ -15,7 +15,7 @@
 // are always kept in the payload's ext "otel" (docs/OTEL.md has the table).
 //
 // The handler answers as the OTLP/HTTP specification says, and only once
-// every event of the request is durable in the Sink: 200 with an
+// every event of the request is durable in the recorder.EventWriter: 200 with an
 // ExportTraceServiceResponse (partial_success counts the spans that could
 // not become events, with the reason), 400 for a body that does not
 // decode, 413 for one over Options.MaxBodyBytes (compressed or not), 415

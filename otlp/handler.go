@@ -2,7 +2,6 @@ package otlp
 
 import (
 	"compress/gzip"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,7 +9,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/recorder"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 	"google.golang.org/genproto/googleapis/rpc/status"
@@ -29,13 +27,6 @@ const DefaultMaxBodyBytes = 8 << 20
 // parent links when Options.SpanMemory is 0.
 const DefaultSpanMemory = 1 << 16
 
-// Sink is where events go; a *recorder.Recorder is one. Record must return
-// only once the event is durable: the handler acknowledges a request after
-// every Record of it returned.
-type Sink interface {
-	Record(ctx context.Context, ev format.Event) (recorder.Receipt, error)
-}
-
 // Options configure a Handler. The zero value is usable.
 type Options struct {
 	// MaxBodyBytes bounds the request body as sent and once decompressed
@@ -52,13 +43,13 @@ type Options struct {
 
 // Handler serves POST /v1/traces. It is safe for concurrent use.
 type Handler struct {
-	sink  Sink
+	sink  recorder.EventWriter
 	opts  Options
 	spans *spanMemory
 }
 
 // NewHandler returns a handler that records into sink.
-func NewHandler(sink Sink, opts Options) *Handler {
+func NewHandler(sink recorder.EventWriter, opts Options) *Handler {
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
 	}

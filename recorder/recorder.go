@@ -133,6 +133,13 @@ type SealedEpoch struct {
 // Errors callers branch on.
 var ErrClosed = errors.New("recorder: closed")
 
+// EventWriter is what appends events to a log: a *Recorder that holds the
+// log, or a client of the recorder daemon that does (serve.Client). The
+// importers, the MCP proxy and the OTLP receiver write through it.
+type EventWriter interface {
+	Record(ctx context.Context, ev format.Event) (Receipt, error)
+}
+
 // Recorder appends events to a store. It is safe for concurrent use.
 type Recorder struct {
 	dir  string

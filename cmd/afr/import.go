@@ -13,7 +13,7 @@ import (
 
 func init() {
 	register(&command{name: "import", summary: "import trajectories of other agent frameworks into a log", run: runImport, usage: `
-Usage: afr import FORMAT --log DIR [flags] FILE...
+Usage: afr import FORMAT (--log DIR | --serve URL --token-file FILE) [flags] FILE...
 
 Converts trajectories that an agent framework wrote and appends them to the
 log in DIR, creating it if needed (--recorder is then required). FORMAT is
@@ -42,6 +42,10 @@ recorded, and every file before it stays recorded and durable. The output
 counts the actions by category (shell, edit, read, other) beside the
 paper's figures for its five SWE-agent runs.
 
+When afr serve holds the log, write through it instead: --serve URL
+--token-file LOG/serve.token in place of --log (never both: the daemon is
+the log's one writer).
+
 Examples:
   afr import swe-agent --log ./afr-log --recorder ops-1 --encrypt run1.traj run2.traj
   afr import openhands --log ./afr-log events.json
@@ -52,6 +56,7 @@ func runImport(e *env, args []string) error {
 	fs := commands["import"].flags(e)
 	dir := openFlags(fs)
 	wf := writerFlags(fs)
+	df := addDaemonFlags(fs)
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		if err := parse(fs, args); err != nil {
 			return err
@@ -68,7 +73,7 @@ func runImport(e *env, args []string) error {
 	if fs.NArg() == 0 {
 		return usageError{"no files to import"}
 	}
-	r, err := wf.open(e, *dir)
+	r, err := df.writer(e, wf, *dir)
 	if err != nil {
 		return err
 	}
@@ -99,7 +104,7 @@ func runImport(e *env, args []string) error {
 	if err := r.Close(); err != nil {
 		return errors.Join(failure, err)
 	}
-	fmt.Fprintf(e.stdout, "imported %d events, open epoch sealed on close\nactions by category: %s\n", events, categories(total, bench.PaperCategories))
+	fmt.Fprintf(e.stdout, "imported %d events, %s\nactions by category: %s\n", events, closedNote(r), categories(total, bench.PaperCategories))
 	return failure
 }
 

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -22,7 +23,7 @@ import (
 
 func init() {
 	register(&command{name: "record", summary: "append events (JSON Lines) to a log", run: runRecord, usage: `
-Usage: afr record --log DIR [flags] [FILE]
+Usage: afr record (--log DIR | --serve URL --token-file FILE) [flags] [FILE]
 
 Reads events as JSON Lines from FILE (or standard input) and appends them to
 the log in DIR, creating it if needed (--recorder is then required). Each
@@ -40,6 +41,10 @@ that writer (pid, host, since when). Reading commands (status, verify,
 query, proof, disclose) need no lock. An event over a limit of
 docs/SPEC.md "Limits" (size, nesting, items; the recorder id at most 854
 bytes) is refused with the limit it breaks.
+
+When afr serve holds the log, write through it instead: --serve URL
+--token-file LOG/serve.token in place of --log (never both: the daemon is
+the log's one writer).
 
 Examples:
   afr record --log ./afr-log --recorder ops-1 --encrypt events.jsonl
@@ -99,6 +104,7 @@ func runRecord(e *env, args []string) error {
 	fs := commands["record"].flags(e)
 	dir := openFlags(fs)
 	wf := writerFlags(fs)
+	df := addDaemonFlags(fs)
 	jsonOut := fs.Bool("json", false, "write a JSON receipt per event to standard output")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -117,7 +123,7 @@ func runRecord(e *env, args []string) error {
 	default:
 		return usageError{"at most one input file"}
 	}
-	r, err := wf.open(e, *dir)
+	r, err := df.writer(e, wf, *dir)
 	if err != nil {
 		return err
 	}
@@ -161,7 +167,7 @@ func runRecord(e *env, args []string) error {
 		if n == 0 {
 			fmt.Fprintln(e.stderr, "afr record: no events")
 		} else {
-			fmt.Fprintf(e.stderr, "afr record: %d events recorded (seq %d..%d), open epoch sealed on close\n", n, first.Seq, last.Seq)
+			fmt.Fprintf(e.stderr, "afr record: %d events recorded (seq %d..%d), %s\n", n, first.Seq, last.Seq, closedNote(r))
 		}
 	}
 	return failure
@@ -213,6 +219,61 @@ func (f recorderFlags) open(e *env, dir string) (*recorder.Recorder, error) {
 	}
 	reportRecovery(e, r.Recovery())
 	return r, nil
+}
+
+// daemonFlags let a writing command go through a running afr serve, which
+// holds the log, instead of opening the log itself: one writer per log,
+// whichever path the events take.
+type daemonFlags struct {
+	url, tokenFile *string
+}
+
+func addDaemonFlags(fs *flag.FlagSet) daemonFlags {
+	return daemonFlags{
+		url:       fs.String("serve", "", "append through the recorder daemon at this URL (afr serve, e.g. http://127.0.0.1:8787) instead of opening --log"),
+		tokenFile: fs.String("token-file", "", "the daemon's bearer token file (with --serve; afr serve writes LOG/serve.token)"),
+	}
+}
+
+// eventLog is where a command writes events: the log itself, or the
+// daemon that holds it.
+type eventLog interface {
+	recorder.EventWriter
+	Close() error
+}
+
+// writer returns the daemon's client with --serve, else the log in dir
+// opened with wf; never both.
+func (d daemonFlags) writer(e *env, wf recorderFlags, dir string) (eventLog, error) {
+	if *d.url == "" {
+		if *d.tokenFile != "" {
+			return nil, usageError{"--token-file needs --serve"}
+		}
+		return wf.open(e, dir)
+	}
+	if dir != "" {
+		return nil, usageError{"--log and --serve exclude each other: the daemon is the log's one writer (give the daemon's URL and token only)"}
+	}
+	if *d.tokenFile == "" {
+		return nil, usageError{"--serve needs --token-file (the daemon's bearer token file, LOG/serve.token)"}
+	}
+	b, err := os.ReadFile(*d.tokenFile)
+	if err != nil {
+		return nil, err
+	}
+	token := strings.TrimSpace(string(b))
+	if token == "" || strings.ContainsFunc(token, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+		return nil, fmt.Errorf("%s does not hold a bearer token (one line, as afr serve writes LOG/serve.token)", *d.tokenFile)
+	}
+	return serve.NewClient(*d.url, token), nil
+}
+
+// closedNote says what closing a writer did to the log.
+func closedNote(w eventLog) string {
+	if _, ok := w.(*serve.Client); ok {
+		return "the daemon keeps the log open"
+	}
+	return "open epoch sealed on close"
 }
 
 func reportRecovery(e *env, rec recorder.Recovery) {

@@ -58,6 +58,14 @@ func TestScripts(t *testing.T) {
 			ts.Check(err)
 			ts.Check(os.WriteFile(ts.MkAbs(args[5]), fmt.Appendf(nil, "%d\n%s", resp.StatusCode, b), 0o600))
 		},
+		// envfile NAME FILE sets $NAME to FILE's content, trimmed (e.g. the
+		// address afr serve --addr-file wrote).
+		"envfile": func(ts *testscript.TestScript, neg bool, args []string) {
+			if len(args) != 2 {
+				ts.Fatalf("usage: envfile NAME FILE")
+			}
+			ts.Setenv(args[0], strings.TrimSpace(ts.ReadFile(args[1])))
+		},
 		"flipbyte": func(ts *testscript.TestScript, neg bool, args []string) {
 			if len(args) != 2 {
 				ts.Fatalf("usage: flipbyte FILE OFFSET")

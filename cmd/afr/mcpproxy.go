@@ -13,7 +13,7 @@ import (
 
 func init() {
 	register(&command{name: "mcp-proxy", summary: "record an MCP server's tool calls (the client launches afr mcp-proxy -- SERVER…)", run: runMCPProxy, usage: `
-Usage: afr mcp-proxy --log DIR [flags] -- COMMAND [ARGS...]
+Usage: afr mcp-proxy (--log DIR | --serve URL --token-file FILE) [flags] -- COMMAND [ARGS...]
 
 Sits between an MCP client and an MCP server on standard input and output:
 the client launches afr mcp-proxy in place of the server, and the proxy
@@ -41,6 +41,10 @@ flight as abandoned (outcome unknown), stops the server and exits 0.
 Malformed frames from either side are reported on standard error and not
 forwarded. The server's standard error goes to the proxy's.
 
+When afr serve holds the log, write through it instead: --serve URL
+--token-file LOG/serve.token in place of --log (never both: the daemon is
+the log's one writer).
+
 Example (the command an MCP client is configured to run):
   afr mcp-proxy --log ~/afr-mcp --recorder me -- npx -y @modelcontextprotocol/server-filesystem /tmp/x`})
 }
@@ -49,6 +53,7 @@ func runMCPProxy(e *env, args []string) error {
 	fs := commands["mcp-proxy"].flags(e)
 	dir := openFlags(fs)
 	wf := writerFlags(fs)
+	df := addDaemonFlags(fs)
 	policyFile := fs.String("policy", "", "policy file (JSON, docs/MCP.md) deciding every tools/call")
 	approveAll := fs.Bool("approve-all", false, "approve every call the policy asks approval for (tests only)")
 	maxOutput := fs.Int("max-output", mcpproxy.DefaultMaxOutput, "bytes of a tool's output text kept in the log; longer output is kept as its digest")
@@ -65,7 +70,7 @@ func runMCPProxy(e *env, args []string) error {
 			return err
 		}
 	}
-	r, err := wf.open(e, *dir)
+	r, err := df.writer(e, wf, *dir)
 	if err != nil {
 		return err
 	}
