@@ -340,6 +340,19 @@ func (p *Proxy) Abandon(ctx context.Context, outcome, reason string) []jsonrpc.I
 	return ids
 }
 
+// AbandonCall records the call with request id, if it is still awaiting
+// an answer, with outcome (and reason), and reports whether it was.
+func (p *Proxy) AbandonCall(ctx context.Context, id jsonrpc.ID, outcome, reason string) bool {
+	p.mu.Lock()
+	c := p.pending[id]
+	delete(p.pending, id)
+	p.mu.Unlock()
+	if c != nil && c.method == "tools/call" {
+		p.finish(ctx, c, id, &format.Execution{Status: format.StatusFailed, Error: reason}, nil, outcome)
+	}
+	return c != nil
+}
+
 func (p *Proxy) finish(ctx context.Context, c *call, id jsonrpc.ID, ex *format.Execution, effects []format.Effect, outcome string) {
 	p.finishExt(ctx, c, id, ex, effects, outcome, map[string]any{})
 }
