@@ -42,7 +42,7 @@ const (
 	ExtOutput    = "mcp.output"     // a tool's output text, when short enough
 	ExtOutputLen = "mcp.output_bytes"
 	ExtIsError   = "mcp.is_error" // the tool reported an error (isError)
-	ExtOutcome   = "mcp.outcome"  // ok, tool_error, rpc_error, cancelled, server_exited, abandoned
+	ExtOutcome   = "mcp.outcome"  // ok, tool_error, rpc_error, denied, cancelled, server_exited, upstream_failed, abandoned
 )
 
 // Options configure a Proxy.
