@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -38,10 +39,12 @@ type sumOut struct {
 
 // goUpstream is a streamable-HTTP MCP server of the Go SDK on loopback
 // with tools sum, fail (an error result) and hang (which tells started
-// and answers only when the test ends), counting the POSTs it gets.
-func goUpstream(t *testing.T, started chan<- struct{}) (*httptest.Server, *atomic.Int64) {
+// and answers only when release is called, or the test ends), counting
+// the POSTs it gets.
+func goUpstream(t *testing.T, started chan<- struct{}) (up *httptest.Server, posts *atomic.Int64, release func()) {
 	t.Helper()
-	release := make(chan struct{})
+	released := make(chan struct{})
+	release = sync.OnceFunc(func() { close(released) })
 	srv := mcp.NewServer(&mcp.Implementation{Name: "afr-upstream", Version: "0.1"}, nil)
 	mcp.AddTool(srv, &mcp.Tool{Name: "sum", Description: "adds two integers"}, func(_ context.Context, _ *mcp.CallToolRequest, in sumIn) (*mcp.CallToolResult, sumOut, error) {
 		return nil, sumOut{Sum: in.A + in.B}, nil
@@ -51,20 +54,20 @@ func goUpstream(t *testing.T, started chan<- struct{}) (*httptest.Server, *atomi
 	})
 	mcp.AddTool(srv, &mcp.Tool{Name: "hang", Description: "answers when the test ends"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
 		started <- struct{}{}
-		<-release
+		<-released
 		return nil, nil, errors.New("released")
 	})
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
-	var posts atomic.Int64
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	posts = new(atomic.Int64)
+	up = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost {
 			posts.Add(1)
 		}
 		h.ServeHTTP(w, r)
 	}))
 	t.Cleanup(up.Close)
-	t.Cleanup(func() { close(release) }) // runs first
-	return up, &posts
+	t.Cleanup(release) // runs first
+	return up, posts, release
 }
 
 // httpProxy is the proxy on loopback in front of upstream, recording into
@@ -195,7 +198,7 @@ func checkRecorded(t *testing.T, logDir, server string, tools []string, steps []
 // answered on event streams, an error result), and the log verifies and
 // holds each call as an intent/execution pair.
 func TestHTTPGoSDK(t *testing.T) {
-	up, _ := goUpstream(t, make(chan struct{}, 1))
+	up, _, _ := goUpstream(t, make(chan struct{}, 1))
 	url, logDir, stop := httpProxy(t, up.URL)
 	proxied := connectHTTP(t, url)
 	direct := connectHTTP(t, up.URL)
@@ -222,7 +225,7 @@ func TestHTTPGoSDK(t *testing.T) {
 // records the call's outcome as upstream_failed.
 func TestHTTPUpstreamGone(t *testing.T) {
 	started := make(chan struct{}, 1)
-	up, _ := goUpstream(t, started)
+	up, _, release := goUpstream(t, started)
 	url, logDir, stop := httpProxy(t, up.URL)
 	s := connectHTTP(t, url)
 	if _, err := s.ListTools(context.Background(), nil); err != nil {
@@ -247,6 +250,7 @@ func TestHTTPUpstreamGone(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the client got no answer after the upstream went away")
 	}
+	release() // the server's session ends only when its handlers return
 	s.Close()
 	stop()
 	ps := calls(t, logEvents(t, logDir))
@@ -262,7 +266,7 @@ func TestHTTPUpstreamGone(t *testing.T) {
 // TestHTTPMalformedBody: a POST that is not JSON-RPC gets 400 with a
 // JSON-RPC parse error and never reaches the upstream.
 func TestHTTPMalformedBody(t *testing.T) {
-	up, posts := goUpstream(t, make(chan struct{}, 1))
+	up, posts, _ := goUpstream(t, make(chan struct{}, 1))
 	url, logDir, stop := httpProxy(t, up.URL)
 	for _, body := range []string{`{"jsonrpc":"2.0","id":1,"method":`, `not json`, `[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]`} {
 		resp, err := http.Post(url, "application/json", strings.NewReader(body))
