@@ -41,7 +41,7 @@ type sumOut struct {
 // with tools sum, fail (an error result) and hang (which tells started
 // and answers only when release is called, or the test ends), counting
 // the POSTs it gets.
-func goUpstream(t *testing.T, started chan<- struct{}) (up *httptest.Server, posts *atomic.Int64, release func()) {
+func goUpstream(t testing.TB, started chan<- struct{}) (up *httptest.Server, posts *atomic.Int64, release func()) {
 	t.Helper()
 	released := make(chan struct{})
 	release = sync.OnceFunc(func() { close(released) })
@@ -72,7 +72,7 @@ func goUpstream(t *testing.T, started chan<- struct{}) (up *httptest.Server, pos
 
 // httpProxy is the proxy on loopback in front of upstream, recording into
 // a new log; stop ends it and closes the log.
-func httpProxy(t *testing.T, upstream string) (url, logDir string, stop func()) {
+func httpProxy(t testing.TB, upstream string) (url, logDir string, stop func()) {
 	t.Helper()
 	logDir = filepath.Join(t.TempDir(), "log")
 	r, err := recorder.Open(logDir, recorder.Options{Recorder: "mcp-test", Sync: recorder.SyncGroup})
@@ -100,7 +100,7 @@ func httpProxy(t *testing.T, upstream string) (url, logDir string, stop func()) 
 	return ps.URL, logDir, stop
 }
 
-func connectHTTP(t *testing.T, url string) *mcp.ClientSession {
+func connectHTTP(t testing.TB, url string) *mcp.ClientSession {
 	t.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: "afr-test", Version: "1"}, nil)
 	s, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, nil)
