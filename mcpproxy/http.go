@@ -40,7 +40,8 @@ var (
 // is relayed the same way; a DELETE ends the session. A tools/call whose
 // upstream request fails, or whose event stream breaks, before the answer
 // is recorded with outcome upstream_failed and answered with error
-// CodeServerGone.
+// CodeServerGone; one the upstream refuses with an HTTP error is recorded
+// so too and the upstream's answer relayed.
 type HTTP struct {
 	upstream string
 	opts     Options
@@ -54,14 +55,23 @@ type HTTP struct {
 // NewHTTP returns the streamable-HTTP proxy in front of the upstream
 // endpoint URL (http or https), recording with opts.
 func NewHTTP(upstream string, opts Options) (*HTTP, error) {
-	u, err := url.Parse(upstream)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("upstream %q is not an http:// or https:// URL of an MCP server's endpoint (such as http://127.0.0.1:3001/mcp)", upstream)
+	if err := CheckUpstream(upstream); err != nil {
+		return nil, err
 	}
+	u, _ := url.Parse(upstream)
 	if opts.Log == nil {
 		opts.Log = io.Discard
 	}
 	return &HTTP{upstream: u.String(), opts: opts, client: &http.Client{}, sessions: map[string]*Proxy{}}, nil
+}
+
+// CheckUpstream says whether upstream is an http or https URL with a host.
+func CheckUpstream(upstream string) error {
+	u, err := url.Parse(upstream)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("upstream %q is not an http:// or https:// URL of an MCP server's endpoint (such as http://127.0.0.1:3001/mcp)", upstream)
+	}
+	return nil
 }
 
 func (h *HTTP) logf(format string, args ...any) {
@@ -244,6 +254,11 @@ func (h *HTTP) relayTo(w http.ResponseWriter, r *http.Request, ctx context.Conte
 	}
 	if resp.StatusCode == http.StatusNotFound && r.Header.Get("Mcp-Session-Id") != "" {
 		h.ended(ctx, r.Header.Get("Mcp-Session-Id"), "abandoned: the server no longer knows the session; the outcome is unknown")
+	}
+	if resp.StatusCode/100 != 2 && isCall {
+		// The server refused the request (an expired session, bad headers):
+		// its answer is relayed and the call recorded as failed.
+		p.AbandonCall(ctx, id, "upstream_failed", "the MCP server answered HTTP "+resp.Status)
 	}
 	mediaType, _, _ := strings.Cut(resp.Header.Get("Content-Type"), ";")
 	mediaType = strings.TrimSpace(strings.ToLower(mediaType))

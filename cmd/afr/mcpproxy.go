@@ -81,7 +81,11 @@ func runMCPProxy(e *env, args []string) error {
 	case *upstream != "" && fs.NArg() > 0:
 		return usageError{"give either --upstream URL (streamable-HTTP mode) or -- COMMAND (stdio mode), not both"}
 	case *upstream == "" && fs.NArg() == 0:
-		return usageError{"the server is missing: afr mcp-proxy --log DIR -- COMMAND [ARGS...], or --upstream URL for a streamable-HTTP server"}
+		return usageError{"the server command is missing: afr mcp-proxy --log DIR -- COMMAND [ARGS...], or --upstream URL for a streamable-HTTP server"}
+	case *upstream != "":
+		if err := mcpproxy.CheckUpstream(*upstream); err != nil {
+			return usageError{"--upstream: " + err.Error()}
+		}
 	}
 
 	var policy *mcpproxy.Policy
@@ -102,7 +106,7 @@ func runMCPProxy(e *env, args []string) error {
 	if *upstream != "" {
 		h, err := mcpproxy.NewHTTP(*upstream, opts)
 		if err != nil {
-			return errors.Join(usageError{"--upstream: " + err.Error()}, r.Close())
+			return errors.Join(err, r.Close())
 		}
 		return errors.Join(serveMCPHTTP(e, h, *listen, *upstream), r.Close())
 	}
