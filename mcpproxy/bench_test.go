@@ -18,12 +18,31 @@ import (
 // and their difference.
 func BenchmarkToolCall(b *testing.B) {
 	server := npmServer(b, "mcp-server-everything")
-	ctx := context.Background()
 	direct := connect(b, exec.Command(server), nil)
 	defer direct.Close()
 	proxied := connect(b, proxyCmd(b, childConfig{Log: filepath.Join(b.TempDir(), "log"), Sync: "group", Server: []string{server}}), nil)
 	defer proxied.Close()
-	params := &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "benchmark"}}
+	compareLatency(b, direct, proxied, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "benchmark"}})
+}
+
+// BenchmarkHTTPToolCall is BenchmarkToolCall in the streamable-HTTP mode:
+// the Go SDK's streamable-HTTP server (its sum tool, answered on an event
+// stream) called directly and through the proxy on loopback, recording
+// with SyncGroup.
+func BenchmarkHTTPToolCall(b *testing.B) {
+	up, _, _ := goUpstream(b, make(chan struct{}, 1))
+	url, _, _ := httpProxy(b, up.URL)
+	direct := connectHTTP(b, up.URL)
+	defer direct.Close()
+	proxied := connectHTTP(b, url)
+	defer proxied.Close()
+	compareLatency(b, direct, proxied, &mcp.CallToolParams{Name: "sum", Arguments: map[string]any{"a": 1, "b": 2}})
+}
+
+// compareLatency calls the tool directly and through the proxy,
+// alternating, and reports the median of each and their difference.
+func compareLatency(b *testing.B, direct, proxied *mcp.ClientSession, params *mcp.CallToolParams) {
+	ctx := context.Background()
 	call := func(s *mcp.ClientSession) time.Duration {
 		start := time.Now()
 		if _, err := s.CallTool(ctx, params); err != nil {

@@ -42,7 +42,7 @@ const (
 	ExtOutput    = "mcp.output"     // a tool's output text, when short enough
 	ExtOutputLen = "mcp.output_bytes"
 	ExtIsError   = "mcp.is_error" // the tool reported an error (isError)
-	ExtOutcome   = "mcp.outcome"  // ok, tool_error, rpc_error, cancelled, server_exited, abandoned
+	ExtOutcome   = "mcp.outcome"  // ok, tool_error, rpc_error, denied, cancelled, server_exited, upstream_failed, abandoned
 )
 
 // Options configure a Proxy.
@@ -338,6 +338,19 @@ func (p *Proxy) Abandon(ctx context.Context, outcome, reason string) []jsonrpc.I
 		}
 	}
 	return ids
+}
+
+// AbandonCall records the call with request id, if it is still awaiting
+// an answer, with outcome (and reason), and reports whether it was.
+func (p *Proxy) AbandonCall(ctx context.Context, id jsonrpc.ID, outcome, reason string) bool {
+	p.mu.Lock()
+	c := p.pending[id]
+	delete(p.pending, id)
+	p.mu.Unlock()
+	if c != nil && c.method == "tools/call" {
+		p.finish(ctx, c, id, &format.Execution{Status: format.StatusFailed, Error: reason}, nil, outcome)
+	}
+	return c != nil
 }
 
 func (p *Proxy) finish(ctx context.Context, c *call, id jsonrpc.ID, ex *format.Execution, effects []format.Effect, outcome string) {

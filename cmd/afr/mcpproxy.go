@@ -3,17 +3,22 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/agentflightrecorder/afr/mcpproxy"
 )
 
 func init() {
-	register(&command{name: "mcp-proxy", summary: "record an MCP server's tool calls (the client launches afr mcp-proxy -- SERVER…)", run: runMCPProxy, usage: `
+	register(&command{name: "mcp-proxy", summary: "record an MCP server's tool calls (stdio: afr mcp-proxy -- SERVER…; HTTP: --upstream URL)", run: runMCPProxy, usage: `
 Usage: afr mcp-proxy (--log DIR | --serve URL --token-file FILE) [flags] -- COMMAND [ARGS...]
+       afr mcp-proxy (--log DIR | --serve URL --token-file FILE) [flags] --upstream URL [--listen ADDR]
 
 Sits between an MCP client and an MCP server on standard input and output:
 the client launches afr mcp-proxy in place of the server, and the proxy
@@ -41,12 +46,27 @@ flight as abandoned (outcome unknown), stops the server and exits 0.
 Malformed frames from either side are reported on standard error and not
 forwarded. The server's standard error goes to the proxy's.
 
+With --upstream URL (streamable-HTTP mode) the proxy is instead an HTTP
+endpoint at --listen (loopback, 127.0.0.1:8931, by default) in front of an
+MCP server's streamable-HTTP endpoint URL: the client is configured with
+http://ADDR/mcp (any path) in place of URL. Each POST (one JSON-RPC message)
+is recorded as above and forwarded; the server's answer, JSON or an event
+stream, is relayed event by event, each tools/call answer recorded before it
+is forwarded; GET (the server's event stream, resumption with Last-Event-ID)
+and DELETE (end of session) pass through. Mcp-Session-Id,
+MCP-Protocol-Version, Accept, Content-Type, Last-Event-ID and Authorization
+are forwarded. A call whose upstream request fails is answered with an error
+and recorded (outcome upstream_failed); a body that is not one JSON-RPC
+message gets 400 with a JSON-RPC parse error. SIGTERM or an interrupt stops
+the proxy, recording calls still in flight as abandoned.
+
 When afr serve holds the log, write through it instead: --serve URL
 --token-file LOG/serve.token in place of --log (never both: the daemon is
 the log's one writer).
 
-Example (the command an MCP client is configured to run):
-  afr mcp-proxy --log ~/afr-mcp --recorder me -- npx -y @modelcontextprotocol/server-filesystem /tmp/x`})
+Examples (the command an MCP client is configured to run; an HTTP proxy):
+  afr mcp-proxy --log ~/afr-mcp --recorder me -- npx -y @modelcontextprotocol/server-filesystem /tmp/x
+  afr mcp-proxy --log ~/afr-mcp --recorder me --upstream http://127.0.0.1:3001/mcp --listen 127.0.0.1:8931`})
 }
 
 func runMCPProxy(e *env, args []string) error {
@@ -57,12 +77,22 @@ func runMCPProxy(e *env, args []string) error {
 	policyFile := fs.String("policy", "", "policy file (JSON, docs/MCP.md) deciding every tools/call")
 	approveAll := fs.Bool("approve-all", false, "approve every call the policy asks approval for (tests only)")
 	maxOutput := fs.Int("max-output", mcpproxy.DefaultMaxOutput, "bytes of a tool's output text kept in the log; longer output is kept as its digest")
+	upstream := fs.String("upstream", "", "streamable-HTTP mode: the MCP server's endpoint URL (http://HOST:PORT/mcp) to relay to")
+	listen := fs.String("listen", "127.0.0.1:8931", "streamable-HTTP mode: the address the proxy's endpoint listens on")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() == 0 {
-		return usageError{"the server command is missing: afr mcp-proxy --log DIR -- COMMAND [ARGS...]"}
+	switch {
+	case *upstream != "" && fs.NArg() > 0:
+		return usageError{"give either --upstream URL (streamable-HTTP mode) or -- COMMAND (stdio mode), not both"}
+	case *upstream == "" && fs.NArg() == 0:
+		return usageError{"the server command is missing: afr mcp-proxy --log DIR -- COMMAND [ARGS...], or --upstream URL for a streamable-HTTP server"}
+	case *upstream != "":
+		if err := mcpproxy.CheckUpstream(*upstream); err != nil {
+			return usageError{"--upstream: " + err.Error()}
+		}
 	}
+
 	var policy *mcpproxy.Policy
 	if *policyFile != "" {
 		var err error
@@ -77,7 +107,15 @@ func runMCPProxy(e *env, args []string) error {
 	// A client that goes away must not kill the proxy with SIGPIPE before
 	// it records what was in flight: writes then fail with EPIPE instead.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
-	p := mcpproxy.New(mcpproxy.Options{Recorder: r, Policy: policy, ApproveAll: *approveAll, Log: e.stderr, MaxOutput: *maxOutput})
+	opts := mcpproxy.Options{Recorder: r, Policy: policy, ApproveAll: *approveAll, Log: e.stderr, MaxOutput: *maxOutput}
+	if *upstream != "" {
+		h, err := mcpproxy.NewHTTP(*upstream, opts)
+		if err != nil {
+			return errors.Join(err, r.Close())
+		}
+		return errors.Join(serveMCPHTTP(e, h, *listen, *upstream), r.Close())
+	}
+	p := mcpproxy.New(opts)
 	cmd := exec.Command(fs.Arg(0), fs.Args()[1:]...)
 	cmd.Stderr = e.stderr
 	// SIGTERM or an interrupt ends the session as the client leaving does.
@@ -85,4 +123,35 @@ func runMCPProxy(e *env, args []string) error {
 	defer stop()
 	runErr := p.Stdio(ctx, e.stdin, e.stdout, cmd)
 	return errors.Join(runErr, r.Close())
+}
+
+// serveMCPHTTP runs the streamable-HTTP proxy on listen until SIGTERM or
+// an interrupt, then stops it (requests in flight get 5 s to finish) and
+// records the calls still in flight as abandoned.
+func serveMCPHTTP(e *env, h *mcpproxy.HTTP, listen, upstream string) error {
+	l, err := net.Listen("tcp", listen)
+	if err != nil {
+		return fmt.Errorf("--listen %s: %w", listen, err)
+	}
+	if host, _, _ := net.SplitHostPort(l.Addr().String()); !net.ParseIP(host).IsLoopback() {
+		fmt.Fprintf(e.stderr, "afr mcp-proxy: warning: listening on %s, which is not loopback: anyone who reaches it can call the server's tools (the proxy adds no authentication)\n", l.Addr())
+	}
+	fmt.Fprintf(e.stderr, "afr mcp-proxy: listening on http://%s/mcp, relaying to %s\n", l.Addr(), upstream)
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(l) }()
+	select {
+	case err = <-serveErr:
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if srv.Shutdown(sctx) != nil {
+			srv.Close() // event streams that outlive the grace period
+		}
+		cancel()
+		err = nil
+	}
+	h.Close(context.Background())
+	return err
 }

@@ -1,0 +1,363 @@
+package mcpproxy
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// DefaultMaxBody bounds the body of a client's POST (one JSON-RPC
+// message); a longer body is refused with 413.
+const DefaultMaxBody = 16 << 20
+
+// Headers relayed between the client and the upstream server in the
+// streamable-HTTP mode; others (cookies, hop-by-hop headers) are not.
+var (
+	requestHeaders  = []string{"Mcp-Session-Id", "Mcp-Protocol-Version", "Accept", "Content-Type", "Last-Event-Id", "Authorization"}
+	responseHeaders = []string{"Mcp-Session-Id", "Mcp-Protocol-Version", "Content-Type", "Cache-Control", "Www-Authenticate"}
+)
+
+// HTTP is the streamable-HTTP mode of the proxy (MCP's "Streamable HTTP"
+// transport): an http.Handler that relays every request to the upstream
+// server's endpoint and every JSON-RPC message through a Proxy, one per
+// MCP session (by Mcp-Session-Id), so that HTTP and stdio record alike.
+//
+// A POST carries one message from the client: it is recorded (a
+// tools/call's intent) before it is forwarded, and the upstream's answer,
+// application/json or a text/event-stream, is relayed event by event,
+// each JSON-RPC response recorded durably before it is forwarded. A GET
+// (the server's own event stream, or a resumption with Last-Event-ID)
+// is relayed the same way; a DELETE ends the session. A tools/call whose
+// upstream request fails, or whose event stream breaks, before the answer
+// is recorded with outcome upstream_failed and answered with error
+// CodeServerGone; one the upstream refuses with an HTTP error is recorded
+// so too and the upstream's answer relayed.
+type HTTP struct {
+	upstream string
+	opts     Options
+	client   *http.Client
+
+	mu        sync.Mutex
+	sessions  map[string]*Proxy
+	stateless *Proxy // requests without a session id, to an upstream that gives none
+}
+
+// NewHTTP returns the streamable-HTTP proxy in front of the upstream
+// endpoint URL (http or https), recording with opts.
+func NewHTTP(upstream string, opts Options) (*HTTP, error) {
+	if err := CheckUpstream(upstream); err != nil {
+		return nil, err
+	}
+	u, _ := url.Parse(upstream)
+	if opts.Log == nil {
+		opts.Log = io.Discard
+	}
+	return &HTTP{upstream: u.String(), opts: opts, client: &http.Client{}, sessions: map[string]*Proxy{}}, nil
+}
+
+// CheckUpstream says whether upstream is an http or https URL with a host.
+func CheckUpstream(upstream string) error {
+	u, err := url.Parse(upstream)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("upstream %q is not an http:// or https:// URL of an MCP server's endpoint (such as http://127.0.0.1:3001/mcp)", upstream)
+	}
+	return nil
+}
+
+func (h *HTTP) logf(format string, args ...any) {
+	fmt.Fprintf(h.opts.Log, "afr mcp-proxy: "+format+"\n", args...)
+}
+
+// session returns the recording core of the session a request names.
+// A request without a session id gets a fresh one if it is an
+// initialize (registered under the id the upstream's answer gives),
+// and otherwise the one shared by requests without a session id.
+func (h *HTTP) session(id string, initialize bool) *Proxy {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if id != "" {
+		p := h.sessions[id]
+		if p == nil { // a session the proxy has not seen begin (it restarted)
+			p = New(h.opts)
+			h.sessions[id] = p
+		}
+		return p
+	}
+	if initialize {
+		return New(h.opts)
+	}
+	if h.stateless == nil {
+		h.stateless = New(h.opts)
+	}
+	return h.stateless
+}
+
+// registered keeps p as the session the upstream's answer named.
+func (h *HTTP) registered(p *Proxy, id string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if id == "" {
+		if h.stateless == nil {
+			h.stateless = p
+		}
+		return
+	}
+	if h.sessions[id] == nil {
+		h.sessions[id] = p
+	}
+}
+
+// ended forgets a session, recording its calls still in flight.
+func (h *HTTP) ended(ctx context.Context, id, reason string) {
+	h.mu.Lock()
+	p := h.sessions[id]
+	delete(h.sessions, id)
+	h.mu.Unlock()
+	if p != nil {
+		p.Abandon(ctx, "abandoned", reason)
+	}
+}
+
+// Close records the calls of every session still in flight as abandoned
+// (the proxy is stopping; their outcome is unknown).
+func (h *HTTP) Close(ctx context.Context) {
+	h.mu.Lock()
+	ps := make([]*Proxy, 0, len(h.sessions)+1)
+	for _, p := range h.sessions {
+		ps = append(ps, p)
+	}
+	if h.stateless != nil {
+		ps = append(ps, h.stateless)
+	}
+	h.sessions, h.stateless = map[string]*Proxy{}, nil
+	h.mu.Unlock()
+	for _, p := range ps {
+		p.Abandon(ctx, "abandoned", "abandoned: the proxy stopped before the server answered; the outcome is unknown")
+	}
+}
+
+func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && isLoopback(la.String()) && !isLoopback(r.Host) {
+		// A page in a browser must not reach a loopback proxy by DNS rebinding.
+		http.Error(w, fmt.Sprintf("afr mcp-proxy: Host %q is not a loopback name; the proxy listens on loopback only", r.Host), http.StatusForbidden)
+		return
+	}
+	switch r.Method {
+	case http.MethodPost:
+		h.post(w, r)
+	case http.MethodGet, http.MethodDelete:
+		h.relay(w, r)
+	default:
+		w.Header().Set("Allow", "GET, POST, DELETE")
+		http.Error(w, "afr mcp-proxy: method "+r.Method+" is not part of MCP's streamable HTTP transport (POST, GET or DELETE)", http.StatusMethodNotAllowed)
+	}
+}
+
+// post relays one JSON-RPC message from the client.
+func (h *HTTP) post(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, DefaultMaxBody))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			http.Error(w, fmt.Sprintf("afr mcp-proxy: the request body is larger than %d bytes", tooBig.Limit), http.StatusRequestEntityTooLarge)
+			return
+		}
+		http.Error(w, "afr mcp-proxy: reading the request body: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	var id jsonrpc.ID
+	isCall, initialize := false, false
+	if msg, err := decode(body); err == nil {
+		if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+			id, isCall, initialize = req.ID, true, req.Method == "initialize"
+		}
+	}
+	p := h.session(r.Header.Get("Mcp-Session-Id"), initialize)
+	// The recording outlives a client that leaves mid-call (in streamable
+	// HTTP a disconnection is not a cancellation: the answer is recorded).
+	rctx := context.WithoutCancel(r.Context())
+	forward, reply := p.FromClient(rctx, body)
+	if !forward {
+		status := http.StatusOK
+		if !isCall {
+			status = http.StatusBadRequest // the message itself is at fault (a parse error)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		w.Write(reply)
+		return
+	}
+	failed := func(err error) {
+		h.logf("relaying %s to %s: %v", r.Method, h.upstream, err)
+		if !isCall {
+			http.Error(w, "afr mcp-proxy: the MCP server at "+h.upstream+" did not answer: "+err.Error(), http.StatusBadGateway)
+			return
+		}
+		p.AbandonCall(rctx, id, "upstream_failed", "the MCP server did not answer: "+err.Error())
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(errorFrame(id, CodeServerGone, "afr mcp-proxy: the MCP server at "+h.upstream+" did not answer: "+err.Error()))
+	}
+	h.relayTo(w, r, rctx, body, p, id, isCall, initialize, failed)
+}
+
+// relay passes a GET (an event stream) or DELETE on to the upstream.
+func (h *HTTP) relay(w http.ResponseWriter, r *http.Request) {
+	sid := r.Header.Get("Mcp-Session-Id")
+	p := h.session(sid, false)
+	failed := func(err error) {
+		h.logf("relaying %s to %s: %v", r.Method, h.upstream, err)
+		http.Error(w, "afr mcp-proxy: the MCP server at "+h.upstream+" did not answer: "+err.Error(), http.StatusBadGateway)
+	}
+	// A GET's stream lasts as long as the client keeps it open.
+	h.relayTo(w, r, r.Context(), nil, p, jsonrpc.ID{}, false, false, failed)
+	if r.Method == http.MethodDelete && sid != "" {
+		h.ended(context.WithoutCancel(r.Context()), sid, "abandoned: the client ended the session before the server answered; the outcome is unknown")
+	}
+}
+
+// relayTo sends the request to the upstream and relays its answer: an
+// event stream event by event, other bodies whole, every JSON-RPC message
+// through p.FromServer.
+func (h *HTTP) relayTo(w http.ResponseWriter, r *http.Request, ctx context.Context, body []byte, p *Proxy, id jsonrpc.ID, isCall, initialize bool, failed func(error)) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	up, err := http.NewRequestWithContext(ctx, r.Method, h.upstream, rd)
+	if err != nil {
+		failed(err)
+		return
+	}
+	for _, k := range requestHeaders {
+		for _, v := range r.Header.Values(k) {
+			up.Header.Add(k, v)
+		}
+	}
+	resp, err := h.client.Do(up)
+	if err != nil {
+		failed(err)
+		return
+	}
+	defer resp.Body.Close()
+	if initialize && resp.StatusCode/100 == 2 {
+		h.registered(p, resp.Header.Get("Mcp-Session-Id"))
+	}
+	if resp.StatusCode == http.StatusNotFound && r.Header.Get("Mcp-Session-Id") != "" {
+		h.ended(ctx, r.Header.Get("Mcp-Session-Id"), "abandoned: the server no longer knows the session; the outcome is unknown")
+	}
+	if resp.StatusCode/100 != 2 && isCall {
+		// The server refused the request (an expired session, bad headers):
+		// its answer is relayed and the call recorded as failed.
+		p.AbandonCall(ctx, id, "upstream_failed", "the MCP server answered HTTP "+resp.Status)
+	}
+	mediaType, _, _ := strings.Cut(resp.Header.Get("Content-Type"), ";")
+	mediaType = strings.TrimSpace(strings.ToLower(mediaType))
+	if mediaType == "application/json" && resp.StatusCode/100 == 2 {
+		msg, err := io.ReadAll(resp.Body)
+		if err != nil {
+			failed(err)
+			return
+		}
+		if !p.FromServer(ctx, msg) {
+			failed(errors.New("its answer is not a JSON-RPC message"))
+			return
+		}
+		copyHeaders(w.Header(), resp.Header)
+		w.WriteHeader(resp.StatusCode)
+		w.Write(msg)
+		return
+	}
+	copyHeaders(w.Header(), resp.Header)
+	w.WriteHeader(resp.StatusCode)
+	if mediaType != "text/event-stream" {
+		io.Copy(w, resp.Body) // an HTTP error or 202 Accepted: no JSON-RPC message
+		return
+	}
+	flush := func() {}
+	if f, ok := w.(http.Flusher); ok {
+		flush = f.Flush
+	}
+	flush()
+	err = relayEvents(resp.Body, func(event, data []byte) {
+		if len(bytes.TrimSpace(data)) > 0 && !p.FromServer(ctx, data) {
+			return // not JSON-RPC: dropped, as in stdio mode
+		}
+		if _, err := w.Write(event); err != nil {
+			return // the client left; the stream is still read and recorded
+		}
+		flush()
+	})
+	if err != nil && isCall && p.AbandonCall(ctx, id, "upstream_failed", "the MCP server's event stream broke before the answer: "+err.Error()) {
+		h.logf("the event stream of request %v broke before the answer: %v", id.Raw(), err)
+		w.Write(append(append([]byte("event: message\ndata: "), bytes.TrimSpace(errorFrame(id, CodeServerGone, "afr mcp-proxy: the MCP server's event stream broke before the answer: "+err.Error()))...), "\n\n"...))
+		flush()
+	}
+}
+
+// relayEvents reads a text/event-stream and calls fn with each event as
+// it was sent (its lines, up to and including the blank line ending it)
+// and its data (the data lines joined by newlines). It returns nil at the
+// stream's clean end and the read error otherwise.
+func relayEvents(r io.Reader, fn func(event, data []byte)) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var event, data []byte
+	hasData := false
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 && err == nil {
+			event = append(event, line...)
+			text := bytes.TrimRight(line, "\r\n")
+			if len(text) == 0 {
+				fn(event, data)
+				event, data, hasData = nil, nil, false
+				continue
+			}
+			if v, ok := bytes.CutPrefix(text, []byte("data:")); ok {
+				if hasData {
+					data = append(data, '\n')
+				}
+				data = append(data, bytes.TrimPrefix(v, []byte(" "))...)
+				hasData = true
+			}
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil // an event cut off by the stream's end is discarded, as SSE says
+			}
+			return err
+		}
+	}
+}
+
+func copyHeaders(dst, src http.Header) {
+	for _, k := range responseHeaders {
+		for _, v := range src.Values(k) {
+			dst.Add(k, v)
+		}
+	}
+}
+
+// isLoopback reports whether a host (or host:port) is a loopback name or
+// address.
+func isLoopback(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
