@@ -21,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/internal/logtest"
 	"github.com/agentflightrecorder/afr/mcpproxy"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/verifier"
@@ -130,37 +131,7 @@ func connect(t testing.TB, cmd *exec.Cmd, opts *mcp.ClientOptions) *mcp.ClientSe
 
 // logEvents verifies the log in dir against its own epoch roots and
 // returns its events.
-func logEvents(t *testing.T, dir string) []*verifier.Event {
-	t.Helper()
-	l, err := recorder.OpenLog(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	as, err := verifier.AnchorsFromLog(l)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := verifier.VerifyLog(context.Background(), l, verifier.AnchorList(as), verifier.Options{Payloads: verifier.PayloadsDigest})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep.Verdict != verifier.Verified {
-		t.Fatalf("verdict %s: %+v", rep.Verdict, rep.Findings)
-	}
-	ix, err := verifier.IndexLog(l, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var evs []*verifier.Event
-	for seq := range uint64(ix.Len()) {
-		ev, ok := ix.Event(seq)
-		if !ok || ev.Payload == nil {
-			t.Fatalf("event %d is not readable", seq)
-		}
-		evs = append(evs, ev)
-	}
-	return evs
-}
+func logEvents(t *testing.T, dir string) []*verifier.Event { return logtest.Events(t, dir) }
 
 // pair is one tools/call as the log holds it.
 type pair struct {

@@ -2,13 +2,13 @@ package otlp_test
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
 
+	"github.com/agentflightrecorder/afr/internal/logtest"
 	"github.com/agentflightrecorder/afr/otlp"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/verifier"
@@ -69,34 +69,7 @@ func (r *receiver) events(t testing.TB) []*verifier.Event {
 	if err := r.rec.Close(); err != nil {
 		t.Fatal(err)
 	}
-	l, err := recorder.OpenLog(r.dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	as, err := verifier.AnchorsFromLog(l)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := verifier.VerifyLog(context.Background(), l, verifier.AnchorList(as), verifier.Options{Payloads: verifier.PayloadsDigest})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep.Verdict != verifier.Verified {
-		t.Fatalf("verdict %s: %+v", rep.Verdict, rep.Findings)
-	}
-	ix, err := verifier.IndexLog(l, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []*verifier.Event
-	for seq := range uint64(ix.Len()) {
-		ev, ok := ix.Event(seq)
-		if !ok || ev.Payload == nil {
-			t.Fatalf("event %d is not readable", seq)
-		}
-		out = append(out, ev)
-	}
-	return out
+	return logtest.Events(t, r.dir)
 }
 
 // ids of the spans of genAITraces.
