@@ -236,7 +236,7 @@ func Run(ctx context.Context, cfg Config, grace time.Duration, ready func(*Daemo
 	var served error
 	select {
 	case <-ctx.Done():
-	case served = <-d.served:
+	case served = <-d.Done():
 		served = fmt.Errorf("serve: %w", served)
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), grace)
