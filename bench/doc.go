@@ -31,7 +31,7 @@
 //     the project (internal/traces) recorded as event JSON: their actions
 //     by category, the per-event cost of the full recorder and of the
 //     baseline on them, and each log's verdict.
-//   - RQ4 (rq4.go), forensics: the incident scenario of specs/afrspec
+//   - RQ4 (rq4.go), forensics: the incident scenario of package world
 //     (RecordIncident) recorded on a chain, the causal chain rebuilt by a
 //     structured query and the grep baselines over the plain JSON log,
 //     scored against the incident's truth.

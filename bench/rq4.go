@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentflightrecorder/afr/specs/afrspec"
 	"github.com/agentflightrecorder/afr/verifier"
+	"github.com/agentflightrecorder/afr/world"
 )
 
 // ChainEvent is one event of the rebuilt causal chain.
@@ -24,18 +24,18 @@ type ChainEvent struct {
 // reconstruction and the grep baselines.
 func rq4(ctx context.Context, r *run) (*Table, error) {
 	r.progress(0, 3, "starting a World on the %s chain", r.cfg.Backend)
-	backend := afrspec.Embedded
+	backend := world.Embedded
 	if r.cfg.Backend == "anvil" {
-		backend = afrspec.Anvil
+		backend = world.Anvil
 	}
 	dir := filepath.Join(r.tmp, "rq4")
-	w, err := afrspec.NewWorld(ctx, afrspec.Config{Backend: backend, EpochSize: 32, Dir: dir})
+	w, err := world.New(ctx, world.Config{Backend: backend, EpochSize: 32, Dir: dir})
 	if err != nil {
 		return nil, err
 	}
 	defer w.Close()
 	r.progress(1, 3, "recording the incident")
-	inc, err := afrspec.RecordIncident(ctx, w)
+	inc, err := world.RecordIncident(ctx, w)
 	if err != nil {
 		return nil, err
 	}
@@ -56,14 +56,14 @@ func rq4(ctx context.Context, r *run) (*Table, error) {
 		return nil, err
 	}
 	t := &Table{ID: "rq4", Title: "RQ4 — forensics: the incident, from the log alone",
-		About: fmt.Sprintf("The incident scenario of specs/afrspec (RecordIncident, also the specs/incident spec): a support agent reads a web page carrying a prompt injection, "+
+		About: fmt.Sprintf("The incident scenario of package world (RecordIncident, also the specs/incident spec): a support agent reads a web page carrying a prompt injection, "+
 			"delegates a \"migration\" to the treasury agent, which tries twice to send the account's funds to the attacker (refused by the policy's PDR, then by the delegation's scope), "+
 			"among %d events of unrelated work — recorded on the %s chain through the PACE account, anchored, and verified against the chain (%s). "+
 			"The investigator starts from the last refused transfer and rebuilds its causal chain from the log alone; the baselines grep the plain JSON log of the same events. "+
 			"Each is scored against the %d events of the incident, known by construction.",
 			inv.Events-len(inc.Truth), r.cfg.Backend, inc.Verification.Verdict, len(inc.Truth))}
 	sec := Section{Title: "Queries (the prompt-injection scenario)", Header: []string{"query", "retrieved", "relevant", "precision", "recall", "paper"}}
-	add := func(s afrspec.Score, paper string) {
+	add := func(s world.Score, paper string) {
 		sec.Rows = append(sec.Rows, []string{s.Query, fmt.Sprint(s.Retrieved), fmt.Sprintf("%d of %d", s.Relevant, s.Truth),
 			fmt.Sprintf("%.3f", s.Precision), fmt.Sprintf("%.3f", s.Recall), paper})
 	}
@@ -97,8 +97,8 @@ func rq4(ctx context.Context, r *run) (*Table, error) {
 		Events      int                   `json:"events"`
 		Truth       []uint64              `json:"incident"`
 		Start       uint64                `json:"start"`
-		Structured  afrspec.Score         `json:"structured"`
-		Grep        []afrspec.Score       `json:"grep"`
+		Structured  world.Score           `json:"structured"`
+		Grep        []world.Score         `json:"grep"`
 		Chain       []ChainEvent          `json:"chain"`
 		Links       []verifier.Link       `json:"links"`
 		Delegations []verifier.Delegation `json:"delegations"`

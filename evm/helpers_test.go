@@ -21,6 +21,7 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/agentflightrecorder/afr/chain/backend/anvil"
+	"github.com/agentflightrecorder/afr/chain/backend/anvil/anviltest"
 )
 
 type compiled struct {
@@ -93,7 +94,7 @@ type chain struct {
 
 func startChain(t testing.TB, opts anvil.Options) *chain {
 	t.Helper()
-	n := anvil.StartT(t, opts)
+	n := anviltest.Start(t, opts)
 	c, err := rpc.Dial(n.URL())
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/agentflightrecorder/afr/chain/backend/anvil"
+	"github.com/agentflightrecorder/afr/chain/backend/anvil/anviltest"
 )
 
 // eraRuntime is runtime code valid under every fork since Frontier: with no
@@ -52,7 +53,7 @@ func TestReplayEveryAnvilHardfork(t *testing.T) {
 		"istanbul", "muirglacier", "berlin", "london", "arrowglacier", "grayglacier", "paris", "shanghai", "cancun", "prague", "osaka"} {
 		t.Run(hf, func(t *testing.T) {
 			t.Parallel()
-			n := anvil.StartT(t, anvil.Options{Hardfork: hf, Accounts: 1})
+			n := anviltest.Start(t, anvil.Options{Hardfork: hf, Accounts: 1})
 			client, err := rpc.Dial(n.URL())
 			if err != nil {
 				t.Fatal(err)

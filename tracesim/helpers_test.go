@@ -26,6 +26,7 @@ import (
 
 	"github.com/agentflightrecorder/afr/calldata"
 	"github.com/agentflightrecorder/afr/chain/backend/anvil"
+	"github.com/agentflightrecorder/afr/chain/backend/anvil/anviltest"
 	"github.com/agentflightrecorder/afr/evm"
 )
 
@@ -203,7 +204,7 @@ type chain struct {
 
 func startChain(t testing.TB) *chain {
 	t.Helper()
-	n := anvil.StartT(t, anvil.Options{Hardfork: anvilHardfork, Accounts: 5})
+	n := anviltest.Start(t, anvil.Options{Hardfork: anvilHardfork, Accounts: 5})
 	c, err := rpc.Dial(n.URL())
 	if err != nil {
 		t.Fatal(err)

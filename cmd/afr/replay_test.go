@@ -20,6 +20,7 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/agentflightrecorder/afr/chain/backend/anvil"
+	"github.com/agentflightrecorder/afr/chain/backend/anvil/anviltest"
 	"github.com/agentflightrecorder/afr/tracesim"
 )
 
@@ -68,7 +69,7 @@ func startTestChain(t testing.TB) *testChain {
 			t.Fatal(err)
 		}
 	}
-	c.node = anvil.StartT(t, anvil.Options{Accounts: 3})
+	c.node = anviltest.Start(t, anvil.Options{Accounts: 3})
 	if c.rpc, err = rpc.Dial(c.node.URL()); err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +305,7 @@ func TestReplayRules(t *testing.T) {
 // closedURL is a loopback URL nothing listens on.
 func closedURL(t *testing.T) string {
 	t.Helper()
-	n := anvil.StartT(t, anvil.Options{})
+	n := anviltest.Start(t, anvil.Options{})
 	url := n.URL()
 	if err := n.Stop(); err != nil {
 		t.Fatal(err)

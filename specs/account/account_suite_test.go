@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/agentflightrecorder/afr/specs/afrspec"
+	"github.com/agentflightrecorder/afr/world"
 )
 
 func TestAccount(t *testing.T) {
@@ -19,5 +20,5 @@ func TestAccount(t *testing.T) {
 var w *afrspec.World
 
 var _ = BeforeSuite(func() {
-	w = afrspec.StartWorld(afrspec.Config{})
+	w = afrspec.StartWorld(world.Config{})
 })

@@ -11,6 +11,7 @@ import (
 	"github.com/agentflightrecorder/afr/pdr"
 	"github.com/agentflightrecorder/afr/specs/afrspec"
 	"github.com/agentflightrecorder/afr/verifier"
+	"github.com/agentflightrecorder/afr/world"
 )
 
 // signedFor has the World's policy signer sign an allowing PDR for call
@@ -18,10 +19,7 @@ import (
 // holding a signed PDR can execute, whatever the log says.
 func signedFor(ctx context.Context, v *afrspec.World, call pdr.Call, eventID common.Hash) pdr.SignedPDR {
 	GinkgoHelper()
-	t, err := v.Pace.NextTerms(ctx, eventID)
-	Expect(err).NotTo(HaveOccurred())
-	t.Decision = pdr.Allow
-	s, err := pdr.SignPDR(v.PolicySigner.Key, pdr.ForCall(v.Domain, call, t))
+	s, err := v.SignUnrecorded(ctx, call, eventID)
 	Expect(err).NotTo(HaveOccurred())
 	return s
 }
@@ -33,7 +31,7 @@ func signedFor(ctx context.Context, v *afrspec.World, call pdr.Call, eventID com
 var _ = Describe("The World's verification checks the account's executions against the log", Ordered, Label("anvil"), func() {
 	var v *afrspec.World
 	var ctx context.Context
-	BeforeAll(func() { v = afrspec.StartWorld(afrspec.Config{}) })
+	BeforeAll(func() { v = afrspec.StartWorld(world.Config{}) })
 	BeforeEach(func() {
 		ctx = context.Background()
 		v.Isolate()
@@ -50,7 +48,7 @@ var _ = Describe("The World's verification checks the account's executions again
 	It("reports an execution whose event id the log never recorded", func() {
 		never := crypto.Keccak256Hash([]byte("an intent that was never recorded"))
 		s := signedFor(ctx, v, v.PingCall(), never)
-		Expect(v.Submit(ctx, v.Agent, &s, v.PingCall()).Succeeded()).To(BeTrue())
+		Expect(v.Submit(ctx, v.Agent(), &s, v.PingCall()).Succeeded()).To(BeTrue())
 		rep := v.MustSealAndVerify(ctx)
 		Expect(rep).To(afrspec.BeIncomplete())
 		Expect(rep).To(afrspec.HaveFinding(verifier.KindExecAfterLog))
@@ -60,7 +58,7 @@ var _ = Describe("The World's verification checks the account's executions again
 	It("reports an execution that differs from the intent recorded under its event id", func() {
 		p := v.MustPropose(ctx, "agent", v.CounterCall(7))
 		s := signedFor(ctx, v, v.CounterCall(8), p.EventID())
-		Expect(v.Submit(ctx, v.Agent, &s, v.CounterCall(8)).Succeeded()).To(BeTrue())
+		Expect(v.Submit(ctx, v.Agent(), &s, v.CounterCall(8)).Succeeded()).To(BeTrue())
 		rep := v.MustSealAndVerify(ctx)
 		Expect(rep).To(afrspec.HaveFinding(verifier.KindExecMismatch))
 		Expect(rep.Report.Verdict).To(Equal(verifier.Tampered))

@@ -6,95 +6,14 @@ import (
 	"math/big"
 	"strings"
 
-	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	gtypes "github.com/onsi/gomega/types"
 
 	"github.com/agentflightrecorder/afr/calldata"
-	"github.com/agentflightrecorder/afr/chain"
+	"github.com/agentflightrecorder/afr/internal/show"
+	"github.com/agentflightrecorder/afr/world"
 )
-
-// ---- balances ----
-
-// holderAddress resolves what specs name a balance holder with: an *Actor,
-// a common.Address or a *common.Address.
-func holderAddress(h any) (common.Address, error) {
-	switch v := h.(type) {
-	case *Actor:
-		if v != nil {
-			return v.Address, nil
-		}
-	case common.Address:
-		return v, nil
-	case *common.Address:
-		if v != nil {
-			return *v, nil
-		}
-	default:
-		return common.Address{}, fmt.Errorf("a balance holder is an *afrspec.Actor or a common.Address, got %T", h)
-	}
-	return common.Address{}, fmt.Errorf("a balance holder is a nil %T", h)
-}
-
-func holderName(reg *calldata.Registry, h any) string {
-	if a, ok := h.(*Actor); ok {
-		return a.String()
-	}
-	addr, _ := holderAddress(h)
-	return nameOf(reg, addr)
-}
-
-// etherBalance reads addr's balance at block (nil: the latest).
-func etherBalance(ctx context.Context, c chain.Client, addr common.Address, block *big.Int) (*big.Int, error) {
-	return c.BalanceAt(ctx, addr, block)
-}
-
-// tokenBalance reads token.balanceOf(holder) at block (nil: the latest) with
-// eth_call.
-func tokenBalance(ctx context.Context, c chain.Client, token, holder common.Address, block *big.Int) (*big.Int, error) {
-	data, err := standardABI.Pack("balanceOf", holder)
-	if err != nil {
-		return nil, err
-	}
-	out, err := c.CallContract(ctx, ethereum.CallMsg{To: &token, Data: data}, block)
-	if err != nil {
-		return nil, fmt.Errorf("balanceOf(%s) on %s: %w", holder.Hex(), token.Hex(), err)
-	}
-	vals, err := standardABI.Unpack("balanceOf", out)
-	if err != nil {
-		return nil, fmt.Errorf("balanceOf(%s) on %s returned %d bytes, not a uint256 (is it an ERC-20 token?): %w", holder.Hex(), token.Hex(), len(out), err)
-	}
-	return vals[0].(*big.Int), nil
-}
-
-var standardABI = mustABI(erc20JSON)
-
-// Balances returns the ether balances (wei) of holders (*Actor or
-// common.Address) at the latest block.
-func (w *World) Balances(ctx context.Context, holders ...any) ([]*big.Int, error) {
-	return w.balances(holders, func(a common.Address) (*big.Int, error) { return etherBalance(ctx, w.Client, a, nil) })
-}
-
-// TokenBalances returns the ERC-20 balances of holders (*Actor or
-// common.Address) in token at the latest block.
-func (w *World) TokenBalances(ctx context.Context, token common.Address, holders ...any) ([]*big.Int, error) {
-	return w.balances(holders, func(a common.Address) (*big.Int, error) { return tokenBalance(ctx, w.Client, token, a, nil) })
-}
-
-func (w *World) balances(holders []any, read func(common.Address) (*big.Int, error)) ([]*big.Int, error) {
-	out := make([]*big.Int, len(holders))
-	for i, h := range holders {
-		a, err := holderAddress(h)
-		if err != nil {
-			return nil, fmt.Errorf("afrspec: holder %d: %w", i, err)
-		}
-		if out[i], err = read(a); err != nil {
-			return nil, fmt.Errorf("afrspec: balance of %s: %w", holderName(w.Registry, h), err)
-		}
-	}
-	return out, nil
-}
 
 // ---- ChangeEtherBalances, ChangeTokenBalances ----
 
@@ -123,10 +42,10 @@ type balanceMatcher struct {
 }
 
 // ChangeEtherBalances succeeds when the transaction changed the ether
-// balance of each holder (*Actor or common.Address) by the matching delta
+// balance of each holder (*world.Actor or common.Address) by the matching delta
 // in wei (an integer, *big.Int or Gomega matcher; negative for a loss), as
 // changeEtherBalances of hardhat-chai-matchers. The sender's fee is left
-// out unless IncludeFee is given. The actual value is a *TxResult of a
+// out unless IncludeFee is given. The actual value is a *world.TxResult of a
 // World: balances are read at the transaction's block and the one before
 // (each transaction of a World is mined in a block of its own); a call
 // refused in simulation changed nothing.
@@ -148,7 +67,7 @@ func ChangeEtherBalance(holder any, delta any, opts ...BalanceOption) gtypes.Gom
 // ChangeTokenBalances succeeds when the transaction changed the ERC-20
 // balance (balanceOf) of each holder in token by the matching delta, as
 // changeTokenBalances of hardhat-chai-matchers. The actual value is a
-// *TxResult of a World (see ChangeEtherBalances).
+// *world.TxResult of a World (see ChangeEtherBalances).
 func ChangeTokenBalances(token common.Address, holders []any, deltas []any) gtypes.GomegaMatcher {
 	return &balanceMatcher{matcher: "ChangeTokenBalances", token: &token, holders: holders, deltas: deltas}
 }
@@ -161,7 +80,7 @@ func ChangeTokenBalance(token common.Address, holder any, delta any) gtypes.Gome
 }
 
 func (m *balanceMatcher) Match(actual any) (bool, error) {
-	r, ok := actual.(*TxResult)
+	r, ok := actual.(*world.TxResult)
 	if !ok || r == nil {
 		return false, fmt.Errorf("%s expects the *afrspec.TxResult of a World's transaction, got %T", m.matcher, actual)
 	}
@@ -173,7 +92,7 @@ func (m *balanceMatcher) Match(actual any) (bool, error) {
 	}
 	addrs := make([]common.Address, len(m.holders))
 	for i, h := range m.holders {
-		a, err := holderAddress(h)
+		a, err := world.HolderAddress(h)
 		if err != nil {
 			return false, fmt.Errorf("%s: holder %d: %w", m.matcher, i, err)
 		}
@@ -204,9 +123,9 @@ func (m *balanceMatcher) Match(actual any) (bool, error) {
 }
 
 // read sets m.got to the balance changes across the result's block.
-func (m *balanceMatcher) read(r *TxResult, addrs []common.Address) error {
+func (m *balanceMatcher) read(r *world.TxResult, addrs []common.Address) error {
 	if r.Client == nil {
-		return fmt.Errorf("%s: the *TxResult has no Client to read balances with (results of World.Send and World.Submit have one)", m.matcher)
+		return fmt.Errorf("%s: the *world.TxResult has no Client to read balances with (results of World.Send and World.Submit have one)", m.matcher)
 	}
 	ctx := context.Background()
 	rc := r.Receipt
@@ -227,9 +146,9 @@ func (m *balanceMatcher) read(r *TxResult, addrs []common.Address) error {
 	before := new(big.Int).Sub(rc.BlockNumber, big.NewInt(1))
 	read := func(a common.Address, at *big.Int) (*big.Int, error) {
 		if m.token != nil {
-			return tokenBalance(ctx, r.Client, *m.token, a, at)
+			return world.TokenBalance(ctx, r.Client, *m.token, a, at)
 		}
-		return etherBalance(ctx, r.Client, a, at)
+		return r.Client.BalanceAt(ctx, a, at)
 	}
 	for i, a := range addrs {
 		b0, err := read(a, before)
@@ -262,7 +181,7 @@ func txFee(rc *types.Receipt) *big.Int {
 
 func (m *balanceMatcher) what() string {
 	if m.token != nil {
-		return "balance in token " + nameOf(m.reg, *m.token)
+		return "balance in token " + show.Address(m.reg, *m.token)
 	}
 	return "ether balance"
 }
@@ -270,7 +189,7 @@ func (m *balanceMatcher) what() string {
 func (m *balanceMatcher) FailureMessage(any) string {
 	var b strings.Builder
 	i := m.bad
-	fmt.Fprintf(&b, "Expected the %s of %s to change by %s, but it changed by %s%s", m.what(), holderName(m.reg, m.holders[i]),
+	fmt.Fprintf(&b, "Expected the %s of %s to change by %s, but it changed by %s%s", m.what(), world.HolderName(m.reg, m.holders[i]),
 		describeWant(m.deltas[i]), m.got[i], m.outcome)
 	if m.fee != nil {
 		if m.includeFee {
@@ -281,7 +200,7 @@ func (m *balanceMatcher) FailureMessage(any) string {
 	}
 	b.WriteString("\n  changes:")
 	for j, h := range m.holders {
-		fmt.Fprintf(&b, "\n    - %s: %s (expected %s)", holderName(m.reg, h), m.got[j], describeWant(m.deltas[j]))
+		fmt.Fprintf(&b, "\n    - %s: %s (expected %s)", world.HolderName(m.reg, h), m.got[j], describeWant(m.deltas[j]))
 	}
 	return b.String()
 }
@@ -289,7 +208,7 @@ func (m *balanceMatcher) FailureMessage(any) string {
 func (m *balanceMatcher) NegatedFailureMessage(any) string {
 	parts := make([]string, len(m.holders))
 	for j, h := range m.holders {
-		parts[j] = fmt.Sprintf("%s by %s", holderName(m.reg, h), m.got[j])
+		parts[j] = fmt.Sprintf("%s by %s", world.HolderName(m.reg, h), m.got[j])
 	}
 	return fmt.Sprintf("Expected the %s changes not to be as given, but they are: %s", m.what(), strings.Join(parts, ", "))
 }

@@ -14,8 +14,9 @@ import (
 	"github.com/agentflightrecorder/afr/calldata"
 	"github.com/agentflightrecorder/afr/chain"
 	"github.com/agentflightrecorder/afr/format"
-	"github.com/agentflightrecorder/afr/pdr"
+	"github.com/agentflightrecorder/afr/internal/show"
 	"github.com/agentflightrecorder/afr/tracesim"
+	"github.com/agentflightrecorder/afr/world"
 )
 
 // ---- what the revert and event matchers decode with ----
@@ -32,7 +33,7 @@ type known struct {
 
 func knownOf(reg *calldata.Registry, what string) *known {
 	k := &known{what: what, world: reg != nil, inputs: map[string][]abi.Arguments{}, byName: map[string][]string{}}
-	for _, rg := range registries(reg) {
+	for _, rg := range world.Decoders(reg) {
 		for _, cn := range rg.Names() {
 			c, _ := rg.Contract(cn)
 			add := func(name string, in abi.Arguments) {
@@ -53,7 +54,7 @@ func knownOf(reg *calldata.Registry, what string) *known {
 		}
 	}
 	if what == "error" {
-		k.inputs["Error"], k.inputs["Panic"] = []abi.Arguments{stringArgs}, []abi.Arguments{uintArgs}
+		k.inputs["Error"], k.inputs["Panic"] = []abi.Arguments{world.ErrorArgs}, []abi.Arguments{world.PanicArgs}
 	}
 	return k
 }
@@ -74,7 +75,7 @@ func (k *known) check(matcher, name string, nargs int) error {
 	if !ok {
 		who := "no contract known to this World"
 		if !k.world {
-			who = "no contract known without a World (AFR's own and the standard ERC-20/721; pass the *TxResult of World.Send to decode the World's contracts)"
+			who = "no contract known without a World (AFR's own and the standard ERC-20/721; pass the *world.TxResult of World.Send to decode the World's contracts)"
 		}
 		return fmt.Errorf("%s: %s has an %s named %q (known: %s)", matcher, who, k.what, name, k.list())
 	}
@@ -117,13 +118,13 @@ type revertSubject struct {
 	at       *common.Address
 }
 
-// revertOf extracts revert data from what a spec holds: a *TxResult, an
+// revertOf extracts revert data from what a spec holds: a *world.TxResult, an
 // error carrying revert data, or the raw bytes.
 func revertOf(matcher string, actual any) (revertSubject, error) {
 	switch a := actual.(type) {
-	case *TxResult:
+	case *world.TxResult:
 		if a == nil {
-			return revertSubject{}, fmt.Errorf("%s: got a nil *TxResult", matcher)
+			return revertSubject{}, fmt.Errorf("%s: got a nil *world.TxResult", matcher)
 		}
 		s := revertSubject{reg: a.Registry, at: &a.To, reverted: a.Reverted, data: a.RevertData}
 		if !a.Reverted {
@@ -152,7 +153,7 @@ type revertMatcher struct {
 	args    []any
 	// set by Match for the messages
 	subj   revertSubject
-	got    *DecodedRevert
+	got    *world.DecodedRevert
 	argIdx int // first mismatching argument, or -1
 }
 
@@ -163,7 +164,7 @@ type revertMatcher struct {
 // "Panic" for panics — and, for each given argument, a decoded argument
 // equal to it (integers compare by value, addresses and hashes also as hex
 // strings) or matched by it when it is a Gomega matcher. Fewer arguments
-// than the error has check a prefix. The actual value is a *TxResult (its
+// than the error has check a prefix. The actual value is a *world.TxResult (its
 // World's registry decodes), an error carrying revert data, or the revert
 // data itself (both decoded with AFR's own contracts only).
 func RevertWith(name string, args ...any) gtypes.GomegaMatcher {
@@ -194,7 +195,7 @@ func (m *revertMatcher) Match(actual any) (bool, error) {
 	if !subj.reverted {
 		return false, nil
 	}
-	m.got = decodeRevert(subj.reg, subj.data, subj.at)
+	m.got = world.DecodeRevertWith(subj.reg, subj.data, subj.at)
 	if m.name == "" {
 		return true, nil
 	}
@@ -236,7 +237,7 @@ func (m *revertMatcher) FailureMessage(any) string {
 		return fmt.Sprintf("Expected a revert with %s, but it reverted with %s", m.expected(), m.got.Qualified())
 	}
 	i := m.argIdx
-	got := formatArg(m.got.Args[i])
+	got := show.Arg(m.got.Args[i])
 	if m.got.Name == "Panic" {
 		got = fmt.Sprintf("0x%x", m.got.Args[i])
 	}
@@ -264,109 +265,6 @@ type Fields map[string]any
 // hardhat-chai-matchers); fewer than the event has check a prefix.
 type Args []any
 
-// DecodedEvent is one log decoded by the harness.
-type DecodedEvent struct {
-	Name string
-	// Contract is the contract whose ABI defines the event (the one bound
-	// to the emitter when several do).
-	Contract string
-	Address  common.Address
-	// Args are the event's arguments in order (an indexed string, bytes,
-	// array or tuple is its topic hash); Fields has them by name.
-	Args   []any
-	Fields Fields
-	order  []string
-}
-
-func (e DecodedEvent) String() string {
-	parts := make([]string, 0, len(e.order))
-	for _, k := range e.order {
-		parts = append(parts, k+"="+formatArg(e.Fields[k]))
-	}
-	name := e.Name
-	if e.Contract != "" {
-		name = e.Contract + "." + name
-	}
-	return fmt.Sprintf("%s(%s)", name, strings.Join(parts, ", "))
-}
-
-// DecodeLog decodes a log without a World: events of AFR's contracts and
-// the standard ERC-20/721 events. Executed events also get the fields
-// packed in their call word: target, selector, success (pdr.ParseExecuted).
-// Results of World.Send decode with the World's registry (TxResult.Events).
-func DecodeLog(l *types.Log) (DecodedEvent, bool) { return decodeLog(nil, l) }
-
-// Events decodes the logs of the result's transaction with the registry of
-// the World that produced it; logs no known contract defines are left out.
-func (r *TxResult) Events() []DecodedEvent {
-	if r == nil || r.Receipt == nil {
-		return nil
-	}
-	var out []DecodedEvent
-	for _, l := range r.Receipt.Logs {
-		if ev, ok := decodeLog(r.Registry, l); ok {
-			out = append(out, ev)
-		}
-	}
-	return out
-}
-
-func decodeLog(reg *calldata.Registry, l *types.Log) (DecodedEvent, bool) {
-	if len(l.Topics) == 0 {
-		return DecodedEvent{}, false
-	}
-	for _, rg := range registries(reg) {
-		for _, d := range rg.Events(l.Topics[0], l.Address) {
-			if ev, ok := decodeWith(d.Contract, d.Event, l); ok {
-				return ev, true
-			}
-		}
-	}
-	return DecodedEvent{}, false
-}
-
-func decodeWith(contract string, e abi.Event, l *types.Log) (DecodedEvent, bool) {
-	nonIdx := e.Inputs.NonIndexed()
-	vals, err := nonIdx.Unpack(l.Data)
-	if err != nil || len(e.Inputs)-len(nonIdx) != len(l.Topics)-1 {
-		return DecodedEvent{}, false
-	}
-	ev := DecodedEvent{Name: e.RawName, Contract: contract, Address: l.Address, Fields: Fields{}}
-	ti, vi := 1, 0
-	for i, in := range e.Inputs {
-		var v any
-		if in.Indexed {
-			t := l.Topics[ti]
-			ti++
-			switch in.Type.T {
-			case abi.StringTy, abi.BytesTy, abi.SliceTy, abi.ArrayTy, abi.TupleTy:
-				v = [32]byte(t) // only the hash is in the topic
-			default:
-				tv, err := abi.Arguments{{Type: in.Type}}.Unpack(t[:])
-				if err != nil {
-					return DecodedEvent{}, false
-				}
-				v = tv[0]
-			}
-		} else {
-			v = vals[vi]
-			vi++
-		}
-		name := in.Name
-		if name == "" {
-			name = fmt.Sprintf("arg%d", i)
-		}
-		ev.Args, ev.Fields[name], ev.order = append(ev.Args, v), v, append(ev.order, name)
-	}
-	if contract == "PaceSmartAccount" && e.RawName == "Executed" {
-		if x, err := pdr.ParseExecuted(l); err == nil {
-			ev.Fields["target"], ev.Fields["selector"], ev.Fields["success"] = x.Target, x.Selector, x.Success
-			ev.order = append(ev.order, "target", "selector", "success")
-		}
-	}
-	return ev, true
-}
-
 type emitMatcher struct {
 	matcher string
 	name    string
@@ -377,7 +275,7 @@ type emitMatcher struct {
 	// for messages
 	outcome string
 	reg     *calldata.Registry
-	seen    []DecodedEvent
+	seen    []world.DecodedEvent
 	unknown int // logs no known contract defines
 	why     string
 }
@@ -388,7 +286,7 @@ type emitMatcher struct {
 // that match. Arguments are given by position in Args{…} (as withArgs),
 // by name as name, value pairs or in a Fields{…} map, or both; values are
 // compared as in RevertWith, or matched by Gomega matchers. The actual
-// value is a *TxResult (decoded with its World's registry) or a
+// value is a *world.TxResult (decoded with its World's registry) or a
 // *types.Receipt (AFR's contracts and the standard events only).
 func EmitEvent(name string, args ...any) gtypes.GomegaMatcher {
 	m := &emitMatcher{matcher: "EmitEvent", name: name}
@@ -440,9 +338,9 @@ type eventSubject struct {
 
 func receiptOf(actual any) (eventSubject, error) {
 	switch a := actual.(type) {
-	case *TxResult:
+	case *world.TxResult:
 		if a == nil {
-			return eventSubject{}, errors.New("got a nil *TxResult")
+			return eventSubject{}, errors.New("got a nil *world.TxResult")
 		}
 		s := eventSubject{reg: a.Registry}
 		switch {
@@ -482,7 +380,7 @@ func (m *emitMatcher) Match(actual any) (bool, error) {
 		return false, nil
 	}
 	for _, l := range subj.rc.Logs {
-		if ev, ok := decodeLog(subj.reg, l); ok {
+		if ev, ok := world.DecodeLogWith(subj.reg, l); ok {
 			m.seen = append(m.seen, ev)
 		} else {
 			m.unknown++
@@ -494,7 +392,7 @@ func (m *emitMatcher) Match(actual any) (bool, error) {
 		}
 		if m.from != nil && ev.Address != *m.from {
 			if m.why == "" {
-				m.why = fmt.Sprintf("emitted by %s, not by %s", nameOf(m.reg, ev.Address), nameOf(m.reg, *m.from))
+				m.why = fmt.Sprintf("emitted by %s, not by %s", show.Address(m.reg, ev.Address), show.Address(m.reg, *m.from))
 			}
 			continue
 		}
@@ -510,7 +408,7 @@ func (m *emitMatcher) Match(actual any) (bool, error) {
 	return false, nil
 }
 
-func (m *emitMatcher) argsMatch(ev DecodedEvent) (bool, string, error) {
+func (m *emitMatcher) argsMatch(ev world.DecodedEvent) (bool, string, error) {
 	for i, want := range m.pos {
 		if i >= len(ev.Args) {
 			return false, "", fmt.Errorf("%s: %s has %d argument(s), %d given", m.matcher, ev, len(ev.Args), len(m.pos))
@@ -520,21 +418,21 @@ func (m *emitMatcher) argsMatch(ev DecodedEvent) (bool, string, error) {
 			return false, "", err
 		}
 		if !ok {
-			return false, fmt.Sprintf("argument %d (%s) is %s, expected %s", i, ev.order[i], formatArg(ev.Args[i]), describeWant(want)), nil
+			return false, fmt.Sprintf("argument %d (%s) is %s, expected %s", i, ev.Names[i], show.Arg(ev.Args[i]), describeWant(want)), nil
 		}
 	}
 	for i := 0; i < len(m.fields); i += 2 {
 		k := m.fields[i].(string)
 		got, present := ev.Fields[k]
 		if !present {
-			return false, "", fmt.Errorf("%s: %s has no field %q (fields: %s)", m.matcher, ev.Name, k, strings.Join(ev.order, ", "))
+			return false, "", fmt.Errorf("%s: %s has no field %q (fields: %s)", m.matcher, ev.Name, k, strings.Join(ev.Names, ", "))
 		}
 		ok, err := argMatches(m.fields[i+1], got)
 		if err != nil {
 			return false, "", err
 		}
 		if !ok {
-			return false, fmt.Sprintf("field %s is %s, expected %s", k, formatArg(got), describeWant(m.fields[i+1])), nil
+			return false, fmt.Sprintf("field %s is %s, expected %s", k, show.Arg(got), describeWant(m.fields[i+1])), nil
 		}
 	}
 	return true, "", nil
@@ -550,7 +448,7 @@ func (m *emitMatcher) expected() string {
 	}
 	s := fmt.Sprintf("%s(%s)", m.name, strings.Join(parts, ", "))
 	if m.from != nil {
-		s += " from " + nameOf(m.reg, *m.from)
+		s += " from " + show.Address(m.reg, *m.from)
 	}
 	return s
 }
@@ -561,7 +459,7 @@ func (m *emitMatcher) FailureMessage(any) string {
 	}
 	var seen []string
 	for _, ev := range m.seen {
-		seen = append(seen, fmt.Sprintf("\n    - %s emitted by %s", ev, nameOf(m.reg, ev.Address)))
+		seen = append(seen, fmt.Sprintf("\n    - %s emitted by %s", ev, show.Address(m.reg, ev.Address)))
 	}
 	if m.unknown > 0 {
 		seen = append(seen, fmt.Sprintf("\n    - %d log(s) no known contract defines", m.unknown))
@@ -590,7 +488,7 @@ type gasMatcher struct {
 
 // UseGasAtMost succeeds when the transaction used at most n gas (whole
 // transaction: intrinsic and calldata included). The actual value is a
-// *TxResult, a *types.Receipt or a gas figure (uint64).
+// *world.TxResult, a *types.Receipt or a gas figure (uint64).
 func UseGasAtMost(n uint64) gtypes.GomegaMatcher { return &gasMatcher{max: n} }
 
 func (m *gasMatcher) Match(actual any) (bool, error) {
@@ -602,7 +500,7 @@ func (m *gasMatcher) Match(actual any) (bool, error) {
 			return false, errors.New("UseGasAtMost: got a nil *types.Receipt")
 		}
 		m.used, m.desc = a.GasUsed, "transaction "+a.TxHash.Hex()
-	case *TxResult:
+	case *world.TxResult:
 		if a == nil || a.Receipt == nil {
 			return false, fmt.Errorf("UseGasAtMost: no mined transaction to measure: %s", a)
 		}
@@ -615,11 +513,11 @@ func (m *gasMatcher) Match(actual any) (bool, error) {
 
 func (m *gasMatcher) FailureMessage(any) string {
 	over := m.used - m.max
-	return fmt.Sprintf("Expected at most %s gas, but %s used %s (%s over, +%.2f%%)", commas(m.max), m.desc, commas(m.used), commas(over), 100*float64(over)/float64(m.max))
+	return fmt.Sprintf("Expected at most %s gas, but %s used %s (%s over, +%.2f%%)", show.Commas(m.max), m.desc, show.Commas(m.used), show.Commas(over), 100*float64(over)/float64(m.max))
 }
 
 func (m *gasMatcher) NegatedFailureMessage(any) string {
-	return fmt.Sprintf("Expected more than %s gas, but %s used %s", commas(m.max), m.desc, commas(m.used))
+	return fmt.Sprintf("Expected more than %s gas, but %s used %s", show.Commas(m.max), m.desc, show.Commas(m.used))
 }
 
 // ---- MatchIntent ----

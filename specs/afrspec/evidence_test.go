@@ -9,16 +9,17 @@ import (
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/specs/afrspec"
 	"github.com/agentflightrecorder/afr/tracesim"
+	"github.com/agentflightrecorder/afr/world"
 )
 
 var _ = Describe("Evidence of any transaction", Label("anvil"), func() {
 	var w *afrspec.World
-	BeforeEach(func() { w = afrspec.StartWorld(afrspec.Config{}) })
+	BeforeEach(func() { w = afrspec.StartWorld(world.Config{}) })
 
 	It("replays a plain transaction on the World's backend and records it as intent and outcome", func(ctx SpecContext) {
-		counter, err := afrspec.TargetArtifact("Counter")
+		counter, err := world.TargetArtifact("Counter")
 		Expect(err).NotTo(HaveOccurred())
-		res := w.Send(ctx, w.Attacker, w.Counter, big.NewInt(7), counter.Pack("bump", big.NewInt(5)))
+		res := w.Send(ctx, w.Attacker(), w.Counter(), big.NewInt(7), counter.Pack("bump", big.NewInt(5)))
 		Expect(res.Succeeded()).To(BeTrue(), "%s", res)
 
 		r, err := w.Replay(ctx, res.Receipt.TxHash)
@@ -31,7 +32,7 @@ var _ = Describe("Evidence of any transaction", Label("anvil"), func() {
 		ev, err := w.RecordTx(ctx, "attacker", res)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(ev.Outcome.Seq).To(Equal(ev.Intent.Seq + 1))
-		reverted := w.Send(ctx, w.Attacker, w.Counter, nil, counter.Pack("fail", big.NewInt(3)))
+		reverted := w.Send(ctx, w.Attacker(), w.Counter(), nil, counter.Pack("fail", big.NewInt(3)))
 		Expect(reverted.Reverted).To(BeTrue())
 		refused, err := w.RecordTx(ctx, "attacker", reverted, ev.Outcome.Seq)
 		Expect(err).NotTo(HaveOccurred())

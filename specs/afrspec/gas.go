@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentflightrecorder/afr/internal/show"
 	gtypes "github.com/onsi/gomega/types"
 )
 
@@ -74,7 +75,7 @@ func (t Tolerance) String() string {
 	if t.Percent > 0 {
 		return strconv.FormatFloat(t.Percent, 'f', -1, 64) + "%"
 	}
-	return commas(t.Gas) + " gas"
+	return show.Commas(t.Gas) + " gas"
 }
 
 func (t Tolerance) allows(old uint64, delta int64) bool {
@@ -155,10 +156,10 @@ func GasTable(rows []GasRow) string {
 	for _, r := range rows {
 		old, cur, delta, pct := "-", "-", "-", "-"
 		if r.Old > 0 {
-			old = commas(r.Old)
+			old = show.Commas(r.Old)
 		}
 		if r.New > 0 {
-			cur = commas(r.New)
+			cur = show.Commas(r.New)
 		}
 		if r.Old > 0 && r.New > 0 {
 			d := int64(r.New) - int64(r.Old)
@@ -170,7 +171,7 @@ func GasTable(rows []GasRow) string {
 			if ad < 0 {
 				ad = -ad
 			}
-			delta = sign + commas(uint64(ad))
+			delta = sign + show.Commas(uint64(ad))
 			pct = fmt.Sprintf("%+.2f%%", 100*float64(d)/float64(r.Old))
 		}
 		cells = append(cells, []string{r.Name, old, cur, delta, pct, r.Status})

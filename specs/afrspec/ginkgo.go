@@ -2,6 +2,7 @@ package afrspec
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"time"
@@ -12,7 +13,27 @@ import (
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/pdr"
 	"github.com/agentflightrecorder/afr/recorder"
+	"github.com/agentflightrecorder/afr/world"
 )
+
+var backendFlag = flag.String("afr.backend", "", "chain backend of afrspec Worlds: embedded, anvil or fork (default $"+world.EnvBackend+", else embedded)")
+
+// SelectedBackend returns the backend chosen by the -afr.backend flag, else
+// $AFR_BACKEND, else world.Embedded.
+func SelectedBackend() world.Backend {
+	if *backendFlag != "" {
+		return world.Backend(*backendFlag)
+	}
+	return world.SelectedBackend()
+}
+
+// World is a world.World inside a Ginkgo suite: every method of
+// world.World, plus Isolate and the Must… forms that fail the spec on
+// error.
+type World struct {
+	*world.World
+	base *world.Snapshot // the state Isolate returns to
+}
 
 // StartWorld creates a World inside a Ginkgo node (BeforeSuite,
 // BeforeAll, BeforeEach or It), fails the spec if it cannot, and closes it
@@ -20,8 +41,11 @@ import (
 // fails or the run is interrupted. Progress goes to ginkgo.GinkgoWriter.
 // Built in BeforeSuite or BeforeAll, with Isolate in a BeforeEach, one World
 // serves a whole suite; built in BeforeEach, each spec gets a fresh chain.
-func StartWorld(cfg Config) *World {
+func StartWorld(cfg world.Config) *World {
 	ginkgo.GinkgoHelper()
+	if cfg.Backend == "" {
+		cfg.Backend = SelectedBackend()
+	}
 	if cfg.Logf == nil {
 		cfg.Logf = func(format string, args ...any) { fmt.Fprintf(ginkgo.GinkgoWriter, format+"\n", args...) }
 	}
@@ -30,26 +54,26 @@ func StartWorld(cfg Config) *World {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	w, err := NewWorld(ctx, cfg)
+	w, err := world.New(ctx, cfg)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "starting an afrspec World")
 	ginkgo.DeferCleanup(func() {
 		gomega.Expect(w.Close()).To(gomega.Succeed(), "closing the afrspec World")
 	})
-	return w
+	return &World{World: w}
 }
 
 // Isolate makes the current spec leave the World as it found it: called in
 // a BeforeEach of a suite whose World is built once (BeforeSuite or
 // BeforeAll, contracts of the suite deployed there too), it reverts the
 // World with ginkgo.DeferCleanup when the spec ends — chain, log, anchors,
-// the log's clock, salts and policy (see World.Revert) — so every spec
+// the log's clock, salts and policy (see world.World.Revert) — so every spec
 // starts from the same state, in any order, without deploying anything
 // again. The state it returns to is saved at its first call; call it
 // before anything else of the spec changes the World:
 //
 //	var w *afrspec.World
 //	BeforeAll(func(ctx SpecContext) {
-//		w = afrspec.StartWorld(afrspec.Config{})
+//		w = afrspec.StartWorld(world.Config{})
 //		// deploy the suite's contracts, w.SetPolicy(…)
 //	})
 //	BeforeEach(func() { w.Isolate() })
@@ -71,7 +95,7 @@ func (w *World) Isolate() {
 }
 
 // MustPropose is Propose that fails the spec on error.
-func (w *World) MustPropose(ctx context.Context, agent string, call pdr.Call, parents ...uint64) *Proposal {
+func (w *World) MustPropose(ctx context.Context, agent string, call pdr.Call, parents ...uint64) *world.Proposal {
 	ginkgo.GinkgoHelper()
 	p, err := w.Propose(ctx, agent, call, parents...)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "proposing %x to %s", call.Selector(), call.Target)
@@ -79,7 +103,7 @@ func (w *World) MustPropose(ctx context.Context, agent string, call pdr.Call, pa
 }
 
 // MustRecordOutcome is RecordOutcome that fails the spec on error.
-func (w *World) MustRecordOutcome(ctx context.Context, p *Proposal, res *TxResult, parents ...uint64) recorder.Receipt {
+func (w *World) MustRecordOutcome(ctx context.Context, p *world.Proposal, res *world.TxResult, parents ...uint64) recorder.Receipt {
 	ginkgo.GinkgoHelper()
 	rc, err := w.RecordOutcome(ctx, p, res, parents...)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "recording the outcome")
@@ -96,7 +120,7 @@ func (w *World) MustRecord(ctx context.Context, ev format.Event) recorder.Receip
 
 // MustSealAndVerify seals, anchors and verifies the World's log, failing
 // the spec if any step cannot run (the verdict is for the spec to judge).
-func (w *World) MustSealAndVerify(ctx context.Context) *Verification {
+func (w *World) MustSealAndVerify(ctx context.Context) *world.Verification {
 	ginkgo.GinkgoHelper()
 	rep, err := w.SealAndVerify(ctx)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "sealing, anchoring and verifying the log")
@@ -104,7 +128,7 @@ func (w *World) MustSealAndVerify(ctx context.Context) *Verification {
 }
 
 // MustIndex builds the forensic index of the log, failing the spec on error.
-func (w *World) MustIndex() *Index {
+func (w *World) MustIndex() *world.Index {
 	ginkgo.GinkgoHelper()
 	ix, err := w.Index()
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "indexing the log")

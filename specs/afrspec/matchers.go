@@ -9,31 +9,33 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/onsi/gomega/types"
 
+	"github.com/agentflightrecorder/afr/internal/show"
 	"github.com/agentflightrecorder/afr/verifier"
+	"github.com/agentflightrecorder/afr/world"
 )
 
 // ---- verification matchers ----
 
 // reportOf accepts what specs hold after a verification.
-func reportOf(actual any) (*Verification, error) {
+func reportOf(actual any) (*world.Verification, error) {
 	switch r := actual.(type) {
-	case *Verification:
+	case *world.Verification:
 		if r != nil && r.Report != nil {
 			return r, nil
 		}
-	case Verification:
+	case world.Verification:
 		if r.Report != nil {
 			return &r, nil
 		}
 	case *verifier.Report:
 		if r != nil {
-			return &Verification{Report: r}, nil
+			return &world.Verification{Report: r}, nil
 		}
 	case verifier.Report:
-		return &Verification{Report: &r}, nil
+		return &world.Verification{Report: &r}, nil
 	case *verifier.BundleReport:
 		if r != nil {
-			return &Verification{Report: &r.Report}, nil
+			return &world.Verification{Report: &r.Report}, nil
 		}
 	default:
 		return nil, fmt.Errorf("expected a verification report (*afrspec.Verification, *verifier.Report or *verifier.BundleReport), got %T", actual)
@@ -107,7 +109,7 @@ type tamperedAtMatcher struct {
 // World.Verify and World.VerifyImage carry it).
 func BeTamperedAt(seq uint64) types.GomegaMatcher { return &tamperedAtMatcher{seq: seq} }
 
-func (m *tamperedAtMatcher) locates(r *Verification, f verifier.Finding) bool {
+func (m *tamperedAtMatcher) locates(r *world.Verification, f verifier.Finding) bool {
 	if f.Class != verifier.ClassTampered {
 		return false
 	}
@@ -115,7 +117,7 @@ func (m *tamperedAtMatcher) locates(r *Verification, f verifier.Finding) bool {
 		return true
 	}
 	if f.Epoch != nil {
-		t, ok := r.epochOf(m.seq)
+		t, ok := r.EpochOf(m.seq)
 		return ok && t == *f.Epoch
 	}
 	return false
@@ -140,7 +142,7 @@ func (m *tamperedAtMatcher) Match(actual any) (bool, error) {
 func (m *tamperedAtMatcher) FailureMessage(actual any) string {
 	r, _ := reportOf(actual)
 	where := fmt.Sprintf("event %d", m.seq)
-	if t, ok := r.epochOf(m.seq); ok {
+	if t, ok := r.EpochOf(m.seq); ok {
 		where += fmt.Sprintf(" (epoch %d)", t)
 	} else if len(r.Spans) == 0 {
 		where += " (no epoch layout: findings naming only an epoch cannot be placed; verify through World.Verify or World.VerifyImage)"
@@ -207,7 +209,7 @@ func argMatches(want, got any) (bool, error) {
 	}
 	switch w := want.(type) {
 	case string:
-		return strings.EqualFold(w, formatArg(got)), nil
+		return strings.EqualFold(w, show.Arg(got)), nil
 	case common.Hash:
 		want = [32]byte(w)
 	case *common.Address:
@@ -258,5 +260,5 @@ func describeWant(want any) string {
 	if m, ok := want.(types.GomegaMatcher); ok {
 		return fmt.Sprintf("<matcher %T>", m)
 	}
-	return formatArg(want)
+	return show.Arg(want)
 }

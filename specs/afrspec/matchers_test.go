@@ -17,6 +17,7 @@ import (
 	"github.com/agentflightrecorder/afr/specs/afrspec"
 	"github.com/agentflightrecorder/afr/verifier"
 	"github.com/agentflightrecorder/afr/verifier/onchain"
+	"github.com/agentflightrecorder/afr/world"
 )
 
 // failureOf runs a deliberately broken expectation and returns the failure
@@ -43,7 +44,7 @@ var _ = Describe("Matchers fail with a message that names the cause", func() {
 
 		It("passes on the right error and arguments (values or matchers)", func() {
 			Expect(nonce()).To(afrspec.RevertWith("InvalidNonce", 1, BeNumerically("<", 1)))
-			Expect(&afrspec.TxResult{Reverted: true, RevertData: nonce()}).To(afrspec.RevertWith("InvalidNonce"))
+			Expect(&world.TxResult{Reverted: true, RevertData: nonce()}).To(afrspec.RevertWith("InvalidNonce"))
 		})
 		It("names the error actually raised when it is another one", func() {
 			msg := failureOf(func() { Expect(nonce()).To(afrspec.RevertWith("PDRExpired")) })
@@ -55,7 +56,7 @@ var _ = Describe("Matchers fail with a message that names the cause", func() {
 		})
 		It("says when the call did not revert at all", func() {
 			rc := &types.Receipt{Status: 1, TxHash: common.HexToHash("0xabc"), BlockNumber: big.NewInt(7), GasUsed: 39_657}
-			msg := failureOf(func() { Expect(&afrspec.TxResult{Receipt: rc}).To(afrspec.RevertWith("InvalidNonce")) })
+			msg := failureOf(func() { Expect(&world.TxResult{Receipt: rc}).To(afrspec.RevertWith("InvalidNonce")) })
 			Expect(msg).To(Equal("Expected a revert with InvalidNonce(), but the call to 0x0000000000000000000000000000000000000000 succeeded (gas 39,657; block 7, transaction 0x0000000000000000000000000000000000000000000000000000000000000abc)"))
 		})
 		It("names the argument count when Error or Panic is given too many arguments", func() {
@@ -77,7 +78,7 @@ var _ = Describe("Matchers fail with a message that names the cause", func() {
 	})
 
 	Describe("verification matchers", func() {
-		tampered := &afrspec.Verification{Spans: []afrspec.Span{{Epoch: 0, First: 0, Count: 16}, {Epoch: 1, First: 16, Count: 16}},
+		tampered := &world.Verification{Spans: []world.Span{{Epoch: 0, First: 0, Count: 16}, {Epoch: 1, First: 16, Count: 16}},
 			Report: &verifier.Report{Verdict: verifier.Tampered, Events: 32, Epochs: 2, Findings: []verifier.Finding{
 				{Kind: verifier.KindMerkleMismatch, Class: verifier.ClassTampered, Epoch: u64(1), Detail: "records do not give the root"},
 				{Kind: verifier.KindChainBreak, Class: verifier.ClassTampered, Seq: u64(20), Detail: "prev is not the previous digest"},
@@ -146,7 +147,7 @@ var _ = Describe("Matchers fail with a message that names the cause", func() {
 
 	Describe("forensic scores", func() {
 		It("computes precision and recall", func() {
-			s := afrspec.ScoreSeqs("q", []uint64{1, 2, 3, 3}, []uint64{2, 3, 4, 5})
+			s := world.ScoreSeqs("q", []uint64{1, 2, 3, 3}, []uint64{2, 3, 4, 5})
 			Expect(s.Retrieved).To(Equal(3))
 			Expect(s.Precision).To(BeNumerically("~", 2.0/3))
 			Expect(s.Recall).To(Equal(0.5))
@@ -159,9 +160,9 @@ var _ = Describe("Matchers fail with a message that names the cause", func() {
 // really happened.
 var _ = Describe("A broken attack spec on a real World", func() {
 	It("fails with the revert the account actually raised", func(ctx SpecContext) {
-		w := afrspec.StartWorld(afrspec.Config{})
+		w := afrspec.StartWorld(world.Config{})
 		p := w.MustPropose(ctx, "agent", w.CounterCall(1))
-		res := w.Submit(ctx, w.Agent, &p.PDR, w.CounterCall(1_000_000)) // calldata swapped after signing
+		res := w.Submit(ctx, w.Agent(), &p.PDR, w.CounterCall(1_000_000)) // calldata swapped after signing
 		msg := failureOf(func() { Expect(res).To(afrspec.RevertWith("InvalidNonce")) })
 		Expect(msg).To(MatchRegexp(`^Expected a revert with InvalidNonce\(\), but it reverted with PaceSmartAccount.UnauthorizedPolicySigner\(recovered=0x[0-9a-fA-F]{40}\)$`))
 
@@ -177,9 +178,9 @@ var _ = Describe("A broken attack spec on a real World", func() {
 
 	It("decodes reverts of every PDR failure class the pdr package names", func() {
 		for _, name := range []string{pdr.ErrInvalidNonce.Name, pdr.ErrUnauthorizedPolicySigner.Name, pdr.ErrTooFewApprovals.Name} {
-			Expect(strings.HasPrefix(afrspec.DescribeRevert(revertData(name, zeroArgs(name)...)), name+"(")).To(BeTrue(), name)
+			Expect(strings.HasPrefix(world.DescribeRevert(revertData(name, zeroArgs(name)...)), name+"(")).To(BeTrue(), name)
 		}
-		Expect(afrspec.DescribeRevert(nil)).To(Equal("no revert data"))
+		Expect(world.DescribeRevert(nil)).To(Equal("no revert data"))
 		_ = format.KindChainTx
 	})
 })

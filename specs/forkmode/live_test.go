@@ -17,6 +17,7 @@ import (
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/specs/afrspec"
 	"github.com/agentflightrecorder/afr/tracesim"
+	"github.com/agentflightrecorder/afr/world"
 )
 
 func pragueConfig(chainID uint64) *tracesim.ReplayOptions {
@@ -53,8 +54,8 @@ var _ = Describe("A World forked from an archive endpoint pinned at a block", La
 		_, err = chain.Transact(ctx, c, archive.Keys()[0], &to, big.NewInt(1), nil)
 		Expect(err).NotTo(HaveOccurred())
 
-		w := afrspec.StartWorld(afrspec.Config{Backend: afrspec.Fork, ForkRPC: archive.URL(), ForkBlock: rc.BlockNumber.Uint64()})
-		bal, err := w.Client.BalanceAt(ctx, to, nil)
+		w := afrspec.StartWorld(world.Config{Backend: world.Fork, ForkRPC: archive.URL(), ForkBlock: rc.BlockNumber.Uint64()})
+		bal, err := w.Client().BalanceAt(ctx, to, nil)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(bal.Int64()).To(Equal(int64(12345)), "the fork holds the archive's state at the pinned block")
 		runPACE(ctx, w)
@@ -71,13 +72,13 @@ var _ = Describe("A World forked from an archive endpoint pinned at a block", La
 // [AFR_FORK_TX=<hash>] and the ginkgo command in docs/SPECS.md, "Fork mode".
 var _ = Describe("Against a live archive endpoint", Label("fork", "live"), func() {
 	BeforeEach(func() {
-		if os.Getenv(afrspec.EnvForkRPC) == "" || os.Getenv(afrspec.EnvForkBlock) == "" {
-			Skip("no live endpoint: set " + afrspec.EnvForkRPC + " and " + afrspec.EnvForkBlock + " to run these specs")
+		if os.Getenv(world.EnvForkRPC) == "" || os.Getenv(world.EnvForkBlock) == "" {
+			Skip("no live endpoint: set " + world.EnvForkRPC + " and " + world.EnvForkBlock + " to run these specs")
 		}
 	})
 
 	It("runs the PACE spec on a fork pinned at AFR_FORK_BLOCK", func(ctx SpecContext) {
-		runPACE(ctx, afrspec.StartWorld(afrspec.Config{Backend: afrspec.Fork}))
+		runPACE(ctx, afrspec.StartWorld(world.Config{Backend: world.Fork}))
 	})
 
 	It("replays AFR_FORK_TX with fidelity", func(ctx SpecContext) {
@@ -85,7 +86,7 @@ var _ = Describe("Against a live archive endpoint", Label("fork", "live"), func(
 		if tx == "" {
 			Skip("set AFR_FORK_TX to a transaction hash to replay it")
 		}
-		res, err := tracesim.Replay(ctx, os.Getenv(afrspec.EnvForkRPC), common.HexToHash(tx), &tracesim.ReplayOptions{Registry: calldata.NewRegistry()})
+		res, err := tracesim.Replay(ctx, os.Getenv(world.EnvForkRPC), common.HexToHash(tx), &tracesim.ReplayOptions{Registry: calldata.NewRegistry()})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.Fidelity.OK).To(BeTrue(), "mismatches: %v", res.Fidelity.Mismatches)
 	})

@@ -15,6 +15,7 @@ import (
 	"github.com/agentflightrecorder/afr/pdr"
 	"github.com/agentflightrecorder/afr/recorder/workload"
 	"github.com/agentflightrecorder/afr/specs/afrspec"
+	"github.com/agentflightrecorder/afr/world"
 )
 
 // Whole-transaction gas (intrinsic and calldata included) of anchoring and
@@ -35,7 +36,7 @@ var _ = Describe("Gas of anchoring and PACE execution", Label("anvil"), func() {
 			GinkgoWriter.Printf("%-32s %d\n", k, measured[k])
 		}
 		AddReportEntry("gas", measured)
-		if w.Backend == afrspec.Fork {
+		if w.Backend() == world.Fork {
 			Skip("the baseline holds for the local backends (chain id 1337); a fork has its own chain id, so signatures and calldata gas differ")
 		}
 		// Relative to this package's directory, where go test and ginkgo run it.
@@ -47,17 +48,17 @@ var _ = Describe("Gas of anchoring and PACE execution", Label("anvil"), func() {
 	It("repeats exactly: fresh Worlds on anvil and on the embedded chain, and a reverted embedded World, measure the same gas", Label("determinism"), func(ctx SpecContext) {
 		const runs = 10
 		var first map[string]uint64
-		for _, b := range []afrspec.Backend{afrspec.Anvil, afrspec.Embedded} {
+		for _, b := range []world.Backend{world.Anvil, world.Embedded} {
 			for run := range runs {
-				w, err := afrspec.NewWorld(ctx, withBackend(b))
+				w, err := world.New(ctx, withBackend(b))
 				Expect(err).NotTo(HaveOccurred())
-				got := measure(ctx, w)
+				got := measure(ctx, &afrspec.World{World: w})
 				Expect(w.Close()).To(Succeed())
 				if first == nil {
 					first = got
 					continue
 				}
-				Expect(got).To(Equal(first), "run %d on %s differs from the first run on %s", run+1, b, afrspec.Anvil)
+				Expect(got).To(Equal(first), "run %d on %s differs from the first run on %s", run+1, b, world.Anvil)
 			}
 		}
 		// A World reverted to a snapshot measures the same every time (its
@@ -66,7 +67,7 @@ var _ = Describe("Gas of anchoring and PACE execution", Label("anvil"), func() {
 		// chain only: anvil's suggested priority fee comes from a
 		// fee-history cache evm_revert does not roll back, which changes
 		// transaction hashes, hence outcome events and later event ids.
-		w := afrspec.StartWorld(withBackend(afrspec.Embedded))
+		w := afrspec.StartWorld(withBackend(world.Embedded))
 		s, err := w.Snapshot(ctx)
 		Expect(err).NotTo(HaveOccurred())
 		var reverted map[string]uint64
@@ -83,9 +84,9 @@ var _ = Describe("Gas of anchoring and PACE execution", Label("anvil"), func() {
 	}, NodeTimeout(5*time.Minute))
 })
 
-var config = afrspec.Config{EpochSize: 8, Approvers: 3, Threshold: 1}
+var config = world.Config{EpochSize: 8, Approvers: 3, Threshold: 1}
 
-func withBackend(b afrspec.Backend) afrspec.Config {
+func withBackend(b world.Backend) world.Config {
 	c := config
 	c.Backend = b
 	return c
@@ -96,22 +97,22 @@ func withBackend(b afrspec.Backend) afrspec.Config {
 func measure(ctx context.Context, w *afrspec.World) map[string]uint64 {
 	GinkgoHelper()
 	measured := map[string]uint64{}
-	record := func(name string, res *afrspec.TxResult) {
+	record := func(name string, res *world.TxResult) {
 		GinkgoHelper()
 		Expect(res.Succeeded()).To(BeTrue(), "%s: %s (mined: %v; error: %v)", name, res, res.Receipt != nil, res.Err)
 		measured[name] = res.Receipt.GasUsed
 	}
 	clock, err := w.Clock(ctx)
 	Expect(err).NotTo(HaveOccurred())
-	expiry := clock + afrspec.PDRLifetime
+	expiry := clock + world.PDRLifetime
 	signed := func(call pdr.Call, approval bool, approvers int) pdr.SignedPDR {
 		GinkgoHelper()
 		n, err := w.NextNonce(ctx)
 		Expect(err).NotTo(HaveOccurred())
-		s, err := pdr.SignPDR(w.PolicySigner.Key, pdr.ForCall(w.Domain, call, pdr.Terms{Nonce: n, Decision: pdr.Allow,
+		s, err := pdr.SignPDR(w.PolicySigner().Key, pdr.ForCall(w.Domain(), call, pdr.Terms{Nonce: n, Decision: pdr.Allow,
 			ApprovalRequired: approval, Expiry: expiry, EventID: common.HexToHash(fmt.Sprintf("0x%064x", n+1))}))
 		Expect(err).NotTo(HaveOccurred())
-		for _, a := range w.Approvers[:approvers] {
+		for _, a := range w.Approvers()[:approvers] {
 			Expect(s.Approve(a.Key)).To(Succeed())
 		}
 		return s
@@ -136,41 +137,41 @@ func measure(ctx context.Context, w *afrspec.World) map[string]uint64 {
 	ping := w.PingCall()
 	for i, name := range []string{"pace/execute-first", "pace/execute"} {
 		s := signed(ping, false, 0)
-		res := w.Submit(ctx, w.Agent, &s, ping)
+		res := w.Submit(ctx, w.Agent(), &s, ping)
 		record(name, res)
 		if i == 1 {
 			Expect(res).To(afrspec.UseGasAtMost(40_000), "policy-only target (DESIGN.md §4.7)")
 		}
 	}
 	s := signed(ping, true, 1)
-	record("pace/executeWithApprovals-1", w.Submit(ctx, w.Agent, &s, ping))
+	record("pace/executeWithApprovals-1", w.Submit(ctx, w.Agent(), &s, ping))
 
 	s = signed(ping, false, 0)
 	data, err := pdr.CompactCalldata(&s, ping)
 	Expect(err).NotTo(HaveOccurred())
-	record("pace/compact", w.Send(ctx, w.Agent, w.Account, nil, data))
+	record("pace/compact", w.Send(ctx, w.Agent(), w.Account(), nil, data))
 	s = signed(ping, true, 1)
 	data, err = pdr.CompactCalldata(&s, ping)
 	Expect(err).NotTo(HaveOccurred())
-	res := w.Send(ctx, w.Agent, w.Account, nil, data)
+	res := w.Send(ctx, w.Agent(), w.Account(), nil, data)
 	record("pace/compact-approvals-1", res)
 	Expect(res).To(afrspec.UseGasAtMost(45_000), "policy + one approver target (DESIGN.md §4.7), compact encoding")
 
 	n, err := w.NextNonce(ctx)
 	Expect(err).NotTo(HaveOccurred())
 	calls := []pdr.Call{ping, ping}
-	b, err := pdr.SignPDR(w.PolicySigner.Key, pdr.ForBatch(w.Domain, calls, pdr.Terms{Nonce: n, Decision: pdr.Allow, Expiry: expiry}))
+	b, err := pdr.SignPDR(w.PolicySigner().Key, pdr.ForBatch(w.Domain(), calls, pdr.Terms{Nonce: n, Decision: pdr.Allow, Expiry: expiry}))
 	Expect(err).NotTo(HaveOccurred())
 	batch := bindings.NewPaceSmartAccount().PackExecuteBatch([]bindings.IPaceSmartAccountCall{ping.Binding(), ping.Binding()},
 		b.PDR.Terms().Binding(), b.Signature.Binding(), nil)
-	record("pace/executeBatch-2", w.Send(ctx, w.Agent, w.Account, nil, batch))
+	record("pace/executeBatch-2", w.Send(ctx, w.Agent(), w.Account(), nil, batch))
 
-	scope := afrspec.Scope{Targets: []common.Address{w.Sink}, Selectors: [][4]byte{afrspec.Selector("ping()")}}
-	chain, err := w.Delegate(ctx, w.Owner, w.Actor("delegate"), nil, scope)
+	scope := world.Scope{Targets: []common.Address{w.Sink()}, Selectors: [][4]byte{world.Selector("ping()")}}
+	chain, err := w.Delegate(ctx, w.Owner(), w.Actor("delegate"), nil, scope)
 	Expect(err).NotTo(HaveOccurred())
 	d, err := w.SignDelegated(ctx, w.Actor("delegate"), chain, ping, common.Hash{})
 	Expect(err).NotTo(HaveOccurred())
-	record("pace/executeDelegated-1link", w.Submit(ctx, w.Agent, &d, ping))
+	record("pace/executeDelegated-1link", w.Submit(ctx, w.Agent(), &d, ping))
 
 	// The agent flow end to end, expiry from the World's clock: intent,
 	// decision and outcome recorded (block numbers in the outcomes), filling

@@ -11,6 +11,7 @@ import (
 	"github.com/agentflightrecorder/afr/recorder/workload"
 	"github.com/agentflightrecorder/afr/specs/afrspec"
 	"github.com/agentflightrecorder/afr/verifier/tamper"
+	"github.com/agentflightrecorder/afr/world"
 )
 
 func TestLogTamper(t *testing.T) {
@@ -31,7 +32,7 @@ var (
 // The honest log: the synthetic workload (seed 42), sealed and anchored on
 // chain by the anchorer. Every attack runs on an in-memory copy of it.
 var _ = BeforeSuite(func(ctx SpecContext) {
-	w = afrspec.StartWorld(afrspec.Config{EpochSize: epochSize})
+	w = afrspec.StartWorld(world.Config{EpochSize: epochSize})
 	for _, ev := range workload.Generate(42, events) {
 		w.MustRecord(ctx, ev)
 	}

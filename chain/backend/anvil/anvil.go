@@ -38,7 +38,6 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"testing"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -310,26 +309,6 @@ func Start(ctx context.Context, opts Options) (*Node, error) {
 	}
 	n.stopCtx = context.AfterFunc(ctx, func() { _ = n.Stop() })
 	return n, nil
-}
-
-// StartT starts a node for a test or benchmark and stops it in t.Cleanup. It
-// fails the test (t.Fatal) if anvil cannot be started, including when the
-// binary is missing: the toolchain is part of `make setup`.
-func StartT(t testing.TB, opts Options) *Node {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	n, err := Start(ctx, opts)
-	if err != nil {
-		cancel()
-		t.Fatalf("%v", err)
-	}
-	t.Cleanup(func() {
-		if err := n.Stop(); err != nil {
-			t.Logf("anvil: stop: %v", err)
-		}
-		cancel()
-	})
-	return n
 }
 
 // URL is the node's HTTP JSON-RPC endpoint, e.g. http://127.0.0.1:41234.

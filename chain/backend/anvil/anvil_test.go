@@ -1,6 +1,9 @@
-package anvil
+package anvil_test
 
 import (
+	"github.com/agentflightrecorder/afr/chain/backend/anvil"
+	"github.com/agentflightrecorder/afr/chain/backend/anvil/anviltest"
+
 	"context"
 	"errors"
 	"fmt"
@@ -13,7 +16,7 @@ import (
 )
 
 func TestStartStop(t *testing.T) {
-	n := StartT(t, Options{ChainID: 4242, Accounts: 3})
+	n := anviltest.Start(t, anvil.Options{ChainID: 4242, Accounts: 3})
 	if !strings.HasPrefix(n.URL(), "http://127.0.0.1:") {
 		t.Fatalf("URL = %q, want loopback", n.URL())
 	}
@@ -47,7 +50,7 @@ func TestStartStop(t *testing.T) {
 
 func TestStopOnContextDone(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	n, err := Start(ctx, Options{})
+	n, err := anvil.Start(ctx, anvil.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,9 +64,9 @@ func TestStopOnContextDone(t *testing.T) {
 }
 
 func TestStartFailureLeavesNothing(t *testing.T) {
-	_, err := Start(context.Background(), Options{Args: []string{"--no-such-flag"}})
+	_, err := anvil.Start(context.Background(), anvil.Options{Args: []string{"--no-such-flag"}})
 	if err == nil {
-		t.Fatal("Start with a bad flag succeeded")
+		t.Fatal("anvil.Start with a bad flag succeeded")
 	}
 	if !strings.Contains(err.Error(), "no-such-flag") {
 		t.Fatalf("error does not carry anvil's complaint: %v", err)
@@ -73,8 +76,8 @@ func TestStartFailureLeavesNothing(t *testing.T) {
 func TestMissingBinary(t *testing.T) {
 	t.Chdir(t.TempDir())
 	t.Setenv("PATH", t.TempDir())
-	_, err := Start(context.Background(), Options{})
-	if !errors.Is(err, ErrNotFound) {
+	_, err := anvil.Start(context.Background(), anvil.Options{})
+	if !errors.Is(err, anvil.ErrNotFound) {
 		t.Fatalf("err = %v, want ErrNotFound", err)
 	}
 	if !strings.Contains(err.Error(), "run make setup") {
@@ -84,7 +87,7 @@ func TestMissingBinary(t *testing.T) {
 
 func TestFixedTimestamps(t *testing.T) {
 	const genesis = 3_000_000_000
-	n := StartT(t, Options{Accounts: 1, Timestamp: genesis, BlockTimestampInterval: 7})
+	n := anviltest.Start(t, anvil.Options{Accounts: 1, Timestamp: genesis, BlockTimestampInterval: 7})
 	ctx := context.Background()
 	for i := range 3 {
 		if err := n.Call(ctx, nil, "evm_mine"); err != nil {
@@ -105,30 +108,30 @@ func TestFixedTimestamps(t *testing.T) {
 
 func TestBadOptions(t *testing.T) {
 	for _, c := range []struct {
-		opts Options
+		opts anvil.Options
 		want string
 	}{
-		{Options{Port: 70000}, "port 70000 out of range"},
-		{Options{BlockTime: 1500 * time.Millisecond}, "whole, positive number of seconds"},
-		{Options{ForkBlock: 5}, "needs a fork URL"},
+		{anvil.Options{Port: 70000}, "port 70000 out of range"},
+		{anvil.Options{BlockTime: 1500 * time.Millisecond}, "whole, positive number of seconds"},
+		{anvil.Options{ForkBlock: 5}, "needs a fork URL"},
 	} {
-		_, err := Start(context.Background(), c.opts)
+		_, err := anvil.Start(context.Background(), c.opts)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("Start(%+v) = %v, want an error containing %q", c.opts, err, c.want)
+			t.Errorf("anvil.Start(%+v) = %v, want an error containing %q", c.opts, err, c.want)
 		}
 	}
 }
 
 func TestStopNeverStarted(t *testing.T) {
-	var n *Node
+	var n *anvil.Node
 	if err := n.Stop(); err != nil {
 		t.Fatalf("Stop on a node that never started: %v", err)
 	}
 }
 
 func TestMissingExplicitBinary(t *testing.T) {
-	_, err := Start(context.Background(), Options{Binary: filepath.Join(t.TempDir(), "no-anvil-here")})
-	if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "no-anvil-here") {
-		t.Fatalf("err = %v, want ErrNotFound naming the missing binary", err)
+	_, err := anvil.Start(context.Background(), anvil.Options{Binary: filepath.Join(t.TempDir(), "no-anvil-here")})
+	if !errors.Is(err, anvil.ErrNotFound) || !strings.Contains(err.Error(), "no-anvil-here") {
+		t.Fatalf("err = %v, want anvil.ErrNotFound naming the missing binary", err)
 	}
 }

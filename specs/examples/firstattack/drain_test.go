@@ -9,13 +9,14 @@ import (
 	"github.com/agentflightrecorder/afr/pdr"
 	"github.com/agentflightrecorder/afr/specs/afrspec"
 	"github.com/agentflightrecorder/afr/verifier"
+	"github.com/agentflightrecorder/afr/world"
 )
 
 var _ = Describe("An injected agent trying to drain the account", Label("anvil"), func() {
 	var w *afrspec.World
 
 	BeforeEach(func() {
-		w = afrspec.StartWorld(afrspec.Config{}) // backend from -afr.backend / AFR_BACKEND
+		w = afrspec.StartWorld(world.Config{}) // backend from -afr.backend / AFR_BACKEND
 	})
 
 	It("is refused when it reuses an approved PDR for different calldata", func(ctx SpecContext) {
@@ -24,8 +25,8 @@ var _ = Describe("An injected agent trying to drain the account", Label("anvil")
 		Expect(p.Evaluation.Allowed()).To(BeTrue())
 
 		// Injected, it submits that PDR with calldata of its own.
-		res := w.Submit(ctx, w.Agent, &p.PDR, w.CounterCall(1_000_000))
-		Expect(res).To(afrspec.RevertWith("UnauthorizedPolicySigner", Not(Equal(w.PolicySigner.Address))))
+		res := w.Submit(ctx, w.Agent(), &p.PDR, w.CounterCall(1_000_000))
+		Expect(res).To(afrspec.RevertWith("UnauthorizedPolicySigner", Not(Equal(w.PolicySigner().Address))))
 
 		// The refusal is evidence: recorded, sealed, anchored, verified.
 		w.MustRecordOutcome(ctx, p, res)
@@ -33,15 +34,15 @@ var _ = Describe("An injected agent trying to drain the account", Label("anvil")
 	})
 
 	It("is refused when it forges the policy signature to pay the attacker", func(ctx SpecContext) {
-		drain := pdr.Call{Target: w.Attacker.Address, Value: big.NewInt(4e18)}
+		drain := pdr.Call{Target: w.Attacker().Address, Value: big.NewInt(4e18)}
 		p := w.MustPropose(ctx, "agent", drain)
 		Expect(p.Evaluation.Allowed()).To(BeFalse(), "the policy denies it")
 
-		forged, err := pdr.SignPDR(w.Attacker.Key, pdr.ForCall(w.Domain, drain, pdr.Terms{
+		forged, err := pdr.SignPDR(w.Attacker().Key, pdr.ForCall(w.Domain(), drain, pdr.Terms{
 			Nonce: p.PDR.PDR.Nonce, Decision: pdr.Allow, Expiry: p.PDR.PDR.Expiry, EventID: p.EventID()}))
 		Expect(err).NotTo(HaveOccurred())
-		res := w.Submit(ctx, w.Attacker, &forged, drain)
-		Expect(res).To(afrspec.RevertWith("UnauthorizedPolicySigner", w.Attacker.Address))
+		res := w.Submit(ctx, w.Attacker(), &forged, drain)
+		Expect(res).To(afrspec.RevertWith("UnauthorizedPolicySigner", w.Attacker().Address))
 		w.MustRecordOutcome(ctx, p, res)
 
 		// A copy of the log with the denial edited out no longer verifies.

@@ -10,12 +10,13 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/agentflightrecorder/afr/specs/afrspec"
+	"github.com/agentflightrecorder/afr/world"
 )
 
 // artifact loads a contract forge built from src/ (run `forge build` here).
-func artifact(file, name string) *afrspec.Artifact {
+func artifact(file, name string) *world.Artifact {
 	GinkgoHelper()
-	a, err := afrspec.LoadForgeArtifact(filepath.Join("out", file, name+".json"))
+	a, err := world.LoadForgeArtifact(filepath.Join("out", file, name+".json"))
 	Expect(err).NotTo(HaveOccurred())
 	return a
 }
@@ -25,16 +26,16 @@ func eth(n int64) *big.Int { return new(big.Int).Mul(big.NewInt(n), big.NewInt(1
 var _ = Describe("A vault with three classic bugs", Label("anvil"), func() {
 	var (
 		w                      *afrspec.World
-		vaultArt, fixedArt     *afrspec.Artifact
+		vaultArt, fixedArt     *world.Artifact
 		vault, fixed           common.Address
-		alice, owner, attacker *afrspec.Actor
+		alice, owner, attacker *world.Actor
 	)
 
 	BeforeEach(func(ctx SpecContext) {
-		w = afrspec.StartWorld(afrspec.Config{})
+		w = afrspec.StartWorld(world.Config{})
 		vaultArt, fixedArt = artifact("Vault.sol", "Vault"), artifact("FixedVault.sol", "FixedVault")
-		alice, owner, attacker = w.Actor("alice"), w.Owner, w.Attacker
-		Expect(w.Fund(ctx, alice, 20)).To(Succeed())
+		alice, owner, attacker = w.Actor("alice"), w.Owner(), w.Attacker()
+		Expect(w.Fund(ctx, alice, new(big.Int).Mul(big.NewInt(20), big.NewInt(1e18)))).To(Succeed())
 		var err error
 		vault, err = w.DeployArtifact(ctx, owner, vaultArt)
 		Expect(err).NotTo(HaveOccurred())
@@ -48,7 +49,7 @@ var _ = Describe("A vault with three classic bugs", Label("anvil"), func() {
 	})
 
 	Describe("re-entrancy", func() {
-		attack := func(ctx SpecContext, target common.Address) (*afrspec.TxResult, common.Address) {
+		attack := func(ctx SpecContext, target common.Address) (*world.TxResult, common.Address) {
 			GinkgoHelper()
 			r, err := w.DeployArtifact(ctx, attacker, artifact("Reenter.sol", "Reenter"), target)
 			Expect(err).NotTo(HaveOccurred())
@@ -127,7 +128,7 @@ var _ = Describe("A vault with three classic bugs", Label("anvil"), func() {
 
 		It("pays the vulnerable vault's signed payout again and again", func(ctx SpecContext) {
 			amount := eth(1)
-			v, r, s := sign(digest(vault, new(big.Int).SetUint64(w.ChainID), attacker.Address, amount))
+			v, r, s := sign(digest(vault, new(big.Int).SetUint64(w.ChainID()), attacker.Address, amount))
 			call := vaultArt.Pack("withdrawWithSig", attacker.Address, amount, v, r, s)
 			first := w.Send(ctx, attacker, vault, nil, call)
 			Expect(first).To(afrspec.ChangeEtherBalances([]any{vault, attacker}, []any{eth(-1), eth(1)}))
@@ -142,7 +143,7 @@ var _ = Describe("A vault with three classic bugs", Label("anvil"), func() {
 
 		It("is refused by the fixed vault with SignatureReused(digest)", func(ctx SpecContext) {
 			amount, nonce := eth(1), big.NewInt(1)
-			d := digest(fixed, new(big.Int).SetUint64(w.ChainID), attacker.Address, amount, nonce)
+			d := digest(fixed, new(big.Int).SetUint64(w.ChainID()), attacker.Address, amount, nonce)
 			v, r, s := sign(d)
 			call := fixedArt.Pack("withdrawWithSig", attacker.Address, amount, nonce, v, r, s)
 			Expect(w.Send(ctx, attacker, fixed, nil, call)).To(afrspec.EmitEvent("PaidWithSig", afrspec.Args{attacker.Address, amount, nonce}))
@@ -156,7 +157,7 @@ var _ = Describe("A vault with three classic bugs", Label("anvil"), func() {
 
 	It("keeps the fixed vault's gas at its baseline", func(ctx SpecContext) {
 		gas := map[string]uint64{}
-		measure := func(name string, res *afrspec.TxResult) {
+		measure := func(name string, res *world.TxResult) {
 			GinkgoHelper()
 			Expect(res.Succeeded()).To(BeTrue(), "%s: %s", name, res)
 			gas[name] = res.Receipt.GasUsed

@@ -1,4 +1,4 @@
-package afrspec_test
+package world_test
 
 import (
 	"context"
@@ -14,13 +14,13 @@ import (
 	"github.com/agentflightrecorder/afr/chain/backend/anvil"
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/pdr"
-	"github.com/agentflightrecorder/afr/specs/afrspec"
 	"github.com/agentflightrecorder/afr/verifier"
+	"github.com/agentflightrecorder/afr/world"
 )
 
-func newWorld(t testing.TB, cfg afrspec.Config) *afrspec.World {
+func newWorld(t testing.TB, cfg world.Config) *world.World {
 	t.Helper()
-	w, err := afrspec.NewWorld(context.Background(), cfg)
+	w, err := world.New(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,9 +33,10 @@ func newWorld(t testing.TB, cfg afrspec.Config) *afrspec.World {
 }
 
 // count reads Counter.count().
-func count(t testing.TB, w *afrspec.World) uint64 {
+func count(t testing.TB, w *world.World) uint64 {
 	t.Helper()
-	out, err := w.Client.CallContract(context.Background(), ethereum.CallMsg{To: &w.Counter, Data: common.FromHex("0x06661abd")}, nil)
+	at := w.Counter()
+	out, err := w.Client().CallContract(context.Background(), ethereum.CallMsg{To: &at, Data: common.FromHex("0x06661abd")}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,13 +47,13 @@ func count(t testing.TB, w *afrspec.World) uint64 {
 // not a panic in the World's cleanup.
 func TestMissingAnvilBinary(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "anvil")
-	_, err := afrspec.NewWorld(context.Background(), afrspec.Config{Backend: afrspec.Anvil, Anvil: afrspec.AnvilConfig{Binary: missing}})
+	_, err := world.New(context.Background(), world.Config{Backend: world.Anvil, Anvil: world.AnvilConfig{Binary: missing}})
 	if !errors.Is(err, anvil.ErrNotFound) || !strings.Contains(err.Error(), missing) {
 		t.Fatalf("err = %v, want anvil.ErrNotFound naming %s", err, missing)
 	}
 	t.Chdir(t.TempDir()) // no module root: no node_modules/.bin/anvil
 	t.Setenv("PATH", t.TempDir())
-	_, err = afrspec.NewWorld(context.Background(), afrspec.Config{Backend: afrspec.Anvil})
+	_, err = world.New(context.Background(), world.Config{Backend: world.Anvil})
 	if !errors.Is(err, anvil.ErrNotFound) || !strings.Contains(err.Error(), "$PATH") {
 		t.Fatalf("err = %v, want anvil.ErrNotFound saying where it looked", err)
 	}
@@ -60,11 +61,11 @@ func TestMissingAnvilBinary(t *testing.T) {
 
 func TestSetPolicy(t *testing.T) {
 	ctx := context.Background()
-	w := newWorld(t, afrspec.Config{})
-	onlyPing := &pdr.Policy{Name: "only-ping", Rules: []pdr.Rule{{Name: "ping", Effect: pdr.Allow, Targets: []common.Address{w.Sink}, Method: "ping()"}}}
+	w := newWorld(t, world.Config{})
+	onlyPing := &pdr.Policy{Name: "only-ping", Rules: []pdr.Rule{{Name: "ping", Effect: pdr.Allow, Targets: []common.Address{w.Sink()}, Method: "ping()"}}}
 	w.SetPolicy(onlyPing)
-	if w.Policy != onlyPing || w.Pace.Policy != onlyPing {
-		t.Fatal("SetPolicy did not set w.Policy and w.Pace.Policy")
+	if w.Policy() != onlyPing {
+		t.Fatal("SetPolicy did not set the World's policy")
 	}
 	p, err := w.Propose(ctx, "agent", w.CounterCall(1))
 	if err != nil {
@@ -77,8 +78,8 @@ func TestSetPolicy(t *testing.T) {
 	if p, err = w.Propose(ctx, "agent", w.CounterCall(1)); err != nil {
 		t.Fatal(err)
 	}
-	if !p.Evaluation.Allowed() || w.Policy.Name != "afrspec-default" {
-		t.Fatalf("SetPolicy(nil): policy %q, Counter.bump allowed %v; want the default policy, allowing it", w.Policy.Name, p.Evaluation.Allowed())
+	if !p.Evaluation.Allowed() || w.Policy().Name != "afrspec-default" {
+		t.Fatalf("SetPolicy(nil): policy %q, Counter.bump allowed %v; want the default policy, allowing it", w.Policy().Name, p.Evaluation.Allowed())
 	}
 }
 
@@ -86,7 +87,7 @@ func TestSetPolicy(t *testing.T) {
 // the snapshot's state and a log that verifies against the reverted chain.
 func TestSnapshotRevert(t *testing.T) {
 	ctx := context.Background()
-	w := newWorld(t, afrspec.Config{})
+	w := newWorld(t, world.Config{})
 	s, err := w.Snapshot(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +100,7 @@ func TestSnapshotRevert(t *testing.T) {
 		if c := count(t, w); c != 0 {
 			t.Fatalf("round %d: Counter.count() = %d after Revert, want 0", round, c)
 		}
-		if n := w.Recorder.Position().Next; n != 0 {
+		if n := w.Position().Next; n != 0 {
 			t.Fatalf("round %d: the log has %d events after Revert, want 0", round, n)
 		}
 		p, err := w.Propose(ctx, "agent", w.CounterCall(5))
@@ -142,12 +143,12 @@ func TestSnapshotRevert(t *testing.T) {
 // records and verifies (before, the recorder was closed and left nil).
 func TestFailedRevertLeavesTheWorldUsable(t *testing.T) {
 	ctx := context.Background()
-	a, b := newWorld(t, afrspec.Config{}), newWorld(t, afrspec.Config{Seed: 2})
+	a, b := newWorld(t, world.Config{}), newWorld(t, world.Config{Seed: 2})
 	foreign, err := a.Snapshot(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res := b.Send(ctx, b.Agent, b.Counter, nil, b.CounterCall(1).Data); !res.Succeeded() {
+	if res := b.Send(ctx, b.Agent(), b.Counter(), nil, b.CounterCall(1).Data); !res.Succeeded() {
 		t.Fatal(res)
 	}
 	if err := b.Revert(ctx, foreign); err == nil {

@@ -1,4 +1,4 @@
-package afrspec_test
+package world_test
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/agentflightrecorder/afr/format"
-	"github.com/agentflightrecorder/afr/specs/afrspec"
+	"github.com/agentflightrecorder/afr/world"
 )
 
 // BenchmarkSpec times one spec-equivalent body — a Counter.bump(1)
@@ -28,12 +28,12 @@ import (
 //     World.
 //
 // The harness overhead per spec is isolated − raw (docs/PERFORMANCE.md,
-// Specs): go test -run '^$' -bench BenchmarkSpec -benchtime 200x ./specs/afrspec
+// Specs): go test -run '^$' -bench BenchmarkSpec -benchtime 200x ./world
 func BenchmarkSpec(b *testing.B) {
 	ctx := context.Background()
 	ev := format.Event{Tool: "bench", Kind: format.KindToolCall}
-	body := func(b *testing.B, w *afrspec.World, want uint64) {
-		res := w.Send(ctx, w.Agent, w.Counter, nil, w.CounterCall(1).Data)
+	body := func(b *testing.B, w *world.World, want uint64) {
+		res := w.Send(ctx, w.Agent(), w.Counter(), nil, w.CounterCall(1).Data)
 		if !res.Succeeded() {
 			b.Fatal(res)
 		}
@@ -45,14 +45,14 @@ func BenchmarkSpec(b *testing.B) {
 		}
 	}
 	b.Run("raw", func(b *testing.B) {
-		w := newWorld(b, afrspec.Config{})
+		w := newWorld(b, world.Config{})
 		b.ResetTimer()
 		for i := range b.N {
 			body(b, w, uint64(i+1))
 		}
 	})
 	b.Run("isolated", func(b *testing.B) {
-		w := newWorld(b, afrspec.Config{})
+		w := newWorld(b, world.Config{})
 		s, err := w.Snapshot(ctx)
 		if err != nil {
 			b.Fatal(err)
@@ -67,7 +67,7 @@ func BenchmarkSpec(b *testing.B) {
 	})
 	b.Run("fresh-world", func(b *testing.B) {
 		for range b.N {
-			w, err := afrspec.NewWorld(ctx, afrspec.Config{})
+			w, err := world.New(ctx, world.Config{})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -91,7 +91,7 @@ func BenchmarkForgeSpec(b *testing.B) {
 	if err != nil {
 		b.Skip("forge is not on PATH (make setup installs it)")
 	}
-	root, err := filepath.Abs("../..")
+	root, err := filepath.Abs("..")
 	if err != nil {
 		b.Fatal(err)
 	}

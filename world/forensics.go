@@ -1,4 +1,4 @@
-package afrspec
+package world
 
 import (
 	"bufio"

@@ -1,4 +1,4 @@
-package afrspec
+package world
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentflightrecorder/afr/calldata"
 	"github.com/agentflightrecorder/afr/chain"
+	"github.com/agentflightrecorder/afr/internal/show"
 	"github.com/agentflightrecorder/afr/verifier/onchain"
 )
 
@@ -56,7 +57,7 @@ func (r *TxResult) String() string {
 	to := r.target()
 	switch {
 	case r.Succeeded():
-		return fmt.Sprintf("call to %s succeeded (gas %s; block %d, transaction %s)", to, commas(r.Receipt.GasUsed), r.Receipt.BlockNumber, r.Receipt.TxHash)
+		return fmt.Sprintf("call to %s succeeded (gas %s; block %d, transaction %s)", to, show.Commas(r.Receipt.GasUsed), r.Receipt.BlockNumber, r.Receipt.TxHash)
 	case r.Reverted:
 		return fmt.Sprintf("call to %s reverted with %s", to, r.DecodeRevert().Qualified())
 	case r.Err != nil:
@@ -66,17 +67,7 @@ func (r *TxResult) String() string {
 }
 
 // target names the called contract: its registry name and address.
-func (r *TxResult) target() string { return nameOf(r.Registry, r.To) }
-
-// nameOf names addr by the contract reg binds to it, if any.
-func nameOf(reg *calldata.Registry, addr common.Address) string {
-	if reg != nil {
-		if n, ok := reg.BoundTo(addr); ok {
-			return fmt.Sprintf("%s (%s)", n, addr.Hex())
-		}
-	}
-	return addr.Hex()
-}
+func (r *TxResult) target() string { return show.Address(r.Registry, r.To) }
 
 // Send sends a transaction from an actor. Like a relayer, it first simulates
 // the call (eth_call on the latest block): a call that would revert is not
@@ -86,8 +77,8 @@ func (w *World) Send(ctx context.Context, from *Actor, to common.Address, value 
 	if value == nil {
 		value = new(big.Int)
 	}
-	res := &TxResult{From: from, To: to, Value: value, Data: data, Registry: w.Registry, Client: w.Client}
-	_, err := w.Client.CallContract(ctx, ethereum.CallMsg{From: from.Address, To: &to, Value: value, Data: data}, nil)
+	res := &TxResult{From: from, To: to, Value: value, Data: data, Registry: w.registry, Client: w.client}
+	_, err := w.client.CallContract(ctx, ethereum.CallMsg{From: from.Address, To: &to, Value: value, Data: data}, nil)
 	if err != nil {
 		res.Err = err
 		if rd, ok := chain.RevertData(err); ok {
@@ -97,7 +88,7 @@ func (w *World) Send(ctx context.Context, from *Actor, to common.Address, value 
 		}
 		return res
 	}
-	rc, err := chain.Transact(ctx, w.Client, from.Key, &to, value, data)
+	rc, err := chain.Transact(ctx, w.client, from.Key, &to, value, data)
 	res.Receipt, res.Err = rc, err
 	if rc != nil && rc.Status != types.ReceiptStatusSuccessful {
 		res.Reverted = true
@@ -134,9 +125,10 @@ const (
 {"type":"event","name":"ApprovalForAll","inputs":[{"name":"owner","type":"address","indexed":true},{"name":"operator","type":"address","indexed":true},{"name":"approved","type":"bool","indexed":false}]}]`
 )
 
-// registries returns what r decodes with: the World's registry (AFR's
-// contracts when there is none), then the standard definitions.
-func registries(r *calldata.Registry) []*calldata.Registry {
+// Decoders returns the registries a result of the World decodes with: its
+// registry r (AFR's contracts when nil), then the standard ERC-20 and
+// ERC-721 definitions.
+func Decoders(r *calldata.Registry) []*calldata.Registry {
 	if r == nil {
 		r = afrRegistry
 	}
@@ -169,7 +161,7 @@ func (r *DecodedRevert) String() string {
 	}
 	parts := make([]string, len(r.Args))
 	for i, a := range r.Args {
-		parts[i] = formatArg(a)
+		parts[i] = show.Arg(a)
 		if r.Name == "Error" {
 			parts[i] = strconv.Quote(parts[i])
 		}
@@ -195,8 +187,10 @@ func (r *DecodedRevert) Qualified() string {
 var (
 	errorStringSel = [4]byte{0x08, 0xc3, 0x79, 0xa0}
 	panicSel       = [4]byte{0x4e, 0x48, 0x7b, 0x71}
-	stringArgs     = abi.Arguments{{Name: "message", Type: mustType("string")}}
-	uintArgs       = abi.Arguments{{Name: "code", Type: mustType("uint256")}}
+	// ErrorArgs and PanicArgs are the parameters of Error(string) and
+	// Panic(uint256).
+	ErrorArgs = abi.Arguments{{Name: "message", Type: mustType("string")}}
+	PanicArgs = abi.Arguments{{Name: "code", Type: mustType("uint256")}}
 )
 
 func mustType(t string) abi.Type {
@@ -210,7 +204,7 @@ func mustType(t string) abi.Type {
 // DecodeRevert decodes revert data without a World: a custom error of AFR's
 // contracts, Error(string) or Panic(uint256). Results of World.Send decode
 // with the World's registry (TxResult.DecodeRevert).
-func DecodeRevert(data []byte) *DecodedRevert { return decodeRevert(nil, data, nil) }
+func DecodeRevert(data []byte) *DecodedRevert { return DecodeRevertWith(nil, data, nil) }
 
 // DescribeRevert is DecodeRevert(data).String().
 func DescribeRevert(data []byte) string { return DecodeRevert(data).String() }
@@ -219,12 +213,12 @@ func DescribeRevert(data []byte) string { return DecodeRevert(data).String() }
 // World that produced it (every contract it deployed or loaded, and ABIs
 // added by hand), preferring the errors of the contract bound to r.To.
 func (r *TxResult) DecodeRevert() *DecodedRevert {
-	return decodeRevert(r.Registry, r.RevertData, &r.To)
+	return DecodeRevertWith(r.Registry, r.RevertData, &r.To)
 }
 
-// decodeRevert decodes data with reg (nil: AFR's contracts); at, when set,
-// is the called contract, whose definitions win a selector collision.
-func decodeRevert(reg *calldata.Registry, data []byte, at *common.Address) *DecodedRevert {
+// DecodeRevertWith decodes data with reg (nil: AFR's contracts); at, when
+// set, is the called contract, whose definitions win a selector collision.
+func DecodeRevertWith(reg *calldata.Registry, data []byte, at *common.Address) *DecodedRevert {
 	r := &DecodedRevert{Data: data}
 	if len(data) < 4 {
 		return r
@@ -237,15 +231,15 @@ func decodeRevert(reg *calldata.Registry, data []byte, at *common.Address) *Deco
 	var cands []cand
 	switch sel {
 	case errorStringSel:
-		cands = []cand{{"Error", "", stringArgs}}
+		cands = []cand{{"Error", "", ErrorArgs}}
 	case panicSel:
-		cands = []cand{{"Panic", "", uintArgs}}
+		cands = []cand{{"Panic", "", PanicArgs}}
 	default:
 		var bound string
 		if at != nil && reg != nil {
 			bound, _ = reg.BoundTo(*at)
 		}
-		for _, rg := range registries(reg) {
+		for _, rg := range Decoders(reg) {
 			for _, e := range rg.Errors(sel) {
 				c := cand{e.Error.Name, e.Contract, e.Error.Inputs}
 				if e.Contract == bound {
@@ -265,35 +259,4 @@ func decodeRevert(reg *calldata.Registry, data []byte, at *common.Address) *Deco
 		return r
 	}
 	return r
-}
-
-func formatArg(a any) string {
-	switch v := a.(type) {
-	case common.Address:
-		return v.Hex()
-	case [32]byte:
-		return common.Hash(v).Hex()
-	case [4]byte:
-		return fmt.Sprintf("0x%x", v[:])
-	case []byte:
-		return fmt.Sprintf("0x%x", v)
-	case *big.Int:
-		return v.String()
-	case fmt.Stringer:
-		return v.String()
-	}
-	return fmt.Sprint(a)
-}
-
-// commas formats n with thousands separators.
-func commas(n uint64) string {
-	s := fmt.Sprint(n)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }

@@ -1,4 +1,4 @@
-package afrspec
+package world
 
 import (
 	"context"
@@ -56,7 +56,7 @@ func digestOf(s string) format.Bytes { d := sha256.Sum256([]byte(s)); return d[:
 // refuses both submissions, the log verifies) is in the result, for the
 // caller to check.
 func RecordIncident(ctx context.Context, w *World) (*Incident, error) {
-	inc := &Incident{Attacker: w.Attacker.Address}
+	inc := &Incident{Attacker: w.attacker.Address}
 	noise := workload.New(7)
 	var err error
 	record := func(ev format.Event, inIncident bool) recorder.Receipt {
@@ -114,8 +114,8 @@ func RecordIncident(ctx context.Context, w *World) (*Incident, error) {
 	}
 	// 3. It delegates to the treasury agent, with a signed on-chain
 	// delegation: owner → support agent → treasury agent, Counter.bump only.
-	scope := Scope{Targets: []common.Address{w.Counter}, Selectors: [][4]byte{Selector("bump(uint256)")}}
-	if inc.Delegations, err = w.Delegate(ctx, w.Owner, support, nil, scope); err != nil {
+	scope := Scope{Targets: []common.Address{w.counter}, Selectors: [][4]byte{Selector("bump(uint256)")}}
+	if inc.Delegations, err = w.Delegate(ctx, w.owner, support, nil, scope); err != nil {
 		return nil, err
 	}
 	if inc.Delegations, err = w.Delegate(ctx, support, treasury, inc.Delegations, scope); err != nil {
@@ -137,7 +137,7 @@ func RecordIncident(ctx context.Context, w *World) (*Incident, error) {
 		return nil, err
 	}
 	// 5. It proposes the destructive action: all funds to the attacker.
-	drain := pdr.Call{Target: w.Attacker.Address, Value: new(big.Int).Mul(big.NewInt(4), big.NewInt(1e18))}
+	drain := pdr.Call{Target: w.attacker.Address, Value: new(big.Int).Mul(big.NewInt(4), big.NewInt(1e18))}
 	p, err := w.Propose(ctx, "treasury-agent", drain, task.Seq)
 	if err != nil {
 		return nil, err
@@ -156,7 +156,7 @@ func RecordIncident(ctx context.Context, w *World) (*Incident, error) {
 	if err != nil {
 		return nil, err
 	}
-	inc.Delegated = w.Submit(ctx, w.Agent, &s, drain)
+	inc.Delegated = w.Submit(ctx, w.agent, &s, drain)
 	if inc.Attempt, err = w.RecordOutcome(ctx, p, inc.Delegated, out1.Seq); err != nil {
 		return nil, err
 	}
@@ -211,7 +211,7 @@ func (inc *Incident) GrepQueries() [][]string {
 func (inc *Incident) Investigate(ix *Index, dir string) (*Investigation, error) {
 	hits := ix.Find(StartQuery)
 	if len(hits) == 0 {
-		return nil, errors.New("afrspec: no refused transfer in the log")
+		return nil, errors.New("world: no refused transfer in the log")
 	}
 	inv := &Investigation{Events: ix.Len(), Start: hits[len(hits)-1].Seq}
 	var err error

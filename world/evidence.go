@@ -1,4 +1,4 @@
-package afrspec
+package world
 
 // Evidence of any transaction, and replay on either backend.
 
@@ -30,21 +30,21 @@ type Evidence struct {
 
 // Replay re-executes a transaction mined on the World's chain with tracesim
 // — on every backend, with the chain's own rules — decodes it with
-// w.Registry and checks it against its receipt: the call tree, events,
+// w.registry and checks it against its receipt: the call tree, events,
 // storage, balance, code and nonce changes of the transaction (a
 // *tracesim.FidelityError, with the result, when the replay disagrees).
 func (w *World) Replay(ctx context.Context, tx common.Hash) (*tracesim.ReplayResult, error) {
-	url := w.Chain.URL()
+	url := w.chain.URL()
 	if url == "" {
-		return nil, fmt.Errorf("afrspec: replay: the %s backend serves no JSON-RPC endpoint", w.Backend)
+		return nil, fmt.Errorf("world: replay: the %s backend serves no JSON-RPC endpoint", w.cfg.Backend)
 	}
-	return tracesim.Replay(ctx, url, tx, &tracesim.ReplayOptions{Registry: w.Registry, ChainID: w.ChainID})
+	return tracesim.Replay(ctx, url, tx, &tracesim.ReplayOptions{Registry: w.registry, ChainID: w.chainID})
 }
 
 // RecordTx records res — any transaction a spec sent with Send: an attack,
 // a setup step, a call to your own contracts — as evidence in the World's
 // log, the way the PACE flow records an agent's own transactions: an intent
-// event (who called what, decoded with w.Registry; context parents:
+// event (who called what, decoded with w.registry; context parents:
 // parents) and an outcome event caused by it with the execution (status,
 // transaction hash and block, revert reason) and the effects the replay of
 // the mined transaction shows (storage slots, balances, logs; the call tree
@@ -52,10 +52,10 @@ func (w *World) Replay(ctx context.Context, tx common.Hash) (*tracesim.ReplayRes
 // events' code provenance).
 func (w *World) RecordTx(ctx context.Context, actor string, res *TxResult, parents ...uint64) (*Evidence, error) {
 	if res == nil || res.From == nil {
-		return nil, errors.New("afrspec: RecordTx: no transaction result (use the *TxResult Send returned)")
+		return nil, errors.New("world: RecordTx: no transaction result (use the *TxResult Send returned)")
 	}
 	code := &format.CodeProvenance{AgentVersion: actor}
-	in := calldata.IntentOf(w.Registry, w.ChainID, res.From.Address, &res.To, res.Value, res.Data).Record()
+	in := calldata.IntentOf(w.registry, w.chainID, res.From.Address, &res.To, res.Value, res.Data).Record()
 	var cp *format.ContextProvenance
 	if len(parents) > 0 {
 		cp = &format.ContextProvenance{Parents: parents}
@@ -64,24 +64,24 @@ func (w *World) RecordTx(ctx context.Context, actor string, res *TxResult, paren
 	var err error
 	if ev.Intent, err = w.Record(ctx, format.Event{Tool: ToolTx, Kind: format.KindChainTx,
 		Payload: format.Payload{Intent: &in, Context: cp, Code: code}}); err != nil {
-		return nil, fmt.Errorf("afrspec: recording the intent: %w", err)
+		return nil, fmt.Errorf("world: recording the intent: %w", err)
 	}
 	out := format.Payload{Context: &format.ContextProvenance{Parents: []uint64{ev.Intent.Seq}}, Code: code}
 	switch {
 	case res.Receipt != nil:
 		ev.Replay, err = w.Replay(ctx, res.Receipt.TxHash)
 		if err != nil {
-			return nil, fmt.Errorf("afrspec: replaying %s for its effects: %w", res.Receipt.TxHash.Hex(), err)
+			return nil, fmt.Errorf("world: replaying %s for its effects: %w", res.Receipt.TxHash.Hex(), err)
 		}
 		p := ev.Replay.Payload()
 		out.Execution, out.Effects, out.Ext = p.Execution, p.Effects, p.Ext
 	case res.Reverted:
-		out.Execution = &format.Execution{Status: format.StatusReverted, Error: w.Registry.DecodeRevert(res.RevertData).Reason}
+		out.Execution = &format.Execution{Status: format.StatusReverted, Error: w.registry.DecodeRevert(res.RevertData).Reason}
 	default:
 		out.Execution = &format.Execution{Status: format.StatusFailed, Error: fmt.Sprint(res.Err)}
 	}
 	if ev.Outcome, err = w.Record(ctx, format.Event{Tool: ToolTx, Kind: format.KindChainTx, Payload: out}); err != nil {
-		return nil, fmt.Errorf("afrspec: recording the outcome: %w", err)
+		return nil, fmt.Errorf("world: recording the outcome: %w", err)
 	}
 	return ev, nil
 }

@@ -1,10 +1,7 @@
-package afrspec
+package world
 
 import (
 	"context"
-	"fmt"
-	"sort"
-	"strings"
 
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/recorder"
@@ -39,8 +36,8 @@ func Spans(src verifier.Source) ([]Span, error) {
 	return out, err
 }
 
-// epochOf returns the epoch covering seq in the layout, if any.
-func (r *Verification) epochOf(seq uint64) (uint64, bool) {
+// EpochOf returns the epoch covering seq in the layout, if any.
+func (r *Verification) EpochOf(seq uint64) (uint64, bool) {
 	for _, s := range r.Spans {
 		if seq >= s.First && seq < s.First+s.Count {
 			return s.Epoch, true
@@ -52,7 +49,7 @@ func (r *Verification) epochOf(seq uint64) (uint64, bool) {
 // LogImage returns an in-memory copy of the World's log to tamper with.
 // The log on disk is never touched.
 func (w *World) LogImage() (*tamper.Image, error) {
-	l, err := recorder.OpenLog(w.LogDir)
+	l, err := recorder.OpenLog(w.logDir)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +73,7 @@ func (w *World) VerifyImage(ctx context.Context, img *tamper.Image, anchors veri
 // verification places rep's findings with the epoch layout of the World's
 // log.
 func (w *World) verification(rep *verifier.Report) (*Verification, error) {
-	l, err := recorder.OpenLog(w.LogDir)
+	l, err := recorder.OpenLog(w.logDir)
 	if err != nil {
 		return nil, err
 	}
@@ -85,68 +82,6 @@ func (w *World) verification(rep *verifier.Report) (*Verification, error) {
 		return nil, err
 	}
 	return &Verification{Report: rep, Spans: spans}, nil
-}
-
-// describeReport renders a report for failure messages: verdict, counts,
-// and the findings (at most 12).
-func describeReport(r *verifier.Report) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "verdict %s (%d events, %d epochs, %d anchored epochs, %d payloads opened)", r.Verdict, r.Events, r.Epochs, r.AnchoredEpochs, r.PayloadsOpened)
-	if len(r.Findings) == 0 {
-		b.WriteString(", no findings")
-		return b.String()
-	}
-	fmt.Fprintf(&b, ", %d finding(s):", len(r.Findings))
-	for i, f := range r.Findings {
-		if i == 12 {
-			fmt.Fprintf(&b, "\n    … %d more", len(r.Findings)-i)
-			break
-		}
-		fmt.Fprintf(&b, "\n    - %s", f)
-	}
-	if r.Dropped > 0 {
-		fmt.Fprintf(&b, "\n    (%d more dropped by MaxFindings)", r.Dropped)
-	}
-	return b.String()
-}
-
-// kindSummary is "merkle_mismatch ×1, chain_break ×2".
-func kindSummary(r *verifier.Report) string {
-	n := map[verifier.FindingKind]int{}
-	var order []verifier.FindingKind
-	for _, f := range r.Findings {
-		if n[f.Kind] == 0 {
-			order = append(order, f.Kind)
-		}
-		n[f.Kind]++
-	}
-	if len(order) == 0 {
-		return "no findings"
-	}
-	parts := make([]string, len(order))
-	for i, k := range order {
-		parts[i] = fmt.Sprintf("%s ×%d", k, n[k])
-	}
-	return strings.Join(parts, ", ")
-}
-
-func isKnownKind(k verifier.FindingKind) bool {
-	for _, x := range verifier.Kinds() {
-		if x == k {
-			return true
-		}
-	}
-	return false
-}
-
-func kindList() string {
-	kinds := verifier.Kinds()
-	s := make([]string, len(kinds))
-	for i, k := range kinds {
-		s[i] = string(k)
-	}
-	sort.Strings(s)
-	return strings.Join(s, ", ")
 }
 
 // Index is the verifier's forensic index (verifier.IndexLog).

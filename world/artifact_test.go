@@ -1,4 +1,4 @@
-package afrspec_test
+package world_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 
 	"github.com/ethereum/go-ethereum"
 
-	"github.com/agentflightrecorder/afr/specs/afrspec"
+	"github.com/agentflightrecorder/afr/world"
 )
 
 // TestWorldWithoutCheckout builds a World with the working directory outside the AFR module,
@@ -22,7 +22,7 @@ func TestWorldWithoutCheckout(t *testing.T) {
 		t.Fatal("the test runs inside a module")
 	}
 	for _, name := range []string{"Counter", "Sink", "Reenterer", "AdminTarget", "Hungry", "Relay", "EpochAnchor", "PaceSmartAccount"} {
-		a, err := afrspec.TargetArtifact(name)
+		a, err := world.TargetArtifact(name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -31,19 +31,20 @@ func TestWorldWithoutCheckout(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	w, err := afrspec.NewWorld(ctx, afrspec.Config{Backend: afrspec.Embedded})
+	w, err := world.New(ctx, world.Config{Backend: world.Embedded})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	counter, err := afrspec.TargetArtifact("Counter")
+	counter, err := world.TargetArtifact("Counter")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := w.Send(ctx, w.Owner, w.Counter, nil, counter.Pack("bump", big.NewInt(7))); !r.Succeeded() {
+	if r := w.Send(ctx, w.Owner(), w.Counter(), nil, counter.Pack("bump", big.NewInt(7))); !r.Succeeded() {
 		t.Fatalf("Counter.bump on the World's Counter: %s", r)
 	}
-	out, err := w.Client.CallContract(ctx, ethereum.CallMsg{To: &w.Counter, Data: counter.Pack("count")}, nil)
+	at := w.Counter()
+	out, err := w.Client().CallContract(ctx, ethereum.CallMsg{To: &at, Data: counter.Pack("count")}, nil)
 	if err != nil || new(big.Int).SetBytes(out).Int64() != 7 {
 		t.Fatalf("Counter.count() = %x, %v; want 7", out, err)
 	}
@@ -52,7 +53,7 @@ func TestWorldWithoutCheckout(t *testing.T) {
 // LoadForgeArtifact names the file and what to do when the artifact is missing.
 func TestLoadForgeArtifactMissing(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "out", "Vault.sol", "Vault.json")
-	_, err := afrspec.LoadForgeArtifact(p)
+	_, err := world.LoadForgeArtifact(p)
 	if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "`forge build`") {
 		t.Fatalf("err = %v", err)
 	}

@@ -1,4 +1,4 @@
-package afrspec
+package world
 
 import (
 	"fmt"
@@ -20,7 +20,7 @@ type Artifact struct {
 func (a *Artifact) Pack(method string, args ...any) []byte {
 	b, err := a.ABI.Pack(method, args...)
 	if err != nil {
-		panic(fmt.Sprintf("afrspec: pack %s.%s: %v", a.Name, method, err))
+		panic(fmt.Sprintf("world: pack %s.%s: %v", a.Name, method, err))
 	}
 	return b
 }
@@ -33,7 +33,7 @@ func (a *Artifact) Pack(method string, args ...any) []byte {
 func LoadForgeArtifact(path string) (*Artifact, error) {
 	a, err := artifacts.ReadForge(path)
 	if err != nil {
-		return nil, fmt.Errorf("afrspec: %w", err)
+		return nil, fmt.Errorf("world: %w", err)
 	}
 	return &Artifact{Name: a.Name, ABI: a.ABI, Bin: a.Bin}, nil
 }
@@ -46,7 +46,7 @@ func LoadForgeArtifact(path string) (*Artifact, error) {
 func TargetArtifact(name string) (*Artifact, error) {
 	a, err := artifacts.Load(name)
 	if err != nil {
-		return nil, fmt.Errorf("afrspec: %w", err)
+		return nil, fmt.Errorf("world: %w", err)
 	}
 	return &Artifact{Name: a.Name, ABI: a.ABI, Bin: a.Bin}, nil
 }

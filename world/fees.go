@@ -1,4 +1,4 @@
-package afrspec
+package world
 
 import (
 	"context"
@@ -38,7 +38,7 @@ func (p pinnedFees) ChooseFees(ctx context.Context) (tip, feeCap *big.Int, err e
 		return nil, nil, err
 	}
 	if h.BaseFee != nil && h.BaseFee.Cmp(big.NewInt(worldFeeCap-worldTip)) > 0 {
-		return nil, nil, fmt.Errorf("afrspec: the base fee %s wei exceeds the World's fee cap of %d wei", h.BaseFee, worldFeeCap)
+		return nil, nil, fmt.Errorf("world: the base fee %s wei exceeds the World's fee cap of %d wei", h.BaseFee, worldFeeCap)
 	}
 	return big.NewInt(worldTip), big.NewInt(worldFeeCap), nil
 }

@@ -1,0 +1,182 @@
+package world
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/agentflightrecorder/afr/anchor"
+	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/recorder"
+	"github.com/agentflightrecorder/afr/verifier"
+	"github.com/agentflightrecorder/afr/verifier/onchain"
+)
+
+// openRecorder opens the recorder, the keyring and the anchorer on the log
+// in dir (new or existing) and starts anchoring.
+func (w *World) openRecorder(ctx context.Context, dir string) error {
+	w.logDir = dir
+	opts := recorder.Options{Recorder: w.cfg.Recorder, Session: w.session, Encrypt: !w.cfg.Plaintext,
+		EpochSize: w.cfg.EpochSize, EpochMaxAge: -1, Sync: recorder.SyncWrite, Rand: w.rng}
+	if w.cfg.Durable {
+		opts.Sync = recorder.SyncGroup
+	}
+	if w.clock != nil {
+		opts.Now = w.clock.Now
+	}
+	rec, err := recorder.Open(w.logDir, opts)
+	if err != nil {
+		return fmt.Errorf("world: opening the recorder: %w", err)
+	}
+	w.rec = rec
+	w.pace.Recorder = rec
+	if !w.cfg.Plaintext {
+		if w.keys, err = recorder.OpenKeyring(filepath.Join(w.logDir, "keys"), w.session); err != nil {
+			return fmt.Errorf("world: opening the keyring: %w", err)
+		}
+	}
+	w.anchorer, err = anchor.Open(ctx, w.logDir, w.client, anchor.Options{Contract: w.epochAnchor, Key: w.operator.Key,
+		FromBlock: w.deployment.Block, Confirmations: w.cfg.Confirmations, Poll: 10 * time.Millisecond, MinBackoff: 10 * time.Millisecond,
+		MaxBackoff: 200 * time.Millisecond, Position: rec.Position, Logf: w.cfg.Logf})
+	if err != nil {
+		return fmt.Errorf("world: opening the anchorer: %w", err)
+	}
+	// On demand, the anchorer learns of sealed epochs only from
+	// SealAndAnchor and Snapshot (SyncLog), not from the recorder's
+	// channel: it sends nothing while the spec runs (see AnchorOnDemand).
+	var sealed <-chan recorder.SealedEpoch
+	if w.cfg.Anchoring == AnchorAsSealed {
+		sealed = rec.Sealed()
+	}
+	runCtx, cancel := context.WithCancel(context.Background())
+	w.cancel, w.runDone = cancel, make(chan error, 1)
+	go func() { w.runDone <- w.anchorer.Run(runCtx, sealed) }()
+	return nil
+}
+
+// closeRecorder stops the anchorer and closes the keyring and the recorder.
+func (w *World) closeRecorder() error {
+	var errs []error
+	if w.cancel != nil {
+		w.cancel()
+		if err := <-w.runDone; err != nil {
+			errs = append(errs, err)
+		}
+		w.cancel = nil
+	}
+	if w.anchorer != nil {
+		w.anchorer.Close()
+		w.anchorer = nil
+	}
+	if w.keys != nil {
+		errs = append(errs, w.keys.Close())
+		w.keys = nil
+	}
+	if w.rec != nil {
+		errs = append(errs, w.rec.Close())
+		w.rec = nil
+	}
+	return errors.Join(errs...)
+}
+
+// LogDir is the directory of the World's log (it changes with Revert).
+func (w *World) LogDir() string { return w.logDir }
+
+// LogID is the World's log id (its recorder and session).
+func (w *World) LogID() format.Digest { return format.LogID(w.cfg.Recorder, w.session) }
+
+// Keys is the log's keyring (nil for a plaintext log): disclose and open
+// payloads with it. It is replaced by Revert.
+func (w *World) Keys() *recorder.Keyring { return w.keys }
+
+// Position is where the log stands: the next sequence number, the open
+// epoch and its events.
+func (w *World) Position() recorder.Position { return w.rec.Position() }
+
+// AnchorQueue is the anchorer's queue: the epochs anchored (with their
+// transactions, gas and confirmation times) and those pending.
+func (w *World) AnchorQueue() anchor.Queue { return w.anchorer.Queue() }
+
+// Record records an event and returns its receipt. It may be called from
+// several goroutines at once.
+func (w *World) Record(ctx context.Context, ev format.Event) (recorder.Receipt, error) {
+	return w.rec.Record(ctx, ev)
+}
+
+// SealAndAnchor seals the open epoch (if it has events) and waits until
+// every sealed epoch is anchored on chain. It returns the anchored epochs.
+func (w *World) SealAndAnchor(ctx context.Context) ([]anchor.Anchored, error) {
+	if _, _, err := w.rec.Seal(); err != nil {
+		return nil, fmt.Errorf("world: seal: %w", err)
+	}
+	if err := w.drain(ctx); err != nil {
+		return nil, err
+	}
+	return w.anchorer.Queue().Anchored, nil
+}
+
+// drain queues every sealed epoch of the log and waits until all are
+// anchored.
+func (w *World) drain(ctx context.Context) error {
+	if _, err := w.anchorer.SyncLog(); err != nil {
+		return fmt.Errorf("world: queueing sealed epochs: %w", err)
+	}
+	dctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	if err := w.anchorer.Drain(dctx); err != nil {
+		return fmt.Errorf("world: anchoring: %w (queue: %d pending, %d faults)", err, len(w.anchorer.Queue().Pending), w.anchorer.Faults())
+	}
+	return nil
+}
+
+// Anchors returns the World's anchor source: the operator's Anchored
+// events of the World's log on the EpochAnchor contract, checked against
+// its head.
+func (w *World) Anchors() verifier.AnchorSource {
+	return onchain.ChainAnchors{Client: w.client, Contract: w.epochAnchor, Operator: w.operator.Address,
+		LogID: w.LogID(), FromBlock: w.deployment.Block}
+}
+
+// Verify verifies the World's log against the anchors on chain, opening
+// every payload with the log's keys, and checks its completeness: every
+// execution of the World's PaceSmartAccount must match an intent the log
+// recorded (findings exec_unrecorded, exec_mismatch …; the counts are in
+// Report.Executions).
+func (w *World) Verify(ctx context.Context) (*Verification, error) {
+	l, err := recorder.OpenLog(w.logDir)
+	if err != nil {
+		return nil, err
+	}
+	opts := verifier.Options{Payloads: verifier.PayloadsDigest, Keys: w.keys,
+		Completeness: onchain.Executions{Client: w.client, Account: w.account, FromBlock: w.deployment.Block, Registry: w.registry}}
+	if w.keys != nil {
+		opts.Payloads = verifier.PayloadsOpen
+	}
+	rep, err := verifier.VerifyLog(ctx, l, w.Anchors(), opts)
+	if err != nil {
+		return nil, err
+	}
+	return w.verification(rep)
+}
+
+// SealAndVerify is SealAndAnchor followed by Verify.
+func (w *World) SealAndVerify(ctx context.Context) (*Verification, error) {
+	if _, err := w.SealAndAnchor(ctx); err != nil {
+		return nil, err
+	}
+	return w.Verify(ctx)
+}
+
+// Index builds the forensic index of the World's log with its keys.
+func (w *World) Index() (*verifier.Index, error) {
+	l, err := recorder.OpenLog(w.logDir)
+	if err != nil {
+		return nil, err
+	}
+	if w.keys == nil {
+		return verifier.IndexLog(l, nil)
+	}
+	return verifier.IndexLog(l, w.keys)
+}

@@ -1,0 +1,323 @@
+package world
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/agentflightrecorder/afr/anchor"
+	"github.com/agentflightrecorder/afr/calldata"
+	"github.com/agentflightrecorder/afr/chain"
+	"github.com/agentflightrecorder/afr/chain/backend"
+	"github.com/agentflightrecorder/afr/chain/backend/anvil"
+	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/pace"
+	"github.com/agentflightrecorder/afr/pdr"
+	"github.com/agentflightrecorder/afr/recorder"
+)
+
+// World is one chain with AFR deployed on it, a recorder wired to an
+// anchorer, and the actors of a spec. Its state changes only through its
+// methods, which keep the chain, the log, the policy and the agent flow
+// consistent with one another. Methods are safe for use by one spec at a
+// time; Record may be called concurrently.
+type World struct {
+	cfg     Config
+	chain   backend.Backend
+	client  chain.Client
+	chainID uint64
+	funder  *ecdsa.PrivateKey
+
+	actors                                                map[string]*Actor
+	deployer, agent, operator, owner, attacker, policySig *Actor
+	approvers                                             []*Actor
+
+	deployment           chain.Deployment
+	epochAnchor, account common.Address
+	counter, sink        common.Address
+	domain               pdr.Domain
+	registry             *calldata.Registry
+	policy               *pdr.Policy
+	pace                 *pace.Agent
+
+	// The log: recorder, keyring and anchorer on logDir; replaced together
+	// by Revert.
+	rec      *recorder.Recorder
+	anchorer *anchor.Anchorer
+	keys     *recorder.Keyring
+	logDir   string
+	session  format.SessionID
+	cancel   context.CancelFunc
+	runDone  chan error
+
+	tmp   string // a temporary root to remove on Close
+	root  string // Dir or tmp: the log, snapshots and reverted logs
+	start uint64 // the chain's time when the World started
+	clock *stepClock
+	rng   *lockedRand
+	dirs  int    // snapshot and revert directories made so far
+	spent string // a reverted log directory to remove at the next Revert or Close
+	salt  uint64
+
+	closeMu  sync.Mutex
+	closed   bool
+	closeErr error
+}
+
+// New starts the backend, funds the actors, deploys the contracts, opens
+// the recorder and starts the anchorer. Close releases everything (always
+// call it).
+func New(ctx context.Context, cfg Config) (w *World, err error) {
+	cfg = cfg.withDefaults()
+	w = &World{cfg: cfg, actors: map[string]*Actor{}}
+	defer func() {
+		if err != nil {
+			_ = w.Close()
+			w = nil
+		}
+	}()
+	if err := w.startChain(); err != nil {
+		return w, err
+	}
+	w.client = pinnedFees{w.chain.Client()}
+	id, err := w.client.ChainID(ctx)
+	if err != nil {
+		return w, fmt.Errorf("world: chain id: %w", err)
+	}
+	w.chainID = id.Uint64()
+	if w.start, err = w.Now(ctx); err != nil {
+		return w, fmt.Errorf("world: %w", err)
+	}
+
+	for _, n := range []string{"deployer", "agent", "operator", "owner", "attacker"} {
+		if err := w.Fund(ctx, w.Actor(n), ether(10)); err != nil {
+			return w, err
+		}
+	}
+	w.deployer, w.agent, w.operator, w.owner, w.attacker = w.Actor("deployer"), w.Actor("agent"), w.Actor("operator"), w.Actor("owner"), w.Actor("attacker")
+	w.policySig = w.Actor("policy-signer")
+	for i := range cfg.Approvers {
+		w.approvers = append(w.approvers, w.Actor(fmt.Sprintf("approver-%d", i+1)))
+	}
+	if err := w.deploy(ctx); err != nil {
+		return w, err
+	}
+	w.root = cfg.Dir
+	if w.root == "" {
+		if w.tmp, err = os.MkdirTemp("", "afr-world-"); err != nil {
+			return w, err
+		}
+		w.root = w.tmp
+	}
+	w.rng = &lockedRand{r: rand.NewChaCha8([32]byte(crypto.Keccak256([]byte("afrspec recorder"), big.NewInt(int64(cfg.Seed)).Bytes())))}
+	if _, err := io.ReadFull(w.rng, w.session[:]); err != nil {
+		return w, err
+	}
+	// The log's clock starts at the chain's time and advances 1 ms per
+	// reading: event times, and so roots, repeat from run to run. A World
+	// whose blocks follow the wall clock takes the wall clock.
+	if cfg.BlockTime == 0 {
+		w.clock = &stepClock{t: time.Unix(int64(w.start), 0).UTC()}
+	}
+	w.pace = &pace.Agent{Client: w.client, Domain: w.domain, Registry: w.registry,
+		PolicySigner: w.policySig.Key, Lifetime: PDRLifetime, Now: w.Clock}
+	if err := w.openRecorder(ctx, filepath.Join(w.root, "log")); err != nil {
+		return w, err
+	}
+	w.SetPolicy(cfg.Policy)
+	cfg.Logf("world: on %s (chain %d): EpochAnchor %s, PaceSmartAccount %s, log %s", cfg.Backend, w.chainID, w.epochAnchor, w.account, w.logDir)
+	return w, nil
+}
+
+// startChain starts the configured backend. anvil stops when the World is
+// closed, whatever the context of New.
+func (w *World) startChain() error {
+	ac := w.cfg.Anvil
+	opts := anvil.Options{Binary: ac.Binary, Port: ac.Port, Hardfork: ac.Hardfork, Args: ac.Args, Accounts: 1, Log: w.cfg.AnvilLog}
+	if bt := w.cfg.BlockTime; bt != 0 {
+		opts.Args = append([]string{"--mixed-mining", "--block-time", strconv.Itoa(max(1, int(bt/time.Second)))}, opts.Args...)
+	} else {
+		opts.BlockTimestampInterval = 1
+	}
+	var (
+		b   backend.Backend
+		err error
+	)
+	switch w.cfg.Backend {
+	case Embedded:
+		// Without BlockTime, no periodic empty blocks: blocks are mined only
+		// for transactions (the client the World sends through wakes the
+		// miner at once), so block numbers and times repeat from run to run.
+		// Served on a loopback port too, so that tracesim replays its
+		// transactions (World.Replay) as it does anvil's.
+		period := w.cfg.BlockTime
+		if period == 0 {
+			period = -1
+		}
+		b, err = startEmbedded(backend.EmbeddedOptions{Keys: 1, BlockPeriod: period, GenesisTime: w.cfg.GenesisTime, HTTP: "127.0.0.1:0"})
+	case Anvil:
+		// The embedded chain's id, rules and clock: same EIP-712 domains,
+		// signatures, calldata and so gas on both local backends.
+		opts.ChainID, opts.Timestamp = backend.EmbeddedChainID, w.cfg.GenesisTime
+		if opts.Hardfork == "" {
+			opts.Hardfork = "prague"
+		}
+		b, err = startAnvil(opts)
+	case Fork:
+		rpcURL, block := w.cfg.ForkRPC, w.cfg.ForkBlock
+		if rpcURL == "" {
+			rpcURL = os.Getenv(EnvForkRPC)
+		}
+		if block == 0 {
+			if s := os.Getenv(EnvForkBlock); s != "" {
+				if block, err = strconv.ParseUint(s, 0, 64); err != nil {
+					return fmt.Errorf("world: %s=%q: %w", EnvForkBlock, s, err)
+				}
+			}
+		}
+		if rpcURL == "" || block == 0 {
+			return fmt.Errorf("%w (set Config.ForkRPC and Config.ForkBlock, or %s and %s)", ErrForkUnpinned, EnvForkRPC, EnvForkBlock)
+		}
+		opts.ForkURL, opts.ForkBlock = rpcURL, block
+		opts.Args = append([]string{"--no-rate-limit"}, opts.Args...)
+		b, err = startAnvil(opts)
+	default:
+		return fmt.Errorf("world: unknown backend %q (want %s, %s or %s)", w.cfg.Backend, Embedded, Anvil, Fork)
+	}
+	if err != nil {
+		return fmt.Errorf("world: starting the %s backend: %w", w.cfg.Backend, err)
+	}
+	w.chain = b
+	if len(w.chain.Keys()) == 0 {
+		return fmt.Errorf("world: the %s backend has no funded key", w.cfg.Backend)
+	}
+	w.funder = w.chain.Keys()[0]
+	return nil
+}
+
+// ErrForkUnpinned is returned by New for the fork backend without an
+// archive endpoint and a block.
+var ErrForkUnpinned = errors.New("world: the fork backend needs an archive endpoint and a pinned block")
+
+// startEmbedded and startAnvil return a nil Backend (not a typed nil) on
+// failure.
+func startEmbedded(opts backend.EmbeddedOptions) (backend.Backend, error) {
+	e, err := backend.NewEmbedded(opts)
+	if err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+func startAnvil(opts anvil.Options) (backend.Backend, error) {
+	a, err := backend.StartAnvil(context.Background(), opts)
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// Backend is the World's chain backend.
+func (w *World) Backend() Backend { return w.cfg.Backend }
+
+// Client is the World's chain client (fixed fees, rounded gas limits: see
+// fees.go).
+func (w *World) Client() chain.Client { return w.client }
+
+// ChainID is the chain's id.
+func (w *World) ChainID() uint64 { return w.chainID }
+
+// URL is the chain's JSON-RPC endpoint on loopback.
+func (w *World) URL() string { return w.chain.URL() }
+
+// Deployment is where AFR's contracts are: EpochAnchor and the
+// PaceSmartAccount, the block they were deployed in, their gas.
+func (w *World) Deployment() chain.Deployment { return w.deployment }
+
+// EpochAnchor is the address of the EpochAnchor contract.
+func (w *World) EpochAnchor() common.Address { return w.epochAnchor }
+
+// Account is the address of the World's PaceSmartAccount.
+func (w *World) Account() common.Address { return w.account }
+
+// Domain is the account's EIP-712 domain: PDRs and delegations are signed
+// in it.
+func (w *World) Domain() pdr.Domain { return w.domain }
+
+// Counter and Sink are the call targets of the shipped specs
+// (contracts/test/utils/Targets.sol).
+func (w *World) Counter() common.Address { return w.counter }
+func (w *World) Sink() common.Address    { return w.sink }
+
+// Registry decodes calldata, events and reverts of every contract the World
+// deployed; a spec adds ABIs of contracts it did not deploy itself.
+func (w *World) Registry() *calldata.Registry { return w.registry }
+
+// Close stops the anchorer, closes the recorder and stops the backend
+// (anvil processes included), and removes a temporary directory. It is
+// safe to call more than once.
+func (w *World) Close() error {
+	w.closeMu.Lock()
+	defer w.closeMu.Unlock()
+	if w.closed {
+		return w.closeErr
+	}
+	w.closed = true
+	errs := []error{w.closeRecorder()}
+	if w.chain != nil {
+		errs = append(errs, w.chain.Close())
+	}
+	if w.tmp != "" {
+		errs = append(errs, os.RemoveAll(w.tmp))
+	}
+	w.closeErr = errors.Join(errs...)
+	return w.closeErr
+}
+
+// Now returns the latest block's timestamp.
+func (w *World) Now(ctx context.Context) (uint64, error) {
+	return pace.BlockTime(ctx, w.client)
+}
+
+// Clock is the time PDR expiries count from (Unix seconds): the chain's
+// time when the World started, moved forward in steps of PDRLifetime/2 as
+// the chain's time passes them. Propose, Delegate and SignDelegated set
+// expiries PDRLifetime after it, so a PDR stays valid for at least half its
+// lifetime, and its expiry — and so its signature, calldata and gas — does
+// not depend on how many blocks were mined before it: adding a transaction
+// to a spec does not move the gas of the ones after it.
+func (w *World) Clock(ctx context.Context) (uint64, error) {
+	now, err := w.Now(ctx)
+	if err != nil || now < w.start {
+		return w.start, err
+	}
+	const step = PDRLifetime / 2
+	return w.start + (now-w.start)/step*step, nil
+}
+
+// NextNonce returns the account's current policy nonce: the nonce of the next
+// PDR without delegations.
+func (w *World) NextNonce(ctx context.Context) (uint64, error) {
+	return pace.AccountNonce(ctx, w.client, w.account)
+}
+
+// NextDelegatedNonce returns the account's current delegated nonce: the nonce
+// of the next PDR a delegate signs (executeDelegated).
+func (w *World) NextDelegatedNonce(ctx context.Context) (uint64, error) {
+	return pace.AccountDelegatedNonce(ctx, w.client, w.account)
+}
+
+// ether is n ether in wei.
+func ether(n int64) *big.Int { return new(big.Int).Mul(big.NewInt(n), big.NewInt(1e18)) }
