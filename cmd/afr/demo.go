@@ -2,23 +2,19 @@ package main
 
 import (
 	"context"
-	"crypto/ecdsa"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"github.com/agentflightrecorder/afr/anchor"
 	"github.com/agentflightrecorder/afr/chain"
-	"github.com/agentflightrecorder/afr/chain/backend"
-	"github.com/agentflightrecorder/afr/pace"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/verifier"
-	"github.com/agentflightrecorder/afr/verifier/onchain"
+	"github.com/agentflightrecorder/afr/world"
 )
 
 func init() {
@@ -186,11 +182,6 @@ func runDemo(e *env, args []string) error {
 	return err
 }
 
-// demoParty holds the demo's keys.
-type demoParty struct {
-	operator, owner, relayer, policy, approver *ecdsa.PrivateKey
-}
-
 // demoRun is the state the steps of one demo share; each step is a method
 // that fills in the report and prints its lines.
 type demoRun struct {
@@ -200,32 +191,17 @@ type demoRun struct {
 	n         int
 	rep       *demoReport
 	step      time.Time // start of the current step, for lap
-	cleanups  []func()  // run by close, last first
 
-	// Chain and contracts (step 1).
-	b    backend.Backend
-	c    chain.Client
-	p    demoParty
-	dep  *chain.Deployment
-	acct common.Address
+	// The chain, the contracts, the log and its anchorer (step 1).
+	w *world.World
 
-	// Recording and anchoring (steps 2 and 3).
-	r         *recorder.Recorder
-	recClosed bool
-	recorded  uint64 // events in the log once the recorder is closed
-	a         *anchor.Anchorer
-	stopRun   context.CancelFunc
-	runDone   chan error
+	// The unanchored window, sampled while recording (steps 2 and 3).
+	stopWatch context.CancelFunc
 	watchDone chan struct{}
-	peakMu    sync.Mutex
-	peak      uint64 // the largest unanchored window sampled
-	tr        *pace.Agent
+	peak      atomic.Uint64
 
 	// Verification (steps 4 to 7).
 	l          *recorder.Log
-	kr         *recorder.Keyring
-	src        onchain.ChainAnchors
-	opts       verifier.Options
 	execs      *verifier.ExecutionReport
 	bundleFile string
 }
@@ -235,15 +211,12 @@ type demoRun struct {
 func demo(ctx context.Context, say func(string, ...any), kind, dir string, n int) (*demoReport, error) {
 	d := &demoRun{ctx: ctx, say: say, kind: kind, dir: dir, n: n, rep: &demoReport{Backend: kind, Dir: dir, Steps: map[string]float64{}}}
 	d.step = time.Now()
-	defer d.close()
-	// Until the anchorer runs, a failure leaves no report.
-	if err := d.chain(); err != nil {
+	// Until the World runs, a failure leaves no report.
+	if err := d.start(); err != nil {
 		return nil, err
 	}
+	defer d.w.Close()
 	d.lap("chain_and_deploy")
-	if err := d.openRecorder(); err != nil {
-		return nil, err
-	}
 	for _, s := range []struct {
 		name string
 		run  func() error
@@ -271,7 +244,11 @@ func (d *demoRun) conclude() error {
 	d.say("")
 	d.say("Report: %s", filepath.Join(dir, "report.json"))
 	d.say("        %s   (the verified log as a page: open it in a browser)", filepath.Join(dir, "report.html"))
-	if err := verifier.WriteAnchorsFile(filepath.Join(dir, "anchors.json"), mustAnchors(d.src, d.ctx)); err != nil {
+	anchors, err := d.w.Anchors().Anchors(d.ctx)
+	if err != nil {
+		return err
+	}
+	if err := verifier.WriteAnchorsFile(filepath.Join(dir, "anchors.json"), anchors); err != nil {
 		return err
 	}
 	if _, err := writeVerifyPage(filepath.Join(dir, "verify.html")); err != nil {
@@ -294,14 +271,4 @@ func (d *demoRun) conclude() error {
 func (d *demoRun) lap(name string) {
 	d.rep.Steps[name] = time.Since(d.step).Seconds()
 	d.step = time.Now()
-}
-
-// onClose registers f to be run by close, as a defer in demo would be.
-func (d *demoRun) onClose(f func()) { d.cleanups = append(d.cleanups, f) }
-
-// close runs the registered cleanups, last registered first.
-func (d *demoRun) close() {
-	for i := len(d.cleanups) - 1; i >= 0; i-- {
-		d.cleanups[i]()
-	}
 }

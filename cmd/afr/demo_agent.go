@@ -2,27 +2,18 @@ package main
 
 import (
 	"context"
-	"crypto/ecdsa"
 	"fmt"
 	"math/big"
-	"strings"
+	"slices"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/agentflightrecorder/afr/anchor"
 	"github.com/agentflightrecorder/afr/bench"
-	"github.com/agentflightrecorder/afr/chain"
-	"github.com/agentflightrecorder/afr/pace"
 	"github.com/agentflightrecorder/afr/pdr"
 	"github.com/agentflightrecorder/afr/verifier"
-	"github.com/agentflightrecorder/afr/verifier/onchain"
+	"github.com/agentflightrecorder/afr/world"
 )
-
-func mustAnchors(src verifier.AnchorSource, ctx context.Context) []verifier.Anchor {
-	as, _ := src.Anchors(ctx)
-	return as
-}
 
 func verdictOf(what string, r *verifier.Report, want verifier.Verdict) demoVerdict {
 	v := demoVerdict{What: what, Verdict: r.Verdict.String(), Expected: want.String(), Execs: r.Executions}
@@ -45,18 +36,10 @@ func anchoringFigures(q anchor.Queue, conf uint64) demoAnchoring {
 		lat = append(lat, float64(an.Confirmed.Sub(an.FirstSent).Microseconds())/1000)
 	}
 	if len(lat) > 0 {
-		sortFloats(lat)
+		slices.Sort(lat)
 		d.LatencyMedianMs, d.LatencyMaxMs = lat[len(lat)/2], lat[len(lat)-1]
 	}
 	return d
-}
-
-func sortFloats(xs []float64) {
-	for i := 1; i < len(xs); i++ {
-		for j := i; j > 0 && xs[j] < xs[j-1]; j-- {
-			xs[j], xs[j-1] = xs[j-1], xs[j]
-		}
-	}
 }
 
 var (
@@ -69,14 +52,6 @@ func ether(x float64) *big.Int {
 	return v
 }
 
-func mustKey() *ecdsa.PrivateKey {
-	k, err := crypto.GenerateKey()
-	if err != nil {
-		panic(err)
-	}
-	return k
-}
-
 func short(s string) string {
 	if len(s) > 14 {
 		return s[:10] + "…"
@@ -84,63 +59,41 @@ func short(s string) string {
 	return s
 }
 
-// treasuryAgent is the demo's on-chain agent: it pays the vendor through
-// the account, under a policy that allows payments to the vendor up to 10
-// ETH and asks a human above 1 ETH.
-func treasuryAgent(r pace.Recorder, c chain.Client, p demoParty, chainID uint64, acct common.Address) *pace.Agent {
-	return &pace.Agent{Recorder: r, Client: c, Domain: pdr.Domain{ChainID: chainID, Account: acct}, Registry: onchain.DefaultRegistry(),
-		Policy: &pdr.Policy{Name: "treasury", Rules: []pdr.Rule{
-			{Name: "pay-vendor", Effect: pdr.Allow, Targets: []common.Address{vendor}, MaxValue: ether(10).String(), ApprovalAbove: ether(1).String()},
-		}},
-		PolicySigner: p.policy, Name: "treasury-agent/1.0", Group: "treasury"}
+// treasuryPolicy is the policy of the demo's treasury agent: payments to
+// the vendor up to 10 ETH, with a human's approval above 1 ETH.
+func treasuryPolicy() *pdr.Policy {
+	return &pdr.Policy{Name: "treasury", Rules: []pdr.Rule{
+		{Name: "pay-vendor", Effect: pdr.Allow, Targets: []common.Address{vendor}, MaxValue: ether(10).String(), ApprovalAbove: ether(1).String()},
+	}}
 }
 
-// treasuryAct runs one action of the treasury agent: propose (intent and policy
-// decision recorded), approve by the demo's human when the policy asks,
-// execute through the account from the relayer (the account refuses a
-// denied PDR: it is not sent), and record the outcome.
-func treasuryAct(ctx context.Context, a *pace.Agent, p demoParty, what string, call pdr.Call) (demoAction, error) {
+// treasuryAct runs one action of the treasury agent: propose (intent and
+// policy decision recorded; approved by the account's approver when the
+// policy asks), execute through the account (the account refuses a denied
+// PDR: it is not sent), and record the outcome.
+func treasuryAct(ctx context.Context, w *world.World, what string, call pdr.Call) (demoAction, error) {
 	da := demoAction{What: what}
-	pr, err := a.Propose(ctx, call)
+	pr, err := w.Propose(ctx, "treasury-agent/1.0", call)
 	if err != nil {
 		return da, err
 	}
 	da.IntentSeq, da.EventID = pr.IntentEvent.Seq, pr.EventID().Hex()
 	da.Decision, da.Approval = pr.Evaluation.Decision.String(), pr.Evaluation.ApprovalRequired
 	if pr.Evaluation.Allowed() && pr.Evaluation.ApprovalRequired {
-		if _, err := a.Approve(ctx, pr, p.approver); err != nil {
-			return da, err
-		}
-		da.Approver = chain.Address(p.approver).Hex()
+		da.Approver = w.Approvers()[0].Address.Hex()
 	}
-	res := a.Execute(ctx, pr, p.relayer)
+	res := w.Execute(ctx, pr)
 	switch {
 	case res.Succeeded():
 		da.Tx, da.GasUsed = res.Receipt.TxHash.Hex(), res.Receipt.GasUsed
 	case pr.Evaluation.Allowed() || !res.Reverted:
-		return da, fmt.Errorf("%s: %w", what, res.Err)
+		return da, fmt.Errorf("%s: %s", what, res)
 	default:
 		// The policy denied it and the account refused it (simulated, not
 		// sent): recorded as denied.
-		da.Refused, _, _ = strings.Cut(res.Revert, "(")
+		da.Refused = res.DecodeRevert().Name
 		res = nil
 	}
-	_, err = a.RecordOutcome(ctx, pr, res)
+	_, err = w.RecordOutcome(ctx, pr, res)
 	return da, err
-}
-
-// unrecorded signs an allowing PDR for call bound to eventID with the policy
-// signer and executes it, recording nothing: what a compromised agent
-// holding the policy key could do.
-func unrecorded(ctx context.Context, a *pace.Agent, p demoParty, call pdr.Call, eventID common.Hash) *pace.Outcome {
-	t, err := a.NextTerms(ctx, eventID)
-	if err != nil {
-		return &pace.Outcome{Err: err}
-	}
-	t.Decision = pdr.Allow
-	s, err := pdr.SignPDR(a.PolicySigner, pdr.ForCall(a.Domain, call, t))
-	if err != nil {
-		return &pace.Outcome{Err: err}
-	}
-	return a.Submit(ctx, p.relayer, &s, call)
 }

@@ -13,8 +13,6 @@ import (
 
 	"github.com/agentflightrecorder/afr/anchor"
 	"github.com/agentflightrecorder/afr/chain"
-	"github.com/agentflightrecorder/afr/chain/backend"
-	"github.com/agentflightrecorder/afr/chain/backend/anvil"
 	"github.com/agentflightrecorder/afr/checkpoint"
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/recorder"
@@ -22,6 +20,7 @@ import (
 	"github.com/agentflightrecorder/afr/verifier"
 	"github.com/agentflightrecorder/afr/verifier/onchain"
 	"github.com/agentflightrecorder/afr/verifier/tamper"
+	"github.com/agentflightrecorder/afr/world"
 )
 
 // fleetReport is the JSON report of afr demo --fleet (DIR/fleet.json).
@@ -112,8 +111,7 @@ type fleetRun struct {
 	n, events int
 	rep       *fleetReport
 
-	b    backend.Backend
-	c    chain.Client
+	w    *world.World
 	dep  *chain.Deployment
 	dirs []string
 	file string // the batches file
@@ -125,7 +123,7 @@ func (f *fleetRun) run() error {
 	if err := f.chain(); err != nil {
 		return err
 	}
-	defer f.b.Close()
+	defer f.w.Close()
 	lap("chain_and_deploy")
 	if err := f.recordAndAnchor(); err != nil {
 		return err
@@ -157,44 +155,26 @@ func (f *fleetRun) run() error {
 	return nil
 }
 
+// chain (step 1) starts the World of the fleet: the chain and EpochAnchor;
+// its operator anchors every log of the fleet. (The World's own log is not
+// used: the fleet's logs are opened by recordAndAnchor.)
 func (f *fleetRun) chain() error {
-	switch f.kind {
-	case "embedded":
-		em, err := backend.NewEmbedded(backend.EmbeddedOptions{BlockPeriod: 250 * time.Millisecond})
-		if err != nil {
-			return err
-		}
-		f.b = em
-	case "anvil":
-		a, err := backend.StartAnvil(f.ctx, anvil.Options{Args: []string{"--mixed-mining", "--block-time", "1"}})
-		if err != nil {
-			return fmt.Errorf("%w (hint: make setup installs anvil)", err)
-		}
-		f.b = a
-	}
-	f.c = f.b.Client()
-	id, err := f.c.ChainID(f.ctx)
+	w, err := world.New(f.ctx, demoWorld(f.kind, world.Config{Approvers: -1}))
 	if err != nil {
-		f.b.Close()
-		return err
+		return demoChainError(f.kind, err)
 	}
-	f.rep.ChainID = id.Uint64()
-	key := f.b.Keys()[0]
-	f.rep.Operator = chain.Address(key).Hex()
+	f.w = w
+	f.rep.ChainID = w.ChainID()
+	f.rep.Operator = w.Operator().Address.Hex()
 	where := "go-ethereum's simulated chain, in this process"
-	if f.kind == "anvil" {
-		where = "anvil at " + f.b.URL()
+	if f.kind == string(world.Anvil) {
+		where = "anvil at " + w.URL()
 	}
 	f.say("1. Chain %d: %s", f.rep.ChainID, where)
-	dep, err := chain.Deploy(f.ctx, f.c, key, nil)
-	if err != nil {
-		f.b.Close()
-		return err
-	}
-	dep.RPC = f.b.URL()
+	dep := w.Deployment()
 	f.file = filepath.Join(f.dir, "batches.jsonl")
 	dep.BatchesFile = f.file
-	f.dep, f.rep.Deployment = dep, dep
+	f.dep, f.rep.Deployment = &dep, &dep
 	f.say("   EpochAnchor %s; one operator key %s for all %d logs", dep.EpochAnchor, f.rep.Operator, f.n)
 	return writeJSONFile(filepath.Join(f.dir, "deployment.json"), dep)
 }
@@ -202,9 +182,9 @@ func (f *fleetRun) chain() error {
 // recordAndAnchor records the fleet's logs concurrently while one Batcher
 // anchors their sealed epochs in aggregate batches.
 func (f *fleetRun) recordAndAnchor() error {
-	key := f.b.Keys()[0]
+	key := f.w.Operator().Key
 	maxEntries := max(f.n, 10)
-	bt, err := anchor.OpenBatcher(f.ctx, f.c, anchor.BatchOptions{Options: anchor.Options{Contract: f.dep.EpochAnchor, Key: key, FromBlock: f.dep.Block, Confirmations: 1},
+	bt, err := anchor.OpenBatcher(f.ctx, f.w.Client(), anchor.BatchOptions{Options: anchor.Options{Contract: f.dep.EpochAnchor, Key: key, FromBlock: f.dep.Block, Confirmations: 1},
 		BatchesFile: f.file, Publish: anchor.PublishFile, MaxEntries: maxEntries, MaxWait: 500 * time.Millisecond})
 	if err != nil {
 		return err
@@ -328,7 +308,7 @@ func (f *fleetRun) verifyLog(dir string, img *tamper.Image) (*verifier.Report, e
 	if err != nil {
 		return nil, err
 	}
-	src := onchain.LogAnchors{Client: f.c, Contract: f.dep.EpochAnchor, Operator: chain.Address(f.b.Keys()[0]), LogID: id, FromBlock: f.dep.Block, BatchesFile: f.file}
+	src := onchain.LogAnchors{Client: f.w.Client(), Contract: f.dep.EpochAnchor, Operator: f.w.Operator().Address, LogID: id, FromBlock: f.dep.Block, BatchesFile: f.file}
 	if img != nil {
 		return verifier.VerifyLog(f.ctx, img, src, verifier.Options{})
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"math/big"
 	"os"
@@ -14,126 +13,87 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"github.com/agentflightrecorder/afr/anchor"
-	"github.com/agentflightrecorder/afr/chain"
-	"github.com/agentflightrecorder/afr/chain/backend"
-	"github.com/agentflightrecorder/afr/chain/backend/anvil"
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/pdr"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/recorder/workload"
 	"github.com/agentflightrecorder/afr/report"
 	"github.com/agentflightrecorder/afr/verifier"
-	"github.com/agentflightrecorder/afr/verifier/onchain"
 	"github.com/agentflightrecorder/afr/verifier/tamper"
+	"github.com/agentflightrecorder/afr/world"
 )
 
 // demoConfirmations is how many confirmations the demo's anchorer waits for.
 const demoConfirmations = 2
 
-// chain (step 1) starts the chain, deploys the contracts and funds the
-// account.
-func (d *demoRun) chain() error {
-	switch d.kind {
-	case "embedded":
-		em, err := backend.NewEmbedded(backend.EmbeddedOptions{BlockPeriod: 250 * time.Millisecond})
-		if err != nil {
-			return err
-		}
-		d.b = em
-	case "anvil":
-		a, err := backend.StartAnvil(d.ctx, anvil.Options{Args: []string{"--mixed-mining", "--block-time", "1"}})
-		if err != nil {
-			return fmt.Errorf("%w (hint: make setup installs anvil)", err)
-		}
-		d.b = a
+// demoWorld is the World of the demo and of the fleet demo: a chain that
+// follows the wall clock, mining a block at least every period besides one
+// per transaction, as a deployment's does.
+func demoWorld(kind string, cfg world.Config) world.Config {
+	cfg.Backend = world.Backend(kind)
+	cfg.BlockTime = 250 * time.Millisecond
+	if kind == string(world.Anvil) {
+		cfg.BlockTime = time.Second // anvil mines in whole seconds
 	}
-	d.onClose(func() { d.b.Close() })
-	d.c = d.b.Client()
-	id, err := d.c.ChainID(d.ctx)
+	return cfg
+}
+
+// start (step 1) starts the World: the chain, EpochAnchor and the
+// PaceSmartAccount (funded), the log and its anchorer, which anchors every
+// epoch as it is sealed, with confirmations; and a sampler of the
+// unanchored window.
+func (d *demoRun) start() error {
+	w, err := world.New(d.ctx, demoWorld(d.kind, world.Config{Dir: d.dir, Recorder: "demo-operator", EpochSize: 100, Durable: true,
+		Anchoring: world.AnchorAsSealed, Confirmations: demoConfirmations, Approvers: 1, Threshold: 1, Policy: treasuryPolicy()}))
 	if err != nil {
-		return err
+		return demoChainError(d.kind, err)
 	}
-	d.rep.ChainID = id.Uint64()
-	keys := d.b.Keys()
-	if len(keys) < 3 {
-		return errors.New("demo: the chain has fewer than 3 funded keys")
-	}
-	d.p = demoParty{operator: keys[0], owner: keys[1], relayer: keys[2], policy: mustKey(), approver: mustKey()}
-	d.rep.Operator = chain.Address(d.p.operator)
+	d.w = w
+	dep := w.Deployment()
+	d.rep.ChainID, d.rep.Operator, d.rep.Deployment = w.ChainID(), w.Operator().Address, &dep
 	where := "go-ethereum's simulated chain, in this process"
-	if d.kind == "anvil" {
-		where = "anvil at " + d.b.URL()
+	if d.kind == string(world.Anvil) {
+		where = "anvil at " + w.URL()
 	}
 	d.say("1. Chain %d: %s", d.rep.ChainID, where)
-	dep, err := chain.Deploy(d.ctx, d.c, d.p.operator, &chain.PaceConfig{Owner: chain.Address(d.p.owner), PolicySigner: chain.Address(d.p.policy),
-		Approvers: []common.Address{chain.Address(d.p.approver)}, Threshold: 1})
-	if err != nil {
-		return err
-	}
-	dep.RPC = d.b.URL()
-	d.dep, d.rep.Deployment = dep, dep
 	if err := writeJSONFile(filepath.Join(d.dir, "deployment.json"), dep); err != nil {
 		return err
 	}
-	d.acct = *dep.Pace
-	if _, err := chain.Transact(d.ctx, d.c, d.p.owner, &d.acct, ether(5), nil); err != nil {
-		return fmt.Errorf("funding the account: %w", err)
-	}
-	d.say("   EpochAnchor %s (%d gas), PaceSmartAccount %s (%d gas), funded with 5 ETH", dep.EpochAnchor, dep.GasUsed["EpochAnchor"], d.acct, dep.GasUsed["PaceSmartAccount"])
-	return nil
-}
-
-// openRecorder (start of step 2) opens the recorder and the anchorer, and
-// starts the anchorer following the sealed epochs and a sampler of the
-// unanchored window.
-func (d *demoRun) openRecorder() error {
-	r, err := recorder.Open(d.dir+"/log", recorder.Options{Recorder: "demo-operator", Encrypt: true, EpochSize: 100, Sync: recorder.SyncGroup})
-	if err != nil {
-		return err
-	}
-	d.r = r
-	d.onClose(func() {
-		if !d.recClosed {
-			r.Close()
-		}
-	})
-	a, err := anchor.Open(d.ctx, d.dir+"/log", d.c, anchor.Options{Contract: d.dep.EpochAnchor, Key: d.p.operator, FromBlock: d.dep.Block,
-		Confirmations: demoConfirmations, Position: r.Position, Poll: 20 * time.Millisecond})
-	if err != nil {
-		return err
-	}
-	d.a = a
-	d.onClose(a.Close)
-	runCtx, stopRun := context.WithCancel(d.ctx)
-	d.stopRun = stopRun
-	d.onClose(stopRun)
-	d.runDone = make(chan error, 1)
-	go func() { d.runDone <- a.Run(runCtx, r.Sealed()) }()
-	d.watchDone = make(chan struct{})
+	d.say("   EpochAnchor %s (%d gas), PaceSmartAccount %s (%d gas), funded with 5 ETH", dep.EpochAnchor, dep.GasUsed["EpochAnchor"], w.Account(), dep.GasUsed["PaceSmartAccount"])
+	watch, stop := context.WithCancel(d.ctx)
+	d.stopWatch, d.watchDone = stop, make(chan struct{})
 	go func() { // the unanchored window, sampled
 		defer close(d.watchDone)
 		t := time.NewTicker(20 * time.Millisecond)
 		defer t.Stop()
 		for {
 			select {
-			case <-runCtx.Done():
+			case <-watch.Done():
 				return
 			case <-t.C:
-				w := a.Window()
-				d.peakMu.Lock()
-				d.peak = max(d.peak, w.Events)
-				d.peakMu.Unlock()
+				q := w.AnchorQueue()
+				win := q.Window(w.Position().Next, time.Now())
+				if win.Events > d.peak.Load() {
+					d.peak.Store(win.Events)
+				}
 			}
 		}
 	}()
 	return nil
 }
 
+// demoChainError adds the hint for a chain backend that could not start.
+func demoChainError(kind string, err error) error {
+	if kind == string(world.Anvil) {
+		return fmt.Errorf("%w (hint: make setup installs anvil)", err)
+	}
+	return err
+}
+
 // record (step 2) records the workload from four concurrent agents while the
 // treasury agent acts through the account.
 func (d *demoRun) record() error {
-	r, n := d.r, d.n
+	w, n := d.w, d.n
 	d.say("2. Recording %d events from 4 concurrent agents, while a treasury agent pays through the PaceSmartAccount", n)
 	events := workload.Generate(42, n)
 	start := time.Now()
@@ -144,14 +104,13 @@ func (d *demoRun) record() error {
 		go func(ag int) {
 			defer recorded.Done()
 			for i := ag; i < len(events); i += 4 {
-				if _, err := r.Record(d.ctx, events[i]); err != nil {
+				if _, err := w.Record(d.ctx, events[i]); err != nil {
 					errs <- err
 					return
 				}
 			}
 		}(ag)
 	}
-	d.tr = treasuryAgent(r, d.c, d.p, d.rep.ChainID, d.acct)
 	acts := []struct {
 		what string
 		to   common.Address
@@ -164,10 +123,10 @@ func (d *demoRun) record() error {
 	}
 	for i, act := range acts {
 		// Spread the actions through the session.
-		for r.Position().Next < uint64((i+1)*n/(len(acts)+1)) {
+		for w.Position().Next < uint64((i+1)*n/(len(acts)+1)) {
 			time.Sleep(2 * time.Millisecond)
 		}
-		da, err := treasuryAct(d.ctx, d.tr, d.p, act.what, pdr.Call{Target: act.to, Value: act.v})
+		da, err := treasuryAct(d.ctx, w, act.what, pdr.Call{Target: act.to, Value: act.v})
 		if err != nil {
 			return err
 		}
@@ -180,14 +139,9 @@ func (d *demoRun) record() error {
 	default:
 	}
 	rec := time.Since(start)
-	d.recClosed = true
-	if err := r.Close(); err != nil {
-		return err
-	}
-	pos := r.Position()
-	d.recorded = pos.Next
+	pos := w.Position()
 	d.rep.Recording = demoRecording{Events: int(pos.Next), Agents: 5, Epochs: int(pos.OpenEpoch), Seconds: rec.Seconds(), EventsPerSec: float64(pos.Next) / rec.Seconds()}
-	d.say("   %d events (%d from the treasury agent), each durable before Record returned, in %s: %.0f events/s; %d epochs sealed",
+	d.say("   %d events (%d from the treasury agent), each durable before Record returned, in %s: %.0f events/s; %d epochs sealed so far",
 		pos.Next, int(pos.Next)-n, rec.Round(time.Millisecond), d.rep.Recording.EventsPerSec, pos.OpenEpoch)
 	for _, da := range d.rep.Actions {
 		switch {
@@ -202,27 +156,20 @@ func (d *demoRun) record() error {
 	return nil
 }
 
-// anchor (step 3) drains what is still pending and stops the anchorer.
+// anchor (step 3) seals the last epoch and waits until every epoch is
+// anchored.
 func (d *demoRun) anchor() error {
-	a := d.a
 	d.say("3. Anchoring epoch roots on chain (%d confirmations), asynchronously since the first epoch…", demoConfirmations)
-	if _, err := a.SyncLog(); err != nil {
+	if _, err := d.w.SealAndAnchor(d.ctx); err != nil {
 		return err
 	}
-	if err := a.Drain(d.ctx); err != nil {
-		return err
-	}
-	d.stopRun()
+	d.stopWatch()
 	<-d.watchDone
-	if err := <-d.runDone; err != nil {
-		return err
-	}
-	q := a.Queue()
+	d.rep.Recording.Epochs = int(d.w.Position().OpenEpoch) // the last one sealed too
+	q := d.w.AnchorQueue()
 	d.rep.Anchoring = anchoringFigures(q, demoConfirmations)
-	d.peakMu.Lock()
-	d.rep.Anchoring.WindowPeak = d.peak
-	d.peakMu.Unlock()
-	d.rep.Anchoring.WindowAfter = q.Window(d.recorded, time.Now()).Events
+	d.rep.Anchoring.WindowPeak = d.peak.Load()
+	d.rep.Anchoring.WindowAfter = q.Window(d.w.Position().Next, time.Now()).Events
 	an := d.rep.Anchoring
 	d.say("   %d epochs anchored: first %d gas, then %d–%d gas (mean %.0f); confirmation latency median %.0f ms, max %.0f ms",
 		an.Epochs, an.FirstGas, an.SteadyGasMin, an.SteadyGasMax, an.SteadyGasMean, an.LatencyMedianMs, an.LatencyMaxMs)
@@ -233,28 +180,16 @@ func (d *demoRun) anchor() error {
 // verify (step 4) verifies the log against the chain, with on-chain
 // completeness.
 func (d *demoRun) verify() error {
-	l, err := recorder.OpenLog(d.dir + "/log")
+	l, err := recorder.OpenLog(d.w.LogDir())
 	if err != nil {
 		return err
 	}
 	d.l = l
-	rec, session, err := l.Identity()
+	v, err := d.w.Verify(d.ctx)
 	if err != nil {
 		return err
 	}
-	kr, err := recorder.OpenKeyring(filepath.Join(d.dir, "log", "keys"), session)
-	if err != nil {
-		return err
-	}
-	d.kr = kr
-	d.onClose(func() { kr.Close() })
-	d.src = onchain.ChainAnchors{Client: d.c, Contract: d.dep.EpochAnchor, Operator: d.rep.Operator, LogID: format.LogID(rec, session), FromBlock: d.dep.Block}
-	d.opts = verifier.Options{Payloads: verifier.PayloadsOpen, Keys: kr,
-		Completeness: onchain.Executions{Client: d.c, Account: d.acct, FromBlock: d.dep.Block}}
-	vrep, err := verifier.VerifyLog(d.ctx, l, d.src, d.opts)
-	if err != nil {
-		return err
-	}
+	vrep := v.Report
 	d.rep.Verify = verdictOf("the log against the chain, payloads decrypted", vrep, verifier.Verified)
 	d.execs = vrep.Executions
 	d.say("4. Verified the log against EpochAnchor's events for %s: %s", short(d.rep.Operator.Hex()), vrep.Verdict)
@@ -267,12 +202,12 @@ func (d *demoRun) verify() error {
 // graph of the last on-chain execution (its intent, policy decision and
 // approval).
 func (d *demoRun) writeReport(vrep *verifier.Report) error {
-	ix, err := verifier.IndexLog(d.l, d.kr)
+	ix, err := d.w.Index()
 	if err != nil {
 		return err
 	}
 	in := report.Input{Title: "AFR demo: the verified log", Report: vrep, Index: ix, Generated: time.Now(),
-		Anchors: fmt.Sprintf("EpochAnchor %s on the %s chain, operator %s", d.dep.EpochAnchor.Hex(), d.kind, d.rep.Operator.Hex())}
+		Anchors: fmt.Sprintf("EpochAnchor %s on the %s chain, operator %s", d.w.EpochAnchor().Hex(), d.kind, d.rep.Operator.Hex())}
 	for _, ev := range ix.Find(verifier.Query{Kind: format.KindChainTx}) {
 		if p := ev.Payload; p != nil && p.Execution != nil && len(p.Execution.TxHash) > 0 {
 			in.Causal = &ev.Seq
@@ -289,7 +224,7 @@ func (d *demoRun) writeReport(vrep *verifier.Report) error {
 // the bundle as a third party.
 func (d *demoRun) disclose() error {
 	seq := d.rep.Actions[1].IntentSeq
-	bnd, err := verifier.Disclose(d.l, []uint64{seq}, verifier.DiscloseOptions{Keys: d.kr, Payloads: true})
+	bnd, err := verifier.Disclose(d.l, []uint64{seq}, verifier.DiscloseOptions{Keys: d.w.Keys(), Payloads: true})
 	if err != nil {
 		return err
 	}
@@ -305,7 +240,7 @@ func (d *demoRun) disclose() error {
 	if err != nil {
 		return err
 	}
-	br, err := verifier.VerifyBundle(d.ctx, decoded, d.src, verifier.Options{Payloads: verifier.PayloadsOpen})
+	br, err := verifier.VerifyBundle(d.ctx, decoded, d.w.Anchors(), verifier.Options{Payloads: verifier.PayloadsOpen})
 	if err != nil {
 		return err
 	}
@@ -337,7 +272,7 @@ func (d *demoRun) tamper() error {
 		if err := t.f(cp); err != nil {
 			return fmt.Errorf("%s: %w", t.what, err)
 		}
-		tr, err := verifier.VerifyLog(d.ctx, cp, d.src, verifier.Options{})
+		tr, err := verifier.VerifyLog(d.ctx, cp, d.w.Anchors(), verifier.Options{})
 		if err != nil {
 			return err
 		}
@@ -352,19 +287,25 @@ func (d *demoRun) tamper() error {
 	return nil
 }
 
-// rogue (step 7) executes a payment the log never saw and verifies the log
-// again.
+// rogue (step 7) executes a payment the log never saw — signed with the
+// policy key, as a compromised agent holding it could — and verifies the
+// log again.
 func (d *demoRun) rogue() error {
-	rogueID := common.Hash(crypto.Keccak256Hash([]byte("an event that was never recorded")))
-	if res := unrecorded(d.ctx, d.tr, d.p, pdr.Call{Target: stranger, Value: ether(0.5)}, rogueID); !res.Succeeded() {
-		return fmt.Errorf("rogue execution: %w", res.Err)
+	rogueID := crypto.Keccak256Hash([]byte("an event that was never recorded"))
+	call := pdr.Call{Target: stranger, Value: ether(0.5)}
+	s, err := d.w.SignUnrecorded(d.ctx, call, rogueID)
+	if err != nil {
+		return fmt.Errorf("rogue execution: %w", err)
 	}
-	rrep, err := verifier.VerifyLog(d.ctx, d.l, d.src, d.opts)
+	if res := d.w.Submit(d.ctx, d.w.Agent(), &s, call); !res.Succeeded() {
+		return fmt.Errorf("rogue execution: %s", res)
+	}
+	v, err := d.w.Verify(d.ctx)
 	if err != nil {
 		return err
 	}
-	d.rep.Rogue = verdictOf("a PDR-signed payment executed without being recorded", rrep, verifier.Incomplete)
-	d.say("7. A compromised agent pays 0.5 ETH with a signed PDR but never records it; the verifier checks the account's executions: %s", rrep.Verdict)
+	d.rep.Rogue = verdictOf("a PDR-signed payment executed without being recorded", v.Report, verifier.Incomplete)
+	d.say("7. A compromised agent pays 0.5 ETH with a signed PDR but never records it; the verifier checks the account's executions: %s", v.Report.Verdict)
 	for _, f := range d.rep.Rogue.Findings {
 		d.say("   - %s", f)
 	}
