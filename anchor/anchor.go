@@ -195,7 +195,7 @@ func (a *Anchorer) Drain(ctx context.Context) error {
 
 // Window returns the unanchored window now (afr anchor publishes it as the
 // expvar "afr_anchor").
-func (a *Anchorer) Window() Window {
+func (a *Anchorer) Window() recorder.AnchorWindow {
 	var recorded uint64
 	if a.opts.Position != nil {
 		recorded = a.opts.Position().Next

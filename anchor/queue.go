@@ -218,28 +218,10 @@ func (a *Anchorer) enqueue(s recorder.SealedEpoch) (bool, error) {
 	return true, nil
 }
 
-// Window is the unanchored window: what a compromise now could still
-// rewrite without contradicting the chain.
-type Window struct {
-	// LastConfirmed is the last epoch with a confirmed anchor (nil: none).
-	LastConfirmed *uint64 `json:"last_confirmed_epoch"`
-	// ConfirmedAt is when it was confirmed.
-	ConfirmedAt *time.Time `json:"confirmed_at,omitempty"`
-	// Epochs sealed but not yet confirmed on chain.
-	Epochs int `json:"unanchored_epochs"`
-	// Events not covered by a confirmed anchor: in those epochs, plus the
-	// open epoch's when known.
-	Events uint64 `json:"unanchored_events"`
-	// Age is how long the window has been open: since the last confirmed
-	// anchor (or, before the first, since the first pending epoch was
-	// sealed); zero when Events is zero.
-	Age time.Duration `json:"age_ns"`
-}
-
 // Window computes the unanchored window from the queue, given the number of
 // events recorded in the log (0: unknown, only sealed epochs count).
-func (q *Queue) Window(recorded uint64, now time.Time) Window {
-	var w Window
+func (q *Queue) Window(recorded uint64, now time.Time) recorder.AnchorWindow {
+	var w recorder.AnchorWindow
 	var covered uint64
 	if n := len(q.Anchored); n > 0 {
 		a := q.Anchored[n-1]

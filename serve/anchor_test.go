@@ -32,7 +32,9 @@ func TestAnchoring(t *testing.T) {
 	}
 	dir := t.TempDir()
 	d := start(t, serve.Config{Dir: dir, Recorder: recorder.Options{EpochSize: 5, EpochMaxAge: -1},
-		Anchor: &serve.Anchoring{Client: e.Client(), Options: anchor.Options{Contract: dep.EpochAnchor, Key: key, FromBlock: dep.Block, Logf: t.Logf}}})
+		Anchor: &serve.Anchoring{Open: func(ctx context.Context, dir string, position func() recorder.Position) (serve.Anchorer, error) {
+			return anchor.Open(ctx, dir, e.Client(), anchor.Options{Contract: dep.EpochAnchor, Key: key, FromBlock: dep.Block, Logf: t.Logf, Position: position})
+		}}})
 	c := newClient(t, d)
 	if s := c.status(); s.Anchoring == nil || s.Anchoring.LastConfirmed != nil {
 		t.Fatalf("status before any event: anchoring %+v, want a window with nothing confirmed", s.Anchoring)

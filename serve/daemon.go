@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/agentflightrecorder/afr/anchor"
-	"github.com/agentflightrecorder/afr/chain"
 	"github.com/agentflightrecorder/afr/otlp"
 	"github.com/agentflightrecorder/afr/recorder"
 )
@@ -45,14 +43,29 @@ type Config struct {
 	Logf func(format string, args ...any)
 }
 
-// Anchoring runs an anchor.Anchorer in the daemon, fed by the recorder's
-// Sealed channel as afr anchor --follow feeds it.
+// Anchoring runs an anchorer in the daemon, fed by the recorder's Sealed
+// channel as afr anchor --follow feeds it. The daemon links no chain
+// client: Open builds the anchorer (an *anchor.Anchorer) once the log is
+// open.
 type Anchoring struct {
-	Client  chain.Client
-	Options anchor.Options // Position is set by the daemon
+	// Open opens the anchorer of the log in dir; position reports where the
+	// log stands (recorder.Recorder.Position).
+	Open func(ctx context.Context, dir string, position func() recorder.Position) (Anchorer, error)
 	// DrainTimeout bounds how long shutdown waits for the last epochs to
 	// be confirmed (default 1 minute); what is left, afr anchor resumes.
 	DrainTimeout time.Duration
+}
+
+// Anchorer is what the daemon needs of an anchorer (*anchor.Anchorer has
+// it): Run until ctx ends on the sealed epochs, the unanchored window for
+// /v1/status, and, at shutdown, SyncLog (queue every sealed epoch), Drain
+// (wait until they are confirmed) and Close.
+type Anchorer interface {
+	Run(ctx context.Context, sealed <-chan recorder.SealedEpoch) error
+	Window() recorder.AnchorWindow
+	SyncLog() (int, error)
+	Drain(ctx context.Context) error
+	Close()
 }
 
 // Daemon is a running recorder daemon: the log's one writer and its HTTP
@@ -68,7 +81,7 @@ type Daemon struct {
 	otlpLn   net.Listener
 	token    string
 	created  bool
-	anchorer *anchor.Anchorer
+	anchorer Anchorer
 	stopRun  context.CancelFunc
 	ran      chan error
 }
@@ -119,11 +132,9 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	if d.token, d.created, err = LoadOrCreateToken(cfg.TokenFile); err != nil {
 		return fail(err)
 	}
-	var window func() anchor.Window
+	var window func() recorder.AnchorWindow
 	if a := cfg.Anchor; a != nil {
-		opts := a.Options
-		opts.Position = rec.Position
-		if d.anchorer, err = anchor.Open(ctx, cfg.Dir, a.Client, opts); err != nil {
+		if d.anchorer, err = a.Open(ctx, cfg.Dir, rec.Position); err != nil {
 			return fail(err)
 		}
 		runCtx, stop := context.WithCancel(context.Background())
@@ -245,4 +256,4 @@ func Run(ctx context.Context, cfg Config, grace time.Duration, ready func(*Daemo
 }
 
 // Anchorer is the in-process anchorer (nil without Anchoring).
-func (d *Daemon) Anchorer() *anchor.Anchorer { return d.anchorer }
+func (d *Daemon) Anchorer() Anchorer { return d.anchorer }

@@ -16,7 +16,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentflightrecorder/afr/anchor"
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/recorder"
 )
@@ -56,7 +55,7 @@ type Handler struct {
 	slots  chan struct{}
 	mux    *http.ServeMux
 	// window, when set, reports the anchoring window for /v1/status.
-	window func() anchor.Window
+	window func() recorder.AnchorWindow
 
 	mu     sync.Mutex
 	failed error // the recorder's first write failure: sticky, as in the recorder
@@ -65,7 +64,7 @@ type Handler struct {
 // NewHandler returns the API of rec, whose log is in dir, for requests
 // bearing token. window, when not nil, reports the unanchored window of an
 // in-process anchorer.
-func NewHandler(rec *recorder.Recorder, dir, token string, limits Limits, window func() anchor.Window) *Handler {
+func NewHandler(rec *recorder.Recorder, dir, token string, limits Limits, window func() recorder.AnchorWindow) *Handler {
 	limits.setDefaults()
 	h := &Handler{rec: rec, dir: dir, token: []byte(token), limits: limits, slots: make(chan struct{}, limits.MaxInFlight), window: window, mux: http.NewServeMux()}
 	h.mux.HandleFunc("POST /v1/events", h.postEvent)
@@ -313,15 +312,15 @@ func unavailable(err error, rcs []recorder.Receipt) apiError {
 
 // Status is the body of GET /v1/status.
 type Status struct {
-	Dir       string            `json:"dir"`
-	Recorder  string            `json:"recorder"`
-	Session   format.SessionID  `json:"session"`
-	LogID     format.Digest     `json:"log_id"`
-	Encrypted bool              `json:"encrypted"`
-	Position  recorder.Position `json:"position"`
-	Epochs    uint64            `json:"sealed_epochs"`
-	Anchoring *anchor.Window    `json:"anchoring,omitempty"`
-	Failed    string            `json:"failed,omitempty"`
+	Dir       string                 `json:"dir"`
+	Recorder  string                 `json:"recorder"`
+	Session   format.SessionID       `json:"session"`
+	LogID     format.Digest          `json:"log_id"`
+	Encrypted bool                   `json:"encrypted"`
+	Position  recorder.Position      `json:"position"`
+	Epochs    uint64                 `json:"sealed_epochs"`
+	Anchoring *recorder.AnchorWindow `json:"anchoring,omitempty"`
+	Failed    string                 `json:"failed,omitempty"`
 }
 
 func (h *Handler) status(w http.ResponseWriter, r *http.Request) {

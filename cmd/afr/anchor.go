@@ -25,15 +25,15 @@ const exitForeign = 5
 
 // anchorSummary is the JSON of afr anchor for one log.
 type anchorSummary struct {
-	Operator  common.Address   `json:"operator"`
-	Contract  common.Address   `json:"contract"`
-	ChainID   uint64           `json:"chain_id"`
-	Log       format.Digest    `json:"log"`
-	Confirmed int              `json:"confirmed_now"`
-	Anchored  int              `json:"anchored_total"`
-	GasUsed   uint64           `json:"gas_used_now"`
-	Window    anchor.Window    `json:"window"`
-	Last      *anchor.Anchored `json:"last,omitempty"`
+	Operator  common.Address        `json:"operator"`
+	Contract  common.Address        `json:"contract"`
+	ChainID   uint64                `json:"chain_id"`
+	Log       format.Digest         `json:"log"`
+	Confirmed int                   `json:"confirmed_now"`
+	Anchored  int                   `json:"anchored_total"`
+	GasUsed   uint64                `json:"gas_used_now"`
+	Window    recorder.AnchorWindow `json:"window"`
+	Last      *anchor.Anchored      `json:"last,omitempty"`
 }
 
 // batchSummary is the JSON of afr anchor --batches.

@@ -21,6 +21,7 @@ import (
 	"github.com/agentflightrecorder/afr/chain"
 	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/chain/backend/anvil"
+	"github.com/agentflightrecorder/afr/recorder"
 )
 
 func init() {
@@ -325,7 +326,7 @@ func runDeploy(e *env, args []string) error {
 }
 
 // anchorVar holds the anchorers this process runs, by log directory, for the
-// expvar "afr_anchor": {"<log dir>": anchor.Window, …}. The CLI publishes it,
+// expvar "afr_anchor": {"<log dir>": recorder.AnchorWindow, …}. The CLI publishes it,
 // not package anchor: a library publishes no process globals.
 var anchorVar struct {
 	once sync.Once
@@ -342,7 +343,7 @@ func publishAnchor(dir string, a *anchor.Anchorer) (unpublish func()) {
 		expvar.Publish("afr_anchor", expvar.Func(func() any {
 			v.mu.Lock()
 			defer v.mu.Unlock()
-			out := map[string]anchor.Window{}
+			out := map[string]recorder.AnchorWindow{}
 			for d, a := range v.live {
 				out[d] = a.Window()
 			}

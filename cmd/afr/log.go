@@ -355,7 +355,7 @@ type anchorStatus struct {
 	Contract common.Address `json:"contract"`
 	Operator common.Address `json:"operator"`
 	Anchored int            `json:"anchored_epochs"`
-	anchor.Window
+	recorder.AnchorWindow
 	Age string `json:"age"`
 }
 
@@ -413,7 +413,7 @@ func runStatus(e *env, args []string) error {
 		if n := int(st.Epochs) - len(q.Anchored); n > w.Epochs {
 			w.Epochs = n // sealed since the last afr anchor, not queued yet
 		}
-		st.Anchoring = &anchorStatus{ChainID: q.ChainID, Contract: q.Contract, Operator: q.Operator, Anchored: len(q.Anchored), Window: w,
+		st.Anchoring = &anchorStatus{ChainID: q.ChainID, Contract: q.Contract, Operator: q.Operator, Anchored: len(q.Anchored), AnchorWindow: w,
 			Age: w.Age.Round(time.Millisecond).String()}
 	} else if !errors.Is(err, os.ErrNotExist) {
 		problems = append(problems, err)

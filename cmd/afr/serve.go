@@ -9,8 +9,10 @@ import (
 	"time"
 
 	"github.com/agentflightrecorder/afr/anchor"
+	"github.com/agentflightrecorder/afr/chain"
 	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/otlp"
+	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/serve"
 )
 
@@ -97,6 +99,7 @@ func runServe(e *env, args []string) error {
 		cfg.OTLP = &serve.OTLP{Listen: *otlpAddr, Options: otlp.Options{KeepUnknown: true}}
 	}
 	anchoring := *cf.deployment != "" || *cf.rpc != "" || *cf.chainFile != "" || *contract != ""
+	var anchorNote string // what the daemon anchors to, for its first lines
 	if anchoring {
 		url, dep, err := cf.resolve()
 		if err != nil {
@@ -127,7 +130,12 @@ func runServe(e *env, args []string) error {
 				return err
 			}
 		}
-		cfg.Anchor = &serve.Anchoring{Client: b.Client(), Options: ao, DrainTimeout: *drain}
+		client := b.Client()
+		anchorNote = fmt.Sprintf("anchoring sealed epochs to %s as %s", ao.Contract, chain.Address(key))
+		cfg.Anchor = &serve.Anchoring{DrainTimeout: *drain, Open: func(ctx context.Context, dir string, position func() recorder.Position) (serve.Anchorer, error) {
+			ao.Position = position
+			return anchor.Open(ctx, dir, client, ao)
+		}}
 	}
 	return serve.Run(ctx, cfg, *grace, func(d *serve.Daemon) {
 		p := d.Recorder().Position()
@@ -138,8 +146,8 @@ func runServe(e *env, args []string) error {
 		} else {
 			logf("bearer token from %s", d.TokenFile())
 		}
-		if cfg.Anchor != nil {
-			logf("anchoring sealed epochs to %s as %s", cfg.Anchor.Options.Contract, d.Anchorer().Operator())
+		if anchorNote != "" {
+			logf("%s", anchorNote)
 		}
 		if a := d.OTLPAddr(); a != nil {
 			logf("receiving OTLP traces at http://%s/v1/traces", a)
