@@ -1,0 +1,65 @@
+package archtest
+
+// The layers of AFR, lowest first. A package may import AFR packages of
+// lower layers and of its own; an import of a higher layer's package — an
+// upward arrow — fails TestLayers, and so does a package that is in no
+// layer. Placing a new package is a decision about the architecture: put it
+// in the lowest layer its imports allow, and say why in the commit.
+var layers = []struct {
+	name     string
+	packages []string
+}{
+	{"leaves: durable files, RPC dialling, contract bindings and artifacts, the anvil process, embedded pages", []string{
+		"internal/durable", "internal/rpcdial", "internal/cachefile", "internal/traces",
+		"contracts/bindings", "contracts/artifacts", "chain/backend/anvil", "verifier/page",
+	}},
+	{"formats: everything docs/SPEC.md specifies, and the synthetic workload", []string{
+		"format", "format/segment", "recorder/workload",
+	}},
+	{"the log: writing it, verifying it, attacking it", []string{
+		"recorder", "verifier", "verifier/light", "verifier/tamper", "bench/ladder",
+	}},
+	{"evidence around the log: checkpoints, reports, imports and receivers; policy records, calldata, the chain client, the EVM", []string{
+		"checkpoint", "report", "importer", "otlp", "mcpproxy",
+		"pdr", "calldata", "chain", "evm",
+	}},
+	{"services over a chain or a log: anchoring, on-chain verification, the agent's PACE flow, replay, chain backends, the daemon", []string{
+		"anchor", "verifier/onchain", "pace", "tracesim", "chain/backend", "serve", "internal/show",
+	}},
+	{"the World: a chain with AFR deployed", []string{"world"}},
+	{"on the World: the Ginkgo harness and the paper's evaluation", []string{"specs/afrspec", "bench"}},
+	{"the CLI", []string{"cmd/afr"}},
+}
+
+// testOnly are packages for tests and code generation: they may import
+// any package, and only test files and other test-only packages import
+// them (the afr binary never links them).
+var testOnly = []string{
+	"internal/archtest", "internal/logtest", "internal/gethfixtures", "internal/browser", "internal/browser/pagetests",
+	"chain/backend/anvil/anviltest", "fixtures/vectors/gen", "contracts", "contracts/internal/artgen",
+	"contracts/internal/bindgen", "contracts/internal/forgeart", "contracts/internal/solcgen", "verifier/page/internal/gen",
+}
+
+// forbiddenImports are direct imports refused although the layers allow
+// them.
+var forbiddenImports = map[string][]string{
+	"anchor":   {"verifier"}, // anchoring writes to the chain; the formats it reads are in format
+	"recorder": {"verifier"}, // the writer never depends on its judge
+	"verifier": {"recorder"}, // the verifier reads a log through verifier.Source, from any writer
+}
+
+// forbiddenDeps are dependencies (direct or not) a package must never
+// link: the binary links no test framework; the verifier an auditor runs,
+// the formats and the writers an agent host embeds link no go-ethereum.
+var forbiddenDeps = map[string][]string{
+	"cmd/afr":        {"github.com/onsi/", "testing"},
+	"format":         {"github.com/ethereum/go-ethereum"},
+	"format/segment": {"github.com/ethereum/go-ethereum"},
+	"recorder":       {"github.com/ethereum/go-ethereum"},
+	"verifier":       {"github.com/ethereum/go-ethereum"},
+	"verifier/light": {"github.com/ethereum/go-ethereum"},
+	"importer":       {"github.com/ethereum/go-ethereum"},
+	"otlp":           {"github.com/ethereum/go-ethereum"},
+	"mcpproxy":       {"github.com/ethereum/go-ethereum"},
+	"serve":          {"github.com/ethereum/go-ethereum"},
+}
