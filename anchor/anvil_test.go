@@ -24,6 +24,7 @@ import (
 	"github.com/agentflightrecorder/afr/anchor"
 	"github.com/agentflightrecorder/afr/chain"
 	"github.com/agentflightrecorder/afr/chain/backend/anvil"
+	"github.com/agentflightrecorder/afr/internal/logtest"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/recorder/workload"
 )
@@ -193,12 +194,7 @@ func faultPhases(t *testing.T, n int, open func(ctx context.Context, c chain.Cli
 	recs := make([]*recorder.Recorder, n)
 	for i := range recs {
 		dirs[i] = t.TempDir()
-		r, err := recorder.Open(dirs[i], recorder.Options{Recorder: fmt.Sprintf("faults-%d", i), EpochSize: 20, EpochMaxAge: -1, Sync: recorder.SyncNone})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer r.Close()
-		recs[i] = r
+		recs[i] = logtest.Open(t, dirs[i], recorder.Options{Recorder: fmt.Sprintf("faults-%d", i), EpochSize: 20, EpochMaxAge: -1, Sync: recorder.SyncNone})
 	}
 	gen := workload.New(3)
 	recordEpochs := func(k int) {

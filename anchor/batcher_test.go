@@ -16,6 +16,7 @@ import (
 	"github.com/agentflightrecorder/afr/anchor"
 	"github.com/agentflightrecorder/afr/chain"
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/internal/logtest"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/recorder/workload"
 	"github.com/agentflightrecorder/afr/verifier"
@@ -85,9 +86,7 @@ func TestBatcherLiveEmbedded(t *testing.T) {
 			recs := make([]*recorder.Recorder, logs)
 			for i := range recs {
 				dirs[i] = t.TempDir()
-				if recs[i], err = recorder.Open(dirs[i], recorder.Options{Recorder: fmt.Sprintf("agent-%d", i), EpochSize: 20, Sync: recorder.SyncNone}); err != nil {
-					t.Fatal(err)
-				}
+				recs[i] = logtest.Open(t, dirs[i], recorder.Options{Recorder: fmt.Sprintf("agent-%d", i), EpochSize: 20, Sync: recorder.SyncNone})
 				if _, err := b.AddLog(anchor.LogSource{Dir: dirs[i], Sealed: recs[i].Sealed(), Position: recs[i].Position}); err != nil {
 					t.Fatal(err)
 				}
@@ -186,9 +185,9 @@ func TestBatcherResumesUnanchoredLine(t *testing.T) {
 	e := embedded(t)
 	key := e.Keys()[1]
 	d := deployAnchor(t, e.Client(), key)
-	dirs := []string{t.TempDir(), t.TempDir(), t.TempDir()}
-	for i, dir := range dirs {
-		recordAs(t, dir, format.SessionID{byte(i + 1)}, uint64(i), 60, 20) // 3 epochs each
+	dirs := make([]string, 3)
+	for i := range dirs {
+		dirs[i] = recordAs(t, format.SessionID{byte(i + 1)}, uint64(i), 60, 20) // 3 epochs each
 	}
 	file := filepath.Join(t.TempDir(), "batches.jsonl")
 	opts := anchor.BatchOptions{Options: anchor.Options{Contract: d.EpochAnchor, Key: key, FromBlock: d.Block, Logf: logf(t)}, BatchesFile: file}
@@ -245,8 +244,7 @@ func TestBatcherRefusesInconsistentState(t *testing.T) {
 	e := embedded(t)
 	key := e.Keys()[2]
 	d := deployAnchor(t, e.Client(), key)
-	dir := t.TempDir()
-	record(t, dir, 40, 20)
+	dir := record(t, 40, 20)
 	file := filepath.Join(t.TempDir(), "batches.jsonl")
 	opts := anchor.BatchOptions{Options: anchor.Options{Contract: d.EpochAnchor, Key: key, FromBlock: d.Block, Logf: logf(t)}, BatchesFile: file}
 	runBatcher(t, e.Client(), opts, dir)
@@ -274,8 +272,7 @@ func TestBatcherRefusesInconsistentState(t *testing.T) {
 
 	// Another writer with the same key and its own batches file: its
 	// batch 0 is not ours.
-	other := t.TempDir()
-	record(t, other, 40, 20)
+	other := record(t, 40, 20)
 	opts2 := opts
 	opts2.BatchesFile = filepath.Join(t.TempDir(), "other.jsonl")
 	b, err := anchor.OpenBatcher(ctx, e.Client(), opts2)
@@ -307,8 +304,7 @@ func TestOneKeyPerLogAndBatchedEmbedded(t *testing.T) {
 	defer cancel()
 	dirs := make([]string, 4)
 	for i := range dirs {
-		dirs[i] = t.TempDir()
-		recordAs(t, dirs[i], format.SessionID{byte(i + 1)}, uint64(i), 100, 20)
+		dirs[i] = recordAs(t, format.SessionID{byte(i + 1)}, uint64(i), 100, 20)
 	}
 	file := filepath.Join(t.TempDir(), "batches.jsonl")
 	opts := anchor.Options{Contract: d.EpochAnchor, Key: key, FromBlock: d.Block, Poll: 20 * time.Millisecond, MaxBackoff: 200 * time.Millisecond,
@@ -365,9 +361,8 @@ func TestBatcherDeepReorgEmbedded(t *testing.T) {
 	d := deployAnchor(t, e.Client(), key)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	first, second := t.TempDir(), t.TempDir()
-	recordAs(t, first, format.SessionID{1}, 1, 40, 20)
-	recordAs(t, second, format.SessionID{2}, 2, 40, 20)
+	first := recordAs(t, format.SessionID{1}, 1, 40, 20)
+	second := recordAs(t, format.SessionID{2}, 2, 40, 20)
 	snap, err := e.Snapshot(ctx)
 	if err != nil {
 		t.Fatal(err)

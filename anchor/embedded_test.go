@@ -13,6 +13,7 @@ import (
 	"github.com/agentflightrecorder/afr/anchor"
 	"github.com/agentflightrecorder/afr/chain"
 	"github.com/agentflightrecorder/afr/chain/backend"
+	"github.com/agentflightrecorder/afr/internal/logtest"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/recorder/workload"
 )
@@ -34,10 +35,7 @@ func TestAnchorLiveEmbedded(t *testing.T) {
 	key := e.Keys()[0]
 	d := deployAnchor(t, e.Client(), key)
 	dir := t.TempDir()
-	r, err := recorder.Open(dir, recorder.Options{Recorder: "live", EpochSize: 50, Sync: recorder.SyncNone})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := logtest.Open(t, dir, recorder.Options{Recorder: "live", EpochSize: 50, Sync: recorder.SyncNone})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	a, err := anchor.Open(ctx, dir, e.Client(), anchor.Options{Contract: d.EpochAnchor, Key: key, FromBlock: d.Block, Position: r.Position, Logf: logf(t)})
@@ -110,9 +108,7 @@ func TestForeignWriterEmbedded(t *testing.T) {
 		<-done
 		return err
 	}
-	first, second, third := t.TempDir(), t.TempDir(), t.TempDir()
-	record(t, first, 200, 50)
-	record(t, second, 120, 50)
+	first, second := record(t, 200, 50), record(t, 120, 50)
 	for _, dir := range []string{first, second} {
 		if err := run(dir); err != nil {
 			t.Fatalf("%s: %v", dir, err)
@@ -127,7 +123,7 @@ func TestForeignWriterEmbedded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	recordAs(t, third, session, 8, 120, 50) // first's log id, other events
+	third := recordAs(t, session, 8, 120, 50) // first's log id, other events
 	err = run(third)
 	var fe *anchor.ForeignAnchorError
 	if !errors.As(err, &fe) || !errors.Is(err, anchor.ErrForeignAnchor) {
@@ -146,8 +142,7 @@ func TestRestartResumesEmbedded(t *testing.T) {
 	e := embedded(t)
 	key := e.Keys()[2]
 	d := deployAnchor(t, e.Client(), key)
-	dir := t.TempDir()
-	record(t, dir, 250, 50) // 5 epochs
+	dir := record(t, 250, 50) // 5 epochs
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	opts := anchor.Options{Contract: d.EpochAnchor, Key: key, FromBlock: d.Block, ResubmitAfter: 500 * time.Millisecond, Logf: logf(t)}
@@ -200,8 +195,7 @@ func TestQueueBoundToContract(t *testing.T) {
 	e := embedded(t)
 	d1 := deployAnchor(t, e.Client(), e.Keys()[3])
 	d2 := deployAnchor(t, e.Client(), e.Keys()[3])
-	dir := t.TempDir()
-	record(t, dir, 60, 50)
+	dir := record(t, 60, 50)
 	ctx := context.Background()
 	a, err := anchor.Open(ctx, dir, e.Client(), anchor.Options{Contract: d1.EpochAnchor, Key: e.Keys()[3]})
 	if err != nil {
@@ -220,8 +214,7 @@ func TestQueueVersion1Embedded(t *testing.T) {
 	e := embedded(t)
 	key := e.Keys()[3]
 	d := deployAnchor(t, e.Client(), key)
-	dir := t.TempDir()
-	record(t, dir, 60, 50)
+	dir := record(t, 60, 50)
 	ctx := context.Background()
 	opts := anchor.Options{Contract: d.EpochAnchor, Key: key}
 	a, err := anchor.Open(ctx, dir, e.Client(), opts)
@@ -252,8 +245,7 @@ func TestQueueVersion1Embedded(t *testing.T) {
 	if q, err := anchor.ReadQueue(dir); err != nil || q.Version != 2 || q.Log != a.LogID() {
 		t.Fatalf("version 1 queue not rewritten as version 2: %v %+v", err, q)
 	}
-	other := t.TempDir()
-	record(t, other, 60, 50)
+	other := record(t, 60, 50)
 	if err := os.WriteFile(filepath.Join(other, anchor.QueueFile), mustRead(t, path), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -283,8 +275,7 @@ func TestNotEpochAnchorV2Embedded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	record(t, dir, 20, 10)
+	dir := record(t, 20, 10)
 	_, err = anchor.Open(ctx, dir, e.Client(), anchor.Options{Contract: *d.Pace, Key: key})
 	if err == nil || !strings.Contains(err.Error(), "not EpochAnchor version 2") || !strings.Contains(err.Error(), "afr deploy") {
 		t.Fatalf("anchoring to a PaceSmartAccount: %v", err)

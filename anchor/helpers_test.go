@@ -15,34 +15,25 @@ import (
 	"github.com/agentflightrecorder/afr/anchor"
 	"github.com/agentflightrecorder/afr/chain"
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/internal/logtest"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/recorder/workload"
 	"github.com/agentflightrecorder/afr/verifier"
 	"github.com/agentflightrecorder/afr/verifier/onchain"
 )
 
-// record writes n synthetic events into a log with epochs of size, sealing on close.
-func record(t *testing.T, dir string, n, size int) {
+// record writes n synthetic events into a new log with epochs of size,
+// sealing on close, and returns its directory.
+func record(t *testing.T, n, size int) string {
 	t.Helper()
-	recordAs(t, dir, format.SessionID{}, 7, n, size)
+	return recordAs(t, format.SessionID{}, 7, n, size)
 }
 
 // recordAs is record with a fixed session (zero: a random one) and
 // workload seed: two logs of one session are two versions of one log id.
-func recordAs(t *testing.T, dir string, session format.SessionID, seed uint64, n, size int) {
+func recordAs(t *testing.T, session format.SessionID, seed uint64, n, size int) string {
 	t.Helper()
-	r, err := recorder.Open(dir, recorder.Options{Recorder: "anchor-test", Session: session, EpochSize: size, Sync: recorder.SyncNone})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, ev := range workload.Generate(seed, n) {
-		if _, err := r.Record(context.Background(), ev); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := r.Close(); err != nil {
-		t.Fatal(err)
-	}
+	return logtest.Write(t, recorder.Options{Recorder: "anchor-test", Session: session, EpochSize: size, Sync: recorder.SyncNone}, workload.Generate(seed, n)).Dir
 }
 
 // checkAnchored verifies the log against the chain: every epoch anchored

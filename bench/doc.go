@@ -28,7 +28,8 @@
 //     and clean logs of other seeds, which must all verify (false
 //     positives).
 //   - RQ1 (rq1.go), real agent runs: the SWE-agent trajectories kept beside
-//     the project (internal/traces) recorded as event JSON: their actions
+//     the project, else the one committed with it (internal/traces),
+//     recorded as event JSON: their actions
 //     by category, the per-event cost of the full recorder and of the
 //     baseline on them, and each log's verdict.
 //   - RQ4 (rq4.go), forensics: the incident scenario of package world

@@ -1,7 +1,6 @@
 package checkpoint_test
 
 import (
-	"context"
 	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/binary"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/agentflightrecorder/afr/checkpoint"
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/internal/logtest"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/recorder/workload"
 	"github.com/agentflightrecorder/afr/verifier"
@@ -140,23 +140,7 @@ type testLog struct {
 // makeLog records n synthetic events in epochs of epochSize.
 func makeLog(t testing.TB, n, epochSize int, seed uint64) *testLog {
 	t.Helper()
-	dir := t.TempDir()
-	r, err := recorder.Open(dir, recorder.Options{Recorder: fmt.Sprintf("op-%d", seed), EpochSize: epochSize, Sync: recorder.SyncNone, EpochMaxAge: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range workload.Generate(seed, n) {
-		if _, err := r.Record(context.Background(), e); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := r.Close(); err != nil {
-		t.Fatal(err)
-	}
-	l, err := recorder.OpenLog(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := logtest.Write(t, recorder.Options{Recorder: fmt.Sprintf("op-%d", seed), EpochSize: epochSize, Sync: recorder.SyncNone, EpochMaxAge: -1}, workload.Generate(seed, n))
 	id, err := l.LogID()
 	if err != nil {
 		t.Fatal(err)

@@ -6,11 +6,14 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/importer"
+	"github.com/agentflightrecorder/afr/internal/logtest"
 	"github.com/agentflightrecorder/afr/internal/traces"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/verifier"
@@ -40,19 +43,15 @@ var want = map[string]struct {
 
 // Every real trajectory imports with the events and categories counted by
 // hand, into one log that verifies; observations point at their actions.
+// The committed trajectories always run; the set beside the project, when
+// there, runs too, and then every one of it counted here.
 func TestRealTrajectories(t *testing.T) {
-	dir, err := traces.Locate("")
-	if err != nil {
-		t.Skip(err)
-	}
+	files, beside := trajectories(t)
 	log := filepath.Join(t.TempDir(), "log")
-	r, err := recorder.Open(log, recorder.Options{Recorder: "import", Encrypt: true, EpochSize: 7, Sync: recorder.SyncNone})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := logtest.Open(t, log, recorder.Options{Recorder: "import", Encrypt: true, EpochSize: 7, Sync: recorder.SyncNone})
 	total := 0
 	seen := 0
-	for _, path := range traces.Files(dir) {
+	for _, path := range files {
 		w, ok := want[filepath.Base(path)]
 		if !ok {
 			continue
@@ -95,8 +94,8 @@ func TestRealTrajectories(t *testing.T) {
 		}
 		total += len(rcs)
 	}
-	if seen != len(want) {
-		t.Fatalf("%d of the %d trajectories in %s", seen, len(want), dir)
+	if min := 2; seen < min || beside && seen != len(want) {
+		t.Fatalf("%d of the %d trajectories counted by hand in %v", seen, len(want), files)
 	}
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
@@ -106,20 +105,183 @@ func TestRealTrajectories(t *testing.T) {
 	}
 }
 
+// trajectories returns every real trajectory there is (traces.All: the
+// committed ones first) and whether a set beside the project was found.
+func trajectories(t *testing.T) (files []string, beside bool) {
+	t.Helper()
+	files, err := traces.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	committed, err := traces.Committed()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files, len(files) > len(traces.Files(committed))
+}
+
+// committed returns the path of a trajectory committed with the module.
+func committed(t *testing.T, formatName, name string) string {
+	t.Helper()
+	dir, err := traces.Committed()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, formatName, name)
+}
+
+// recordFile records f into a new log, as afr import does, and returns the
+// log's events, read back after it verified.
+func recordFile(t *testing.T, f *importer.File) []*verifier.Event {
+	t.Helper()
+	log := filepath.Join(t.TempDir(), "log")
+	r := logtest.Open(t, log, recorder.Options{Recorder: "import", EpochSize: 4, Sync: recorder.SyncNone})
+	if _, err := f.Record(context.Background(), r); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return logtest.Events(t, log)
+}
+
+// step is the step of an imported event as its agent wrote it (the
+// import mark's "raw").
+func step(t *testing.T, ev *verifier.Event) map[string]any {
+	t.Helper()
+	mark, _ := ev.Payload.Ext[importer.ExtKey].(map[string]any)
+	raw, ok := mark["raw"].(map[string]any)
+	if !ok {
+		t.Fatalf("event %d: import mark %v holds no step", ev.Seq, mark)
+	}
+	return raw
+}
+
+// The committed OpenHands stream, an agent renaming a file, read back from
+// the log it was imported into: the user's request, three actions each
+// answered by its observation (a directory listing, the mv command, the
+// listing again) and the finish, with the command and what it and the
+// listings returned as the stream holds them.
+func TestOpenHandsStream(t *testing.T) {
+	f, err := importer.Read("openhands", committed(t, "openhands", "wrong_initial_state.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := recordFile(t, f)
+	tc, obs := format.KindToolCall, format.KindObservation
+	wantEvents := []struct {
+		tool     string
+		kind     format.Kind
+		function string // the model's tool, tool_call_metadata.function_name
+		parents  []uint64
+	}{
+		{"message", obs, "", nil},
+		{"read", tc, "str_replace_editor", nil}, {"read", obs, "str_replace_editor", []uint64{1}},
+		{"run", tc, "execute_bash", nil}, {"run", obs, "execute_bash", []uint64{3}},
+		{"read", tc, "str_replace_editor", nil}, {"read", obs, "str_replace_editor", []uint64{5}},
+		{"finish", tc, "finish", nil},
+	}
+	if len(evs) != len(wantEvents) {
+		t.Fatalf("%d events in the log, want %d", len(evs), len(wantEvents))
+	}
+	for i, w := range wantEvents {
+		ev := evs[i]
+		var parents []uint64
+		if ev.Payload.Context != nil {
+			parents = ev.Payload.Context.Parents
+		}
+		meta, _ := step(t, ev)["tool_call_metadata"].(map[string]any)
+		function, _ := meta["function_name"].(string)
+		if ev.Envelope.Tool != w.tool || ev.Envelope.Kind != w.kind || !slices.Equal(parents, w.parents) || function != w.function {
+			t.Errorf("event %d: %s %s, parents %v, model tool %q; want %s %s, parents %v, model tool %q",
+				i, ev.Envelope.Tool, ev.Envelope.Kind, parents, function, w.tool, w.kind, w.parents, w.function)
+		}
+		if in := ev.Payload.Intent; (w.kind == tc) != (in != nil && in.Tool == w.tool) {
+			t.Errorf("event %d: intent %+v for a %s", i, in, w.kind)
+		}
+	}
+	if s := step(t, evs[0]); s["source"] != "user" || s["message"] != "Please rename game_2048.py to 2048.py" {
+		t.Errorf("the request: %v", s)
+	}
+	const mv = "mv /workspace/game_2048.py /workspace/2048.py"
+	if args := evs[3].Payload.Intent.Args; args["command"] != mv || args["thought"] != nil {
+		t.Errorf("the run action's arguments %v; want command %q and no thought", args, mv)
+	}
+	ran := step(t, evs[4])
+	extras, _ := ran["extras"].(map[string]any)
+	meta, _ := extras["metadata"].(map[string]any)
+	if ran["content"] != "" || extras["command"] != mv || meta["exit_code"] != uint64(0) ||
+		ran["message"] != "Command `"+mv+"` executed with exit code 0." {
+		t.Errorf("the run observation %v; want no output, exit code 0", ran)
+	}
+	const listing = "Here's the files and directories up to 2 levels deep in /workspace, excluding hidden items:\n/workspace/\n/workspace/"
+	for i, file := range map[int]string{2: "game_2048.py", 6: "2048.py"} {
+		if got := step(t, evs[i])["content"]; got != listing+file {
+			t.Errorf("event %d: listing %q; want the directory with %s", i, got, file)
+		}
+	}
+}
+
+// The committed SWE-agent trajectory (function calling), read back from
+// the log it was imported into: five actions with the history's tool calls
+// as intents, the test run's command and output, and the submitted patch.
+func TestSWEAgentTrajectory(t *testing.T) {
+	f, err := importer.Read("swe-agent", committed(t, "swe-agent", "6e44b9__sweagenttestrepo-1c2844.traj"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := recordFile(t, f)
+	const file = "/SWE-agent__test-repo/tests/missing_colon.py"
+	wantEvents := []struct {
+		tool, category string
+		args           map[string]any
+	}{
+		{"find_file", "read", map[string]any{"file_name": "missing_colon.py"}},
+		{"open", "read", map[string]any{"path": file}},
+		{"edit", "edit", map[string]any{"path": file, "search": "def division(a: float, b: float) -> float",
+			"replace": "def division(a: float, b: float) -> float:", "replace-all": false}},
+		{"bash", "shell", map[string]any{"command": "python3 " + file}},
+		{"submit", "other", map[string]any{"command": "submit"}},
+	}
+	if len(evs) != len(wantEvents) {
+		t.Fatalf("%d events in the log, want %d", len(evs), len(wantEvents))
+	}
+	for i, w := range wantEvents {
+		ev := evs[i]
+		mark, _ := ev.Payload.Ext[importer.ExtKey].(map[string]any)
+		if in := ev.Payload.Intent; ev.Envelope.Tool != w.tool || ev.Envelope.Kind != format.KindToolCall || in == nil || in.Tool != w.tool ||
+			!reflect.DeepEqual(in.Args, w.args) || mark["category"] != w.category || mark["form"] != "new" {
+			t.Errorf("event %d: %s %s, intent %+v, mark %v; want %s with %v, category %s", i, ev.Envelope.Tool, ev.Envelope.Kind, in, mark, w.tool, w.args, w.category)
+		}
+	}
+	if s := step(t, evs[3]); s["action"] != "python3 "+file || s["observation"] != "8.2" {
+		t.Errorf("the test run: action %q, observation %q; want its output 8.2", s["action"], s["observation"])
+	}
+	patch, _ := step(t, evs[4])["observation"].(string)
+	if !strings.Contains(patch, "diff --git a/tests/missing_colon.py b/tests/missing_colon.py") ||
+		!strings.Contains(patch, "+def division(a: float, b: float) -> float:") {
+		t.Errorf("the submitted patch:\n%s", patch)
+	}
+}
+
 // An edit names the file last opened, resolved against the working
 // directory; tool-call arguments come from the history.
 func TestSWEAgentEditPath(t *testing.T) {
-	dir, err := traces.Locate("")
-	if err != nil {
-		t.Skip(err)
-	}
-	for file, path := range map[string]string{
+	edited := map[string]string{
 		"swe-agent__test-repo-i1.traj":         "/klieret__swe-agent-test-repo/tests/missing_colon.py",
 		"humanevalfix-python-0.traj":           "/swe-bench__humanevalfix-python/main.py",
 		"6e44b9__sweagenttestrepo-1c2844.traj": "/SWE-agent__test-repo/tests/missing_colon.py",
 		"function_calling_simple.traj":         "tests/missing_colon.py",
-	} {
-		f, err := importer.Read("swe-agent", filepath.Join(dir, "swe-agent", file))
+	}
+	files, beside := trajectories(t)
+	seen := 0
+	for _, file := range files {
+		path, ok := edited[filepath.Base(file)]
+		if !ok {
+			continue
+		}
+		seen++
+		f, err := importer.Read("swe-agent", file)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -137,12 +299,8 @@ func TestSWEAgentEditPath(t *testing.T) {
 			t.Errorf("%s: %d edits, want 1", file, edits)
 		}
 	}
-	f, err := importer.Read("swe-agent", filepath.Join(dir, "swe-agent", "6e44b9__sweagenttestrepo-1c2844.traj"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if in := f.Events[3].Event.Payload.Intent; in.Tool != "bash" || in.Args["command"] != "python3 /SWE-agent__test-repo/tests/missing_colon.py" {
-		t.Errorf("step 3: intent %+v, want the history's bash tool call", in)
+	if seen < 1 || beside && seen != len(edited) {
+		t.Fatalf("%d of the %d trajectories with an edit in %v", seen, len(edited), files)
 	}
 }
 
@@ -165,10 +323,7 @@ func TestMalformed(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			log := filepath.Join(t.TempDir(), "log")
-			r, err := recorder.Open(log, recorder.Options{Recorder: "import"})
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := logtest.Open(t, log, recorder.Options{Recorder: "import"})
 			g, err := importer.Read("swe-agent", good)
 			if err != nil {
 				t.Fatal(err)

@@ -23,6 +23,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/internal/logtest"
 	"github.com/agentflightrecorder/afr/mcpproxy"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/verifier"
@@ -75,10 +76,7 @@ func goUpstream(t testing.TB, started chan<- struct{}) (up *httptest.Server, pos
 func httpProxy(t testing.TB, upstream string) (url, logDir string, stop func()) {
 	t.Helper()
 	logDir = filepath.Join(t.TempDir(), "log")
-	r, err := recorder.Open(logDir, recorder.Options{Recorder: "mcp-test", Sync: recorder.SyncGroup})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := logtest.Open(t, logDir, recorder.Options{Recorder: "mcp-test", Sync: recorder.SyncGroup})
 	h, err := mcpproxy.NewHTTP(upstream, mcpproxy.Options{Recorder: r, Log: os.Stderr})
 	if err != nil {
 		t.Fatal(err)

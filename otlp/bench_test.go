@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/internal/logtest"
 	"github.com/agentflightrecorder/afr/otlp"
 	"github.com/agentflightrecorder/afr/recorder"
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -85,11 +86,7 @@ func BenchmarkReceiver(b *testing.B) {
 		for _, ev := range src.events(b) {
 			evs = append(evs, format.Event{Tool: ev.Envelope.Tool, Kind: ev.Envelope.Kind, Payload: *ev.Payload})
 		}
-		rec, err := recorder.Open(b.TempDir(), recorder.Options{Recorder: "otlp-test", Sync: recorder.SyncGroup, EpochSize: 16})
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer rec.Close()
+		rec := logtest.Open(b, b.TempDir(), recorder.Options{Recorder: "otlp-test", Sync: recorder.SyncGroup, EpochSize: 16})
 		ctx := context.Background()
 		b.ResetTimer()
 		for range b.N {

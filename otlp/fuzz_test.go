@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/agentflightrecorder/afr/internal/logtest"
 	"github.com/agentflightrecorder/afr/otlp"
 	"github.com/agentflightrecorder/afr/recorder"
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -42,11 +43,7 @@ func FuzzTracesBody(f *testing.F) {
 	}
 	f.Add([]byte(`{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"zz"}]}]}]}`), true)
 	f.Add([]byte{0x0a, 0x02, 0x12, 0x00}, false)
-	rec, err := recorder.Open(f.TempDir(), recorder.Options{Recorder: "fuzz", Sync: recorder.SyncNone})
-	if err != nil {
-		f.Fatal(err)
-	}
-	defer rec.Close()
+	rec := logtest.Open(f, f.TempDir(), recorder.Options{Recorder: "fuzz", Sync: recorder.SyncNone})
 	h := otlp.NewHandler(rec, otlp.Options{KeepUnknown: true, MaxBodyBytes: 1 << 20})
 	f.Fuzz(func(t *testing.T, body []byte, asJSON bool) {
 		ctype := "application/x-protobuf"
@@ -61,6 +58,7 @@ func FuzzTracesBody(f *testing.F) {
 		case 400:
 		case 200:
 			in := ptraceotlp.NewExportRequest()
+			var err error
 			if asJSON {
 				err = in.UnmarshalJSON(body)
 			} else {

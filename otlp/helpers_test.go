@@ -28,12 +28,9 @@ type receiver struct {
 func newReceiver(t testing.TB, opts otlp.Options, sync recorder.SyncPolicy) *receiver {
 	t.Helper()
 	dir := t.TempDir()
-	rec, err := recorder.Open(dir, recorder.Options{Recorder: "otlp-test", Sync: sync, EpochSize: 16})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := logtest.Open(t, dir, recorder.Options{Recorder: "otlp-test", Sync: sync, EpochSize: 16})
 	srv := httptest.NewServer(otlp.NewHandler(rec, opts))
-	t.Cleanup(func() { srv.Close(); rec.Close() })
+	t.Cleanup(srv.Close)
 	return &receiver{dir: dir, rec: rec, srv: srv}
 }
 

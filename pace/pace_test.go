@@ -16,6 +16,7 @@ import (
 	"github.com/agentflightrecorder/afr/chain"
 	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/internal/logtest"
 	"github.com/agentflightrecorder/afr/pace"
 	"github.com/agentflightrecorder/afr/pdr"
 	"github.com/agentflightrecorder/afr/recorder"
@@ -61,11 +62,7 @@ func newFixture(t testing.TB, ctx context.Context) *fixture {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	r, err := recorder.Open(dir, recorder.Options{Recorder: "pace-test", EpochSize: 4, Sync: recorder.SyncNone})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Close() })
+	r := logtest.Open(t, dir, recorder.Options{Recorder: "pace-test", EpochSize: 4, Sync: recorder.SyncNone})
 	a := &pace.Agent{Recorder: r, Client: c, Domain: pdr.Domain{ChainID: backend.EmbeddedChainID, Account: *dep.Pace},
 		Registry: onchain.DefaultRegistry(), PolicySigner: policyKey, Name: "treasury-agent/1.0", Group: "treasury",
 		Policy: &pdr.Policy{Name: "treasury", Rules: []pdr.Rule{

@@ -7,21 +7,20 @@ import (
 	"testing"
 
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/internal/logtest"
 	"github.com/agentflightrecorder/afr/recorder"
 )
 
-// writeLog records n events into a new encrypted log in a fresh directory
-// and returns the directory and the log's manifest.
+// writeLog records sampleEvent(0) … sampleEvent(n-1) into a new encrypted
+// log in a fresh directory and returns the directory and the log's manifest.
 func writeLog(t *testing.T, n int) (string, recorder.Manifest) {
 	t.Helper()
-	dir := t.TempDir()
-	r := openT(t, dir, recorder.Options{Encrypt: true, EpochSize: 2})
-	recordN(t, r, n)
-	m := r.Manifest()
-	if err := r.Close(); err != nil {
-		t.Fatal(err)
+	evs := make([]format.Event, n)
+	for i := range evs {
+		evs[i] = sampleEvent(i)
 	}
-	return dir, m
+	l := logtest.Write(t, recorder.Options{Recorder: "test-recorder", Encrypt: true, EpochSize: 2}, evs)
+	return l.Dir, l.Manifest
 }
 
 // The MANIFEST protects nothing: a log opens read-only whatever it holds,

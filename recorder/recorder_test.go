@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/internal/logtest"
 	"github.com/agentflightrecorder/afr/recorder"
 )
 
@@ -37,16 +38,14 @@ func recordN(t *testing.T, r *recorder.Recorder, n int) {
 	}
 }
 
+// openT is logtest.Open with the recorder id "test-recorder" when o names
+// none.
 func openT(t *testing.T, dir string, o recorder.Options) *recorder.Recorder {
 	t.Helper()
 	if o.Recorder == "" {
 		o.Recorder = "test-recorder"
 	}
-	r, err := recorder.Open(dir, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
+	return logtest.Open(t, dir, o)
 }
 
 // readAll decodes every record of a store and checks the chain links.

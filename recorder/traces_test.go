@@ -6,22 +6,23 @@ import (
 	"testing"
 
 	"github.com/agentflightrecorder/afr/importer"
+	"github.com/agentflightrecorder/afr/internal/logtest"
 	"github.com/agentflightrecorder/afr/internal/traces"
 	"github.com/agentflightrecorder/afr/recorder"
 )
 
 // TestRealTrajectoriesRecordAndVerify: every step of real agent runs
-// (SWE-agent .traj files, OpenHands event streams, kept beside the project:
-// see traces.Locate), converted as `afr import` converts them (importer.Read:
+// (SWE-agent .traj files, OpenHands event streams: those committed with the
+// module and those kept beside the project, see traces.All), converted as `afr import` converts them (importer.Read:
 // the step as written by its agent in `ext`), is accepted by the write path and the
 // log verifies at level open — what the recorder accepts, the verifier
 // accepts, on input nobody here wrote.
 func TestRealTrajectoriesRecordAndVerify(t *testing.T) {
-	dir, err := traces.Locate("")
+	files, err := traces.All()
 	if err != nil {
-		t.Skip(err)
+		t.Fatal(err)
 	}
-	for _, f := range traces.Files(dir) {
+	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			imp, err := importer.Read(traces.Format(f), f)
 			if err != nil {
@@ -31,10 +32,7 @@ func TestRealTrajectoriesRecordAndVerify(t *testing.T) {
 				t.Fatalf("no events in %s", f)
 			}
 			dir := t.TempDir()
-			r, err := recorder.Open(dir, recorder.Options{Recorder: "traces", Encrypt: true, EpochSize: 4})
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := logtest.Open(t, dir, recorder.Options{Recorder: "traces", Encrypt: true, EpochSize: 4})
 			if _, err := imp.Record(context.Background(), r); err != nil {
 				t.Fatal(err)
 			}

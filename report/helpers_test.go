@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/internal/browser/pagetests"
+	"github.com/agentflightrecorder/afr/internal/logtest"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/recorder/workload"
 	"github.com/agentflightrecorder/afr/report"
@@ -28,7 +29,6 @@ var probes = []string{
 // output carry the XSS probes, and an on-chain execution caused by that
 // call. Epochs of 10 events; everything is sealed.
 type testLog struct {
-	dir              string
 	log              *recorder.Log
 	keys             *recorder.Keyring
 	probe, execution uint64 // sequence numbers
@@ -36,50 +36,30 @@ type testLog struct {
 
 func newLog(t testing.TB, n int) *testLog {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "log")
-	r, err := recorder.Open(dir, recorder.Options{Recorder: "report-test", Encrypt: true, EpochSize: 10, Sync: recorder.SyncNone})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	rec := func(ev format.Event) uint64 {
-		rc, err := r.Record(ctx, ev)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return rc.Seq
-	}
-	for _, ev := range workload.Generate(7, n) {
-		rec(ev)
-	}
-	tl := &testLog{dir: dir}
-	root := uint64(0)
+	evs := workload.Generate(7, n)
+	root, del := uint64(0), uint64(n)
+	tl := &testLog{probe: del + 1, execution: del + 2}
 	// The delegation's tool name is the browser tests' probe, which sets a
 	// flag if a page ever runs it.
-	del := rec(format.Event{Tool: pagetests.XSSProbe, Kind: format.KindDelegation, Group: "planner", Payload: format.Payload{
-		Delegation: &format.DelegationProvenance{Delegator: "planner", Delegate: probes[1], Scope: []string{"shell"}}}})
-	tl.probe = rec(format.Event{Tool: probes[0], Kind: format.KindToolCall, Group: probes[1], Payload: format.Payload{
-		Intent:    &format.Intent{Tool: probes[2], Args: map[string]any{"cmd": probes[0], "url": probes[3]}},
-		Execution: &format.Execution{Status: format.StatusFailed, Error: probes[1] + probes[2]},
-		Context:   &format.ContextProvenance{Parents: []uint64{root, del}},
-		Ext:       map[string]any{"output": probes[0] + probes[3]},
-	}})
-	tl.execution = rec(format.Event{Tool: "pace", Kind: format.KindChainTx, Group: "treasury", Payload: format.Payload{
-		Execution: &format.Execution{Status: format.StatusOK, TxHash: bytes.Repeat([]byte{0xab}, 32), Block: 42},
-		Context:   &format.ContextProvenance{Parents: []uint64{tl.probe}},
-		Ext:       map[string]any{format.ExtGasUsed: uint64(38_967)},
-	}})
-	if err := r.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if tl.log, err = recorder.OpenLog(dir); err != nil {
-		t.Fatal(err)
-	}
+	evs = append(evs, format.Event{Tool: pagetests.XSSProbe, Kind: format.KindDelegation, Group: "planner", Payload: format.Payload{
+		Delegation: &format.DelegationProvenance{Delegator: "planner", Delegate: probes[1], Scope: []string{"shell"}}}},
+		format.Event{Tool: probes[0], Kind: format.KindToolCall, Group: probes[1], Payload: format.Payload{
+			Intent:    &format.Intent{Tool: probes[2], Args: map[string]any{"cmd": probes[0], "url": probes[3]}},
+			Execution: &format.Execution{Status: format.StatusFailed, Error: probes[1] + probes[2]},
+			Context:   &format.ContextProvenance{Parents: []uint64{root, del}},
+			Ext:       map[string]any{"output": probes[0] + probes[3]},
+		}},
+		format.Event{Tool: "pace", Kind: format.KindChainTx, Group: "treasury", Payload: format.Payload{
+			Execution: &format.Execution{Status: format.StatusOK, TxHash: bytes.Repeat([]byte{0xab}, 32), Block: 42},
+			Context:   &format.ContextProvenance{Parents: []uint64{tl.probe}},
+			Ext:       map[string]any{format.ExtGasUsed: uint64(38_967)},
+		}})
+	tl.log = logtest.Write(t, recorder.Options{Recorder: "report-test", Encrypt: true, EpochSize: 10, Sync: recorder.SyncNone}, evs)
 	_, session, err := tl.log.Identity()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tl.keys, err = recorder.OpenKeyring(filepath.Join(dir, "keys"), session); err != nil {
+	if tl.keys, err = recorder.OpenKeyring(filepath.Join(tl.log.Dir, "keys"), session); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { tl.keys.Close() })

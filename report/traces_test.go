@@ -11,6 +11,7 @@ import (
 	"github.com/agentflightrecorder/afr/importer"
 	"github.com/agentflightrecorder/afr/internal/browser"
 	"github.com/agentflightrecorder/afr/internal/browser/pagetests"
+	"github.com/agentflightrecorder/afr/internal/logtest"
 	"github.com/agentflightrecorder/afr/internal/traces"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/report"
@@ -22,12 +23,12 @@ import (
 // and code — renders every step, verifies, and in a browser shows the
 // verdict and one row per step, with no markup from the agents' text run.
 func TestReportOfRealTrajectories(t *testing.T) {
-	dir, err := traces.Locate("")
+	files, err := traces.All()
 	if err != nil {
-		t.Skip(err)
+		t.Fatal(err)
 	}
 	b := browser.Start(t)
-	for _, f := range traces.Files(dir) {
+	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			imp, err := importer.Read(traces.Format(f), f)
 			if err != nil {
@@ -64,10 +65,7 @@ func TestReportOfRealTrajectories(t *testing.T) {
 func recordFile(t *testing.T, imp *importer.File) (*recorder.Log, *recorder.Keyring) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "log")
-	r, err := recorder.Open(dir, recorder.Options{Recorder: "traces", Encrypt: true, EpochSize: 4, Sync: recorder.SyncNone})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := logtest.Open(t, dir, recorder.Options{Recorder: "traces", Encrypt: true, EpochSize: 4, Sync: recorder.SyncNone})
 	if _, err := imp.Record(context.Background(), r); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/internal/logtest"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/serve"
 )
@@ -30,11 +31,7 @@ func BenchmarkServe(b *testing.B) {
 	}
 	for _, clients := range []int{1, 16} {
 		b.Run("recorder.Record/clients="+strconv.Itoa(clients), func(b *testing.B) {
-			r, err := recorder.Open(b.TempDir(), recorder.Options{Recorder: "bench"})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer r.Close()
+			r := logtest.Open(b, b.TempDir(), recorder.Options{Recorder: "bench"})
 			run(b, clients, 1, func() error {
 				_, err := r.Record(context.Background(), ev)
 				return err

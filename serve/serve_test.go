@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/internal/logtest"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/serve"
 )
@@ -360,10 +361,7 @@ func TestBackpressure(t *testing.T) {
 // every append, while status still answers.
 func TestRecorderFailure(t *testing.T) {
 	dir := t.TempDir()
-	r, err := recorder.Open(dir, recorder.Options{Recorder: "failing"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := logtest.Open(t, dir, recorder.Options{Recorder: "failing"})
 	h := serve.NewHandler(r, dir, "secret", serve.Limits{}, nil)
 	if err := r.Close(); err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/internal/logtest"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/verifier"
 )
@@ -20,11 +21,6 @@ import (
 // and drops a table (10). Events 0–2, 4, 6, 9, 11 are unrelated.
 func incident(t *testing.T) (*testLog, map[uint64]bool) {
 	t.Helper()
-	dir := t.TempDir()
-	r, err := recorder.Open(dir, recorder.Options{Recorder: "incident", Encrypt: true, EpochSize: 4, EpochMaxAge: -1, Sync: recorder.SyncNone})
-	if err != nil {
-		t.Fatal(err)
-	}
 	d := func(b byte) format.Bytes { return format.Bytes{b, b, b} }
 	p3, p7, p8 := uint64(3), uint64(7), uint64(8)
 	shell := func(cmd string, parents ...uint64) format.Event {
@@ -57,19 +53,13 @@ func incident(t *testing.T) (*testLog, map[uint64]bool) {
 			Ext:       map[string]any{format.ExtGasUsed: uint64(21000), "rows_max": uint64(math.MaxUint64)}}},
 		shell("ls -la", 9),
 	}
-	for _, ev := range evs {
-		if _, err := r.Record(context.Background(), ev); err != nil {
-			t.Fatal(err)
-		}
-	}
-	man := r.Manifest()
-	r.Close()
-	kr, err := recorder.OpenKeyring(dir+"/keys", man.Session)
+	l := logtest.Write(t, recorder.Options{Recorder: "incident", Encrypt: true, EpochSize: 4, EpochMaxAge: -1, Sync: recorder.SyncNone}, evs)
+	kr, err := recorder.OpenKeyring(l.Dir+"/keys", l.Manifest.Session)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { kr.Close() })
-	lg := &testLog{dir: dir, keys: kr, man: man}
+	lg := &testLog{dir: l.Dir, keys: kr, man: l.Manifest}
 	return lg, map[uint64]bool{3: true, 5: true, 7: true, 8: true, 10: true}
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/internal/logtest"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/verifier"
 )
@@ -18,14 +19,8 @@ import (
 // a's ids. Run b's response also names a span no event carries.
 func runsLog(t *testing.T) *verifier.Index {
 	t.Helper()
-	dir := t.TempDir()
 	base := time.Date(2026, 1, 2, 15, 0, 0, 0, time.UTC)
 	clock := base.Add(24 * time.Hour) // the recorder's time: a day after the events
-	r, err := recorder.Open(dir, recorder.Options{Recorder: "fleet", Encrypt: true, EpochSize: 3, EpochMaxAge: -1, Sync: recorder.SyncNone,
-		Now: func() time.Time { clock = clock.Add(time.Second); return clock }})
-	if err != nil {
-		t.Fatal(err)
-	}
 	at := func(min int) int64 { return base.Add(time.Duration(min) * time.Minute).UnixNano() }
 	evs := []format.Event{
 		{Tool: "llm", Kind: format.KindReasoning, Run: "a", ID: "think", EventTime: at(0),
@@ -40,23 +35,12 @@ func runsLog(t *testing.T) *verifier.Index {
 			Payload: format.Payload{Context: &format.ContextProvenance{ParentIDs: []string{"read", "lost-span"}}}},
 		{Tool: "shell", Kind: format.KindToolCall}, // no run, no event time
 	}
-	for _, ev := range evs {
-		if _, err := r.Record(context.Background(), ev); err != nil {
-			t.Fatal(err)
-		}
+	l := logtest.Write(t, recorder.Options{Recorder: "fleet", Encrypt: true, EpochSize: 3, EpochMaxAge: -1, Sync: recorder.SyncNone,
+		Now: func() time.Time { clock = clock.Add(time.Second); return clock }}, evs)
+	if l.Manifest.Version != format.Version {
+		t.Fatalf("a new log is of version %d, want %d", l.Manifest.Version, format.Version)
 	}
-	man := r.Manifest()
-	if err := r.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if man.Version != format.Version {
-		t.Fatalf("a new log is of version %d, want %d", man.Version, format.Version)
-	}
-	l, err := recorder.OpenLog(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kr, err := recorder.OpenKeyring(dir+"/keys", man.Session)
+	kr, err := recorder.OpenKeyring(l.Dir+"/keys", l.Manifest.Session)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentflightrecorder/afr/format/segment"
+	"github.com/agentflightrecorder/afr/internal/logtest"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/recorder/workload"
 	"github.com/agentflightrecorder/afr/verifier"
@@ -25,20 +26,9 @@ type segLog struct {
 
 func makeSegLog(t *testing.T, segmentSize int64) *segLog {
 	t.Helper()
-	dir := t.TempDir()
 	const n = 120
-	r, err := recorder.Open(dir, recorder.Options{Recorder: "op-seg", EpochSize: 4, SegmentSize: segmentSize, Sync: recorder.SyncNone, EpochMaxAge: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, ev := range workload.Generate(7, n) {
-		if _, err := r.Record(context.Background(), ev); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := r.Close(); err != nil {
-		t.Fatal(err)
-	}
+	log := logtest.Write(t, recorder.Options{Recorder: "op-seg", EpochSize: 4, SegmentSize: segmentSize, Sync: recorder.SyncNone, EpochMaxAge: -1}, workload.Generate(7, n))
+	dir := log.Dir
 	l := &segLog{dir: dir, events: n, files: map[string][]string{}}
 	for _, s := range []string{"records", "payloads", "epochs"} {
 		names, _ := segment.List(filepath.Join(dir, s), s)
@@ -50,10 +40,7 @@ func makeSegLog(t *testing.T, segmentSize int64) *segLog {
 			l.files[s] = append(l.files[s], rel)
 		}
 	}
-	log, err := recorder.OpenLog(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	var err error
 	if l.anchors, err = verifier.AnchorsFromLog(log); err != nil {
 		t.Fatal(err)
 	}

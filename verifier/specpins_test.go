@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/internal/logtest"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/recorder/workload"
 	"github.com/agentflightrecorder/afr/verifier"
@@ -58,11 +59,7 @@ func TestDroppedHeaderFindings(t *testing.T) {
 // other epoch's key fails to decrypt.
 func TestUnsealedEventsUseTheOpenEpochKey(t *testing.T) {
 	dir := t.TempDir()
-	r, err := recorder.Open(dir, recorder.Options{Recorder: "op", Encrypt: true, EpochSize: 10, EpochMaxAge: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := logtest.Open(t, dir, recorder.Options{Recorder: "op", Encrypt: true, EpochSize: 10, EpochMaxAge: -1})
 	for _, ev := range workload.Generate(3, 25) {
 		if _, err := r.Record(context.Background(), ev); err != nil {
 			t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/internal/logtest"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/recorder/workload"
 	"github.com/agentflightrecorder/afr/verifier"
@@ -29,10 +30,7 @@ type testLog struct {
 func makeLog(t testing.TB, n, epochSize, writers int, seed uint64) *testLog {
 	t.Helper()
 	dir := t.TempDir()
-	r, err := recorder.Open(dir, recorder.Options{Recorder: fmt.Sprintf("op-%d", seed), Encrypt: true, EpochSize: epochSize, Sync: recorder.SyncNone, EpochMaxAge: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := logtest.Open(t, dir, recorder.Options{Recorder: fmt.Sprintf("op-%d", seed), Encrypt: true, EpochSize: epochSize, Sync: recorder.SyncNone, EpochMaxAge: -1})
 	events := workload.Generate(seed, n)
 	var wg sync.WaitGroup
 	var next int
@@ -132,11 +130,7 @@ func TestMissingAnchorsAreIncomplete(t *testing.T) {
 
 func TestUnsealedTailIsIncomplete(t *testing.T) {
 	dir := t.TempDir()
-	r, err := recorder.Open(dir, recorder.Options{Recorder: "op", EpochSize: 10, EpochMaxAge: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := logtest.Open(t, dir, recorder.Options{Recorder: "op", EpochSize: 10, EpochMaxAge: -1})
 	for _, ev := range workload.Generate(3, 25) {
 		r.Record(context.Background(), ev)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/internal/logtest"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/recorder/workload"
 	"github.com/agentflightrecorder/afr/verifier"
@@ -25,10 +26,7 @@ func TestFormatVersionsVerify(t *testing.T) {
 			dir := t.TempDir()
 			events := workload.Generate(7, 40)
 			for half := range 2 {
-				r, err := recorder.Open(dir, recorder.Options{Recorder: "op", Encrypt: true, EpochSize: 8, FormatVersion: version, Sync: recorder.SyncNone, EpochMaxAge: -1})
-				if err != nil {
-					t.Fatal(err)
-				}
+				r := logtest.Open(t, dir, recorder.Options{Recorder: "op", Encrypt: true, EpochSize: 8, FormatVersion: version, Sync: recorder.SyncNone, EpochMaxAge: -1})
 				for _, ev := range events[half*20 : (half+1)*20] {
 					if _, err := r.Record(context.Background(), ev); err != nil {
 						t.Fatal(err)

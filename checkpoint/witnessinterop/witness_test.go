@@ -21,6 +21,7 @@ import (
 
 	"github.com/agentflightrecorder/afr/checkpoint"
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/internal/logtest"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/recorder/workload"
 	"github.com/agentflightrecorder/afr/verifier"
@@ -100,23 +101,7 @@ type log struct {
 
 func makeLog(t *testing.T, n, epochSize int, seed uint64) *log {
 	t.Helper()
-	dir := t.TempDir()
-	r, err := recorder.Open(dir, recorder.Options{Recorder: fmt.Sprintf("op-%d", seed), EpochSize: epochSize, Sync: recorder.SyncNone, EpochMaxAge: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range workload.Generate(seed, n) {
-		if _, err := r.Record(context.Background(), e); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := r.Close(); err != nil {
-		t.Fatal(err)
-	}
-	l, err := recorder.OpenLog(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := logtest.Write(t, recorder.Options{Recorder: fmt.Sprintf("op-%d", seed), EpochSize: epochSize, Sync: recorder.SyncNone, EpochMaxAge: -1}, workload.Generate(seed, n))
 	id, err := l.LogID()
 	if err != nil {
 		t.Fatal(err)
@@ -129,7 +114,7 @@ func makeLog(t *testing.T, n, epochSize int, seed uint64) *log {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &log{dir, img, leaves, id}
+	return &log{l.Dir, img, leaves, id}
 }
 
 // The whole life of a log's checkpoints with two real witnesses: first

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/internal/logtest"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/recorder/workload"
 	"github.com/agentflightrecorder/afr/verifier"
@@ -27,26 +27,16 @@ import (
 // called tampered, and a damaged log always gets a verdict (exit 0, 3 or 4),
 // never exit 1.
 
-// advLog records a deterministic encrypted log of n events in dir: epochs of
-// 16 events, segment files of 4 KiB, so every stream spans several files.
-func advLog(t *testing.T, dir string, n int, session format.SessionID) {
+// advLog records a deterministic encrypted log of n events in a new
+// directory and returns it: epochs of 16 events, segment files of 4 KiB, so
+// every stream spans several files.
+func advLog(t *testing.T, n int, session format.SessionID) string {
 	t.Helper()
 	clock := time.Unix(1_700_000_000, 0)
-	r, err := recorder.Open(dir, recorder.Options{Recorder: "adversary-test", Session: session, Encrypt: true,
+	return logtest.Write(t, recorder.Options{Recorder: "adversary-test", Session: session, Encrypt: true,
 		EpochSize: 16, SegmentSize: 4 << 10, Sync: recorder.SyncNone,
 		Now:  func() time.Time { clock = clock.Add(time.Millisecond); return clock },
-		Rand: rand.NewChaCha8([32]byte{7})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, ev := range workload.Generate(42, n) {
-		if _, err := r.Record(context.Background(), ev); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := r.Close(); err != nil {
-		t.Fatal(err)
-	}
+		Rand: rand.NewChaCha8([32]byte{7})}, workload.Generate(42, n)).Dir
 }
 
 // verifyExit runs `afr verify` in-process and returns its exit code and
@@ -218,8 +208,7 @@ func TestAdversarialOnDisk(t *testing.T) {
 		t.Skip("records and verifies a few hundred copies of a log")
 	}
 	base := t.TempDir()
-	honest := filepath.Join(base, "honest")
-	advLog(t, honest, 300, format.SessionID{1})
+	honest := advLog(t, 300, format.SessionID{1})
 	l, err := recorder.OpenLog(honest)
 	if err != nil {
 		t.Fatal(err)
@@ -246,10 +235,8 @@ func TestAdversarialOnDisk(t *testing.T) {
 
 	// Another session's log, and a rolled-back one: a prefix of the same
 	// session, recorded deterministically.
-	foreign := filepath.Join(base, "foreign")
-	advLog(t, foreign, 300, format.SessionID{2})
-	rolled := filepath.Join(base, "rolled")
-	advLog(t, rolled, 150, format.SessionID{1})
+	foreign := advLog(t, 300, format.SessionID{2})
+	rolled := advLog(t, 150, format.SessionID{1})
 
 	rng := rand.New(rand.NewPCG(42, 14))
 	names := make([]string, 0, len(protectedMutations))

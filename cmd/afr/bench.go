@@ -29,9 +29,10 @@ the paper's figures beside ours:
           cross-session splice, linear-fake, …) at the paper's ten
           positions, verdict and finding per cell; clean logs for false
           positives
-  rq1     the SWE-agent trajectories of ../shared/traces/swe-agent:
-          actions by category, full vs baseline cost per event, verdicts
-          (said so, and skipped, when the trajectories are absent)
+  rq1     the SWE-agent trajectories of ../shared/traces/swe-agent (else
+          the one committed in fixtures/trajectories/swe-agent): actions
+          by category, full vs baseline cost per event, verdicts (said so,
+          and skipped, when there are no trajectories)
   rq4     the prompt-injection incident on a chain: causal-chain query vs
           grep baselines, precision and recall, with the queries
 
@@ -46,7 +47,8 @@ Table IV) some seconds. Timings depend on the machine and its load: compare the
 rungs of one run (the ×baseline column), not runs.
 
 The trajectories are found with --traces, else $AFR_TRACES, else
-../shared/traces beside the module the working directory is in.
+../shared/traces beside the module the working directory is in, else
+fixtures/trajectories in that module (one committed trajectory).
 
 Examples:
   afr bench --quick
@@ -62,7 +64,7 @@ func runBench(e *env, args []string) error {
 	out := fs.String("out", "afr-bench", "output folder for Markdown, JSON and plots")
 	seeds := fs.Int("seeds", 0, "seeds per Table II cell, clean logs of Table IV, RQ1 repetitions (default 30; 3 with --quick)")
 	backend := fs.String("backend", "embedded", "chain for Table III and RQ4: embedded or anvil")
-	tracesDir := fs.String("traces", "", "the trajectories' directory for RQ1 (default $AFR_TRACES, else ../shared/traces beside the module)")
+	tracesDir := fs.String("traces", "", "the trajectories' directory for RQ1 (default $AFR_TRACES, else ../shared/traces beside the module, else its fixtures/trajectories)")
 	markdown := fs.String("markdown", "", "also write the whole run as Markdown to this file")
 	if err := parse(fs, args); err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/internal/logtest"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/recorder/workload"
 	"github.com/agentflightrecorder/afr/verifier"
@@ -14,23 +15,7 @@ import (
 // (batch anchors with a withheld batch) keeps that source's findings: the
 // log is incomplete, not verified on the checkpoint's anchors alone.
 func TestAnchorSourcesKeepFindings(t *testing.T) {
-	dir := t.TempDir()
-	r, err := recorder.Open(dir, recorder.Options{Recorder: "ops", EpochSize: 5, Sync: recorder.SyncNone, EpochMaxAge: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range workload.Generate(1, 20) {
-		if _, err := r.Record(context.Background(), e); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := r.Close(); err != nil {
-		t.Fatal(err)
-	}
-	l, err := recorder.OpenLog(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := logtest.Write(t, recorder.Options{Recorder: "ops", EpochSize: 5, Sync: recorder.SyncNone, EpochMaxAge: -1}, workload.Generate(1, 20))
 	id, err := l.LogID()
 	if err != nil {
 		t.Fatal(err)

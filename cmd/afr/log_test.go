@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentflightrecorder/afr/internal/logtest"
 	"github.com/agentflightrecorder/afr/recorder"
 )
 
@@ -30,11 +31,7 @@ func TestWritersWhileLocked(t *testing.T) {
 	if code, stderr := afr("record", "--log", dir, "--recorder", "ops-1", events); code != exitOK {
 		t.Fatalf("record: exit %d: %s", code, stderr)
 	}
-	r, err := recorder.Open(dir, recorder.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := logtest.Open(t, dir, recorder.Options{})
 	for _, args := range [][]string{{"record", "--log", dir, events}, {"seal", "--log", dir}, {"seal", "--log", dir, "--repair"}} {
 		code, stderr := afr(args...)
 		if code != exitError || !strings.Contains(stderr, "open for writing by pid "+strconv.Itoa(os.Getpid())) || !strings.Contains(stderr, "hint:") {

@@ -1,16 +1,55 @@
-// Package logtest holds what tests of writers (the daemon, the MCP proxy,
-// the OTLP receiver, the importers) check about the log they wrote: that it
-// verifies against its own epoch roots, and the events it holds. Test code
-// only.
+// Package logtest holds what tests share about logs: writing one (a
+// recorder opened for the test, closed when it ends; a log of given events
+// written and closed), and what tests of writers (the daemon, the MCP
+// proxy, the OTLP receiver, the importers) check about the log they wrote:
+// that it verifies against its own epoch roots, and the events it holds.
+// Test code only.
 package logtest
 
 import (
 	"context"
 	"testing"
 
+	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/verifier"
 )
+
+// Open opens a recorder on dir with o, failing the test if it cannot. The
+// recorder is closed when the test ends, its error ignored: a test that
+// checks what Close returns calls Close itself.
+func Open(t testing.TB, dir string, o recorder.Options) *recorder.Recorder {
+	t.Helper()
+	r, err := recorder.Open(dir, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+// Write writes a log for a test: a recorder opened with o on a new
+// directory in t.TempDir() records evs in order (for a synthetic log,
+// workload.Generate(seed, n)) and is closed, sealing its last epoch. It
+// returns the log, opened read-only; any error fails the test.
+func Write(t testing.TB, o recorder.Options, evs []format.Event) *recorder.Log {
+	t.Helper()
+	dir := t.TempDir()
+	r := Open(t, dir, o)
+	for _, ev := range evs {
+		if _, err := r.Record(context.Background(), ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	l, err := recorder.OpenLog(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
 
 // Events verifies the log in dir against its own epoch roots (payload
 // frames checked against their records) and returns its events, each with

@@ -19,6 +19,7 @@ import (
 	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/contracts/bindings"
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/internal/logtest"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/recorder/workload"
 	"github.com/agentflightrecorder/afr/verifier"
@@ -54,22 +55,7 @@ func newBatchWorld(t *testing.T) *batchWorld {
 		t.Fatal(err)
 	}
 	for i := range w.logs {
-		dir := t.TempDir()
-		r, err := recorder.Open(dir, recorder.Options{Recorder: fmt.Sprintf("fleet-%d", i), EpochSize: 10, Sync: recorder.SyncNone})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, ev := range workload.Generate(uint64(i+1), 30) {
-			if _, err := r.Record(ctx, ev); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := r.Close(); err != nil {
-			t.Fatal(err)
-		}
-		if w.logs[i], err = recorder.OpenLog(dir); err != nil {
-			t.Fatal(err)
-		}
+		w.logs[i] = logtest.Write(t, recorder.Options{Recorder: fmt.Sprintf("fleet-%d", i), EpochSize: 10, Sync: recorder.SyncNone}, workload.Generate(uint64(i+1), 30))
 		if w.ids[i], err = w.logs[i].LogID(); err != nil {
 			t.Fatal(err)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/contracts/bindings"
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/internal/logtest"
 	"github.com/agentflightrecorder/afr/pace"
 	"github.com/agentflightrecorder/afr/pdr"
 	"github.com/agentflightrecorder/afr/recorder"
@@ -60,10 +61,7 @@ func TestCompletenessEdgeCases(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	r, err := recorder.Open(dir, recorder.Options{Recorder: "rv", EpochSize: 4, Sync: recorder.SyncNone})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := logtest.Open(t, dir, recorder.Options{Recorder: "rv", EpochSize: 4, Sync: recorder.SyncNone})
 	a := &pace.Agent{Recorder: r, Client: c, Domain: pdr.Domain{ChainID: backend.EmbeddedChainID, Account: acct}, Registry: onchain.DefaultRegistry(),
 		Policy: &pdr.Policy{Name: "treasury", Rules: []pdr.Rule{
 			{Name: "pay-vendor", Effect: pdr.Allow, Targets: []common.Address{vendor}, MaxValue: milliEther(10000).String(), ApprovalAbove: milliEther(1000).String()},

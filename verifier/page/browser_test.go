@@ -21,6 +21,7 @@ import (
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/internal/browser"
 	"github.com/agentflightrecorder/afr/internal/browser/pagetests"
+	"github.com/agentflightrecorder/afr/internal/logtest"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/verifier"
 	"github.com/agentflightrecorder/afr/verifier/page"
@@ -38,37 +39,22 @@ func disclosed(t testing.TB, n int) (bundle, anchors string) {
 func disclosedLog(t testing.TB, n int) (bundle, anchors string, as []verifier.Anchor) {
 	t.Helper()
 	dir := t.TempDir()
-	logDir := filepath.Join(dir, "log")
-	r, err := recorder.Open(logDir, recorder.Options{Recorder: "page-test", Encrypt: true, EpochSize: 8, Sync: recorder.SyncNone})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	var last uint64
-	for i := range n {
+	evs := make([]format.Event, n)
+	for i := range evs {
 		tool := "shell"
 		if i == n-1 {
 			tool = pagetests.XSSProbe
 		}
-		rc, err := r.Record(ctx, format.Event{Tool: tool, Kind: format.KindToolCall, Payload: format.Payload{
-			Intent: &format.Intent{Tool: tool, Args: map[string]any{"cmd": pagetests.XSSProbe}}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		last = rc.Seq
+		evs[i] = format.Event{Tool: tool, Kind: format.KindToolCall, Payload: format.Payload{
+			Intent: &format.Intent{Tool: tool, Args: map[string]any{"cmd": pagetests.XSSProbe}}}}
 	}
-	if err := r.Close(); err != nil {
-		t.Fatal(err)
-	}
-	l, err := recorder.OpenLog(logDir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	last := uint64(n - 1)
+	l := logtest.Write(t, recorder.Options{Recorder: "page-test", Encrypt: true, EpochSize: 8, Sync: recorder.SyncNone}, evs)
 	_, session, err := l.Identity()
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys, err := recorder.OpenKeyring(filepath.Join(logDir, "keys"), session)
+	keys, err := recorder.OpenKeyring(filepath.Join(l.Dir, "keys"), session)
 	if err != nil {
 		t.Fatal(err)
 	}
