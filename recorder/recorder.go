@@ -183,6 +183,8 @@ type Recorder struct {
 // and writes that were never acknowledged, and reports them in Recovery().
 // One writer at a time: Open takes the store's lock (LockFile) until
 // Close, and fails at once with a *LockedError while another holds it.
+// Damage it does not repair is a *DamagedTailError (more than a torn write
+// at a stream's end, without Options.RepairTail) or a *BrokenChainError.
 func Open(dir string, opts Options) (*Recorder, error) {
 	if opts.Recorder != "" {
 		if err := checkRecorderID(opts.Recorder); err != nil {

@@ -46,12 +46,13 @@ type Config struct {
 }
 
 // Anchoring runs an anchor.Anchorer in the daemon, fed by the recorder's
-// Sealed channel as afr anchor --follow feeds it.
+// Sealed channel.
 type Anchoring struct {
 	Client  chain.Client
 	Options anchor.Options // Position is set by the daemon
 	// DrainTimeout bounds how long shutdown waits for the last epochs to
-	// be confirmed (default 1 minute); what is left, afr anchor resumes.
+	// be confirmed (default 1 minute); what is left stays in the log's
+	// anchor queue, which the next anchor.Open of the log resumes.
 	DrainTimeout time.Duration
 }
 
@@ -131,7 +132,7 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 		go func() {
 			err := d.anchorer.Run(runCtx, rec.Sealed())
 			if err != nil && runCtx.Err() == nil {
-				cfg.Logf("anchoring stopped: %v (recording goes on; afr anchor resumes anchoring)", err)
+				cfg.Logf("anchoring stopped: %v (recording goes on; the epochs stay queued in the log directory for the next anchorer)", err)
 			}
 			d.ran <- err
 		}()
@@ -183,7 +184,7 @@ func (d *Daemon) Done() <-chan error { return d.served }
 // then waits up to Anchoring.DrainTimeout for the remaining epochs to be
 // confirmed. Only a failure to close the log, or an anchoring run that
 // ended in error, is an error: epochs left unanchored are reported through
-// Logf and stay queued for afr anchor.
+// Logf and stay queued for the next anchorer of the log.
 func (d *Daemon) Shutdown(ctx context.Context) error {
 	err := d.srv.Shutdown(ctx)
 	if err != nil {
@@ -218,7 +219,7 @@ func (d *Daemon) Shutdown(ctx context.Context) error {
 		return errors.Join(err, rerr)
 	}
 	if w := d.anchorer.Window(); derr != nil || w.Epochs > 0 {
-		d.cfg.Logf("%d epochs (%d events) not yet anchored; they stay queued (hint: afr anchor --log %s resumes)", w.Epochs, w.Events, d.cfg.Dir)
+		d.cfg.Logf("%d epochs (%d events) not yet anchored; they stay queued in %s for the next anchorer of the log", w.Epochs, w.Events, d.cfg.Dir)
 	}
 	return err
 }
