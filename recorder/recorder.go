@@ -60,11 +60,12 @@ type Options struct {
 	Session format.SessionID
 	// Encrypt stores payloads encrypted (disclosure mode). Fixed at creation.
 	Encrypt bool
-	// FormatVersion is the format version of a new store, 1 or 2 (default
-	// format.Version). Version 1 encrypts payloads with AES-256-GCM under an
-	// HMAC commitment, for readers that predate version 2 (docs/SPEC.md,
-	// "Payload frames and commitments"). A store keeps the version it was
-	// created with.
+	// FormatVersion is the format version of a new store, 1 to
+	// format.Version (3; the default). Version 1 encrypts payloads with
+	// AES-256-GCM under an HMAC commitment, for readers that predate
+	// version 2 (docs/SPEC.md, "Payload frames and commitments"); versions
+	// 1 and 2 lack the fields and kinds of version 3, which a writer refuses
+	// to append to them. A store keeps the version it was created with.
 	FormatVersion int
 	// EpochSize seals an epoch after this many events (default 100).
 	EpochSize int
