@@ -123,7 +123,8 @@ type Anchorer struct {
 
 // Open loads (or creates) the anchor queue of the log in dir and checks it
 // against the chain: a queue for another chain, contract, operator or log
-// is an error. It then queues every sealed epoch of the log not yet queued.
+// is an error, and so is a contract that is not EpochAnchor version 2 (a
+// *ContractError). It then queues every sealed epoch of the log not yet queued.
 // The log id comes from the log's evidence (recorder.Log.LogID) or, in a
 // log with no records yet, from its MANIFEST.
 func Open(ctx context.Context, dir string, c chain.Client, opts Options) (*Anchorer, error) {

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
+
 	"github.com/agentflightrecorder/afr/anchor"
 	"github.com/agentflightrecorder/afr/chain"
 	"github.com/agentflightrecorder/afr/chain/backend"
@@ -265,7 +267,8 @@ func mustRead(t *testing.T, path string) []byte {
 
 // A contract that is not EpochAnchor version 2 (here a PaceSmartAccount,
 // as a version 1 EpochAnchor would: it has no nextEpoch(address,bytes32))
-// is refused when the anchorer opens, with a hint to deploy again.
+// is refused when the anchorer opens with a *ContractError carrying the
+// failed call; so is an address with no code at all.
 func TestNotEpochAnchorV2Embedded(t *testing.T) {
 	e := embedded(t)
 	key := e.Keys()[0]
@@ -277,7 +280,15 @@ func TestNotEpochAnchorV2Embedded(t *testing.T) {
 	}
 	dir := record(t, 20, 10)
 	_, err = anchor.Open(ctx, dir, e.Client(), anchor.Options{Contract: *d.Pace, Key: key})
-	if err == nil || !strings.Contains(err.Error(), "not EpochAnchor version 2") || !strings.Contains(err.Error(), "afr deploy") {
-		t.Fatalf("anchoring to a PaceSmartAccount: %v", err)
+	var ce *anchor.ContractError
+	if !errors.As(err, &ce) || ce.Contract != *d.Pace || ce.Err == nil || !errors.Is(err, anchor.ErrNotEpochAnchor) || !strings.Contains(err.Error(), "not EpochAnchor version 2") {
+		t.Fatalf("anchoring to a PaceSmartAccount: %v, want a *ContractError for %s with the failed call", err, d.Pace)
+	}
+	nowhere := common.HexToAddress("0x00000000000000000000000000000000000a4f52")
+	dir = t.TempDir()
+	record(t, dir, 20, 10)
+	_, err = anchor.Open(ctx, dir, e.Client(), anchor.Options{Contract: nowhere, Key: key})
+	if !errors.As(err, &ce) || ce.Contract != nowhere || ce.Err != nil || !errors.Is(err, anchor.ErrNotEpochAnchor) || !strings.Contains(err.Error(), "no contract at") {
+		t.Fatalf("anchoring to an address without code: %v, want a *ContractError without a call", err)
 	}
 }

@@ -40,6 +40,33 @@ func (e *ForeignAnchorError) Error() string {
 // Is makes errors.Is(err, ErrForeignAnchor) true.
 func (e *ForeignAnchorError) Is(target error) bool { return target == ErrForeignAnchor }
 
+// ErrNotEpochAnchor is matched (errors.Is) by *ContractError.
+var ErrNotEpochAnchor = errors.New("anchor: the contract is not EpochAnchor version 2")
+
+// ContractError reports that the contract to anchor to is not EpochAnchor
+// version 2 (one head per operator and log id): there is no code at
+// Contract on chain ChainID (Err is nil), or the contract there does not
+// answer nextEpoch(address,bytes32) (Err says how the call failed), as
+// EpochAnchor version 1 or another contract does not. Deploying
+// EpochAnchor again (chain.Deploy) gives an address to anchor to.
+type ContractError struct {
+	Contract common.Address
+	ChainID  uint64
+	Err      error
+}
+
+func (e *ContractError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("anchor: no contract at %s on chain %d", e.Contract, e.ChainID)
+	}
+	return fmt.Sprintf("anchor: the contract at %s is not EpochAnchor version 2 (one head per operator and log id): %v", e.Contract, e.Err)
+}
+
+func (e *ContractError) Unwrap() error { return e.Err }
+
+// Is makes errors.Is(err, ErrNotEpochAnchor) true.
+func (e *ContractError) Is(target error) bool { return target == ErrNotEpochAnchor }
+
 // errPersist marks a failure to write the queue file: Run stops on it, as
 // the queue on disk no longer says what was sent.
 var errPersist = errors.New("anchor: writing queue")

@@ -46,9 +46,10 @@ type submitter struct {
 	runDone chan struct{}      // closed when that Run has returned
 }
 
-// newSubmitter checks the options and the contract, and loads the queue
-// file at path (or starts an empty one): a queue of another chain,
-// contract, operator or log is an error naming what it is for.
+// newSubmitter checks the options and the contract (a *ContractError when
+// it is no EpochAnchor version 2), and loads the queue file at path (or
+// starts an empty one): a queue of another chain, contract, operator or
+// log is an error naming what it is for.
 func newSubmitter(ctx context.Context, c chain.Client, opts Options, log format.Digest, unit, path string) (*submitter, error) {
 	if opts.Key == nil {
 		return nil, errors.New("anchor: Options.Key is required")
@@ -89,10 +90,10 @@ func newSubmitter(ctx context.Context, c chain.Client, opts Options, log format.
 		return nil, fmt.Errorf("anchor: reading contract code: %w", err)
 	}
 	if len(code) == 0 {
-		return nil, fmt.Errorf("anchor: no contract at %s on chain %d (hint: afr deploy)", opts.Contract, id)
+		return nil, &ContractError{Contract: opts.Contract, ChainID: id.Uint64()}
 	}
 	if _, err := s.nextEpoch(ctx); err != nil {
-		return nil, fmt.Errorf("anchor: the contract at %s is not EpochAnchor version 2 (one head per operator and log id): %w (hint: deploy it again with afr deploy)", opts.Contract, err)
+		return nil, &ContractError{Contract: opts.Contract, ChainID: id.Uint64(), Err: err}
 	}
 	return s, nil
 }

@@ -116,7 +116,7 @@ func table2(ctx context.Context, r *run) (*Table, error) {
 		Rows  []LadderRow `json:"rows"`
 	}{seeds, rows}
 	t.Notes = []string{
-		"Our bars (DESIGN.md §5): full median no slower than the baseline's (×baseline ≤ 1), full P99 ≤ 5× full median, ≤ 512 bytes/event.",
+		"Our bars (docs/DESIGN.md §5): full median no slower than the baseline's (×baseline ≤ 1), full P99 ≤ 5× full median, ≤ 512 bytes/event.",
 		"Bytes per event count everything a rung writes (records, payload frames, epoch headers, commitments, nonces and tags), not the key directory.",
 	}
 	// The latency CDF at the largest N.

@@ -172,7 +172,7 @@ func table3(ctx context.Context, r *run) (*Table, error) {
 	}
 	t.Notes = []string{
 		fmt.Sprintf("Assumptions (the paper's): L1 gas at %g gwei, L2 at %g gwei (execution gas only: an L2's data fee is not included), ETH at $%s, one event per second.", PaperFees.L1Gwei, PaperFees.L2Gwei, comma(PaperFees.ETHUSD)),
-		"Our bars: ≤ 31,000 gas per anchor in steady state (DESIGN.md §5); ≤ 2,000 gas per log-epoch with 100 logs per batch (the fleets issue).",
+		"Our bars: ≤ 31,000 gas per anchor in steady state (docs/DESIGN.md §5); ≤ 2,000 gas per log-epoch with 100 logs per batch (the fleets issue).",
 		"Aggregated anchoring: each log of a batch size records two epochs of 10 events; the Batcher anchors every log's first epoch in one batch (the operator's first, on cold storage), then every log's second epoch in a second batch, whose receipt gives the steady gas; every log then verifies against the chain (its entries in the operator's batches, contents from the batches file or from the BatchContents event). With the contents in the event, every entry's 104 bytes pay calldata at EIP-7623's floor price and log data, so that mode costs about 4,000 gas per log-epoch at any batch size.",
 		"The window is the time an epoch takes to fill at one event per second: how long recorded events wait for their anchor.",
 	}

@@ -31,8 +31,24 @@ type Published struct {
 // path + ".leaves.json", an anchors file (docs/SPEC.md, "Anchors file").
 func LeavesPath(path string) string { return path + ".leaves.json" }
 
+// LeavesMissingError is returned by ReadPublished for a checkpoint whose
+// leaves file (LeavesPath) does not exist: WritePublished writes it beside
+// the checkpoint, and without it there is nothing the checkpoint's root
+// can be checked against.
+type LeavesMissingError struct {
+	Checkpoint string
+	Err        error // wraps os.ErrNotExist
+}
+
+func (e *LeavesMissingError) Error() string {
+	return fmt.Sprintf("checkpoint %s: its leaves %s are missing: %v", e.Checkpoint, LeavesPath(e.Checkpoint), e.Err)
+}
+
+func (e *LeavesMissingError) Unwrap() error { return e.Err }
+
 // ReadPublished reads the checkpoint note at path and its leaves at
-// LeavesPath(path). It checks neither: Open does.
+// LeavesPath(path) (a *LeavesMissingError when they are absent). It checks
+// neither: Open does.
 func ReadPublished(ctx context.Context, path string) (Published, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
@@ -40,7 +56,7 @@ func ReadPublished(ctx context.Context, path string) (Published, error) {
 	}
 	leaves, err := verifier.AnchorsFile(LeavesPath(path)).Anchors(ctx)
 	if errors.Is(err, os.ErrNotExist) {
-		return Published{}, fmt.Errorf("checkpoint %s: its leaves %s are missing (afr checkpoint writes them beside it): %w", path, LeavesPath(path), err)
+		return Published{}, &LeavesMissingError{Checkpoint: path, Err: err}
 	}
 	if err != nil {
 		return Published{}, fmt.Errorf("checkpoint %s: %w", path, err)
@@ -120,17 +136,21 @@ func leafRoots(leaves []verifier.Anchor) ([]format.Digest, error) {
 	return roots, nil
 }
 
+// ErrDamagedLog is wrapped by the error of Leaves for a log whose epoch
+// headers are not one chain: a verifier of the log says where.
+var ErrDamagedLog = errors.New("checkpoint: the log's epoch chain is damaged")
+
 // Leaves returns the leaves of a log's checkpoint: the anchors of its
 // sealed epochs (verifier.AnchorsFromLog), refused unless they are epochs
-// 0, 1, … each linking the previous, so that an operator never signs a
-// checkpoint over a damaged epoch chain.
+// 0, 1, … each linking the previous (an error wrapping ErrDamagedLog), so
+// that an operator never signs a checkpoint over a damaged epoch chain.
 func Leaves(src verifier.Source) ([]verifier.Anchor, error) {
 	as, err := verifier.AnchorsFromLog(src)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: reading the epoch headers: %w", err)
 	}
 	if _, err := leafRoots(as); err != nil {
-		return nil, fmt.Errorf("the log's epoch chain is damaged (afr verify says where): %w", err)
+		return nil, fmt.Errorf("%w: %w", ErrDamagedLog, err)
 	}
 	return as, nil
 }
@@ -197,7 +217,7 @@ func CheckExtends(prev []byte, p *Policy, logID format.Digest, leaves []verifier
 		return fmt.Errorf("%w: the previous checkpoint covers %d epochs, the log has %d (a truncated or older copy?)", ErrWouldFork, cp.Size, len(leaves))
 	}
 	if got := Root(Roots(leaves[:cp.Size])); got != cp.Root {
-		return fmt.Errorf("%w: the log's epochs 0..%d hash to %s, the previous checkpoint's root is %s: the log was rewritten (afr verify against the previous checkpoint says where)", ErrWouldFork, cp.Size-1, got, cp.Root)
+		return fmt.Errorf("%w: the log's epochs 0..%d hash to %s, the previous checkpoint's root is %s: the log was rewritten", ErrWouldFork, cp.Size-1, got, cp.Root)
 	}
 	return nil
 }

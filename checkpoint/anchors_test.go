@@ -241,8 +241,9 @@ func TestAnchorsDamagedInputs(t *testing.T) {
 	if err := os.Remove(checkpoint.LeavesPath(path)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := checkpoint.ReadPublished(context.Background(), path); !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), "leaves") {
-		t.Errorf("leaves missing: %v", err)
+	_, err = checkpoint.ReadPublished(context.Background(), path)
+	if lm := (*checkpoint.LeavesMissingError)(nil); !errors.As(err, &lm) || lm.Checkpoint != path || !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("leaves missing: %v, want a *LeavesMissingError", err)
 	}
 	if err := os.WriteFile(checkpoint.LeavesPath(path), []byte("garbage"), 0o644); err != nil {
 		t.Fatal(err)
@@ -260,8 +261,8 @@ func TestLeavesRefuseDamagedChain(t *testing.T) {
 	if err := img.DropHeader(1); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := checkpoint.Leaves(img); !errors.Is(err, checkpoint.ErrLeaves) {
-		t.Fatalf("dropped header: %v, want ErrLeaves", err)
+	if _, err := checkpoint.Leaves(img); !errors.Is(err, checkpoint.ErrLeaves) || !errors.Is(err, checkpoint.ErrDamagedLog) {
+		t.Fatalf("dropped header: %v, want ErrDamagedLog and ErrLeaves", err)
 	}
 }
 

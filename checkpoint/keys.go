@@ -64,8 +64,27 @@ func WriteKey(path, name string) (vkey string, err error) {
 	return vkey, os.WriteFile(path+".vkey", []byte(vkey+"\n"), 0o644)
 }
 
+// KeyError is a key that is not the note key wanted, as GenerateKey makes
+// them: a signer key file (Signer set, Key its path) that does not hold
+// "PRIVATE+KEY+name+hash+key", or the operator's verifier key (Key the key
+// as given) that is not "name+hash+key". Err says why.
+type KeyError struct {
+	Signer bool
+	Key    string
+	Err    error
+}
+
+func (e *KeyError) Error() string {
+	if e.Signer {
+		return fmt.Sprintf("checkpoint: %s is not an Ed25519 note signer key (%v): want PRIVATE+KEY+name+hash+key", e.Key, e.Err)
+	}
+	return fmt.Sprintf("checkpoint: operator verifier key %q: %v (want name+hash+key)", e.Key, e.Err)
+}
+
+func (e *KeyError) Unwrap() error { return e.Err }
+
 // ReadSigner reads an Ed25519 signer key written by WriteKey, and returns
-// it with the verifier of its signatures.
+// it with the verifier of its signatures (else a *KeyError).
 func ReadSigner(path string) (note.Signer, note.Verifier, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -73,7 +92,7 @@ func ReadSigner(path string) (note.Signer, note.Verifier, error) {
 	}
 	s, v, err := fnote.NewEd25519SignerVerifier(strings.TrimSpace(string(b)))
 	if err != nil {
-		return nil, nil, fmt.Errorf("checkpoint: %s is not an Ed25519 note signer key (%v): want PRIVATE+KEY+name+hash+key, as afr checkpoint keygen writes", path, err)
+		return nil, nil, &KeyError{Signer: true, Key: path, Err: err}
 	}
 	return s, v, nil
 }

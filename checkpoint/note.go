@@ -43,6 +43,22 @@ var (
 	ErrForeignLog = errors.New("checkpoint: checkpoint of another log")
 )
 
+// OriginError is returned by Verify for a checkpoint of the log whose
+// origin is not Want, the one origin the policy accepts for it
+// (Policy.OriginPrefix): a second origin for one log could carry a second,
+// separately witnessed history. It wraps ErrPolicy.
+type OriginError struct {
+	Origin string
+	Want   string
+}
+
+func (e *OriginError) Error() string {
+	return fmt.Sprintf("%v: origin %q is not the origin this verifier accepts for the log (%q): a second origin for one log could carry a second, separately witnessed history",
+		ErrPolicy, e.Origin, e.Want)
+}
+
+func (e *OriginError) Unwrap() error { return ErrPolicy }
+
 // Origin returns the origin of the checkpoints of the log logID under
 // prefix (DefaultOriginPrefix when empty): prefix + "/" + the log id in
 // lowercase hex. The prefix must be a non-empty schema-less URL-like
@@ -110,7 +126,7 @@ type Policy struct {
 func NewPolicy(operatorVKey string, witnessVKeys []string, minWitnesses int) (*Policy, error) {
 	op, err := fnote.NewVerifier(strings.TrimSpace(operatorVKey))
 	if err != nil {
-		return nil, fmt.Errorf("checkpoint: operator verifier key %q: %v (want name+hash+key, as afr checkpoint keygen writes)", operatorVKey, err)
+		return nil, &KeyError{Key: operatorVKey, Err: err}
 	}
 	p := &Policy{Operator: op, MinWitnesses: minWitnesses}
 	// One public key counts once, whatever name or key type it is given
@@ -224,8 +240,7 @@ func Verify(raw []byte, p *Policy, logID format.Digest) (*Checkpoint, error) {
 		return nil, fmt.Errorf("%w: its origin %q names log %x, not this log (%x)", ErrForeignLog, cp.Origin, cp.LogID, logID)
 	}
 	if want, err := Origin(p.OriginPrefix, cp.LogID); err != nil || cp.Origin != want {
-		return nil, fmt.Errorf("%w: origin %q is not the origin this verifier accepts for the log (%q): a second origin for one log could carry a second, separately witnessed history (hint: if the operator publishes under another prefix, give it: --origin-prefix)",
-			ErrPolicy, cp.Origin, want)
+		return nil, &OriginError{Origin: cp.Origin, Want: want}
 	}
 	for _, w := range p.Witnesses {
 		for _, s := range n.Sigs {

@@ -46,8 +46,9 @@ func TestOriginPrefixSplitView(t *testing.T) {
 		t.Fatalf("the honest branch under the accepted origin: %s %v", rep.Verdict, rep.Findings)
 	}
 	_, err := verifier.VerifyLog(context.Background(), forkImg, checkpoint.Anchors{Checkpoints: []checkpoint.Published{forked}, Policy: p, LogID: lg.id}, verifier.Options{})
-	if !errors.Is(err, checkpoint.ErrPolicy) || !strings.Contains(err.Error(), `origin "b.example/`) {
-		t.Fatalf("a checkpoint under a second origin of the log: %v, want ErrPolicy naming the origin", err)
+	var oe *checkpoint.OriginError
+	if !errors.Is(err, checkpoint.ErrPolicy) || !errors.As(err, &oe) || !strings.HasPrefix(oe.Origin, "b.example/") || !strings.HasPrefix(oe.Want, "a.example/") {
+		t.Fatalf("a checkpoint under a second origin of the log: %v, want an *OriginError (ErrPolicy) naming both origins", err)
 	}
 	// With the default prefix neither is accepted.
 	p.OriginPrefix = ""

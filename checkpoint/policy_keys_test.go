@@ -3,6 +3,9 @@ package checkpoint_test
 import (
 	"crypto/ed25519"
 	"encoding/base64"
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -38,5 +41,22 @@ func TestPolicyCountsAKeyOnce(t *testing.T) {
 		if c, err := checkpoint.Verify(cosign(t, cp, witnessSigner(t, op)), p, id); err == nil {
 			t.Errorf("the operator's own key accepted as a witness: a self-cosigned checkpoint meets 1-of-1 (%d cosignatures)", len(c.Cosignatures))
 		}
+	}
+}
+
+// A key that does not parse is a *KeyError saying which kind was wanted:
+// the operator's verifier key given to NewPolicy, a signer key file read
+// by ReadSigner.
+func TestKeyError(t *testing.T) {
+	var ke *checkpoint.KeyError
+	if _, err := checkpoint.NewPolicy("not a key", nil, 0); !errors.As(err, &ke) || ke.Signer || ke.Key != "not a key" || !strings.Contains(err.Error(), "want name+hash+key") {
+		t.Errorf("NewPolicy of a malformed key: %v, want a *KeyError for a verifier key", err)
+	}
+	path := filepath.Join(t.TempDir(), "op.key")
+	if err := os.WriteFile(path, []byte(newKey(t, 1, "op").vkey), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := checkpoint.ReadSigner(path); !errors.As(err, &ke) || !ke.Signer || ke.Key != path || !strings.Contains(err.Error(), "want PRIVATE+KEY+name+hash+key") {
+		t.Errorf("ReadSigner of a verifier key: %v, want a *KeyError for a signer key", err)
 	}
 }

@@ -77,6 +77,20 @@ func (e *StepError) Error() string {
 
 func (e *StepError) Unwrap() error { return e.Err }
 
+// ShapeError is the Err of a *StepError for a file whose top level is not
+// what its format holds: Shape is what it is ("an object", "an array", …),
+// Want what the format needs, and Other, when set, the format of Formats
+// whose files have that shape (the file was likely given the wrong one).
+type ShapeError struct {
+	Shape string
+	Want  string
+	Other string
+}
+
+func (e *ShapeError) Error() string {
+	return fmt.Sprintf("the top level is %s, want %s", e.Shape, e.Want)
+}
+
 // Read converts the file at path, in the named format (one of Formats),
 // into events. Nothing is recorded.
 func Read(formatName, path string) (*File, error) {

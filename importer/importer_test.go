@@ -316,7 +316,7 @@ func TestMalformed(t *testing.T) {
 		{"number-state.traj", "swe-agent", `{"trajectory":[{"action":"ls","state":{}},{"action":"ls","state":3}]}`, "step 1: unknown form"},
 		{"mixed.traj", "swe-agent", `{"trajectory":[{"action":"ls","state":{}},{"action":"ls","state":"{}"}]}`, "step 1: the state is in the old form"},
 		{"no-action.traj", "swe-agent", `{"trajectory":[{"observation":"x","state":{}}]}`, "step 0: no \"action\""},
-		{"object.json", "openhands", `{"trajectory":[]}`, "afr import swe-agent"},
+		{"object.json", "openhands", `{"trajectory":[]}`, "the top level is an object, want an OpenHands event stream"},
 		{"cause.json", "openhands", `[{"id":1,"source":"agent","action":"run","args":{"command":"ls"}},{"id":2,"observation":"run","cause":7}]`, "event 1: its cause 7"},
 		{"neither.json", "openhands", `[{"id":1,"source":"agent"}]`, "event 0: neither"},
 		{"bad.jsonl", "jsonl", "{\"tool\":\"ls\",\"kind\":\"tool_call\"}\n{\"tool\":\"ls\",\"kind\":\"thinking\"}\n", "line 2:"},
@@ -345,6 +345,25 @@ func TestMalformed(t *testing.T) {
 				t.Fatalf("after the refusal: %s with %d events, want verified with the 2 imported", rep.Verdict, rep.Events)
 			}
 		})
+	}
+}
+
+// A file of the other trajectory format is refused with a *ShapeError that
+// names the format its shape is of.
+func TestWrongFormat(t *testing.T) {
+	tmp := t.TempDir()
+	for _, tc := range []struct{ format, body, other string }{
+		{"openhands", `{"trajectory":[]}`, "swe-agent"},
+		{"swe-agent", `[{"id":0}]`, "openhands"},
+		{"swe-agent", `"text"`, ""},
+	} {
+		p := filepath.Join(tmp, tc.format+".json")
+		write(t, p, tc.body)
+		_, err := importer.Read(tc.format, p)
+		var se *importer.ShapeError
+		if !errors.As(err, &se) || se.Other != tc.other {
+			t.Errorf("%s of %s: %v, want a *ShapeError naming %q", tc.format, tc.body, err, tc.other)
+		}
 	}
 }
 

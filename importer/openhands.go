@@ -35,11 +35,11 @@ func (f *File) openHands(b []byte) error {
 	}
 	var stream []json.RawMessage
 	if shape := jsonShape(b); shape != "an array" || json.Unmarshal(b, &stream) != nil {
-		hint := ""
+		e := &ShapeError{Shape: shape, Want: "an OpenHands event stream (an array of events)"}
 		if shape == "an object" {
-			hint = "; a SWE-agent trajectory is imported with afr import swe-agent"
+			e.Other = "swe-agent"
 		}
-		return f.fail("", -1, "the top level is %s, want an OpenHands event stream (an array of events)%s", shape, hint)
+		return &StepError{File: f.Path, Step: -1, Err: e}
 	}
 	if len(stream) == 0 {
 		return f.fail("", -1, "an empty event stream")

@@ -52,11 +52,11 @@ func (f *File) sweAgent(b []byte) error {
 	}
 	var top map[string]json.RawMessage
 	if shape := jsonShape(b); shape != "an object" || json.Unmarshal(b, &top) != nil {
-		hint := ""
+		e := &ShapeError{Shape: shape, Want: `a SWE-agent trajectory object with "trajectory" or "history"`}
 		if shape == "an array" {
-			hint = "; an OpenHands event stream is imported with afr import openhands"
+			e.Other = "openhands"
 		}
-		return f.fail("", -1, "the top level is %s, want a SWE-agent trajectory object with \"trajectory\" or \"history\"%s", shape, hint)
+		return &StepError{File: f.Path, Step: -1, Err: e}
 	}
 	var traj []json.RawMessage
 	var hist []json.RawMessage

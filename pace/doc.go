@@ -1,5 +1,5 @@
 // Package pace is the agent side of a policy-gated on-chain action through a
-// PaceSmartAccount (PACE: Policy-Approved Contract Execution, DESIGN.md §3
+// PaceSmartAccount (PACE: Policy-Approved Contract Execution, docs/DESIGN.md §3
 // and §4.7): it records what the agent intends, has the policy decide with a
 // signed Policy Decision Record bound to that record, collects approvals,
 // executes through the account and records what happened, so that every

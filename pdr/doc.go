@@ -1,4 +1,4 @@
-// Package pdr implements AFR's Policy Decision Records (DESIGN.md §4.7): the EIP-712 records
+// Package pdr implements AFR's Policy Decision Records (docs/DESIGN.md §4.7): the EIP-712 records
 // that authorise one on-chain call through a PaceSmartAccount (contracts/src/PaceSmartAccount.sol),
 // the scoped delegations that let another key sign them, and a small policy engine that turns an
 // agent's intent into a decision with reasons and a signed PDR.

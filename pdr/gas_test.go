@@ -12,7 +12,7 @@ import (
 // Gas of a PACE call to a trivial target, whole transaction (intrinsic gas and calldata
 // included), measured from real receipts on the simulated chain under Osaka rules.
 //
-// DESIGN.md §4.7 targets ≤ 40,000 (policy signature) and ≤ 45,000 (policy + one approver).
+// docs/DESIGN.md §4.7 targets ≤ 40,000 (policy signature) and ≤ 45,000 (policy + one approver).
 // Both are met through the compact calldata (pdr.CompactCalldata, executeCompact_dFki0); the
 // ABI entry points (execute, executeWithApprovals) meet the first and miss the second by the
 // ~2,000 gas of ABI padding and decoding (docs/CONTRACTS.md, "Gas"). The ceilings are the

@@ -23,7 +23,8 @@ type Log struct {
 }
 
 // ErrNotALog is returned by OpenLog for a directory that holds no part of
-// an AFR log.
+// an AFR log (often a path that names some other directory than the one
+// the log was written to).
 var ErrNotALog = errors.New("recorder: not an AFR log")
 
 // ErrNoIdentity is returned by Identity when no epoch header or record of
@@ -49,7 +50,7 @@ func OpenLog(dir string) (*Log, error) {
 	if _, err := os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("recorder: opening log: %w", err)
 	}
-	return nil, fmt.Errorf("%w: %s has no MANIFEST, records, epochs or payloads (hint: --log names the directory afr record wrote)", ErrNotALog, dir)
+	return nil, fmt.Errorf("%w: %s has no MANIFEST, records, epochs or payloads", ErrNotALog, dir)
 }
 
 // ManifestIdentity returns the recorder and session the MANIFEST claims,

@@ -60,11 +60,12 @@ type Options struct {
 	Session format.SessionID
 	// Encrypt stores payloads encrypted (disclosure mode). Fixed at creation.
 	Encrypt bool
-	// FormatVersion is the format version of a new store, 1 or 2 (default
-	// format.Version). Version 1 encrypts payloads with AES-256-GCM under an
-	// HMAC commitment, for readers that predate version 2 (docs/SPEC.md,
-	// "Payload frames and commitments"). A store keeps the version it was
-	// created with.
+	// FormatVersion is the format version of a new store, 1 to
+	// format.Version (3; the default). Version 1 encrypts payloads with
+	// AES-256-GCM under an HMAC commitment, for readers that predate
+	// version 2 (docs/SPEC.md, "Payload frames and commitments"); versions
+	// 1 and 2 lack the fields and kinds of version 3, which a writer refuses
+	// to append to them. A store keeps the version it was created with.
 	FormatVersion int
 	// EpochSize seals an epoch after this many events (default 100).
 	EpochSize int
@@ -183,6 +184,8 @@ type Recorder struct {
 // and writes that were never acknowledged, and reports them in Recovery().
 // One writer at a time: Open takes the store's lock (LockFile) until
 // Close, and fails at once with a *LockedError while another holds it.
+// Damage it does not repair is a *DamagedTailError (more than a torn write
+// at a stream's end, without Options.RepairTail) or a *BrokenChainError.
 func Open(dir string, opts Options) (*Recorder, error) {
 	if opts.Recorder != "" {
 		if err := checkRecorderID(opts.Recorder); err != nil {

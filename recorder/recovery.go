@@ -66,7 +66,7 @@ func (r *Recorder) recover() error {
 			return fmt.Errorf("record %d: %w", f.Index, err)
 		}
 		if e.Seq != f.Index || e.Prev != r.last || e.Session != r.man.Session || e.Recorder != r.man.Recorder {
-			return fmt.Errorf("record %d: does not continue the chain (seq %d); the store is damaged: run afr verify", f.Index, e.Seq)
+			return &BrokenChainError{Record: f.Index, Seq: e.Seq}
 		}
 		r.last = format.RecordDigest(f.Data)
 		r.clock = e.Clock
@@ -152,10 +152,38 @@ func (r *Recorder) openStream(dir, kind string, size int64, visit func(segment.F
 	return segment.Open(dir, kind, size, visit)
 }
 
+// DamagedTailError is returned by Open, without Options.RepairTail, for a
+// stream damaged by more than a torn write at its end (Err, a
+// *segment.CorruptError). A machine crash can leave such damage in writes
+// that were never acknowledged, but so can corruption of acknowledged
+// data: verify a copy of the log, then reopen it with Options.RepairTail
+// to cut the damaged tail.
+type DamagedTailError struct {
+	Dir string
+	Err error
+}
+
+func (e *DamagedTailError) Error() string { return fmt.Sprintf("recorder: open %s: %v", e.Dir, e.Err) }
+
+func (e *DamagedTailError) Unwrap() error { return e.Err }
+
+// BrokenChainError is returned by Open for a record that does not continue
+// the chain of the records before it (its sequence number, its previous
+// record's digest, its session or its recorder): the store is damaged, and
+// Open repairs nothing of that kind; a verifier says where.
+type BrokenChainError struct {
+	Record uint64 // the record's index in the records stream
+	Seq    uint64 // the sequence number it holds
+}
+
+func (e *BrokenChainError) Error() string {
+	return fmt.Sprintf("record %d: does not continue the chain (seq %d); the store is damaged", e.Record, e.Seq)
+}
+
 func (r *Recorder) openError(err error) error {
 	var corrupt *segment.CorruptError
 	if errors.As(err, &corrupt) && !r.opts.RepairTail {
-		return fmt.Errorf("recorder: open %s: %w (hint: a machine crash can leave damage in writes that were never acknowledged; verify a copy of the log with afr verify, then reopen with Options.RepairTail or afr seal --repair to cut the damaged tail)", r.dir, err)
+		return &DamagedTailError{Dir: r.dir, Err: err}
 	}
 	return fmt.Errorf("recorder: open %s: %w", r.dir, err)
 }

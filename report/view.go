@@ -95,7 +95,7 @@ func build(in Input) (*view, error) {
 		} else if in.Bundle != nil {
 			row.PayloadMissing = "not opened: the payload or its key was not disclosed"
 		} else {
-			row.PayloadMissing = "not opened: no key (give --keys), the epoch's key was erased, or the payload is missing"
+			row.PayloadMissing = "not opened: no key was given, the epoch's key was erased, or the payload is missing"
 		}
 		kinds[row.Kind], agents[row.Agent] = true, true
 		v.Events = append(v.Events, row)

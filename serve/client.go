@@ -31,9 +31,23 @@ func NewClient(base, token string) *Client {
 	return &Client{base: strings.TrimRight(base, "/"), token: strings.TrimSpace(token), http: &http.Client{Timeout: 2 * time.Minute}}
 }
 
+// UnreachableError is returned by Client.Record when no daemon answered at
+// URL: the request failed before any HTTP response (Err says how).
+type UnreachableError struct {
+	URL string
+	Err error
+}
+
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("serve: the daemon at %s: %v", e.URL, e.Err)
+}
+
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
 // Record implements recorder.EventWriter: POST /v1/events, returning the
 // receipt the daemon gives once the event is durable. A refusal is an
-// error with the daemon's status, reason and hint.
+// error with the daemon's status, reason and hint; no answer at all is an
+// *UnreachableError.
 func (c *Client) Record(ctx context.Context, ev format.Event) (recorder.Receipt, error) {
 	body, err := json.Marshal(ev)
 	if err != nil {
@@ -47,7 +61,7 @@ func (c *Client) Record(ctx context.Context, ev format.Event) (recorder.Receipt,
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return recorder.Receipt{}, fmt.Errorf("serve: the daemon at %s: %w (hint: is afr serve running there?)", c.base, err)
+		return recorder.Receipt{}, &UnreachableError{URL: c.base, Err: err}
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))

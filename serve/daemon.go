@@ -52,7 +52,8 @@ type Anchoring struct {
 	// log stands (recorder.Recorder.Position).
 	Open func(ctx context.Context, dir string, position func() recorder.Position) (Anchorer, error)
 	// DrainTimeout bounds how long shutdown waits for the last epochs to
-	// be confirmed (default 1 minute); what is left, afr anchor resumes.
+	// be confirmed (default 1 minute); what is left stays in the log's
+	// anchor queue, which the next anchor.Open of the log resumes.
 	DrainTimeout time.Duration
 }
 
@@ -142,7 +143,7 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 		go func() {
 			err := d.anchorer.Run(runCtx, rec.Sealed())
 			if err != nil && runCtx.Err() == nil {
-				cfg.Logf("anchoring stopped: %v (recording goes on; afr anchor resumes anchoring)", err)
+				cfg.Logf("anchoring stopped: %v (recording goes on; the epochs stay queued in the log directory for the next anchorer)", err)
 			}
 			d.ran <- err
 		}()
@@ -194,7 +195,7 @@ func (d *Daemon) Done() <-chan error { return d.served }
 // then waits up to Anchoring.DrainTimeout for the remaining epochs to be
 // confirmed. Only a failure to close the log, or an anchoring run that
 // ended in error, is an error: epochs left unanchored are reported through
-// Logf and stay queued for afr anchor.
+// Logf and stay queued for the next anchorer of the log.
 func (d *Daemon) Shutdown(ctx context.Context) error {
 	err := d.srv.Shutdown(ctx)
 	if err != nil {
@@ -229,7 +230,7 @@ func (d *Daemon) Shutdown(ctx context.Context) error {
 		return errors.Join(err, rerr)
 	}
 	if w := d.anchorer.Window(); derr != nil || w.Epochs > 0 {
-		d.cfg.Logf("%d epochs (%d events) not yet anchored; they stay queued (hint: afr anchor --log %s resumes)", w.Epochs, w.Events, d.cfg.Dir)
+		d.cfg.Logf("%d epochs (%d events) not yet anchored; they stay queued in %s for the next anchorer of the log", w.Epochs, w.Events, d.cfg.Dir)
 	}
 	return err
 }

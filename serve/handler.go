@@ -122,7 +122,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), h.token) != 1 {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="afr"`)
 		writeError(w, apiError{Status: http.StatusUnauthorized, Error: "missing or wrong bearer token",
-			Hint: "send the header Authorization: Bearer <token>, the token being the content of the daemon's token file (--token-file, default LOG/serve.token)"})
+			Hint: "send the header Authorization: Bearer <token>, the token being the content of the daemon's token file (by default serve.token in the log directory)"})
 		return
 	}
 	select {
@@ -130,7 +130,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		defer func() { <-h.slots }()
 	default:
 		w.Header().Set("Retry-After", "1")
-		writeError(w, apiError{Status: http.StatusTooManyRequests, Error: fmt.Sprintf("%d requests in flight, the limit (--max-inflight)", h.limits.MaxInFlight),
+		writeError(w, apiError{Status: http.StatusTooManyRequests, Error: fmt.Sprintf("%d requests in flight, the daemon's limit", h.limits.MaxInFlight),
 			Hint: "retry after a moment, or send events in batches (POST /v1/events:batch)"})
 		return
 	}
@@ -153,9 +153,9 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool
 		var ne net.Error
 		switch {
 		case errors.As(err, &ne) && ne.Timeout():
-			writeError(w, apiError{Status: http.StatusRequestTimeout, Error: fmt.Sprintf("the request body did not arrive within %s (--timeout)", h.limits.Timeout)})
+			writeError(w, apiError{Status: http.StatusRequestTimeout, Error: fmt.Sprintf("the request body did not arrive within %s, the daemon's time for a request", h.limits.Timeout)})
 		case errors.As(err, &mb):
-			writeError(w, apiError{Status: http.StatusRequestEntityTooLarge, Error: fmt.Sprintf("request body over %d bytes (--max-body)", mb.Limit),
+			writeError(w, apiError{Status: http.StatusRequestEntityTooLarge, Error: fmt.Sprintf("request body over %d bytes, the daemon's limit", mb.Limit),
 				Hint: "split the batch into smaller ones"})
 		default:
 			writeError(w, apiError{Status: http.StatusBadRequest, Error: "reading the request body: " + err.Error()})
@@ -272,7 +272,7 @@ func (h *Handler) record(w http.ResponseWriter, ctx context.Context, evs []forma
 			// The events are appended; only the wait for durability ended.
 			rcs = append(rcs, rc)
 			writeError(w, apiError{Status: http.StatusGatewayTimeout, Recorded: len(rcs), Receipts: rcs,
-				Error: fmt.Sprintf("not durable within the request's time (--timeout): %v; the %d events were appended (receipts given) and become durable unless the daemon fails", err, len(rcs)),
+				Error: fmt.Sprintf("not durable within the request's time (%s): %v; the %d events were appended (receipts given) and become durable unless the daemon fails", h.limits.Timeout, err, len(rcs)),
 				Hint:  "do not send these events again; GET /v1/status shows position.durable passing their seq"})
 			return nil, false
 		case errors.Is(err, format.ErrLimit), errors.Is(err, format.ErrInvalidPayload):
@@ -359,7 +359,7 @@ func (h *Handler) proof(w http.ResponseWriter, r *http.Request) {
 			Hint: "ask again once the epoch is sealed (by its size or age, or when the daemon stops)"}
 		if seq < p.Next-p.OpenEvents {
 			e.Error = fmt.Sprintf("event %d is in a sealed epoch whose header is not written yet", seq)
-			e.Hint = "ask again in a moment (with --sync none it is written when the daemon stops)"
+			e.Hint = "ask again in a moment (with the sync policy none it is written when the daemon stops)"
 		}
 		writeError(w, e)
 		return
@@ -371,5 +371,5 @@ func (h *Handler) proof(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	writeError(w, apiError{Status: http.StatusInternalServerError, Error: err.Error(), Hint: "afr verify on the log explains a damaged log"})
+	writeError(w, apiError{Status: http.StatusInternalServerError, Error: err.Error(), Hint: "verifying the log explains a damaged log"})
 }

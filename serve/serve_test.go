@@ -316,7 +316,7 @@ func TestGracefulShutdown(t *testing.T) {
 	verifyLog(t, dir, n) // every event in a sealed epoch
 }
 
-// More requests than --max-inflight at once: the extra one gets 429 with
+// More requests than Limits.MaxInFlight at once: the extra one gets 429 with
 // Retry-After, and the one in flight still completes.
 func TestBackpressure(t *testing.T) {
 	d := start(t, serve.Config{Limits: serve.Limits{MaxInFlight: 1}})
@@ -342,7 +342,7 @@ func TestBackpressure(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond) // the slow request is not in yet
 	}
-	if st != http.StatusTooManyRequests || !strings.Contains(string(b), "--max-inflight") {
+	if st != http.StatusTooManyRequests || !strings.Contains(string(b), "1 requests in flight, the daemon's limit") {
 		t.Fatalf("second request: %d %s, want 429", st, b)
 	}
 	pw.Write([]byte(event(0)[10:]))
@@ -412,7 +412,8 @@ func TestTokenAndListen(t *testing.T) {
 			t.Errorf("CheckListen(%q, allowRemote): %v", addr, err)
 		}
 	}
-	if _, err := serve.Start(context.Background(), serve.Config{Dir: t.TempDir(), Listen: "0.0.0.0:0"}); err == nil || !strings.Contains(err.Error(), "--allow-remote") {
-		t.Fatalf("Start on 0.0.0.0: %v", err)
+	_, err = serve.Start(context.Background(), serve.Config{Dir: t.TempDir(), Listen: "0.0.0.0:0"})
+	if nl := (*serve.NotLoopbackError)(nil); !errors.As(err, &nl) || nl.Addr != "0.0.0.0:0" {
+		t.Fatalf("Start on 0.0.0.0: %v, want a *NotLoopbackError", err)
 	}
 }

@@ -32,8 +32,8 @@ func TestDurabilityTimeout(t *testing.T) {
 		Error    string
 	}
 	decode(t, b, &e)
-	if e.Recorded != 2 || len(e.Receipts) != 2 || e.Receipts[1].Seq != 1 || !strings.Contains(e.Error, "--timeout") {
-		t.Fatalf("504 body %s: want both events' receipts and the flag named", b)
+	if e.Recorded != 2 || len(e.Receipts) != 2 || e.Receipts[1].Seq != 1 || !strings.Contains(e.Error, "not durable within the request's time (100ms)") {
+		t.Fatalf("504 body %s: want both events' receipts and the time limit named", b)
 	}
 	for s := c.status(); s.Position.Durable < 2; s = c.status() {
 		time.Sleep(50 * time.Millisecond)
@@ -59,7 +59,7 @@ func TestSlowBody(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusRequestTimeout || !strings.Contains(string(b), "--timeout") {
+	if resp.StatusCode != http.StatusRequestTimeout || !strings.Contains(string(b), "did not arrive within 200ms") {
 		t.Fatalf("trickled body: %d %s, want 408", resp.StatusCode, b)
 	}
 	if rc := newClient(t, d).receipt(event(1)); rc.Seq != 0 {

@@ -52,8 +52,20 @@ func LoadOrCreateToken(path string) (token string, created bool, err error) {
 	return token, false, nil
 }
 
+// NotLoopbackError is returned by CheckListen for an address that other
+// hosts could reach: serving there takes allowRemote (Config.AllowRemote),
+// and TLS in front, since the API has none.
+type NotLoopbackError struct {
+	Addr string
+}
+
+func (e *NotLoopbackError) Error() string {
+	return fmt.Sprintf("serve: %q is not a loopback address: other hosts could reach the API", e.Addr)
+}
+
 // CheckListen refuses an address other than a loopback one unless
-// allowRemote: the API is meant for agents on the same host.
+// allowRemote (a *NotLoopbackError): the API is meant for agents on the
+// same host.
 func CheckListen(addr string, allowRemote bool) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -65,5 +77,5 @@ func CheckListen(addr string, allowRemote bool) error {
 	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
 		return nil
 	}
-	return fmt.Errorf("serve: %q is not a loopback address: other hosts could reach the API (hint: listen on 127.0.0.1, or give --allow-remote and put TLS in front)", addr)
+	return &NotLoopbackError{Addr: addr}
 }

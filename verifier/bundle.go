@@ -78,9 +78,20 @@ type DiscloseOptions struct {
 	Keys     Keys // if set, include each event's key (implies Payloads)
 }
 
+// UnsealedError is returned by Disclose for an event in no sealed epoch:
+// there is no root to prove it against until its epoch is sealed.
+type UnsealedError struct {
+	Seq uint64
+}
+
+func (e *UnsealedError) Error() string {
+	return fmt.Sprintf("verifier: event %d is not in a sealed epoch", e.Seq)
+}
+
 // Disclose builds a bundle for the events seqs of a log (a Source, such as
-// *recorder.Log). Every event must be in a sealed epoch; the bundle takes
-// the log's identity from its first epoch header. The log is read once.
+// *recorder.Log). Every event must be in a sealed epoch (else a
+// *UnsealedError); the bundle takes the log's identity from its first epoch
+// header. The log is read once.
 func Disclose(src Source, seqs []uint64, opts DiscloseOptions) (*Bundle, error) {
 	if len(seqs) == 0 {
 		return nil, errors.New("verifier: no events to disclose")
@@ -114,7 +125,7 @@ func Disclose(src Source, seqs []uint64, opts DiscloseOptions) (*Bundle, error) 
 	for s := range want {
 		t := sealedEpoch(s)
 		if t < 0 {
-			return nil, fmt.Errorf("verifier: event %d is not in a sealed epoch (hint: afr seal)", s)
+			return nil, &UnsealedError{Seq: s}
 		}
 		needed[t] = true
 	}
@@ -331,7 +342,7 @@ func VerifyBundle(ctx context.Context, b *Bundle, anchors AnchorSource, opts Opt
 		}
 	}
 	if len(b.Events) == 0 {
-		c.add(Finding{Kind: KindBundleEmpty, Detail: "the bundle discloses no events: nothing is verified (hint: afr disclose --seq)"})
+		c.add(Finding{Kind: KindBundleEmpty, Detail: "the bundle discloses no events: nothing is verified"})
 	}
 	rep.Findings, rep.Dropped, rep.Verdict = c.findings, c.dropped, c.verdict
 	if rep.Findings == nil {

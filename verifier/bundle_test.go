@@ -212,3 +212,31 @@ func FuzzDecodeBundle(f *testing.F) {
 		verifier.VerifyBundle(context.Background(), b, nil, verifier.Options{Payloads: verifier.PayloadsOpen})
 	})
 }
+
+// An event of the open epoch has no root yet: Disclose refuses it with an
+// *UnsealedError naming it.
+func TestDiscloseUnsealed(t *testing.T) {
+	dir := t.TempDir()
+	r, err := recorder.Open(dir, recorder.Options{Recorder: "unsealed", EpochSize: 2, EpochMaxAge: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for range 3 {
+		if _, err := r.Record(context.Background(), format.Event{Tool: "shell", Kind: format.KindToolCall}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := recorder.OpenLog(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := verifier.Disclose(l, []uint64{0, 1}, verifier.DiscloseOptions{}); err != nil {
+		t.Fatalf("events of the sealed epoch: %v", err)
+	}
+	_, err = verifier.Disclose(l, []uint64{1, 2}, verifier.DiscloseOptions{})
+	var ue *verifier.UnsealedError
+	if !errors.As(err, &ue) || ue.Seq != 2 {
+		t.Fatalf("an event of the open epoch: %v, want an *UnsealedError for event 2", err)
+	}
+}

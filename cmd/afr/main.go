@@ -113,11 +113,11 @@ func run(e *env, args []string) int {
 		return exitUsage
 	case errors.As(err, &ce):
 		if ce.err != nil {
-			fmt.Fprintf(e.stderr, "afr %s: %v\n", c.name, ce.err)
+			fmt.Fprintf(e.stderr, "afr %s: %s\n", c.name, withHint(ce.err))
 		}
 		return ce.code
 	default:
-		fmt.Fprintf(e.stderr, "afr %s: %v\n", c.name, err)
+		fmt.Fprintf(e.stderr, "afr %s: %s\n", c.name, withHint(err))
 		return exitError
 	}
 }

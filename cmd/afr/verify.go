@@ -401,7 +401,7 @@ func printReport(e *env, rep *verifier.Report, payloads map[uint64]*format.Paylo
 	fmt.Fprintf(e.stdout, "  events %d, epochs %d; anchored: %d epochs, %d events; payloads checked %d, opened %d\n",
 		rep.Events, rep.Epochs, rep.AnchoredEpochs, rep.AnchoredEvents, rep.PayloadsChecked, rep.PayloadsOpened)
 	for _, f := range rep.Findings {
-		fmt.Fprintf(e.stdout, "  - %s\n", f)
+		fmt.Fprintf(e.stdout, "  - %s\n", findingLine(f))
 	}
 	if rep.Dropped > 0 {
 		fmt.Fprintf(e.stdout, "  … and %d more findings (the verdict counts them)\n", rep.Dropped)

@@ -2,9 +2,9 @@
 pragma solidity 0.8.37;
 
 /// @title EpochAnchor
-/// @notice Anchors the Merkle epoch roots of AFR recorders on chain (DESIGN.md §4.6), many logs
-/// per operator, one at a time or in aggregate batches (docs/CONTRACTS.md, docs/SPEC.md "Log id"
-/// and "Aggregate batches").
+/// @notice Anchors the Merkle epoch roots of AFR recorders on chain (docs/DESIGN.md §4.6), many
+/// logs per operator, one at a time or in aggregate batches (docs/CONTRACTS.md, docs/SPEC.md "Log
+/// id" and "Aggregate batches").
 ///
 /// Each operator (the `msg.sender`) owns one storage slot per log id, the *head* of that log:
 ///

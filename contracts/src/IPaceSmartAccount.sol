@@ -3,7 +3,7 @@ pragma solidity 0.8.37;
 
 /// @title IPaceSmartAccount: the external surface of PaceSmartAccount
 /// @notice Structs, events, custom errors and functions of a PACE account (Policy-Approved
-/// Contract Execution, DESIGN.md §4.7; reference: docs/CONTRACTS.md): execution (ABI, batch,
+/// Contract Execution, docs/DESIGN.md §4.7; reference: docs/CONTRACTS.md): execution (ABI, batch,
 /// delegated and compact), administration, views and digests. The account also implements
 /// ERC-1271 `isValidSignature` (IERC1271; the owner's signatures, bound to the account by
 /// ERC-7739 nested EIP-712: see PaceSmartAccount.isValidSignature), Ownable2Step's `owner`,

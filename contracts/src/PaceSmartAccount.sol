@@ -35,9 +35,9 @@ abstract contract PaceAccountState is IPaceSmartAccount {
 
 /// @title PaceSmartAccount (PACE: Policy-Approved Contract Execution)
 /// @notice A smart account that executes a call only with a valid Policy Decision Record (PDR,
-/// DESIGN.md §4.7) for exactly that call: an EIP-712 record signed by the account's policy signer
-/// (or by a delegate holding a signed, scoped delegation chain from the owner) and, when the PDR
-/// says human approval is required, by at least `threshold` distinct approvers.
+/// docs/DESIGN.md §4.7) for exactly that call: an EIP-712 record signed by the account's policy
+/// signer (or by a delegate holding a signed, scoped delegation chain from the owner) and, when the
+/// PDR says human approval is required, by at least `threshold` distinct approvers.
 ///
 /// EIP-712 domain: name "PaceSmartAccount", version "1", the chain id and this account's address,
 /// so a PDR is valid on one chain for one account only. The signed struct is

@@ -61,7 +61,7 @@ var _ = Describe("PaceSmartAccount under attack", Label("anvil"), func() {
 		Expect(p.Evaluation.Allowed()).To(BeTrue())
 		res := w.Execute(ctx, p)
 		Expect(res).To(afrspec.EmitEvent("Executed", "pdrHash", p.PDR.PDR.Digest(), "eventId", p.EventID(), "target", w.Sink(), "success", true))
-		Expect(res).To(afrspec.UseGasAtMost(42_000), "policy-only PACE execution of a trivial call (DESIGN.md target 40,000)")
+		Expect(res).To(afrspec.UseGasAtMost(42_000), "policy-only PACE execution of a trivial call (docs/DESIGN.md §4.7: target 40,000)")
 		w.MustRecordOutcome(ctx, p, res)
 		Expect(w.MustSealAndVerify(ctx)).To(afrspec.BeVerified())
 	})

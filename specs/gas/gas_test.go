@@ -128,7 +128,7 @@ func measure(ctx context.Context, w *afrspec.World) map[string]uint64 {
 	for _, a := range anchored {
 		measured[fmt.Sprintf("anchor/epoch-%d", a.Epoch)] = a.GasUsed
 		if a.Epoch > 0 {
-			Expect(a.GasUsed).To(afrspec.UseGasAtMost(31_000), "steady-state anchor target (DESIGN.md §4.6)")
+			Expect(a.GasUsed).To(afrspec.UseGasAtMost(31_000), "steady-state anchor target (docs/DESIGN.md §4.6)")
 		}
 	}
 	Expect(w.Verify(ctx)).To(afrspec.BeVerified())
@@ -140,7 +140,7 @@ func measure(ctx context.Context, w *afrspec.World) map[string]uint64 {
 		res := w.Submit(ctx, w.Agent(), &s, ping)
 		record(name, res)
 		if i == 1 {
-			Expect(res).To(afrspec.UseGasAtMost(40_000), "policy-only target (DESIGN.md §4.7)")
+			Expect(res).To(afrspec.UseGasAtMost(40_000), "policy-only target (docs/DESIGN.md §4.7)")
 		}
 	}
 	s := signed(ping, true, 1)
@@ -155,7 +155,7 @@ func measure(ctx context.Context, w *afrspec.World) map[string]uint64 {
 	Expect(err).NotTo(HaveOccurred())
 	res := w.Send(ctx, w.Agent(), w.Account(), nil, data)
 	record("pace/compact-approvals-1", res)
-	Expect(res).To(afrspec.UseGasAtMost(45_000), "policy + one approver target (DESIGN.md §4.7), compact encoding")
+	Expect(res).To(afrspec.UseGasAtMost(45_000), "policy + one approver target (docs/DESIGN.md §4.7), compact encoding")
 
 	n, err := w.NextNonce(ctx)
 	Expect(err).NotTo(HaveOccurred())

@@ -2,7 +2,7 @@
 pragma solidity 0.8.37;
 
 /// @title Vm
-/// @notice The subset of forge's cheatcodes AFR's tests use (DESIGN.md §4.8: forge-std is not
+/// @notice The subset of forge's cheatcodes AFR's tests use (docs/DESIGN.md §4.8: forge-std is not
 /// available, so the project declares the interface itself). Signatures follow forge 1.7.1.
 interface Vm {
     // Assertions (cheatcodes since forge 0.2; they revert with a readable message on failure).
