@@ -1,6 +1,8 @@
 // Package backend runs the chains AFR talks to: go-ethereum's in-process
 // simulated chain (Embedded, the default), an anvil process AFR starts and
-// stops (StartAnvil, with package anvil), or any JSON-RPC endpoint (Dial).
+// stops (StartAnvil, with package anvil), an anvil forking another chain, or
+// any JSON-RPC endpoint (Dial). Start starts a chain by its Kind, the one
+// name the tools and tests give a backend.
 // Each is a Backend whose Client is a chain.Client, so nothing above this
 // package knows which one it talks to; the helpers that use a client
 // (fees, signing, waiting, logs, deployment) are in package chain.

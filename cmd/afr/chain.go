@@ -25,7 +25,7 @@ import (
 
 func init() {
 	register(&command{name: "chain", summary: "run a local chain (embedded or anvil) for other afr commands", run: runChain, usage: `
-Usage: afr chain [--backend embedded|anvil] [--keys N] [--http ADDR] [--dir DIR] [--json]
+Usage: afr chain [--backend embedded|anvil] [--accounts N] [--http ADDR] [--dir DIR] [--json]
 
 Starts a local chain and serves JSON-RPC on a loopback address until
 interrupted (Ctrl-C). The embedded backend is go-ethereum's in-process
@@ -35,14 +35,14 @@ lives exactly as long as "afr chain" runs. The anvil backend starts anvil
 (automine plus interval mining) and stops it on exit.
 
 It writes DIR/chain.json ({"backend","rpc","chain_id","keys":[…]}) and the
---keys funded dev keys (default 4, each with 10,000 ETH) as DIR/dev-N.key
+--accounts funded dev keys (default 4, each with 10,000 ETH) as DIR/dev-N.key
 (local test keys, the same on every run: never use them on a real chain).
 Other commands take --chain DIR/chain.json. One key can anchor any number of
 logs (see "afr keys --help"); more keys are for more operators.
 
 Examples:
   afr chain --dir ./devchain &
-  afr chain --dir ./fleet --keys 20 --backend anvil &
+  afr chain --dir ./fleet --accounts 20 --backend anvil &
   afr deploy --chain ./devchain/chain.json --key ./devchain/dev-0.key -o deployment.json`})
 
 	register(&command{name: "deploy", summary: "deploy EpochAnchor and a PaceSmartAccount", run: runDeploy, usage: `
@@ -92,7 +92,7 @@ Examples:
   afr anchor --log ./agent-1 --log ./agent-2 --batches batches.jsonl --deployment deployment.json --key op.key`})
 }
 
-// maxDevKeys bounds afr chain --keys: each key is a file and a genesis
+// maxDevKeys bounds afr chain --accounts: each key is a file and a genesis
 // account.
 const maxDevKeys = 1000
 
@@ -125,37 +125,34 @@ func writeJSONFile(path string, v any) error {
 
 func runChain(e *env, args []string) error {
 	fs := commands["chain"].flags(e)
-	kind := fs.String("backend", "embedded", "embedded or anvil")
+	kindName := fs.String("backend", "embedded", "embedded or anvil")
 	httpAddr := fs.String("http", "127.0.0.1:8545", "loopback address to serve JSON-RPC on (embedded; port 0 picks one)")
 	dir := fs.String("dir", ".", "directory for chain.json and the dev keys")
 	blockTime := fs.Duration("block-time", time.Second, "empty-block interval (embedded) / interval mining (anvil, whole seconds)")
 	jsonOut := fs.Bool("json", false, "write chain.json's content to standard output once ready")
-	nKeys := fs.Int("keys", 4, "number of funded dev keys to create (1–1000)")
+	accounts := fs.Int("accounts", 4, "number of funded dev accounts, a key file each, to create (1–1000)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if *nKeys < 1 || *nKeys > maxDevKeys {
-		return usageError{fmt.Sprintf("--keys %d: want 1 to %d", *nKeys, maxDevKeys)}
+	if *accounts < 1 || *accounts > maxDevKeys {
+		return usageError{fmt.Sprintf("--accounts %d: want 1 to %d", *accounts, maxDevKeys)}
+	}
+	kind, err := backend.ParseKind(*kindName)
+	if err != nil || kind == backend.KindFork {
+		return usageError{"--backend: want embedded or anvil"}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	var b backend.Backend
-	switch *kind {
-	case "embedded":
-		em, err := backend.NewEmbedded(backend.EmbeddedOptions{HTTP: *httpAddr, BlockPeriod: *blockTime, Keys: *nKeys})
-		if err != nil {
-			return err
-		}
-		b = em
-	case "anvil":
-		secs := max(int(blockTime.Seconds()), 1)
-		a, err := backend.StartAnvil(ctx, anvil.Options{Accounts: *nKeys, Args: []string{"--mixed-mining", "--block-time", fmt.Sprint(secs)}})
-		if err != nil {
+	// anvil mines in whole seconds, at least one.
+	interval := max(blockTime.Truncate(time.Second), time.Second)
+	b, err := backend.Start(ctx, kind, backend.Options{
+		Embedded: backend.EmbeddedOptions{HTTP: *httpAddr, BlockPeriod: *blockTime, Keys: *accounts},
+		Anvil:    anvil.Options{Accounts: *accounts, BlockTime: interval, MixedMining: true}})
+	if err != nil {
+		if kind == backend.KindAnvil {
 			return fmt.Errorf("%w (hint: make setup installs anvil)", err)
 		}
-		b = a
-	default:
-		return usageError{"--backend: want embedded or anvil"}
+		return err
 	}
 	defer b.Close()
 	id, err := b.Client().ChainID(ctx)

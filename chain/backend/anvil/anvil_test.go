@@ -103,6 +103,36 @@ func TestFixedTimestamps(t *testing.T) {
 	}
 }
 
+// TestMixedMining: a transaction is mined at once, and empty blocks follow
+// every block time without traffic.
+func TestMixedMining(t *testing.T) {
+	n := StartT(t, Options{Accounts: 1, BlockTime: time.Second, MixedMining: true})
+	ctx := context.Background()
+	var hash string
+	tx := map[string]string{"from": n.Accounts()[0].Hex(), "to": n.Accounts()[0].Hex(), "value": "0x1"}
+	if err := n.Call(ctx, &hash, "eth_sendTransaction", tx); err != nil {
+		t.Fatal(err)
+	}
+	var receipt *struct{ BlockNumber string }
+	if err := n.Call(ctx, &receipt, "eth_getTransactionReceipt", hash); err != nil {
+		t.Fatal(err)
+	}
+	if receipt == nil {
+		t.Fatal("the transaction is not mined at once")
+	}
+	var first, later string
+	if err := n.Call(ctx, &first, "eth_blockNumber"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2500 * time.Millisecond)
+	if err := n.Call(ctx, &later, "eth_blockNumber"); err != nil {
+		t.Fatal(err)
+	}
+	if later == first {
+		t.Fatalf("no block mined in 2.5 s without traffic (block %s)", first)
+	}
+}
+
 func TestBadOptions(t *testing.T) {
 	for _, c := range []struct {
 		opts Options
@@ -111,6 +141,7 @@ func TestBadOptions(t *testing.T) {
 		{Options{Port: 70000}, "port 70000 out of range"},
 		{Options{BlockTime: 1500 * time.Millisecond}, "whole, positive number of seconds"},
 		{Options{ForkBlock: 5}, "needs a fork URL"},
+		{Options{MixedMining: true}, "mixed mining needs a block time"},
 	} {
 		_, err := Start(context.Background(), c.opts)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
