@@ -52,13 +52,19 @@ type Snapshotter interface {
 	Revert(ctx context.Context, id SnapshotID) error
 }
 
-// Dial connects to a JSON-RPC endpoint. Keys come from key files.
-func Dial(ctx context.Context, url string, keys ...*ecdsa.PrivateKey) (Backend, error) {
-	c, err := ethclient.DialContext(ctx, url)
+// Dial connects to the target's JSON-RPC endpoint and checks that it
+// serves the target's chain: an endpoint serving another chain is a
+// *chain.ChainIDError naming both chain ids. Keys come from key files.
+func Dial(ctx context.Context, t chain.Target, keys ...*ecdsa.PrivateKey) (Backend, error) {
+	c, err := ethclient.DialContext(ctx, t.RPC)
 	if err != nil {
-		return nil, fmt.Errorf("chain: dial %s: %w", url, err)
+		return nil, fmt.Errorf("chain: dial %s: %w", t.RPC, err)
 	}
-	return &rpcBackend{c: c, url: url, keys: keys}, nil
+	if err := t.Check(ctx, c); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return &rpcBackend{c: c, url: t.RPC, keys: keys}, nil
 }
 
 type rpcBackend struct {

@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"crypto/ecdsa"
 	"encoding/json"
 	"expvar"
 	"fmt"
-	"math/big"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -14,8 +12,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/agentflightrecorder/afr/anchor"
 	"github.com/agentflightrecorder/afr/chain"
@@ -62,7 +58,7 @@ Examples:
   afr deploy --rpc http://127.0.0.1:8545 --key op.key --policy-signer 0xabc… --approver 0xdef… --threshold 1 -o deployment.json`})
 
 	register(&command{name: "anchor", summary: "anchor logs' sealed epochs on chain, per log or in aggregate batches, and wait for confirmations", run: runAnchor, usage: `
-Usage: afr anchor --log DIR [--log DIR … --batches FILE] (--deployment FILE | --rpc URL --contract ADDR) --key FILE [flags]
+Usage: afr anchor --log DIR [--log DIR … --batches FILE] (--deployment FILE | (--chain FILE | --rpc URL) --contract ADDR) --key FILE [flags]
 
 Submits anchor(log, t, R_t, R_t−1) to EpochAnchor for every sealed epoch of
 the log not yet confirmed, in order, and waits until each is --confirmations
@@ -186,71 +182,10 @@ func runChain(e *env, args []string) error {
 	return nil
 }
 
-// chainFlags are the flags that select a chain endpoint.
-type chainFlags struct {
-	chainFile, rpc, deployment, key *string
-}
-
-func addChainFlags(fs interface {
-	String(string, string, string) *string
-}, withDeployment bool) *chainFlags {
-	c := &chainFlags{
-		chainFile: fs.String("chain", "", "chain.json written by afr chain (gives the RPC URL)"),
-		rpc:       fs.String("rpc", "", "JSON-RPC URL of the chain"),
-		key:       fs.String("key", "", "private key file (hex)"),
-	}
-	if withDeployment {
-		c.deployment = fs.String("deployment", "", "deployment file written by afr deploy (gives the RPC URL and addresses)")
-	}
-	return c
-}
-
-// resolve returns the RPC URL and the deployment (if any).
-func (c *chainFlags) resolve() (string, *chain.Deployment, error) {
-	url := *c.rpc
-	var dep *chain.Deployment
-	if c.deployment != nil && *c.deployment != "" {
-		dep = new(chain.Deployment)
-		if err := readJSONFile(*c.deployment, dep); err != nil {
-			return "", nil, err
-		}
-		if url == "" {
-			url = dep.RPC
-		}
-	}
-	if *c.chainFile != "" && url == "" {
-		var cf chainFile
-		if err := readJSONFile(*c.chainFile, &cf); err != nil {
-			return "", nil, err
-		}
-		url = cf.RPC
-	}
-	if url == "" {
-		return "", nil, usageError{"no chain: give --rpc URL, --chain FILE or --deployment FILE (hint: afr chain starts a local one)"}
-	}
-	if !strings.HasPrefix(url, "http://") && !strings.HasPrefix(url, "https://") && !strings.HasPrefix(url, "ws") {
-		return "", nil, usageError{"--rpc: want an http(s):// or ws(s):// URL"}
-	}
-	return url, dep, nil
-}
-
-func (c *chainFlags) readKey() (*ecdsa.PrivateKey, error) {
-	if *c.key == "" {
-		return nil, usageError{"--key FILE is required"}
-	}
-	return chain.ReadKey(*c.key)
-}
-
-func parseAddress(name, s string) (common.Address, error) {
-	if !common.IsHexAddress(s) {
-		return common.Address{}, usageError{fmt.Sprintf("%s: %q is not an address", name, s)}
-	}
-	return common.HexToAddress(s), nil
-}
-
 func runDeploy(e *env, args []string) error {
 	fs := commands["deploy"].flags(e)
-	cf := addChainFlags(fs, false)
+	cf := addEndpointFlags(fs)
+	keyFile := addKeyFlag(fs)
 	noPace := fs.Bool("no-pace", false, "deploy EpochAnchor only")
 	owner := fs.String("owner", "", "PaceSmartAccount owner (default: the deployer)")
 	policy := fs.String("policy-signer", "", "PaceSmartAccount policy signer (default: the deployer)")
@@ -262,17 +197,17 @@ func runDeploy(e *env, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	url, _, err := cf.resolve()
+	t, _, err := cf.target()
 	if err != nil {
 		return err
 	}
-	key, err := cf.readKey()
+	key, err := readKey(*keyFile)
 	if err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	b, err := backend.Dial(ctx, url, key)
+	b, err := cf.dial(ctx, t, key)
 	if err != nil {
 		return err
 	}
@@ -304,7 +239,7 @@ func runDeploy(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	d.RPC, d.BatchesFile = url, *batches
+	d.RPC, d.BatchesFile = t.RPC, *batches
 	if *out != "" {
 		if err := writeJSONFile(*out, d); err != nil {
 			return err
@@ -356,18 +291,4 @@ func publishAnchor(dir string, a *anchor.Anchorer) (unpublish func()) {
 			delete(v.live, dir)
 		}
 	}
-}
-
-// checkChainID refuses an endpoint whose chain is not the deployment's.
-func checkChainID(ctx context.Context, c interface {
-	ChainID(context.Context) (*big.Int, error)
-}, want uint64) error {
-	got, err := c.ChainID(ctx)
-	if err != nil {
-		return err
-	}
-	if want != 0 && got.Uint64() != want {
-		return fmt.Errorf("the endpoint serves chain %d, the deployment file is for chain %d (hint: check --rpc)", got.Uint64(), want)
-	}
-	return nil
 }

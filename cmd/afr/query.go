@@ -54,8 +54,8 @@ encrypted log; a bundle carries its keys.
 
 Before answering, the log (or bundle) is verified as "afr verify" does, at
 payload level open with keys and digest without, against the anchors given
-by the same flags (--anchors FILE, or a chain: --rpc/--deployment with
---operator). The verdict is printed on stderr and, with --json, as the field
+by the same flags (--anchors FILE, or a chain: --deployment, or --chain
+or --rpc with --contract, and --operator). The verdict is printed on stderr and, with --json, as the field
 "verification". Without anchors the log can only be checked against itself:
 the answer says it is not verified against anchors. Answers from a log that
 fails are still printed, but not as fact: each event a finding names is
@@ -77,11 +77,6 @@ Examples:
   afr query --log ./afr-log --seq 100..200 --where 'execution.exit_code!=0' --limit 10`})
 }
 
-type multi []string
-
-func (m *multi) String() string     { return strings.Join(*m, ",") }
-func (m *multi) Set(s string) error { *m = append(*m, s); return nil }
-
 func runQuery(e *env, args []string) error {
 	fs := commands["query"].flags(e)
 	logDir := fs.String("log", "", "log directory")
@@ -97,7 +92,7 @@ func runQuery(e *env, args []string) error {
 	until := fs.String("until", "", "events before this recorder time (RFC 3339, or a duration back from now: 30m)")
 	approver := fs.String("approver", "", "approver id")
 	decision := fs.String("decision", "", "policy decision: allow, deny or ask")
-	var where, or multi
+	var where, or repeated
 	fs.Var(&where, "where", "payload field condition PATH OP VALUE that must hold (repeatable; OP: = ~ != < <= > >=)")
 	fs.Var(&or, "or", "payload field condition of which at least one must hold (repeatable)")
 	before := fs.Int("before", 0, "also show `N` events before each match")
@@ -159,7 +154,7 @@ func runQuery(e *env, args []string) error {
 	}
 	for _, c := range []struct {
 		flag  string
-		in    multi
+		in    repeated
 		conds *[]verifier.FieldMatch
 	}{{"--where", where, &q.Fields}, {"--or", or, &q.Any}} {
 		for _, w := range c.in {
