@@ -332,43 +332,5 @@ func (c *checkpointFlags) anchors(ctx context.Context, base verifier.AnchorSourc
 	if base == nil {
 		return src, nil
 	}
-	return anchorSources{base, src}, nil
-}
-
-// anchorSources is the union of anchor sources: the verifier checks their
-// anchors against one another (two roots for one epoch are
-// anchor_conflict). It is an AnchorChecker so that the findings of a
-// member that is one (batch anchors) are kept.
-type anchorSources []verifier.AnchorSource
-
-func (s anchorSources) Anchors(ctx context.Context) ([]verifier.Anchor, error) {
-	ca, err := s.CheckAnchors(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return ca.Anchors, nil
-}
-
-// CheckAnchors implements verifier.AnchorChecker: the anchors and findings
-// of all members, partial if any member is.
-func (s anchorSources) CheckAnchors(ctx context.Context) (*verifier.CheckedAnchors, error) {
-	out := &verifier.CheckedAnchors{}
-	for _, src := range s {
-		if ac, ok := src.(verifier.AnchorChecker); ok {
-			ca, err := ac.CheckAnchors(ctx)
-			if err != nil {
-				return nil, err
-			}
-			out.Anchors = append(out.Anchors, ca.Anchors...)
-			out.Findings = append(out.Findings, ca.Findings...)
-			out.Partial = out.Partial || ca.Partial
-			continue
-		}
-		as, err := src.Anchors(ctx)
-		if err != nil {
-			return nil, err
-		}
-		out.Anchors = append(out.Anchors, as...)
-	}
-	return out, nil
+	return verifier.AnchorSources{base, src}, nil
 }
