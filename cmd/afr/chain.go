@@ -21,7 +21,7 @@ import (
 
 func init() {
 	register(&command{name: "chain", summary: "run a local chain (embedded or anvil) for other afr commands", run: runChain, usage: `
-Usage: afr chain [--backend embedded|anvil] [--accounts N] [--http ADDR] [--dir DIR] [--json]
+Usage: afr chain [--backend embedded|anvil] [--accounts N] [--listen ADDR] [--dir DIR] [--json]
 
 Starts a local chain and serves JSON-RPC on a loopback address until
 interrupted (Ctrl-C). The embedded backend is go-ethereum's in-process
@@ -122,7 +122,7 @@ func writeJSONFile(path string, v any) error {
 func runChain(e *env, args []string) error {
 	fs := commands["chain"].flags(e)
 	kindName := fs.String("backend", "embedded", "embedded or anvil")
-	httpAddr := fs.String("http", "127.0.0.1:8545", "loopback address to serve JSON-RPC on (embedded; port 0 picks one)")
+	listen := fs.String("listen", "127.0.0.1:8545", "loopback address to serve JSON-RPC on (embedded; port 0 picks one)")
 	dir := fs.String("dir", ".", "directory for chain.json and the dev keys")
 	blockTime := fs.Duration("block-time", time.Second, "empty-block interval (embedded) / interval mining (anvil, whole seconds)")
 	jsonOut := fs.Bool("json", false, "write chain.json's content to standard output once ready")
@@ -142,7 +142,7 @@ func runChain(e *env, args []string) error {
 	// anvil mines in whole seconds, at least one.
 	interval := max(blockTime.Truncate(time.Second), time.Second)
 	b, err := backend.Start(ctx, kind, backend.Options{
-		Embedded: backend.EmbeddedOptions{HTTP: *httpAddr, BlockPeriod: *blockTime, Keys: *accounts},
+		Embedded: backend.EmbeddedOptions{HTTP: *listen, BlockPeriod: *blockTime, Keys: *accounts},
 		Anvil:    anvil.Options{Accounts: *accounts, BlockTime: interval, MixedMining: true}})
 	if err != nil {
 		if kind == backend.KindAnvil {
