@@ -214,18 +214,20 @@ func table3(ctx context.Context, r *run) (*Table, error) {
 
 // startChain starts the chain of the run: the embedded chain, or anvil.
 func startChain(ctx context.Context, kind string, keys int) (backend.Backend, string, error) {
-	if kind == "anvil" {
-		a, err := backend.StartAnvil(ctx, anvil.Options{Accounts: max(keys, 10)})
-		if err != nil {
-			return nil, "", fmt.Errorf("%w (hint: make setup installs anvil; or use --backend embedded)", err)
-		}
-		return a, "anvil at " + a.URL(), nil
-	}
-	em, err := backend.NewEmbedded(backend.EmbeddedOptions{BlockPeriod: -1, Keys: keys})
+	k, err := backend.ParseKind(kind)
 	if err != nil {
 		return nil, "", err
 	}
-	return em, "the embedded go-ethereum chain", nil
+	b, err := backend.Start(ctx, k, backend.Options{Embedded: backend.EmbeddedOptions{BlockPeriod: -1, Keys: keys}, Anvil: anvil.Options{Accounts: max(keys, 10)}})
+	switch {
+	case err != nil && k == backend.KindAnvil:
+		return nil, "", fmt.Errorf("%w (hint: make setup installs anvil; or use --backend embedded)", err)
+	case err != nil:
+		return nil, "", err
+	case k == backend.KindAnvil:
+		return b, "anvil at " + b.URL(), nil
+	}
+	return b, "the embedded go-ethereum chain", nil
 }
 
 // measureAnchorGas deploys EpochAnchor, records a log of the run's number

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"fmt"
+	"path/filepath"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -39,6 +40,19 @@ type Deployment struct {
 	// deployment file's directory unless absolute; empty when it anchors
 	// per log or publishes in events only.
 	BatchesFile string `json:"batches_file,omitempty"`
+}
+
+// Target returns the chain of the deployment: its RPC URL and chain id.
+func (d *Deployment) Target() Target { return Target{RPC: d.RPC, ChainID: d.ChainID} }
+
+// BatchesPath returns the operator's batches file of a deployment read from
+// a file in directory dir: BatchesFile resolved against dir, or "" when
+// the deployment names none.
+func (d *Deployment) BatchesPath(dir string) string {
+	if d.BatchesFile == "" || filepath.IsAbs(d.BatchesFile) {
+		return d.BatchesFile
+	}
+	return filepath.Join(dir, d.BatchesFile)
 }
 
 // Deploy deploys EpochAnchor and, when pace is not nil, a PaceSmartAccount,

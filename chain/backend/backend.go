@@ -1,6 +1,8 @@
 // Package backend runs the chains AFR talks to: go-ethereum's in-process
 // simulated chain (Embedded, the default), an anvil process AFR starts and
-// stops (StartAnvil, with package anvil), or any JSON-RPC endpoint (Dial).
+// stops (StartAnvil, with package anvil), an anvil forking another chain, or
+// any JSON-RPC endpoint (Dial). Start starts a chain by its Kind, the one
+// name the tools and tests give a backend.
 // Each is a Backend whose Client is a chain.Client, so nothing above this
 // package knows which one it talks to; the helpers that use a client
 // (fees, signing, waiting, logs, deployment) are in package chain.
@@ -50,13 +52,19 @@ type Snapshotter interface {
 	Revert(ctx context.Context, id SnapshotID) error
 }
 
-// Dial connects to a JSON-RPC endpoint. Keys come from key files.
-func Dial(ctx context.Context, url string, keys ...*ecdsa.PrivateKey) (Backend, error) {
-	c, err := ethclient.DialContext(ctx, url)
+// Dial connects to the target's JSON-RPC endpoint and checks that it
+// serves the target's chain: an endpoint serving another chain is a
+// *chain.ChainIDError naming both chain ids. Keys come from key files.
+func Dial(ctx context.Context, t chain.Target, keys ...*ecdsa.PrivateKey) (Backend, error) {
+	c, err := ethclient.DialContext(ctx, t.RPC)
 	if err != nil {
-		return nil, fmt.Errorf("chain: dial %s: %w", url, err)
+		return nil, fmt.Errorf("chain: dial %s: %w", t.RPC, err)
 	}
-	return &rpcBackend{c: c, url: url, keys: keys}, nil
+	if err := t.Check(ctx, c); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return &rpcBackend{c: c, url: t.RPC, keys: keys}, nil
 }
 
 type rpcBackend struct {

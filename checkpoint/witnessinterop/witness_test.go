@@ -270,7 +270,7 @@ func TestCLIWithRealWitness(t *testing.T) {
 	lg := makeLog(t, 50, 10, 3)
 	run("checkpoint", "keygen", "--name", "example.com/operator", "--key", "op.key")
 	run("checkpoint", "keygen", "--name", "w1.example", "--key", "w1.key")
-	run("checkpoint", "--log", lg.dir, "--key", "op.key", "--origin-prefix", "example.com/afr", "--out", "cp")
+	run("checkpoint", "--log", lg.dir, "--key", "op.key", "--origin-prefix", "example.com/afr", "-o", "cp")
 
 	read := func(name string) string {
 		b, err := os.ReadFile(filepath.Join(dir, name))

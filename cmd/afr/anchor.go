@@ -14,7 +14,6 @@ import (
 
 	"github.com/agentflightrecorder/afr/anchor"
 	"github.com/agentflightrecorder/afr/chain"
-	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/recorder"
 )
@@ -63,10 +62,10 @@ type batchedLog struct {
 
 func runAnchor(e *env, args []string) error {
 	fs := commands["anchor"].flags(e)
-	var logDirs multi
+	var logDirs repeated
 	fs.Var(&logDirs, "log", "log directory (required; repeat it with --batches)")
-	cf := addChainFlags(fs, true)
-	contract := fs.String("contract", "", "EpochAnchor address (default: from --deployment)")
+	cf := addChainFlags(fs)
+	keyFile := addKeyFlag(fs)
 	conf := fs.Uint64("confirmations", 2, "blocks deep (counting the anchor's own) before an epoch counts as anchored")
 	follow := fs.Bool("follow", false, "keep anchoring epochs as they are sealed, until interrupted")
 	timeout := fs.Duration("timeout", 10*time.Minute, "give up after this long (without --follow)")
@@ -90,25 +89,13 @@ func runAnchor(e *env, args []string) error {
 	case *batches == "" && (*publish != "file" || *maxEntries != 0 || *maxWait != 0):
 		return usageError{"--publish, --max-entries and --max-wait are for --batches"}
 	}
-	url, dep, err := cf.resolve()
+	t, dep, err := cf.deployment()
 	if err != nil {
 		return err
 	}
-	key, err := cf.readKey()
+	key, err := readKey(*keyFile)
 	if err != nil {
 		return err
-	}
-	var addr common.Address
-	var from uint64
-	switch {
-	case *contract != "":
-		if addr, err = parseAddress("--contract", *contract); err != nil {
-			return err
-		}
-	case dep != nil:
-		addr, from = dep.EpochAnchor, dep.Block
-	default:
-		return usageError{"give --contract ADDR or --deployment FILE"}
 	}
 	for _, dir := range logDirs {
 		if _, err := recorder.ReadManifest(dir); err != nil {
@@ -122,21 +109,16 @@ func runAnchor(e *env, args []string) error {
 		ctx, cancel = context.WithTimeout(ctx, *timeout)
 		defer cancel()
 	}
-	b, err := backend.Dial(ctx, url, key)
+	b, err := cf.dial(ctx, t, key)
 	if err != nil {
 		return err
 	}
 	defer b.Close()
-	if dep != nil {
-		if err := checkChainID(ctx, b.Client(), dep.ChainID); err != nil {
-			return err
-		}
-	}
 	var maxFeeCap *big.Int
 	if *maxFee > 0 {
 		maxFeeCap, _ = new(big.Float).Mul(big.NewFloat(*maxFee), big.NewFloat(1e9)).Int(nil)
 	}
-	opts := anchor.Options{Contract: addr, Key: key, FromBlock: from, Confirmations: *conf, ResubmitAfter: *resubmit, MaxFeeCap: maxFeeCap,
+	opts := anchor.Options{Contract: dep.EpochAnchor, Key: key, FromBlock: dep.Block, Confirmations: *conf, ResubmitAfter: *resubmit, MaxFeeCap: maxFeeCap,
 		Logf: func(f string, a ...any) { fmt.Fprintf(e.stderr, "afr "+f+"\n", a...) }}
 	if *batches != "" {
 		pub := anchor.PublishFile

@@ -12,7 +12,7 @@ import (
 
 func init() {
 	register(&command{name: "bench", summary: "the paper's evaluation regenerated: Tables II–IV, RQ1, RQ4 beside the paper", run: runBench, usage: `
-Usage: afr bench [--only table2,table3,table4,rq1,rq4] [--quick] [--out DIR]
+Usage: afr bench [--only table2,table3,table4,rq1,rq4] [--quick] [-o DIR]
                  [--seeds N] [--backend embedded|anvil] [--traces DIR] [--markdown FILE]
 
 Measures the paper's evaluation on this system and prints each table with
@@ -52,7 +52,7 @@ fixtures/trajectories in that module (one committed trajectory).
 
 Examples:
   afr bench --quick
-  afr bench --only table2,table4 --seeds 10 --out /tmp/bench
+  afr bench --only table2,table4 --seeds 10 -o /tmp/bench
   afr bench --backend anvil --only table3
   afr bench --markdown docs/REPRODUCTION.md`})
 }
@@ -61,7 +61,7 @@ func runBench(e *env, args []string) error {
 	fs := commands["bench"].flags(e)
 	only := fs.String("only", "", "comma-separated tables to run: "+strings.Join(bench.IDs(), ","))
 	quick := fs.Bool("quick", false, "smaller logs and fewer seeds: seconds instead of minutes")
-	out := fs.String("out", "afr-bench", "output folder for Markdown, JSON and plots")
+	out := fs.String("o", "afr-bench", "output folder for Markdown, JSON and plots")
 	seeds := fs.Int("seeds", 0, "seeds per Table II cell, clean logs of Table IV, RQ1 repetitions (default 30; 3 with --quick)")
 	backend := fs.String("backend", "embedded", "chain for Table III and RQ4: embedded or anvil")
 	tracesDir := fs.String("traces", "", "the trajectories' directory for RQ1 (default $AFR_TRACES, else ../shared/traces beside the module, else its fixtures/trajectories)")

@@ -89,7 +89,7 @@ func TestBenchQuick(t *testing.T) {
 	tracesDir, tracesErr := traces.Locate("")
 	out := t.TempDir()
 	md := filepath.Join(t.TempDir(), "REPRODUCTION.md")
-	args := []string{"--quick", "--out", out, "--markdown", md}
+	args := []string{"--quick", "-o", out, "--markdown", md}
 	if tracesErr == nil {
 		args = append(args, "--traces", tracesDir)
 	}
@@ -218,7 +218,7 @@ func TestBenchQuick(t *testing.T) {
 // Without trajectories RQ1 says why in its table, and the run succeeds.
 func TestBenchWithoutTrajectories(t *testing.T) {
 	empty, out := t.TempDir(), t.TempDir()
-	code, stdout, stderr := benchRun(t, "--only", "rq1", "--traces", empty, "--out", out)
+	code, stdout, stderr := benchRun(t, "--only", "rq1", "--traces", empty, "-o", out)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -238,7 +238,7 @@ func TestBenchAnchoringOnAnvil(t *testing.T) {
 		t.Skip("-short: starts anvil and anchors logs")
 	}
 	out := t.TempDir()
-	code, stdout, stderr := benchRun(t, "--quick", "--only", "table3", "--backend", "anvil", "--out", out)
+	code, stdout, stderr := benchRun(t, "--quick", "--only", "table3", "--backend", "anvil", "-o", out)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}

@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"crypto/ecdsa"
 	"encoding/json"
 	"expvar"
 	"fmt"
-	"math/big"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -14,8 +12,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/agentflightrecorder/afr/anchor"
 	"github.com/agentflightrecorder/afr/chain"
@@ -26,7 +22,7 @@ import (
 
 func init() {
 	register(&command{name: "chain", summary: "run a local chain (embedded or anvil) for other afr commands", run: runChain, usage: `
-Usage: afr chain [--backend embedded|anvil] [--keys N] [--http ADDR] [--dir DIR] [--json]
+Usage: afr chain [--backend embedded|anvil] [--accounts N] [--listen ADDR] [--dir DIR] [--json]
 
 Starts a local chain and serves JSON-RPC on a loopback address until
 interrupted (Ctrl-C). The embedded backend is go-ethereum's in-process
@@ -36,14 +32,14 @@ lives exactly as long as "afr chain" runs. The anvil backend starts anvil
 (automine plus interval mining) and stops it on exit.
 
 It writes DIR/chain.json ({"backend","rpc","chain_id","keys":[…]}) and the
---keys funded dev keys (default 4, each with 10,000 ETH) as DIR/dev-N.key
+--accounts funded dev keys (default 4, each with 10,000 ETH) as DIR/dev-N.key
 (local test keys, the same on every run: never use them on a real chain).
 Other commands take --chain DIR/chain.json. One key can anchor any number of
 logs (see "afr keys --help"); more keys are for more operators.
 
 Examples:
   afr chain --dir ./devchain &
-  afr chain --dir ./fleet --keys 20 --backend anvil &
+  afr chain --dir ./fleet --accounts 20 --backend anvil &
   afr deploy --chain ./devchain/chain.json --key ./devchain/dev-0.key -o deployment.json`})
 
 	register(&command{name: "deploy", summary: "deploy EpochAnchor and a PaceSmartAccount", run: runDeploy, usage: `
@@ -63,7 +59,7 @@ Examples:
   afr deploy --rpc http://127.0.0.1:8545 --key op.key --policy-signer 0xabc… --approver 0xdef… --threshold 1 -o deployment.json`})
 
 	register(&command{name: "anchor", summary: "anchor logs' sealed epochs on chain, per log or in aggregate batches, and wait for confirmations", run: runAnchor, usage: `
-Usage: afr anchor --log DIR [--log DIR … --batches FILE] (--deployment FILE | --rpc URL --contract ADDR) --key FILE [flags]
+Usage: afr anchor --log DIR [--log DIR … --batches FILE] (--deployment FILE | (--chain FILE | --rpc URL) --contract ADDR) --key FILE [flags]
 
 Submits anchor(log, t, R_t, R_t−1) to EpochAnchor for every sealed epoch of
 the log not yet confirmed, in order, and waits until each is --confirmations
@@ -93,7 +89,7 @@ Examples:
   afr anchor --log ./agent-1 --log ./agent-2 --batches batches.jsonl --deployment deployment.json --key op.key`})
 }
 
-// maxDevKeys bounds afr chain --keys: each key is a file and a genesis
+// maxDevKeys bounds afr chain --accounts: each key is a file and a genesis
 // account.
 const maxDevKeys = 1000
 
@@ -126,37 +122,34 @@ func writeJSONFile(path string, v any) error {
 
 func runChain(e *env, args []string) error {
 	fs := commands["chain"].flags(e)
-	kind := fs.String("backend", "embedded", "embedded or anvil")
-	httpAddr := fs.String("http", "127.0.0.1:8545", "loopback address to serve JSON-RPC on (embedded; port 0 picks one)")
+	kindName := fs.String("backend", "embedded", "embedded or anvil")
+	listen := fs.String("listen", "127.0.0.1:8545", "loopback address to serve JSON-RPC on (embedded; port 0 picks one)")
 	dir := fs.String("dir", ".", "directory for chain.json and the dev keys")
 	blockTime := fs.Duration("block-time", time.Second, "empty-block interval (embedded) / interval mining (anvil, whole seconds)")
 	jsonOut := fs.Bool("json", false, "write chain.json's content to standard output once ready")
-	nKeys := fs.Int("keys", 4, "number of funded dev keys to create (1–1000)")
+	accounts := fs.Int("accounts", 4, "number of funded dev accounts, a key file each, to create (1–1000)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if *nKeys < 1 || *nKeys > maxDevKeys {
-		return usageError{fmt.Sprintf("--keys %d: want 1 to %d", *nKeys, maxDevKeys)}
+	if *accounts < 1 || *accounts > maxDevKeys {
+		return usageError{fmt.Sprintf("--accounts %d: want 1 to %d", *accounts, maxDevKeys)}
+	}
+	kind, err := backend.ParseKind(*kindName)
+	if err != nil || kind == backend.KindFork {
+		return usageError{"--backend: want embedded or anvil"}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	var b backend.Backend
-	switch *kind {
-	case "embedded":
-		em, err := backend.NewEmbedded(backend.EmbeddedOptions{HTTP: *httpAddr, BlockPeriod: *blockTime, Keys: *nKeys})
-		if err != nil {
-			return err
-		}
-		b = em
-	case "anvil":
-		secs := max(int(blockTime.Seconds()), 1)
-		a, err := backend.StartAnvil(ctx, anvil.Options{Accounts: *nKeys, Args: []string{"--mixed-mining", "--block-time", fmt.Sprint(secs)}})
-		if err != nil {
+	// anvil mines in whole seconds, at least one.
+	interval := max(blockTime.Truncate(time.Second), time.Second)
+	b, err := backend.Start(ctx, kind, backend.Options{
+		Embedded: backend.EmbeddedOptions{HTTP: *listen, BlockPeriod: *blockTime, Keys: *accounts},
+		Anvil:    anvil.Options{Accounts: *accounts, BlockTime: interval, MixedMining: true}})
+	if err != nil {
+		if kind == backend.KindAnvil {
 			return fmt.Errorf("%w (hint: make setup installs anvil)", err)
 		}
-		b = a
-	default:
-		return usageError{"--backend: want embedded or anvil"}
+		return err
 	}
 	defer b.Close()
 	id, err := b.Client().ChainID(ctx)
@@ -190,71 +183,10 @@ func runChain(e *env, args []string) error {
 	return nil
 }
 
-// chainFlags are the flags that select a chain endpoint.
-type chainFlags struct {
-	chainFile, rpc, deployment, key *string
-}
-
-func addChainFlags(fs interface {
-	String(string, string, string) *string
-}, withDeployment bool) *chainFlags {
-	c := &chainFlags{
-		chainFile: fs.String("chain", "", "chain.json written by afr chain (gives the RPC URL)"),
-		rpc:       fs.String("rpc", "", "JSON-RPC URL of the chain"),
-		key:       fs.String("key", "", "private key file (hex)"),
-	}
-	if withDeployment {
-		c.deployment = fs.String("deployment", "", "deployment file written by afr deploy (gives the RPC URL and addresses)")
-	}
-	return c
-}
-
-// resolve returns the RPC URL and the deployment (if any).
-func (c *chainFlags) resolve() (string, *chain.Deployment, error) {
-	url := *c.rpc
-	var dep *chain.Deployment
-	if c.deployment != nil && *c.deployment != "" {
-		dep = new(chain.Deployment)
-		if err := readJSONFile(*c.deployment, dep); err != nil {
-			return "", nil, err
-		}
-		if url == "" {
-			url = dep.RPC
-		}
-	}
-	if *c.chainFile != "" && url == "" {
-		var cf chainFile
-		if err := readJSONFile(*c.chainFile, &cf); err != nil {
-			return "", nil, err
-		}
-		url = cf.RPC
-	}
-	if url == "" {
-		return "", nil, usageError{"no chain: give --rpc URL, --chain FILE or --deployment FILE (hint: afr chain starts a local one)"}
-	}
-	if !strings.HasPrefix(url, "http://") && !strings.HasPrefix(url, "https://") && !strings.HasPrefix(url, "ws") {
-		return "", nil, usageError{"--rpc: want an http(s):// or ws(s):// URL"}
-	}
-	return url, dep, nil
-}
-
-func (c *chainFlags) readKey() (*ecdsa.PrivateKey, error) {
-	if *c.key == "" {
-		return nil, usageError{"--key FILE is required"}
-	}
-	return chain.ReadKey(*c.key)
-}
-
-func parseAddress(name, s string) (common.Address, error) {
-	if !common.IsHexAddress(s) {
-		return common.Address{}, usageError{fmt.Sprintf("%s: %q is not an address", name, s)}
-	}
-	return common.HexToAddress(s), nil
-}
-
 func runDeploy(e *env, args []string) error {
 	fs := commands["deploy"].flags(e)
-	cf := addChainFlags(fs, false)
+	cf := addEndpointFlags(fs)
+	keyFile := addKeyFlag(fs)
 	noPace := fs.Bool("no-pace", false, "deploy EpochAnchor only")
 	owner := fs.String("owner", "", "PaceSmartAccount owner (default: the deployer)")
 	policy := fs.String("policy-signer", "", "PaceSmartAccount policy signer (default: the deployer)")
@@ -266,17 +198,17 @@ func runDeploy(e *env, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	url, _, err := cf.resolve()
+	t, _, err := cf.target()
 	if err != nil {
 		return err
 	}
-	key, err := cf.readKey()
+	key, err := readKey(*keyFile)
 	if err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	b, err := backend.Dial(ctx, url, key)
+	b, err := cf.dial(ctx, t, key)
 	if err != nil {
 		return err
 	}
@@ -308,7 +240,7 @@ func runDeploy(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	d.RPC, d.BatchesFile = url, *batches
+	d.RPC, d.BatchesFile = t.RPC, *batches
 	if *out != "" {
 		if err := writeJSONFile(*out, d); err != nil {
 			return err
@@ -360,18 +292,4 @@ func publishAnchor(dir string, a *anchor.Anchorer) (unpublish func()) {
 			delete(v.live, dir)
 		}
 	}
-}
-
-// checkChainID refuses an endpoint whose chain is not the deployment's.
-func checkChainID(ctx context.Context, c interface {
-	ChainID(context.Context) (*big.Int, error)
-}, want uint64) error {
-	got, err := c.ChainID(ctx)
-	if err != nil {
-		return err
-	}
-	if want != 0 && got.Uint64() != want {
-		return fmt.Errorf("the endpoint serves chain %d, the deployment file is for chain %d (hint: check --rpc)", got.Uint64(), want)
-	}
-	return nil
 }

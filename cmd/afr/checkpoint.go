@@ -20,7 +20,7 @@ import (
 
 func init() {
 	register(&command{name: "checkpoint", summary: "sign witness-cosignable checkpoints of a log (C2SP tlog-checkpoint)", run: runCheckpoint, usage: `
-Usage: afr checkpoint --log DIR --key FILE [--origin-prefix PREFIX] [--out FILE]
+Usage: afr checkpoint --log DIR --key FILE [--origin-prefix PREFIX] [-o FILE]
        afr checkpoint keygen --name NAME [--key FILE]
        afr checkpoint witness-request --checkpoint FILE --vkey VKEY [--old N] [-o FILE]
        afr checkpoint cosign --checkpoint FILE --vkey VKEY --witness-url URL --witness VKEY [--old N]
@@ -32,10 +32,10 @@ tlog-checkpoint note signed with the operator's note key (docs/SPEC.md,
 extends the last checkpoint they saw, so the operator cannot show two
 histories of the log to different people.
 
-afr checkpoint writes the checkpoint of the log's sealed epochs to --out
+afr checkpoint writes the checkpoint of the log's sealed epochs to -o
 (default <log>/checkpoint) and its leaves, the epoch roots as an anchors
 file, to <out>.leaves.json: a verifier needs both. Its origin is
-PREFIX/<log id> (default prefix afr.log). If --out holds a checkpoint of
+PREFIX/<log id> (default prefix afr.log). If -o holds a checkpoint of
 this log already, the new one must extend it: the command refuses to sign
 a log that was rewritten or truncated since (exit 1).
 
@@ -84,7 +84,7 @@ func runCheckpoint(e *env, args []string) error {
 	logDir := fs.String("log", "", "log directory (required)")
 	keyFile := fs.String("key", "", "the operator's note signer key, from afr checkpoint keygen (required)")
 	prefix := fs.String("origin-prefix", checkpoint.DefaultOriginPrefix, "origin prefix: the origin is PREFIX/<log id>")
-	out := fs.String("out", "", "checkpoint file to write (default <log>/checkpoint); its leaves go to <out>.leaves.json")
+	out := fs.String("o", "", "checkpoint file to write (default <log>/checkpoint); its leaves go to <out>.leaves.json")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -122,7 +122,7 @@ func runCheckpoint(e *env, args []string) error {
 	}
 	if prev, err := os.ReadFile(*out); err == nil {
 		if err := checkpoint.CheckExtends(prev, &checkpoint.Policy{Operator: v}, id, leaves); err != nil {
-			return fmt.Errorf("not signing: %s: %w (the operator must never sign two checkpoints that do not extend one another; write elsewhere with --out only if %s is not yours)", *out, err, *out)
+			return fmt.Errorf("not signing: %s: %w (the operator must never sign two checkpoints that do not extend one another; write elsewhere with -o only if %s is not yours)", *out, err, *out)
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return err
@@ -266,15 +266,9 @@ func runCheckpointCosign(e *env, args []string) error {
 	return nil
 }
 
-// stringList is a repeatable string flag.
-type stringList []string
-
-func (l *stringList) String() string     { return strings.Join(*l, ",") }
-func (l *stringList) Set(s string) error { *l = append(*l, s); return nil }
-
 // checkpointFlags are afr verify's flags for checkpoints as anchors.
 type checkpointFlags struct {
-	files, witnesses stringList
+	files, witnesses repeated
 	vkey, prefix     *string
 	min              *int
 }
@@ -338,43 +332,5 @@ func (c *checkpointFlags) anchors(ctx context.Context, base verifier.AnchorSourc
 	if base == nil {
 		return src, nil
 	}
-	return anchorSources{base, src}, nil
-}
-
-// anchorSources is the union of anchor sources: the verifier checks their
-// anchors against one another (two roots for one epoch are
-// anchor_conflict). It is an AnchorChecker so that the findings of a
-// member that is one (batch anchors) are kept.
-type anchorSources []verifier.AnchorSource
-
-func (s anchorSources) Anchors(ctx context.Context) ([]verifier.Anchor, error) {
-	ca, err := s.CheckAnchors(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return ca.Anchors, nil
-}
-
-// CheckAnchors implements verifier.AnchorChecker: the anchors and findings
-// of all members, partial if any member is.
-func (s anchorSources) CheckAnchors(ctx context.Context) (*verifier.CheckedAnchors, error) {
-	out := &verifier.CheckedAnchors{}
-	for _, src := range s {
-		if ac, ok := src.(verifier.AnchorChecker); ok {
-			ca, err := ac.CheckAnchors(ctx)
-			if err != nil {
-				return nil, err
-			}
-			out.Anchors = append(out.Anchors, ca.Anchors...)
-			out.Findings = append(out.Findings, ca.Findings...)
-			out.Partial = out.Partial || ca.Partial
-			continue
-		}
-		as, err := src.Anchors(ctx)
-		if err != nil {
-			return nil, err
-		}
-		out.Anchors = append(out.Anchors, as...)
-	}
-	return out, nil
+	return verifier.AnchorSources{base, src}, nil
 }

@@ -19,7 +19,7 @@ EpochAnchor records as the operator of the key's anchors, which
 "afr verify --operator" takes. The second creates N random operator keys as
 DIR/operator-I.key (mode 0600; an existing file is never replaced) and
 prints their addresses. Fund them before anchoring: on a local chain,
-"afr chain --keys N" creates and funds N dev keys instead.
+"afr chain --accounts N" creates and funds N dev keys instead.
 
 One key anchors any number of logs: EpochAnchor keeps one head per
 (operator, log id), the log id being derived from each log's recorder and

@@ -1,6 +1,20 @@
-// Command afr is the Agent Flight Recorder's command-line tool: record agent
-// events into a tamper-evident log, seal epochs, inspect a log and prove
-// that an event is in it.
+// Command afr is the Agent Flight Recorder's command-line tool. Its
+// commands, by what they are for:
+//
+//   - Recording into a tamper-evident log: record, serve (the log's one
+//     writer behind a local HTTP API), mcp-proxy (an MCP server's tool
+//     calls), otlp (OpenTelemetry GenAI spans), import (other agent
+//     frameworks' trajectories), seal, erase (crypto-erase an epoch).
+//   - Inspecting a log: status, proof, query, report (an HTML page).
+//   - Anchoring on a chain: chain (a local chain), deploy, keys, anchor.
+//   - Verifying and disclosing: verify, disclose, anchors, checkpoint
+//     (witness-cosigned checkpoints), verify-page (a verifier for browsers).
+//   - Transactions: replay (a mined one, decoded), simulate (on a fork).
+//   - The whole system: demo, bench (the paper's evaluation).
+//
+// The commands that anchor or verify on a chain name it with the same flags: --chain
+// FILE (from afr chain) or --deployment FILE (from afr deploy), --rpc URL,
+// --contract ADDR, and --key FILE to sign with.
 //
 // Run "afr help" for the commands and "afr help <command>" for one of them.
 // Exit codes: 0 success, 1 error, 2 usage error, 3 verification found

@@ -2,10 +2,10 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/verifier"
+	"github.com/agentflightrecorder/afr/verifier/onchain"
 )
 
 func init() {
@@ -54,8 +55,8 @@ encrypted log; a bundle carries its keys.
 
 Before answering, the log (or bundle) is verified as "afr verify" does, at
 payload level open with keys and digest without, against the anchors given
-by the same flags (--anchors FILE, or a chain: --rpc/--deployment with
---operator). The verdict is printed on stderr and, with --json, as the field
+by the same flags (--anchors FILE, or a chain: --deployment, or --chain
+or --rpc with --contract, and --operator). The verdict is printed on stderr and, with --json, as the field
 "verification". Without anchors the log can only be checked against itself:
 the answer says it is not verified against anchors. Answers from a log that
 fails are still printed, but not as fact: each event a finding names is
@@ -77,236 +78,307 @@ Examples:
   afr query --log ./afr-log --seq 100..200 --where 'execution.exit_code!=0' --limit 10`})
 }
 
-type multi []string
+// queryFlags are afr query's flags.
+type queryFlags struct {
+	logDir, bundleFile, keyDir                                                 *string
+	tool, kind, group, run, by, seqs, since, until, approver, decision, causal *string
+	where, or                                                                  repeated
+	before, after, limit                                                       *int
+	full, delegations, jsonOut                                                 *bool
+	discloseTo                                                                 *string
+	anchors                                                                    *anchorFlags
+}
 
-func (m *multi) String() string     { return strings.Join(*m, ",") }
-func (m *multi) Set(s string) error { *m = append(*m, s); return nil }
+func addQueryFlags(fs *flag.FlagSet) *queryFlags {
+	f := &queryFlags{
+		logDir:     fs.String("log", "", "log directory"),
+		bundleFile: fs.String("bundle", "", "disclosure bundle"),
+		keyDir:     fs.String("keys", "", "key directory (default <log>/keys if present)"),
+		tool:       fs.String("tool", "", "tool name"),
+		kind:       fs.String("kind", "", "event kind: tool_call, approval, delegation, chain_tx, policy, observation, response, reasoning"),
+		group:      fs.String("group", "", "concurrency group"),
+		run:        fs.String("run", "", "run or session tag"),
+		by:         fs.String("by", "recorded", "which time --since and --until compare: recorded (the recorder's) or event (the caller's event_time)"),
+		seqs:       fs.String("seq", "", "sequence numbers: N, A..B (both included), A.. or ..B"),
+		since:      fs.String("since", "", "events at or after this recorder time (RFC 3339, or a duration back from now: 2h)"),
+		until:      fs.String("until", "", "events before this recorder time (RFC 3339, or a duration back from now: 30m)"),
+		approver:   fs.String("approver", "", "approver id"),
+		decision:   fs.String("decision", "", "policy decision: allow, deny or ask"),
+	}
+	fs.Var(&f.where, "where", "payload field condition PATH OP VALUE that must hold (repeatable; OP: = ~ != < <= > >=)")
+	fs.Var(&f.or, "or", "payload field condition of which at least one must hold (repeatable)")
+	f.before = fs.Int("before", 0, "also show `N` events before each match")
+	f.after = fs.Int("after", 0, "also show `N` events after each match")
+	f.limit = fs.Int("limit", 0, "show at most `N` matches (0: all)")
+	f.full = fs.Bool("full", false, "do not cut lines to the terminal's width")
+	f.causal = fs.String("causal", "", "follow the causal chain back from this event")
+	f.delegations = fs.Bool("delegations", false, "list delegations (optionally of the principal given as argument)")
+	f.discloseTo = fs.String("disclose", "", "write the answer as a disclosure bundle (log only)")
+	f.jsonOut = fs.Bool("json", false, "write the answer as JSON")
+	f.anchors = addAnchorFlags(fs)
+	return f
+}
 
 func runQuery(e *env, args []string) error {
 	fs := commands["query"].flags(e)
-	logDir := fs.String("log", "", "log directory")
-	bundleFile := fs.String("bundle", "", "disclosure bundle")
-	keyDir := fs.String("keys", "", "key directory (default <log>/keys if present)")
-	tool := fs.String("tool", "", "tool name")
-	kind := fs.String("kind", "", "event kind: tool_call, approval, delegation, chain_tx, policy, observation, response, reasoning")
-	group := fs.String("group", "", "concurrency group")
-	run := fs.String("run", "", "run or session tag")
-	by := fs.String("by", "recorded", "which time --since and --until compare: recorded (the recorder's) or event (the caller's event_time)")
-	seqs := fs.String("seq", "", "sequence numbers: N, A..B (both included), A.. or ..B")
-	since := fs.String("since", "", "events at or after this recorder time (RFC 3339, or a duration back from now: 2h)")
-	until := fs.String("until", "", "events before this recorder time (RFC 3339, or a duration back from now: 30m)")
-	approver := fs.String("approver", "", "approver id")
-	decision := fs.String("decision", "", "policy decision: allow, deny or ask")
-	var where, or multi
-	fs.Var(&where, "where", "payload field condition PATH OP VALUE that must hold (repeatable; OP: = ~ != < <= > >=)")
-	fs.Var(&or, "or", "payload field condition of which at least one must hold (repeatable)")
-	before := fs.Int("before", 0, "also show `N` events before each match")
-	after := fs.Int("after", 0, "also show `N` events after each match")
-	limit := fs.Int("limit", 0, "show at most `N` matches (0: all)")
-	full := fs.Bool("full", false, "do not cut lines to the terminal's width")
-	causal := fs.String("causal", "", "follow the causal chain back from this event")
-	delegations := fs.Bool("delegations", false, "list delegations (optionally of the principal given as argument)")
-	discloseTo := fs.String("disclose", "", "write the answer as a disclosure bundle (log only)")
-	jsonOut := fs.Bool("json", false, "write the answer as JSON")
-	af := addAnchorFlags(fs)
+	f := addQueryFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if (*logDir == "") == (*bundleFile == "") {
-		return usageError{"give exactly one of --log and --bundle"}
+	q, err := f.query(time.Now())
+	if err != nil {
+		return err
 	}
-	if *discloseTo != "" && *logDir == "" {
-		return usageError{"--disclose needs --log"}
+	ctx := context.Background()
+	anchors, execs, closeChain, err := f.anchors.sources(ctx, *f.logDir, *f.bundleFile)
+	if err != nil {
+		return err
 	}
-	q := verifier.Query{Tool: *tool, Group: *group, Run: *run, Approver: *approver}
-	switch *by {
+	defer closeChain()
+	a, err := openAnswer(ctx, e, f, anchors, execs)
+	if a != nil && a.keys != nil {
+		defer a.keys.Close()
+	}
+	if err != nil {
+		return err
+	}
+	if err := a.find(e, f, q, fs.Arg(0)); err != nil {
+		return err
+	}
+	if *f.discloseTo != "" {
+		if err := a.disclose(e, *f.discloseTo); err != nil {
+			return err
+		}
+	}
+	exit := queryExit(a.rep, a.anchored)
+	if *f.jsonOut {
+		if err := a.writeJSON(e); err != nil {
+			return err
+		}
+		return exit
+	}
+	a.print(e, *f.full, *f.before > 0 || *f.after > 0)
+	return exit
+}
+
+// query checks the flags and builds the structured query they give, with
+// times back from now.
+func (f *queryFlags) query(now time.Time) (verifier.Query, error) {
+	q := verifier.Query{Tool: *f.tool, Group: *f.group, Run: *f.run, Approver: *f.approver}
+	switch {
+	case (*f.logDir == "") == (*f.bundleFile == ""):
+		return q, usageError{"give exactly one of --log and --bundle"}
+	case *f.discloseTo != "" && *f.logDir == "":
+		return q, usageError{"--disclose needs --log"}
+	}
+	switch *f.by {
 	case "recorded":
 	case "event":
 		q.ByEventTime = true
 	default:
-		return usageError{fmt.Sprintf("--by %q: want recorded or event", *by)}
+		return q, usageError{fmt.Sprintf("--by %q: want recorded or event", *f.by)}
 	}
-	if *kind != "" {
-		if err := q.Kind.UnmarshalText([]byte(*kind)); err != nil {
-			return usageError{err.Error()}
+	if *f.kind != "" {
+		if err := q.Kind.UnmarshalText([]byte(*f.kind)); err != nil {
+			return q, usageError{err.Error()}
 		}
 	}
-	if *decision != "" {
-		if err := q.Decision.UnmarshalText([]byte(*decision)); err != nil {
-			return usageError{err.Error()}
+	if *f.decision != "" {
+		if err := q.Decision.UnmarshalText([]byte(*f.decision)); err != nil {
+			return q, usageError{err.Error()}
 		}
 	}
-	now := time.Now()
 	for _, s := range []struct {
 		flag, in string
 		out      *time.Time
-	}{{"--since", *since, &q.Since}, {"--until", *until, &q.Until}} {
+	}{{"--since", *f.since, &q.Since}, {"--until", *f.until, &q.Until}} {
 		if s.in == "" {
 			continue
 		}
 		t, err := parseQueryTime(s.in, now)
 		if err != nil {
-			return usageError{s.flag + ": " + err.Error()}
+			return q, usageError{s.flag + ": " + err.Error()}
 		}
 		*s.out = t
 	}
-	if *seqs != "" {
-		r, err := verifier.ParseSeqRange(*seqs)
+	if *f.seqs != "" {
+		r, err := verifier.ParseSeqRange(*f.seqs)
 		if err != nil {
-			return usageError{"--seq: " + err.Error()}
+			return q, usageError{"--seq: " + err.Error()}
 		}
 		q.Seq = &r
 	}
 	for _, c := range []struct {
 		flag  string
-		in    multi
+		in    repeated
 		conds *[]verifier.FieldMatch
-	}{{"--where", where, &q.Fields}, {"--or", or, &q.Any}} {
+	}{{"--where", f.where, &q.Fields}, {"--or", f.or, &q.Any}} {
 		for _, w := range c.in {
-			f, err := verifier.ParseFieldMatch(w)
+			m, err := verifier.ParseFieldMatch(w)
 			if err != nil {
-				return usageError{c.flag + ": " + err.Error()}
+				return q, usageError{c.flag + ": " + err.Error()}
 			}
-			*c.conds = append(*c.conds, f)
+			*c.conds = append(*c.conds, m)
 		}
 	}
 	for _, n := range []struct {
 		flag string
 		v    int
-	}{{"--before", *before}, {"--after", *after}, {"--limit", *limit}} {
+	}{{"--before", *f.before}, {"--after", *f.after}, {"--limit", *f.limit}} {
 		if n.v < 0 {
-			return usageError{fmt.Sprintf("%s %d: want a count of 0 or more", n.flag, n.v)}
+			return q, usageError{fmt.Sprintf("%s %d: want a count of 0 or more", n.flag, n.v)}
 		}
 	}
+	return q, nil
+}
 
-	ctx := context.Background()
-	anchors, execs, closeChain, err := af.sources(ctx, *logDir, *bundleFile)
-	if err != nil {
-		return err
-	}
-	defer closeChain()
-	var ix *verifier.Index
-	var rep *verifier.Report
-	var log *recorder.Log
-	var keys *recorder.Keyring
+// answer is the answer to a query: the verification of the log or bundle
+// and its index, then (find) the events, links and delegations found.
+type answer struct {
+	rep      *verifier.Report
+	anchored bool // verified against anchors
+	ix       *verifier.Index
+	log      *recorder.Log     // when the answer is from a log
+	keys     *recorder.Keyring // the log's keys, when they opened
+	notes    verifier.Notes
+
+	events []*verifier.Event
+	hits   []verifier.Hit // events with their context (--before, --after)
+	links  []verifier.Link
+	dels   []verifier.Delegation
+}
+
+// openAnswer verifies the log or the bundle of the flags against anchors
+// (payload level open with the log's keys, digest without) and indexes it,
+// saying on stderr how far the answer can be trusted. The keys, if opened,
+// are in the answer even when it fails.
+func openAnswer(ctx context.Context, e *env, f *queryFlags, anchors verifier.AnchorSource, execs *onchain.Executions) (*answer, error) {
+	a := &answer{anchored: anchors != nil, notes: verifier.Notes{NoKey: "no keys"}}
 	subject := "bundle"
-	if *bundleFile != "" {
-		b, err := readBundle(*bundleFile)
+	if *f.bundleFile != "" {
+		b, err := readBundle(*f.bundleFile)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		br, err := verifier.VerifyBundle(ctx, b, anchors, verifier.Options{Payloads: verifier.PayloadsDigest})
 		if err != nil {
-			return err
+			return nil, err
 		}
-		rep, ix = &br.Report, verifier.IndexBundle(b)
+		a.rep, a.ix, a.notes.NoKey = &br.Report, verifier.IndexBundle(b), "payload or key not disclosed"
 	} else {
 		subject = "log"
-		if log, err = recorder.OpenLog(*logDir); err != nil {
-			return err
+		var err error
+		if a.log, err = recorder.OpenLog(*f.logDir); err != nil {
+			return nil, err
 		}
 		opts := verifier.Options{Payloads: verifier.PayloadsDigest}
 		if execs != nil {
 			opts.Completeness = *execs
 		}
-		if *keyDir != "" || exists(filepath.Join(*logDir, "keys", "master.key")) {
-			if keys, err = logKeys(e, "query", *keyDir, log); err != nil {
+		if *f.keyDir != "" || exists(filepath.Join(*f.logDir, "keys", "master.key")) {
+			if a.keys, err = logKeys(e, "query", *f.keyDir, a.log); err != nil {
 				fmt.Fprintf(e.stderr, "afr query: warning: %v; encrypted payloads are not shown\n", err)
 			} else {
-				defer keys.Close()
-				opts.Payloads, opts.Keys = verifier.PayloadsOpen, keys
+				opts.Payloads, opts.Keys = verifier.PayloadsOpen, a.keys
+				a.notes.NoKey = "payload missing or unreadable"
 			}
 		}
-		if rep, err = verifier.VerifyLog(ctx, log, anchors, opts); err != nil {
-			return err
+		if a.rep, err = verifier.VerifyLog(ctx, a.log, anchors, opts); err != nil {
+			return a, err
 		}
-		if ix, err = verifier.IndexLog(log, opts.Keys); err != nil {
-			printVerdict(e, subject, rep, anchors != nil)
-			return verdictExit(rep.Verdict, fmt.Errorf("cannot answer from this log: %w", err))
+		if a.ix, err = verifier.IndexLog(a.log, opts.Keys); err != nil {
+			printVerdict(e, subject, a.rep, a.anchored)
+			return a, verdictExit(a.rep.Verdict, fmt.Errorf("cannot answer from this log: %w", err))
 		}
 	}
-	printVerdict(e, subject, rep, anchors != nil)
-	notes := notes{rep.Findings, "no keys"}
-	switch {
-	case *bundleFile != "":
-		notes.noKey = "payload or key not disclosed"
-	case keys != nil:
-		notes.noKey = "payload missing or unreadable"
-	}
+	printVerdict(e, subject, a.rep, a.anchored)
+	a.notes.Findings = a.rep.Findings
+	return a, nil
+}
 
-	var events []*verifier.Event
-	var links []verifier.Link
-	var dels []verifier.Delegation
+// find answers the query: the delegations (of principal, if given), the
+// causal chain of --causal filtered by q, or the events q matches; at most
+// --limit of them, with their context.
+func (a *answer) find(e *env, f *queryFlags, q verifier.Query, principal string) error {
 	switch {
-	case *delegations:
-		dels = ix.Delegations(fs.Arg(0))
-	case *causal != "":
-		seq, err := strconv.ParseUint(*causal, 10, 64)
+	case *f.delegations:
+		a.dels = a.ix.Delegations(principal)
+	case *f.causal != "":
+		seq, err := strconv.ParseUint(*f.causal, 10, 64)
 		if err != nil {
-			return usageError{"--causal: not a sequence number: " + *causal}
+			return usageError{"--causal: not a sequence number: " + *f.causal}
 		}
-		if events, links, err = ix.CausalChain(seq); err != nil {
+		if a.events, a.links, err = a.ix.CausalChain(seq); err != nil {
 			return err
 		}
-		events = filter(events, q)
+		a.events = q.Filter(a.events)
 	default:
-		events = ix.Find(q)
+		a.events = a.ix.Find(q)
 	}
-	if *limit > 0 && len(events) > *limit {
-		fmt.Fprintf(e.stderr, "afr query: showing the first %d of %d matches (--limit)\n", *limit, len(events))
-		events = events[:*limit]
+	if *f.limit > 0 && len(a.events) > *f.limit {
+		fmt.Fprintf(e.stderr, "afr query: showing the first %d of %d matches (--limit)\n", *f.limit, len(a.events))
+		a.events = a.events[:*f.limit]
 	}
-	hits := ix.Around(events, *before, *after)
-	if *discloseTo != "" {
-		seqs := verifier.Seqs(events)
-		for _, d := range dels {
-			seqs = append(seqs, d.Seq)
-		}
-		if len(seqs) == 0 {
-			return fmt.Errorf("nothing matched: no bundle written")
-		}
-		opts := verifier.DiscloseOptions{Payloads: true}
-		if keys != nil {
-			opts.Keys = keys
-		}
-		_, n, err := writeDisclosure(*discloseTo, log, seqs, opts)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(e.stderr, "afr query: answer with proofs written to %s (%d bytes); check it with afr verify --bundle\n", *discloseTo, n)
+	a.hits = a.ix.Around(a.events, *f.before, *f.after)
+	return nil
+}
+
+// disclose writes the answer's events and delegations, with their proofs,
+// as a disclosure bundle to path.
+func (a *answer) disclose(e *env, path string) error {
+	seqs := verifier.Seqs(a.events)
+	for _, d := range a.dels {
+		seqs = append(seqs, d.Seq)
 	}
-	exit := queryExit(rep, anchors != nil)
-	if *jsonOut {
-		type event struct {
-			verifier.Hit
-			note
-		}
-		out := make([]event, len(hits))
-		for i, h := range hits {
-			out[i] = event{h, notes.of(h.Event)}
-		}
-		if err := writeJSON(e.stdout, struct {
-			Verification queryVerification     `json:"verification"`
-			Events       []event               `json:"events,omitempty"`
-			Links        []verifier.Link       `json:"links,omitempty"`
-			Delegations  []verifier.Delegation `json:"delegations,omitempty"`
-		}{queryVerification{rep, anchors != nil}, out, links, dels}); err != nil {
-			return err
-		}
-		return exit
+	if len(seqs) == 0 {
+		return fmt.Errorf("nothing matched: no bundle written")
 	}
+	opts := verifier.DiscloseOptions{Payloads: true}
+	if a.keys != nil {
+		opts.Keys = a.keys
+	}
+	_, n, err := writeDisclosure(path, a.log, seqs, opts)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "afr query: answer with proofs written to %s (%d bytes); check it with afr verify --bundle\n", path, n)
+	return nil
+}
+
+// writeJSON writes the answer as afr query --json does.
+func (a *answer) writeJSON(e *env) error {
+	type event struct {
+		verifier.Hit
+		verifier.Note
+	}
+	out := make([]event, len(a.hits))
+	for i, h := range a.hits {
+		out[i] = event{h, a.notes.Of(h.Event)}
+	}
+	return writeJSON(e.stdout, struct {
+		Verification queryVerification     `json:"verification"`
+		Events       []event               `json:"events,omitempty"`
+		Links        []verifier.Link       `json:"links,omitempty"`
+		Delegations  []verifier.Delegation `json:"delegations,omitempty"`
+	}{queryVerification{a.rep, a.anchored}, out, a.links, a.dels})
+}
+
+// print writes the answer as text, a line per delegation, event and link,
+// cut to the terminal's width unless full; groups of events are separated
+// by "--" when grouped (shown with context).
+func (a *answer) print(e *env, full, grouped bool) {
 	width := 0
-	if !*full {
+	if !full {
 		width = outputWidth(e.stdout)
 	}
-	for _, d := range dels {
+	for _, d := range a.dels {
 		fmt.Fprintln(e.stdout, cut(fmt.Sprintf("%6d  %s -> %s  scope %v", d.Seq, d.Delegator, d.Delegate, d.Scope), "", width))
 	}
-	for i, h := range hits {
-		if i > 0 && (*before > 0 || *after > 0) && h.Seq != hits[i-1].Seq+1 {
+	for i, h := range a.hits {
+		if i > 0 && grouped && h.Seq != a.hits[i-1].Seq+1 {
 			fmt.Fprintln(e.stdout, "--")
 		}
-		ev, n := h.Event, notes.of(h.Event)
+		ev, n := h.Event, a.notes.Of(h.Event)
 		mark := " "
 		if h.Context {
 			mark = "-"
@@ -322,7 +394,7 @@ func runQuery(e *env, args []string) error {
 		}
 		fmt.Fprintln(e.stdout, cut(line, tail, width))
 	}
-	for _, l := range links {
+	for _, l := range a.links {
 		switch {
 		case l.Unresolved:
 			fmt.Fprintf(e.stdout, "  ? -> %d (%s %q: unresolved, no event of the run has this id)\n", l.To, l.Via, l.ID)
@@ -332,10 +404,9 @@ func runQuery(e *env, args []string) error {
 			fmt.Fprintf(e.stdout, "  %d -> %d (%s)\n", l.From, l.To, l.Via)
 		}
 	}
-	if len(events) == 0 && len(dels) == 0 {
+	if len(a.events) == 0 && len(a.dels) == 0 {
 		fmt.Fprintln(e.stderr, "afr query: no events matched")
 	}
-	return exit
 }
 
 // queryVerification is the verdict in the answer of query --json.
@@ -370,60 +441,10 @@ func printVerdict(e *env, subject string, rep *verifier.Report, anchored bool) {
 // anchors a log incomplete only for the lack of them (unanchored or
 // unsealed epochs) exits 0 — the stderr line says it is not verified.
 func queryExit(rep *verifier.Report, anchored bool) error {
-	if rep.Verdict != verifier.Incomplete || anchored || rep.Dropped > 0 {
-		return verdictExit(rep.Verdict, nil)
+	if !anchored && rep.OnlyUnanchored() {
+		return nil
 	}
-	for _, f := range rep.Findings {
-		if f.Class == verifier.ClassIncomplete && f.Kind != verifier.KindUnanchored && f.Kind != verifier.KindUnsealed {
-			return verdictExit(rep.Verdict, nil)
-		}
-	}
-	return nil
-}
-
-// note is what an answer says about an event beyond the log's contents.
-type note struct {
-	Unavailable string                 `json:"payload_unavailable,omitempty"` // why the payload is not shown
-	Findings    []verifier.FindingKind `json:"findings,omitempty"`            // tampered findings naming the event or its epoch
-}
-
-// notes derive each event's note from a verification report.
-type notes struct {
-	findings []verifier.Finding
-	noKey    string // why a payload is missing that no finding explains
-}
-
-// unavailable says why a payload is not shown, by the finding about it.
-var unavailable = map[verifier.FindingKind]string{
-	verifier.KindPayloadMismatch: "digest mismatch",
-	verifier.KindPayloadErased:   "key erased",
-	verifier.KindPayloadLost:     "payload missing",
-	verifier.KindPayloadMissing:  "payload missing",
-	verifier.KindPayloadDecrypt:  "does not open with its key",
-	verifier.KindPayloadCommit:   "does not open with its key",
-	verifier.KindPayloadDecode:   "does not open with its key",
-}
-
-func (n notes) of(ev *verifier.Event) note {
-	var out note
-	for _, f := range n.findings {
-		if f.Seq != nil && (ev.Seq < *f.Seq || ev.Seq >= *f.Seq+max(f.Count, 1)) || f.Seq == nil && (f.Epoch == nil || *f.Epoch != ev.Epoch) {
-			continue
-		}
-		if f.Class == verifier.ClassTampered && !slices.Contains(out.Findings, f.Kind) {
-			out.Findings = append(out.Findings, f.Kind)
-		}
-		if why, ok := unavailable[f.Kind]; ok && out.Unavailable == "" {
-			out.Unavailable = why
-		}
-	}
-	switch {
-	case ev.Payload != nil:
-		out.Unavailable = ""
-	case out.Unavailable == "":
-		out.Unavailable = n.noKey
-	}
-	return out
+	return verdictExit(rep.Verdict, nil)
 }
 
 func joinKinds(ks []verifier.FindingKind) string {
@@ -432,16 +453,6 @@ func joinKinds(ks []verifier.FindingKind) string {
 		s[i] = string(k)
 	}
 	return strings.Join(s, ", ")
-}
-
-func filter(events []*verifier.Event, q verifier.Query) []*verifier.Event {
-	var out []*verifier.Event
-	for _, ev := range events {
-		if q.Match(ev) {
-			out = append(out, ev)
-		}
-	}
-	return out
 }
 
 func summary(ev *verifier.Event, unavailable string) string {

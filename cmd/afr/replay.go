@@ -75,7 +75,7 @@ Examples:
 func runReplay(e *env, args []string) error {
 	fs := commands["replay"].flags(e)
 	rpcURL := fs.String("rpc", "", "JSON-RPC endpoint of the chain the transaction was mined on")
-	var abis multi
+	var abis repeated
 	fs.Var(&abis, "abi", "ABI JSON file, build artifact or directory of them (repeatable)")
 	jsonOut := fs.Bool("json", false, "print the result as JSON")
 	cacheDir := fs.String("cache", "", "directory to keep block and fork state in (and read them from)")

@@ -18,8 +18,8 @@ func init() {
 Usage: afr report (--log DIR | --bundle FILE) [anchors] [--keys DIR] [--causal SEQ] [-o FILE]
 
 Verifies the log or bundle as "afr verify" does, against the anchors given
-by the same flags (--anchors FILE, or a chain: --rpc/--deployment with
---operator), and writes what it found as one HTML page (default
+by the same flags (--anchors FILE, or a chain: --deployment, or --chain
+or --rpc with --contract, and --operator), and writes what it found as one HTML page (default
 report.html) that works offline in any browser: it loads nothing, and
 every string an agent recorded is shown as text.
 

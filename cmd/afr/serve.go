@@ -10,7 +10,6 @@ import (
 
 	"github.com/agentflightrecorder/afr/anchor"
 	"github.com/agentflightrecorder/afr/chain"
-	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/otlp"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/serve"
@@ -42,7 +41,7 @@ afr serve fail at once, naming this process. On SIGINT or SIGTERM it stops
 accepting requests, finishes those in flight, seals the open epoch and
 closes the log, then exits 0.
 
-With --deployment (or --rpc/--chain with --contract) and --key it also
+With --deployment (or --chain or --rpc with --contract) and --key it also
 anchors each sealed epoch as afr anchor --follow does, reports the
 unanchored window in /v1/status, and at shutdown waits up to --drain for
 the last epochs; what is left stays queued for afr anchor.
@@ -68,8 +67,8 @@ func runServe(e *env, args []string) error {
 	maxInflight := fs.Int("max-inflight", 64, "requests served at once (429 past it)")
 	timeout := fs.Duration("timeout", 30*time.Second, "time limit of one request, including the wait for durability")
 	grace := fs.Duration("grace", 30*time.Second, "at shutdown, how long requests in flight may take to finish")
-	cf := addChainFlags(fs, true)
-	contract := fs.String("contract", "", "EpochAnchor address (default: from --deployment)")
+	cf := addChainFlags(fs)
+	keyFile := addKeyFlag(fs)
 	conf := fs.Uint64("confirmations", 2, "blocks deep (counting the anchor's own) before an epoch counts as anchored")
 	drain := fs.Duration("drain", time.Minute, "at shutdown, how long to wait for the last epochs to be anchored")
 	otlpAddr := fs.String("otlp", "", "also receive OpenTelemetry traces (OTLP/HTTP POST /v1/traces, GenAI spans as events; see afr help otlp) on this address, e.g. 127.0.0.1:4318")
@@ -88,7 +87,7 @@ func runServe(e *env, args []string) error {
 		opts.EpochMaxAge = -1
 	}
 	if err := serve.CheckListen(*listen, *allowRemote); err != nil {
-		return usageError{withHint(err)}
+		return usageError{err.Error()}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -98,38 +97,22 @@ func runServe(e *env, args []string) error {
 	if *otlpAddr != "" {
 		cfg.OTLP = &serve.OTLP{Listen: *otlpAddr, Options: otlp.Options{KeepUnknown: true}}
 	}
-	anchoring := *cf.deployment != "" || *cf.rpc != "" || *cf.chainFile != "" || *contract != ""
 	var anchorNote string // what the daemon anchors to, for its first lines
-	if anchoring {
-		url, dep, err := cf.resolve()
+	if cf.given() {
+		t, dep, err := cf.deployment()
 		if err != nil {
 			return err
 		}
-		key, err := cf.readKey()
+		key, err := readKey(*keyFile)
 		if err != nil {
 			return err
 		}
-		ao := anchor.Options{Key: key, Confirmations: *conf, Logf: func(f string, a ...any) { logf(f, a...) }}
-		switch {
-		case *contract != "":
-			if ao.Contract, err = parseAddress("--contract", *contract); err != nil {
-				return err
-			}
-		case dep != nil:
-			ao.Contract, ao.FromBlock = dep.EpochAnchor, dep.Block
-		default:
-			return usageError{"anchoring needs --contract ADDR or --deployment FILE"}
-		}
-		b, err := backend.Dial(ctx, url, key)
+		b, err := cf.dial(ctx, t, key)
 		if err != nil {
 			return err
 		}
 		defer b.Close()
-		if dep != nil {
-			if err := checkChainID(ctx, b.Client(), dep.ChainID); err != nil {
-				return err
-			}
-		}
+		ao := anchor.Options{Contract: dep.EpochAnchor, FromBlock: dep.Block, Key: key, Confirmations: *conf, Logf: func(f string, a ...any) { logf(f, a...) }}
 		client := b.Client()
 		anchorNote = fmt.Sprintf("anchoring sealed epochs to %s as %s", ao.Contract, chain.Address(key))
 		cfg.Anchor = &serve.Anchoring{DrainTimeout: *drain, Open: func(ctx context.Context, dir string, position func() recorder.Position) (serve.Anchorer, error) {

@@ -72,7 +72,7 @@ func runSimulate(e *env, args []string) error {
 	raw := fs.String("raw", "", "a signed transaction, 0x-hex, instead of --from/--to/--data/--value/--gas")
 	stateFile := fs.String("state-override", "", "JSON file of state overrides (eth_call's third argument)")
 	blockFile := fs.String("block-override", "", "JSON file of block overrides (eth_call's fourth argument)")
-	var abis multi
+	var abis repeated
 	fs.Var(&abis, "abi", "ABI JSON file, build artifact or directory of them (repeatable)")
 	jsonOut := fs.Bool("json", false, "print the simulation as JSON")
 	rules := addRulesFlags(fs)

@@ -12,10 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ethereum/go-ethereum/common"
-
-	"github.com/agentflightrecorder/afr/chain"
-	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/verifier"
@@ -51,8 +47,9 @@ the MANIFEST's.
 
 Anchors come from the chain — the Anchored events of EpochAnchor for the
 operator and this log's id (docs/SPEC.md, "Log id"), checked against the
-contract's current head (--rpc URL --anchor-contract ADDR --operator ADDR,
-or --deployment FILE --operator ADDR), together with the log's entries in
+contract's current head (--deployment FILE --operator ADDR, or
+--chain FILE or --rpc URL with --contract ADDR --operator ADDR; the
+endpoint must serve the file's chain), together with the log's entries in
 the operator's aggregate batches, whose contents come from the chain or
 from the operator's batches file (--batches FILE, or the deployment file's
 "batches_file"): a batch whose contents are missing makes the verdict at
@@ -75,7 +72,7 @@ compared only with --keys.
 
 Examples:
   afr verify --log ./afr-log --deployment deployment.json --operator 0x… --keys ./afr-log/keys
-  afr verify --log ./afr-log --rpc http://127.0.0.1:8545 --anchor-contract 0x… --operator 0x… --pace none
+  afr verify --log ./afr-log --rpc http://127.0.0.1:8545 --contract 0x… --operator 0x… --pace none
   afr verify --log ./agent-7 --deployment deployment.json --operator 0x… --batches batches.jsonl
   afr verify --log ./afr-log --anchors anchors.json
   afr verify --log ./afr-log --anchors anchors.json --keys ./afr-log/keys --level open --json
@@ -244,24 +241,25 @@ func verdictExit(v verifier.Verdict, err error) error {
 }
 
 // anchorFlags say where the anchors come from, and which account to check
-// for completeness: the same flags for verify and query.
+// for completeness: the same flags for verify, query and report.
 type anchorFlags struct {
-	file, rpc, deployment, contract, operator, pace, batches *string
-	from                                                     *uint64
-	// logID is the log whose anchors were read from a chain (set by sources).
+	file, operator, pace, batches *string
+	from                          *uint64
+	chain                         *chainFlags
+	// rpc and logID are the endpoint and the log whose anchors were read
+	// from a chain (set by sources).
+	rpc   string
 	logID *format.Digest
 }
 
 func addAnchorFlags(fs *flag.FlagSet) *anchorFlags {
 	return &anchorFlags{
-		file:       fs.String("anchors", "", "anchors file (JSON)"),
-		batches:    fs.String("batches", "", "the operator's batches file, for anchors in aggregate batches (default: from --deployment)"),
-		rpc:        fs.String("rpc", "", "read anchors from the chain at this JSON-RPC URL"),
-		deployment: fs.String("deployment", "", "deployment file (afr deploy): RPC URL, EpochAnchor and PaceSmartAccount"),
-		contract:   fs.String("anchor-contract", "", "EpochAnchor address (default: from --deployment)"),
-		operator:   fs.String("operator", "", "operator address whose anchors to read (required with a chain)"),
-		pace:       fs.String("pace", "", "PaceSmartAccount to check for completeness (default: from --deployment; \"none\" skips)"),
-		from:       fs.Uint64("from-block", 0, "first block to search for events (default: the deployment block)"),
+		file:     fs.String("anchors", "", "anchors file (JSON)"),
+		batches:  fs.String("batches", "", "the operator's batches file, for anchors in aggregate batches (default: from --deployment)"),
+		chain:    addChainFlags(fs),
+		operator: fs.String("operator", "", "operator address whose anchors to read (required with a chain)"),
+		pace:     fs.String("pace", "", "PaceSmartAccount to check for completeness (default: from --deployment; \"none\" skips)"),
+		from:     fs.Uint64("from-block", 0, "first block to search for events (default: the deployment block)"),
 	}
 }
 
@@ -269,22 +267,64 @@ func addAnchorFlags(fs *flag.FlagSet) *anchorFlags {
 // bundleFile (nil when no anchors are given), the completeness check (nil
 // without an account) and a function releasing the chain connection.
 func (a *anchorFlags) sources(ctx context.Context, logDir, bundleFile string) (verifier.AnchorSource, *onchain.Executions, func(), error) {
+	onChain := a.chain.given()
 	switch {
-	case *a.file != "" && (*a.rpc != "" || *a.deployment != ""):
-		return nil, nil, nil, usageError{"--anchors and a chain (--rpc, --deployment) exclude each other"}
-	case *a.batches != "" && *a.rpc == "" && *a.deployment == "":
-		return nil, nil, nil, usageError{"--batches needs a chain (--rpc or --deployment): the batch roots are read from it"}
+	case *a.file != "" && onChain:
+		return nil, nil, nil, usageError{"--anchors and a chain (--chain, --rpc, --deployment, --contract) exclude each other"}
+	case *a.batches != "" && !onChain:
+		return nil, nil, nil, usageError{"--batches needs a chain (--chain, --rpc or --deployment): the batch roots are read from it"}
 	case *a.file != "":
 		return verifier.AnchorsFile(*a.file), nil, func() {}, nil
-	case *a.rpc != "" || *a.deployment != "":
+	case onChain:
 		id, err := targetLogID(logDir, bundleFile)
 		if err != nil {
 			return nil, nil, nil, err
 		}
 		a.logID = &id
-		return chainSources(ctx, *a.rpc, *a.deployment, *a.contract, *a.operator, *a.pace, *a.batches, *a.from, id)
+		return a.chainSources(ctx, id)
 	}
 	return nil, nil, func() {}, nil
+}
+
+// chainSources reads the anchors of log logID and the completeness check
+// from the chain the flags name (onchain.ForDeployment).
+func (a *anchorFlags) chainSources(ctx context.Context, logID format.Digest) (verifier.AnchorSource, *onchain.Executions, func(), error) {
+	t, dep, err := a.chain.deployment()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if *a.operator == "" {
+		return nil, nil, nil, usageError{"--operator ADDR is required with a chain (the address that anchors the log)"}
+	}
+	op, err := parseAddress("--operator", *a.operator)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if *a.from != 0 {
+		dep.Block = *a.from
+	}
+	switch *a.pace {
+	case "":
+	case "none":
+		dep.Pace = nil
+	default:
+		acct, err := parseAddress("--pace", *a.pace)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		dep.Pace = &acct
+	}
+	batches := *a.batches
+	if batches == "" {
+		batches = dep.BatchesPath(filepath.Dir(*a.chain.depFile))
+	}
+	b, err := a.chain.dial(ctx, t)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	a.rpc = t.RPC
+	d := onchain.ForDeployment(b.Client(), &dep, op, logID, batches)
+	return d.Anchors, d.Executions, func() { b.Close() }, nil
 }
 
 // targetLogID returns the log id whose anchors a verification of the log
@@ -314,10 +354,10 @@ func (a *anchorFlags) describe() string {
 	switch {
 	case *a.file != "":
 		return "the anchors file " + *a.file + " (not read from the chain by this report)"
-	case *a.rpc != "" || *a.deployment != "":
-		where := *a.rpc
-		if *a.deployment != "" {
-			where = "the chain of deployment " + *a.deployment
+	case a.chain.given():
+		where := a.rpc
+		if *a.chain.depFile != "" {
+			where = "the chain of deployment " + *a.chain.depFile
 		}
 		what := fmt.Sprintf("EpochAnchor's Anchored events of operator %s for this log, per log and in its batches", *a.operator)
 		if *a.batches != "" {
@@ -326,74 +366,6 @@ func (a *anchorFlags) describe() string {
 		return what + ", read from " + where
 	}
 	return ""
-}
-
-// chainSources builds the chain anchor source and the completeness check.
-func chainSources(ctx context.Context, rpcURL, deployment, anchorContract, operator, pace, batches string, from uint64, logID format.Digest) (verifier.AnchorSource, *onchain.Executions, func(), error) {
-	var dep chain.Deployment
-	if deployment != "" {
-		if err := readJSONFile(deployment, &dep); err != nil {
-			return nil, nil, nil, err
-		}
-		if rpcURL == "" {
-			rpcURL = dep.RPC
-		}
-		if from == 0 {
-			from = dep.Block
-		}
-		if batches == "" && dep.BatchesFile != "" {
-			batches = dep.BatchesFile
-			if !filepath.IsAbs(batches) {
-				batches = filepath.Join(filepath.Dir(deployment), batches)
-			}
-		}
-	}
-	if rpcURL == "" {
-		return nil, nil, nil, usageError{"--rpc URL is required (the deployment file has none)"}
-	}
-	contract := dep.EpochAnchor
-	if anchorContract != "" {
-		a, err := parseAddress("--anchor-contract", anchorContract)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		contract = a
-	}
-	if contract == (common.Address{}) {
-		return nil, nil, nil, usageError{"--anchor-contract ADDR or --deployment FILE is required with --rpc"}
-	}
-	if operator == "" {
-		return nil, nil, nil, usageError{"--operator ADDR is required with a chain (the address that anchors the log)"}
-	}
-	op, err := parseAddress("--operator", operator)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	b, err := backend.Dial(ctx, rpcURL)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	if deployment != "" {
-		if err := checkChainID(ctx, b.Client(), dep.ChainID); err != nil {
-			b.Close()
-			return nil, nil, nil, err
-		}
-	}
-	src := onchain.LogAnchors{Client: b.Client(), Contract: contract, Operator: op, LogID: logID, FromBlock: from, BatchesFile: batches}
-	var x *onchain.Executions
-	switch {
-	case pace == "none":
-	case pace != "":
-		a, err := parseAddress("--pace", pace)
-		if err != nil {
-			b.Close()
-			return nil, nil, nil, err
-		}
-		x = &onchain.Executions{Client: b.Client(), Account: a, FromBlock: from}
-	case dep.Pace != nil:
-		x = &onchain.Executions{Client: b.Client(), Account: *dep.Pace, FromBlock: from}
-	}
-	return src, x, func() { b.Close() }, nil
 }
 
 func printReport(e *env, rep *verifier.Report, payloads map[uint64]*format.Payload) {

@@ -3,9 +3,11 @@
 // (ChainAnchors), in its aggregate batches (ChainBatches, a
 // verifier.BatchSource), or both at once (LogAnchors, the source afr verify
 // uses) — and the executions of a PaceSmartAccount, each of which must
-// match an intent the log recorded (Executions, a verifier.Completeness). Package verifier itself reads no chain: it stays
-// a set of pure checks over the formats, small enough for an auditor to
-// read, and this package is where the chain comes in.
+// match an intent the log recorded (Executions, a verifier.Completeness).
+// ForDeployment builds both for one log of a deployment, as afr verify,
+// query and report use them. Package verifier itself reads no chain: it
+// stays a set of pure checks over the formats, small enough for an auditor
+// to read, and this package is where the chain comes in.
 //
 // # Security
 //

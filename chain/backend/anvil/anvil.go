@@ -16,7 +16,7 @@
 // run to run.
 //
 // A node is stopped by Node.Stop, when the context given to Start is done, and
-// (on Linux) when the process that started it dies. StartT registers Stop with
+// (on Linux) when the process that started it dies. anviltest.Start registers Stop with
 // t.Cleanup so a failing test never leaves a node behind.
 package anvil
 
@@ -75,6 +75,10 @@ type Options struct {
 	// times and contents depend on timing. 0 means automine: a block per
 	// transaction, at once.
 	BlockTime time.Duration
+	// MixedMining, with BlockTime, also mines each transaction at once
+	// (--mixed-mining): a block per transaction as with automine, and an
+	// empty block every BlockTime, so confirmations advance without traffic.
+	MixedMining bool
 	// ForkURL and ForkBlock set --fork-url and --fork-block-number: anvil
 	// forks that JSON-RPC endpoint's state at that block (0: its latest).
 	ForkURL   string
@@ -153,6 +157,9 @@ func Start(ctx context.Context, opts Options) (*Node, error) {
 	if opts.BlockTime < 0 || opts.BlockTime%time.Second != 0 {
 		return nil, fmt.Errorf("anvil: block time %v: want a whole, positive number of seconds (0 means automine)", opts.BlockTime)
 	}
+	if opts.MixedMining && opts.BlockTime == 0 {
+		return nil, errors.New("anvil: mixed mining needs a block time")
+	}
 	if opts.ForkBlock != 0 && opts.ForkURL == "" {
 		return nil, errors.New("anvil: a fork block needs a fork URL")
 	}
@@ -174,6 +181,9 @@ func Start(ctx context.Context, opts Options) (*Node, error) {
 	}
 	if opts.BlockTime != 0 {
 		args = append(args, "--block-time", strconv.FormatInt(int64(opts.BlockTime/time.Second), 10))
+	}
+	if opts.MixedMining {
+		args = append(args, "--mixed-mining")
 	}
 	if opts.ForkURL != "" {
 		args = append(args, "--fork-url", opts.ForkURL)

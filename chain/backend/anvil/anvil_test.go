@@ -106,6 +106,39 @@ func TestFixedTimestamps(t *testing.T) {
 	}
 }
 
+// TestMixedMining: a transaction is mined at once, well before the block
+// time, and empty blocks follow every block time without traffic.
+func TestMixedMining(t *testing.T) {
+	n := anviltest.Start(t, anvil.Options{Accounts: 1, BlockTime: 5 * time.Second, MixedMining: true})
+	ctx := context.Background()
+	var hash string
+	tx := map[string]string{"from": n.Accounts()[0].Hex(), "to": n.Accounts()[0].Hex(), "value": "0x1"}
+	if err := n.Call(ctx, &hash, "eth_sendTransaction", tx); err != nil {
+		t.Fatal(err)
+	}
+	var receipt *struct{ BlockNumber string }
+	for start := time.Now(); receipt == nil && time.Since(start) < 2*time.Second; time.Sleep(20 * time.Millisecond) {
+		if err := n.Call(ctx, &receipt, "eth_getTransactionReceipt", hash); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if receipt == nil {
+		t.Fatal("the transaction is not mined within 2 s (block time 5 s)")
+	}
+	for start := time.Now(); ; time.Sleep(100 * time.Millisecond) {
+		var head string
+		if err := n.Call(ctx, &head, "eth_blockNumber"); err != nil {
+			t.Fatal(err)
+		}
+		if head != receipt.BlockNumber {
+			break
+		}
+		if time.Since(start) > 15*time.Second {
+			t.Fatalf("no block after %s in 15 s without traffic (block time 5 s)", receipt.BlockNumber)
+		}
+	}
+}
+
 func TestBadOptions(t *testing.T) {
 	for _, c := range []struct {
 		opts anvil.Options
@@ -114,6 +147,7 @@ func TestBadOptions(t *testing.T) {
 		{anvil.Options{Port: 70000}, "port 70000 out of range"},
 		{anvil.Options{BlockTime: 1500 * time.Millisecond}, "whole, positive number of seconds"},
 		{anvil.Options{ForkBlock: 5}, "needs a fork URL"},
+		{anvil.Options{MixedMining: true}, "mixed mining needs a block time"},
 	} {
 		_, err := anvil.Start(context.Background(), c.opts)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -1,4 +1,4 @@
-package main
+package verifier_test
 
 import (
 	"context"
@@ -11,9 +11,9 @@ import (
 	"github.com/agentflightrecorder/afr/verifier"
 )
 
-// The union of checkpoint anchors with a source that judges its anchors
-// (batch anchors with a withheld batch) keeps that source's findings: the
-// log is incomplete, not verified on the checkpoint's anchors alone.
+// The union of anchors (a checkpoint's, say) with a source that judges its
+// anchors (batch anchors with a withheld batch) keeps that source's
+// findings: the log is incomplete, not verified on the other anchors alone.
 func TestAnchorSourcesKeepFindings(t *testing.T) {
 	l := logtest.Write(t, recorder.Options{Recorder: "ops", EpochSize: 5, Sync: recorder.SyncNone, EpochMaxAge: -1}, workload.Generate(1, 20))
 	id, err := l.LogID()
@@ -29,9 +29,9 @@ func TestAnchorSourcesKeepFindings(t *testing.T) {
 		src  verifier.AnchorSource
 		want verifier.Verdict
 	}{
-		"anchors alone":        {anchorSources{verifier.AnchorList(anchors)}, verifier.Verified},
-		"with withheld batch":  {anchorSources{withheld, verifier.AnchorList(anchors)}, verifier.Incomplete},
-		"withheld batch first": {anchorSources{verifier.AnchorList(anchors), withheld}, verifier.Incomplete},
+		"anchors alone":        {verifier.AnchorSources{verifier.AnchorList(anchors)}, verifier.Verified},
+		"with withheld batch":  {verifier.AnchorSources{withheld, verifier.AnchorList(anchors)}, verifier.Incomplete},
+		"withheld batch first": {verifier.AnchorSources{verifier.AnchorList(anchors), withheld}, verifier.Incomplete},
 	} {
 		rep, err := verifier.VerifyLog(context.Background(), l, c.src, verifier.Options{})
 		if err != nil {
