@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agentflightrecorder/afr/verifier"
+	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/world"
 )
 
@@ -24,12 +25,12 @@ type ChainEvent struct {
 // reconstruction and the grep baselines.
 func rq4(ctx context.Context, r *run) (*Table, error) {
 	r.progress(0, 3, "starting a World on the %s chain", r.cfg.Backend)
-	backend := world.Embedded
+	kind := backend.KindEmbedded
 	if r.cfg.Backend == "anvil" {
-		backend = world.Anvil
+		kind = backend.KindAnvil
 	}
 	dir := filepath.Join(r.tmp, "rq4")
-	w, err := world.New(ctx, world.Config{Backend: backend, EpochSize: 32, Dir: dir})
+	w, err := world.New(ctx, world.Config{Backend: kind, EpochSize: 32, Dir: dir})
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ethereum/go-ethereum"
 
+	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/world"
 )
 
@@ -31,7 +32,7 @@ func TestWorldWithoutCheckout(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	w, err := world.New(ctx, world.Config{Backend: world.Embedded})
+	w, err := world.New(ctx, world.Config{Backend: backend.KindEmbedded})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,17 +5,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/pdr"
-)
-
-// Backend names a chain backend.
-type Backend string
-
-// Backends.
-const (
-	Embedded Backend = "embedded" // go-ethereum's in-process simulated chain (default)
-	Anvil    Backend = "anvil"    // a local anvil process started by the World
-	Fork     Backend = "fork"     // anvil forking AFR_FORK_RPC at AFR_FORK_BLOCK
 )
 
 // Environment variables read by the World.
@@ -25,12 +16,13 @@ const (
 	EnvForkBlock = "AFR_FORK_BLOCK" // pinned block number for the fork backend
 )
 
-// SelectedBackend returns $AFR_BACKEND, else Embedded.
-func SelectedBackend() Backend {
+// SelectedBackend returns $AFR_BACKEND, else the embedded chain. An
+// unknown name is left for New to refuse.
+func SelectedBackend() backend.Kind {
 	if b := os.Getenv(EnvBackend); b != "" {
-		return Backend(b)
+		return backend.Kind(b)
 	}
-	return Embedded
+	return backend.KindEmbedded
 }
 
 // Anchoring says when the World's anchorer sends the roots of sealed
@@ -52,8 +44,10 @@ const (
 // backend with three approvers (threshold 2), epochs of 16 events, an
 // encrypted log in a temporary directory, and a deterministic clock.
 type Config struct {
-	// Backend; "" means SelectedBackend().
-	Backend Backend
+	// Backend is the kind of chain (backend.KindEmbedded, KindAnvil or
+	// KindFork, the last forking ForkRPC at ForkBlock); "" means
+	// SelectedBackend().
+	Backend backend.Kind
 	// ForkRPC and ForkBlock pin the fork backend; zero values mean
 	// $AFR_FORK_RPC and $AFR_FORK_BLOCK.
 	ForkRPC   string

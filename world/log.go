@@ -131,13 +131,17 @@ func (w *World) drain(ctx context.Context) error {
 	return nil
 }
 
-// Anchors returns the World's anchor source: the operator's Anchored
-// events of the World's log on the EpochAnchor contract, checked against
-// its head.
-func (w *World) Anchors() verifier.AnchorSource {
-	return onchain.ChainAnchors{Client: w.client, Contract: w.epochAnchor, Operator: w.operator.Address,
-		LogID: w.LogID(), FromBlock: w.deployment.Block}
+// onchain is how the World's log is verified on chain: its anchors (per
+// log and in the operator's batches) and the account's executions.
+func (w *World) onchain() onchain.Deployed {
+	d := onchain.ForDeployment(w.client, &w.deployment, w.operator.Address, w.LogID(), "")
+	d.Executions.Registry = w.registry
+	return d
 }
+
+// Anchors returns the World's anchor source: the operator's anchors of the
+// World's log on the EpochAnchor contract, checked against its head.
+func (w *World) Anchors() verifier.AnchorSource { return w.onchain().Anchors }
 
 // Verify verifies the World's log against the anchors on chain, opening
 // every payload with the log's keys, and checks its completeness: every
@@ -149,12 +153,12 @@ func (w *World) Verify(ctx context.Context) (*Verification, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := verifier.Options{Payloads: verifier.PayloadsDigest, Keys: w.keys,
-		Completeness: onchain.Executions{Client: w.client, Account: w.account, FromBlock: w.deployment.Block, Registry: w.registry}}
+	d := w.onchain()
+	opts := verifier.Options{Payloads: verifier.PayloadsDigest, Keys: w.keys, Completeness: *d.Executions}
 	if w.keys != nil {
 		opts.Payloads = verifier.PayloadsOpen
 	}
-	rep, err := verifier.VerifyLog(ctx, l, w.Anchors(), opts)
+	rep, err := verifier.VerifyLog(ctx, l, d.Anchors, opts)
 	if err != nil {
 		return nil, err
 	}

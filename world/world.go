@@ -145,43 +145,37 @@ func New(ctx context.Context, cfg Config) (w *World, err error) {
 // closed, whatever the context of New.
 func (w *World) startChain() error {
 	ac := w.cfg.Anvil
-	opts := anvil.Options{Binary: ac.Binary, Port: ac.Port, Hardfork: ac.Hardfork, Args: ac.Args, Accounts: 1, Log: w.cfg.AnvilLog}
-	if bt := w.cfg.BlockTime; bt != 0 {
-		opts.Args = append([]string{"--mixed-mining", "--block-time", strconv.Itoa(max(1, int(bt/time.Second)))}, opts.Args...)
-	} else {
-		opts.BlockTimestampInterval = 1
-	}
-	var (
-		b   backend.Backend
-		err error
-	)
-	switch w.cfg.Backend {
-	case Embedded:
+	opts := backend.Options{
 		// Without BlockTime, no periodic empty blocks: blocks are mined only
 		// for transactions (the client the World sends through wakes the
 		// miner at once), so block numbers and times repeat from run to run.
 		// Served on a loopback port too, so that tracesim replays its
 		// transactions (World.Replay) as it does anvil's.
-		period := w.cfg.BlockTime
-		if period == 0 {
-			period = -1
-		}
-		b, err = startEmbedded(backend.EmbeddedOptions{Keys: 1, BlockPeriod: period, GenesisTime: w.cfg.GenesisTime, HTTP: "127.0.0.1:0"})
-	case Anvil:
+		Embedded: backend.EmbeddedOptions{Keys: 1, BlockPeriod: -1, GenesisTime: w.cfg.GenesisTime, HTTP: "127.0.0.1:0"},
+		Anvil:    anvil.Options{Binary: ac.Binary, Port: ac.Port, Hardfork: ac.Hardfork, Args: ac.Args, Accounts: 1, Log: w.cfg.AnvilLog},
+	}
+	if bt := w.cfg.BlockTime; bt != 0 {
+		opts.Embedded.BlockPeriod = bt
+		opts.Anvil.BlockTime, opts.Anvil.MixedMining = max(time.Second, bt.Truncate(time.Second)), true
+	} else {
+		opts.Anvil.BlockTimestampInterval = 1
+	}
+	switch w.cfg.Backend {
+	case backend.KindAnvil:
 		// The embedded chain's id, rules and clock: same EIP-712 domains,
 		// signatures, calldata and so gas on both local backends.
-		opts.ChainID, opts.Timestamp = backend.EmbeddedChainID, w.cfg.GenesisTime
-		if opts.Hardfork == "" {
-			opts.Hardfork = "prague"
+		opts.Anvil.ChainID, opts.Anvil.Timestamp = backend.EmbeddedChainID, w.cfg.GenesisTime
+		if opts.Anvil.Hardfork == "" {
+			opts.Anvil.Hardfork = "prague"
 		}
-		b, err = startAnvil(opts)
-	case Fork:
+	case backend.KindFork:
 		rpcURL, block := w.cfg.ForkRPC, w.cfg.ForkBlock
 		if rpcURL == "" {
 			rpcURL = os.Getenv(EnvForkRPC)
 		}
 		if block == 0 {
 			if s := os.Getenv(EnvForkBlock); s != "" {
+				var err error
 				if block, err = strconv.ParseUint(s, 0, 64); err != nil {
 					return fmt.Errorf("world: %s=%q: %w", EnvForkBlock, s, err)
 				}
@@ -190,12 +184,9 @@ func (w *World) startChain() error {
 		if rpcURL == "" || block == 0 {
 			return fmt.Errorf("%w (set Config.ForkRPC and Config.ForkBlock, or %s and %s)", ErrForkUnpinned, EnvForkRPC, EnvForkBlock)
 		}
-		opts.ForkURL, opts.ForkBlock = rpcURL, block
-		opts.Args = append([]string{"--no-rate-limit"}, opts.Args...)
-		b, err = startAnvil(opts)
-	default:
-		return fmt.Errorf("world: unknown backend %q (want %s, %s or %s)", w.cfg.Backend, Embedded, Anvil, Fork)
+		opts.Anvil.ForkURL, opts.Anvil.ForkBlock = rpcURL, block
 	}
+	b, err := backend.Start(context.Background(), w.cfg.Backend, opts)
 	if err != nil {
 		return fmt.Errorf("world: starting the %s backend: %w", w.cfg.Backend, err)
 	}
@@ -211,26 +202,8 @@ func (w *World) startChain() error {
 // archive endpoint and a block.
 var ErrForkUnpinned = errors.New("world: the fork backend needs an archive endpoint and a pinned block")
 
-// startEmbedded and startAnvil return a nil Backend (not a typed nil) on
-// failure.
-func startEmbedded(opts backend.EmbeddedOptions) (backend.Backend, error) {
-	e, err := backend.NewEmbedded(opts)
-	if err != nil {
-		return nil, err
-	}
-	return e, nil
-}
-
-func startAnvil(opts anvil.Options) (backend.Backend, error) {
-	a, err := backend.StartAnvil(context.Background(), opts)
-	if err != nil {
-		return nil, err
-	}
-	return a, nil
-}
-
 // Backend is the World's chain backend.
-func (w *World) Backend() Backend { return w.cfg.Backend }
+func (w *World) Backend() backend.Kind { return w.cfg.Backend }
 
 // Client is the World's chain client (fixed fees, rounded gas limits: see
 // fees.go).

@@ -11,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/chain/backend/anvil"
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/pdr"
@@ -47,13 +48,13 @@ func count(t testing.TB, w *world.World) uint64 {
 // not a panic in the World's cleanup.
 func TestMissingAnvilBinary(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "anvil")
-	_, err := world.New(context.Background(), world.Config{Backend: world.Anvil, Anvil: world.AnvilConfig{Binary: missing}})
+	_, err := world.New(context.Background(), world.Config{Backend: backend.KindAnvil, Anvil: world.AnvilConfig{Binary: missing}})
 	if !errors.Is(err, anvil.ErrNotFound) || !strings.Contains(err.Error(), missing) {
 		t.Fatalf("err = %v, want anvil.ErrNotFound naming %s", err, missing)
 	}
 	t.Chdir(t.TempDir()) // no module root: no node_modules/.bin/anvil
 	t.Setenv("PATH", t.TempDir())
-	_, err = world.New(context.Background(), world.Config{Backend: world.Anvil})
+	_, err = world.New(context.Background(), world.Config{Backend: backend.KindAnvil})
 	if !errors.Is(err, anvil.ErrNotFound) || !strings.Contains(err.Error(), "$PATH") {
 		t.Fatalf("err = %v, want anvil.ErrNotFound saying where it looked", err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/agentflightrecorder/afr/verifier"
 	"github.com/agentflightrecorder/afr/verifier/onchain"
 	"github.com/agentflightrecorder/afr/verifier/tamper"
+	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/world"
 )
 
@@ -167,7 +168,7 @@ func (f *fleetRun) chain() error {
 	f.rep.ChainID = w.ChainID()
 	f.rep.Operator = w.Operator().Address.Hex()
 	where := "go-ethereum's simulated chain, in this process"
-	if f.kind == string(world.Anvil) {
+	if f.kind == string(backend.KindAnvil) {
 		where = "anvil at " + w.URL()
 	}
 	f.say("1. Chain %d: %s", f.rep.ChainID, where)

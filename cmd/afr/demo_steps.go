@@ -20,6 +20,7 @@ import (
 	"github.com/agentflightrecorder/afr/report"
 	"github.com/agentflightrecorder/afr/verifier"
 	"github.com/agentflightrecorder/afr/verifier/tamper"
+	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/world"
 )
 
@@ -30,9 +31,9 @@ const demoConfirmations = 2
 // follows the wall clock, mining a block at least every period besides one
 // per transaction, as a deployment's does.
 func demoWorld(kind string, cfg world.Config) world.Config {
-	cfg.Backend = world.Backend(kind)
+	cfg.Backend = backend.Kind(kind)
 	cfg.BlockTime = 250 * time.Millisecond
-	if kind == string(world.Anvil) {
+	if kind == string(backend.KindAnvil) {
 		cfg.BlockTime = time.Second // anvil mines in whole seconds
 	}
 	return cfg
@@ -52,7 +53,7 @@ func (d *demoRun) start() error {
 	dep := w.Deployment()
 	d.rep.ChainID, d.rep.Operator, d.rep.Deployment = w.ChainID(), w.Operator().Address, &dep
 	where := "go-ethereum's simulated chain, in this process"
-	if d.kind == string(world.Anvil) {
+	if d.kind == string(backend.KindAnvil) {
 		where = "anvil at " + w.URL()
 	}
 	d.say("1. Chain %d: %s", d.rep.ChainID, where)
@@ -84,7 +85,7 @@ func (d *demoRun) start() error {
 
 // demoChainError adds the hint for a chain backend that could not start.
 func demoChainError(kind string, err error) error {
-	if kind == string(world.Anvil) {
+	if kind == string(backend.KindAnvil) {
 		return fmt.Errorf("%w (hint: make setup installs anvil)", err)
 	}
 	return err

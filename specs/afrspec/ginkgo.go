@@ -13,16 +13,17 @@ import (
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/pdr"
 	"github.com/agentflightrecorder/afr/recorder"
+	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/world"
 )
 
 var backendFlag = flag.String("afr.backend", "", "chain backend of afrspec Worlds: embedded, anvil or fork (default $"+world.EnvBackend+", else embedded)")
 
 // SelectedBackend returns the backend chosen by the -afr.backend flag, else
-// $AFR_BACKEND, else world.Embedded.
-func SelectedBackend() world.Backend {
+// $AFR_BACKEND, else backend.KindEmbedded.
+func SelectedBackend() backend.Kind {
 	if *backendFlag != "" {
-		return world.Backend(*backendFlag)
+		return backend.Kind(*backendFlag)
 	}
 	return world.SelectedBackend()
 }

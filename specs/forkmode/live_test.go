@@ -17,6 +17,7 @@ import (
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/specs/afrspec"
 	"github.com/agentflightrecorder/afr/tracesim"
+	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/world"
 )
 
@@ -54,7 +55,7 @@ var _ = Describe("A World forked from an archive endpoint pinned at a block", La
 		_, err = chain.Transact(ctx, c, archive.Keys()[0], &to, big.NewInt(1), nil)
 		Expect(err).NotTo(HaveOccurred())
 
-		w := afrspec.StartWorld(world.Config{Backend: world.Fork, ForkRPC: archive.URL(), ForkBlock: rc.BlockNumber.Uint64()})
+		w := afrspec.StartWorld(world.Config{Backend: backend.KindFork, ForkRPC: archive.URL(), ForkBlock: rc.BlockNumber.Uint64()})
 		bal, err := w.Client().BalanceAt(ctx, to, nil)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(bal.Int64()).To(Equal(int64(12345)), "the fork holds the archive's state at the pinned block")
@@ -78,7 +79,7 @@ var _ = Describe("Against a live archive endpoint", Label("fork", "live"), func(
 	})
 
 	It("runs the PACE spec on a fork pinned at AFR_FORK_BLOCK", func(ctx SpecContext) {
-		runPACE(ctx, afrspec.StartWorld(world.Config{Backend: world.Fork}))
+		runPACE(ctx, afrspec.StartWorld(world.Config{Backend: backend.KindFork}))
 	})
 
 	It("replays AFR_FORK_TX with fidelity", func(ctx SpecContext) {

@@ -15,6 +15,7 @@ import (
 	"github.com/agentflightrecorder/afr/pdr"
 	"github.com/agentflightrecorder/afr/recorder/workload"
 	"github.com/agentflightrecorder/afr/specs/afrspec"
+	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/world"
 )
 
@@ -36,7 +37,7 @@ var _ = Describe("Gas of anchoring and PACE execution", Label("anvil"), func() {
 			GinkgoWriter.Printf("%-32s %d\n", k, measured[k])
 		}
 		AddReportEntry("gas", measured)
-		if w.Backend() == world.Fork {
+		if w.Backend() == backend.KindFork {
 			Skip("the baseline holds for the local backends (chain id 1337); a fork has its own chain id, so signatures and calldata gas differ")
 		}
 		// Relative to this package's directory, where go test and ginkgo run it.
@@ -48,7 +49,7 @@ var _ = Describe("Gas of anchoring and PACE execution", Label("anvil"), func() {
 	It("repeats exactly: fresh Worlds on anvil and on the embedded chain, and a reverted embedded World, measure the same gas", Label("determinism"), func(ctx SpecContext) {
 		const runs = 10
 		var first map[string]uint64
-		for _, b := range []world.Backend{world.Anvil, world.Embedded} {
+		for _, b := range []backend.Kind{backend.KindAnvil, backend.KindEmbedded} {
 			for run := range runs {
 				w, err := world.New(ctx, withBackend(b))
 				Expect(err).NotTo(HaveOccurred())
@@ -58,7 +59,7 @@ var _ = Describe("Gas of anchoring and PACE execution", Label("anvil"), func() {
 					first = got
 					continue
 				}
-				Expect(got).To(Equal(first), "run %d on %s differs from the first run on %s", run+1, b, world.Anvil)
+				Expect(got).To(Equal(first), "run %d on %s differs from the first run on %s", run+1, b, backend.KindAnvil)
 			}
 		}
 		// A World reverted to a snapshot measures the same every time (its
@@ -67,7 +68,7 @@ var _ = Describe("Gas of anchoring and PACE execution", Label("anvil"), func() {
 		// chain only: anvil's suggested priority fee comes from a
 		// fee-history cache evm_revert does not roll back, which changes
 		// transaction hashes, hence outcome events and later event ids.
-		w := afrspec.StartWorld(withBackend(world.Embedded))
+		w := afrspec.StartWorld(withBackend(backend.KindEmbedded))
 		s, err := w.Snapshot(ctx)
 		Expect(err).NotTo(HaveOccurred())
 		var reverted map[string]uint64
@@ -86,7 +87,7 @@ var _ = Describe("Gas of anchoring and PACE execution", Label("anvil"), func() {
 
 var config = world.Config{EpochSize: 8, Approvers: 3, Threshold: 1}
 
-func withBackend(b world.Backend) world.Config {
+func withBackend(b backend.Kind) world.Config {
 	c := config
 	c.Backend = b
 	return c
