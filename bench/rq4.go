@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentflightrecorder/afr/verifier"
 	"github.com/agentflightrecorder/afr/chain/backend"
+	"github.com/agentflightrecorder/afr/verifier"
 	"github.com/agentflightrecorder/afr/world"
 )
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentflightrecorder/afr/anchor"
 	"github.com/agentflightrecorder/afr/chain"
+	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/checkpoint"
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/recorder"
@@ -20,7 +21,6 @@ import (
 	"github.com/agentflightrecorder/afr/verifier"
 	"github.com/agentflightrecorder/afr/verifier/onchain"
 	"github.com/agentflightrecorder/afr/verifier/tamper"
-	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/world"
 )
 

@@ -13,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/pdr"
 	"github.com/agentflightrecorder/afr/recorder"
@@ -20,7 +21,6 @@ import (
 	"github.com/agentflightrecorder/afr/report"
 	"github.com/agentflightrecorder/afr/verifier"
 	"github.com/agentflightrecorder/afr/verifier/tamper"
-	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/world"
 )
 

@@ -10,10 +10,10 @@ import (
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 
+	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/pdr"
 	"github.com/agentflightrecorder/afr/recorder"
-	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/world"
 )
 

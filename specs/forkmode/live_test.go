@@ -12,12 +12,12 @@ import (
 
 	"github.com/agentflightrecorder/afr/calldata"
 	"github.com/agentflightrecorder/afr/chain"
+	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/chain/backend/anvil"
 	"github.com/agentflightrecorder/afr/evm"
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/specs/afrspec"
 	"github.com/agentflightrecorder/afr/tracesim"
-	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/world"
 )
 

@@ -11,11 +11,11 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/contracts/bindings"
 	"github.com/agentflightrecorder/afr/pdr"
 	"github.com/agentflightrecorder/afr/recorder/workload"
 	"github.com/agentflightrecorder/afr/specs/afrspec"
-	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/world"
 )
 
