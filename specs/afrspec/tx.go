@@ -174,7 +174,7 @@ func (r *DecodedRevert) String() string {
 			parts[i] = strconv.Quote(parts[i])
 		}
 		if r.Name == "Panic" {
-			parts[i] = strings.TrimPrefix(calldata.NewRegistry().DecodeRevert(r.Data).Reason, "panic ")
+			parts[i] = strings.TrimPrefix(calldata.DecodeRevert(nil, r.Data, common.Address{}).Reason, "panic ")
 		}
 		if i < len(r.Inputs) && r.Inputs[i].Name != "" {
 			parts[i] = r.Inputs[i].Name + "=" + parts[i]
