@@ -106,7 +106,7 @@ func (r *Registry) decodeCall(to *common.Address, data []byte, depth int) *Call 
 	var good []ok
 	var firstErr error
 	for _, f := range cands {
-		args, canon, err := decodeArgs(f.Method.Inputs, data[4:])
+		args, _, canon, err := decodeArgs(f.Method.Inputs, data[4:])
 		if err != nil {
 			if firstErr == nil {
 				firstErr = fmt.Errorf("%s: %w", f.Method.Sig, err)
@@ -135,35 +135,37 @@ func (r *Registry) decodeCall(to *common.Address, data []byte, depth int) *Call 
 	return c
 }
 
-// decodeArgs unpacks args from data and reports whether they re-encode to
-// exactly data. A panic inside the ABI decoder is returned as an error.
-func decodeArgs(in abi.Arguments, data []byte) (out []Arg, canon bool, err error) {
+// decodeArgs unpacks args from data, in canonical form (out) and as
+// go-ethereum's abi package returns them (vals), and reports whether they
+// re-encode to exactly data. A panic inside the ABI decoder is returned as an
+// error.
+func decodeArgs(in abi.Arguments, data []byte) (out []Arg, vals []any, canon bool, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			out, canon, err = nil, false, fmt.Errorf("abi decoder panic: %v", p)
+			out, vals, canon, err = nil, nil, false, fmt.Errorf("abi decoder panic: %v", p)
 		}
 	}()
 	if len(in) == 0 {
-		return nil, len(data) == 0, nil
+		return nil, nil, len(data) == 0, nil
 	}
-	vals, err := in.Unpack(data)
+	vals, err = in.Unpack(data)
 	if err != nil {
-		return nil, false, err
+		return nil, nil, false, err
 	}
 	if len(vals) != len(in) {
-		return nil, false, fmt.Errorf("decoded %d values, want %d", len(vals), len(in))
+		return nil, nil, false, fmt.Errorf("decoded %d values, want %d", len(vals), len(in))
 	}
 	out = make([]Arg, len(in))
 	for i, a := range in {
 		v, err := canonical(a.Type, vals[i])
 		if err != nil {
-			return nil, false, fmt.Errorf("argument %d: %w", i, err)
+			return nil, nil, false, fmt.Errorf("argument %d: %w", i, err)
 		}
 		out[i] = Arg{Name: argName(a, i), Type: a.Type.String(), Value: v}
 	}
 	again, err := in.Pack(vals...)
 	canon = err == nil && bytes.Equal(again, data)
-	return out, canon, nil
+	return out, vals, canon, nil
 }
 
 // innerCalls extracts the calls a decoded call carries, by function name and
@@ -388,151 +390,7 @@ func topicValue(t abi.Type, topic common.Hash) (any, error) {
 	return canonical(t, vals[0])
 }
 
-// Revert is decoded revert data.
-type Revert struct {
-	// Kind is "error" (Error(string)), "panic" (Panic(uint256)), "custom"
-	// (a custom error, decoded or not) or "empty" (no data).
-	Kind string `json:"kind"`
-	// Reason is human-readable: the Error(string) message, the panic's
-	// meaning, or the custom error's signature with its arguments.
-	Reason     string        `json:"reason"`
-	Signature  string        `json:"signature,omitempty"`
-	Contract   string        `json:"contract,omitempty"`
-	Args       []Arg         `json:"args,omitempty"`
-	Collisions []string      `json:"collisions,omitempty"`
-	Error      string        `json:"error,omitempty"`
-	Data       hexutil.Bytes `json:"data"`
-}
-
-var (
-	errorSel = [4]byte{0x08, 0xc3, 0x79, 0xa0} // Error(string)
-	panicSel = [4]byte{0x4e, 0x48, 0x7b, 0x71} // Panic(uint256)
-)
-
-// panicReasons are Solidity's panic codes.
-var panicReasons = map[uint64]string{
-	0x00: "generic compiler panic",
-	0x01: "assertion failed",
-	0x11: "arithmetic overflow or underflow",
-	0x12: "division or modulo by zero",
-	0x21: "invalid enum value",
-	0x22: "invalid storage byte array encoding",
-	0x31: "pop on an empty array",
-	0x32: "array index out of bounds",
-	0x41: "out of memory",
-	0x51: "call of an uninitialised internal function",
-}
-
-// DecodeRevert decodes revert data: Error(string), Panic(uint256), or a
-// custom error from the registry. Undecodable data is kept in Data with
-// Error saying why.
-func (r *Registry) DecodeRevert(data []byte) *Revert {
-	if r == nil {
-		r = emptyRegistry
-	}
-	rv := &Revert{Data: common.CopyBytes(data)}
-	if len(data) == 0 {
-		rv.Kind, rv.Reason = "empty", "execution reverted without data"
-		return rv
-	}
-	if len(data) < 4 {
-		rv.Kind, rv.Error = "custom", fmt.Sprintf("%d bytes of revert data, no selector", len(data))
-		rv.Reason = "malformed revert data " + hexutil.Encode(data)
-		return rv
-	}
-	var sel [4]byte
-	copy(sel[:], data)
-	switch sel {
-	case errorSel:
-		rv.Kind, rv.Signature = "error", "Error(string)"
-		args, canon, err := decodeArgs(abi.Arguments{{Name: "message", Type: stringType}}, data[4:])
-		if err == nil {
-			rv.Args = args
-			rv.Reason = args[0].Value.(string)
-			if !canon {
-				rv.Error = "non-canonical encoding"
-			}
-			return rv
-		}
-		rv.Error = "Error(string) does not decode: " + err.Error()
-		rv.Reason = "malformed Error(string)"
-		return rv
-	case panicSel:
-		rv.Kind, rv.Signature = "panic", "Panic(uint256)"
-		args, _, err := decodeArgs(abi.Arguments{{Name: "code", Type: uint256Type}}, data[4:])
-		if err == nil {
-			rv.Args = args
-			code, _ := new(big.Int).SetString(args[0].Value.(string), 10)
-			desc := "unknown panic code"
-			if code.IsUint64() {
-				if s, ok := panicReasons[code.Uint64()]; ok {
-					desc = s
-				}
-			}
-			rv.Reason = fmt.Sprintf("panic 0x%x: %s", code, desc)
-			return rv
-		}
-		rv.Error = "Panic(uint256) does not decode: " + err.Error()
-		rv.Reason = "malformed Panic(uint256)"
-		return rv
-	}
-	rv.Kind = "custom"
-	cands := r.Errors(sel)
-	if len(cands) == 0 {
-		rv.Error = (&ABINotFoundError{What: "error", Key: hexutil.Encode(sel[:])}).Error()
-		rv.Reason = "custom error " + hexutil.Encode(sel[:])
-		return rv
-	}
-	var firstErr error
-	for _, d := range cands {
-		args, canon, err := decodeArgs(d.Error.Inputs, data[4:])
-		if err != nil || !canon {
-			if firstErr == nil {
-				if err == nil {
-					err = errors.New("does not re-encode to the same bytes")
-				}
-				firstErr = fmt.Errorf("%s: %w", d.Error.Sig, err)
-			}
-			continue
-		}
-		if rv.Signature == "" {
-			rv.Signature, rv.Contract, rv.Args = d.Error.Sig, d.Contract, args
-			rv.Reason = formatCall(d.Error.Name, args)
-		} else {
-			rv.Collisions = append(rv.Collisions, d.Error.Sig)
-		}
-	}
-	if rv.Signature == "" {
-		rv.Error = "custom error does not decode: " + firstErr.Error()
-		rv.Reason = "custom error " + hexutil.Encode(sel[:])
-	}
-	return rv
-}
-
-// formatCall renders name(arg=value, ...).
-func formatCall(name string, args []Arg) string {
-	var b strings.Builder
-	b.WriteString(name)
-	b.WriteByte('(')
-	for i, a := range args {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		if s, ok := a.Value.(string); ok {
-			fmt.Fprintf(&b, "%s=%s", a.Name, s)
-		} else {
-			fmt.Fprintf(&b, "%s=%s", a.Name, Normalize(a.Value))
-		}
-	}
-	b.WriteByte(')')
-	return b.String()
-}
-
-var (
-	stringType, _  = abi.NewType("string", "", nil)
-	uint256Type, _ = abi.NewType("uint256", "", nil)
-	emptyRegistry  = NewRegistry()
-)
+var emptyRegistry = NewRegistry()
 
 // Standard event definitions used when the registry has none: ERC-20 and
 // ERC-721 Transfer and Approval, ERC-721 ApprovalForAll.

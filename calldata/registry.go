@@ -355,11 +355,38 @@ func (r *Registry) Events(id common.Hash, at common.Address) []*EventDef {
 	return list
 }
 
-// Errors returns the custom errors with the selector.
+// Errors returns the custom errors with the selector, in registration
+// order.
 func (r *Registry) Errors(sel [4]byte) []*ErrorDef {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	return append([]*ErrorDef(nil), r.errs[sel]...)
+}
+
+// errorsAt is Errors with the definition of the contract bound to at first.
+// The index keeps one entry per signature, under the contract registered
+// first: an error that the bound contract declares like an earlier one (both
+// inherit it from a base contract) is taken from the bound contract's own
+// ABI, so that it is named after that contract.
+func (r *Registry) errorsAt(sel [4]byte, at common.Address) []*ErrorDef {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	list := r.errs[sel]
+	if c := r.contracts[r.bound[at]]; c != nil {
+		for _, e := range c.ABI.Errors {
+			if [4]byte(e.ID[:4]) != sel {
+				continue
+			}
+			out := []*ErrorDef{{Contract: c.Name, Error: e}}
+			for _, d := range list {
+				if d.Error.Sig != e.Sig {
+					out = append(out, d)
+				}
+			}
+			return out
+		}
+	}
+	return append([]*ErrorDef(nil), list...)
 }
 
 // Names returns the registered contract names, sorted.

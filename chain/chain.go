@@ -21,6 +21,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/rpc"
 )
 
 // Client is what AFR needs from a chain. *ethclient.Client and the
@@ -210,20 +211,43 @@ func WaitMined(ctx context.Context, c Client, hash common.Hash) (*types.Receipt,
 }
 
 // RevertData returns the revert data carried by an error from eth_call or
-// eth_estimateGas, if any.
+// eth_estimateGas, if it holds at least a selector's four bytes.
 func RevertData(err error) ([]byte, bool) {
-	var de interface{ ErrorData() any }
+	data, ok := errorData(err)
+	return data, ok && len(data) >= 4
+}
+
+// codeReverted is the JSON-RPC error code with which go-ethereum and anvil
+// answer eth_call and eth_estimateGas for a call that reverts; the error's
+// data is the revert data ("0x" when there is none).
+const codeReverted = 3
+
+// Reverted reports whether err from eth_call or eth_estimateGas says the
+// call reverted: a JSON-RPC error with code 3, or one carrying revert data
+// with a selector (RevertData). It returns the revert data the error
+// carries, which may be empty or shorter than a selector.
+func Reverted(err error) ([]byte, bool) {
+	data, ok := errorData(err)
+	var re rpc.Error
+	if errors.As(err, &re) && re.ErrorCode() == codeReverted {
+		return data, true
+	}
+	return data, ok && len(data) >= 4
+}
+
+// errorData returns the data of a JSON-RPC error (rpc.DataError) as bytes:
+// a hex string, as nodes send it, or bytes.
+func errorData(err error) ([]byte, bool) {
+	var de rpc.DataError
 	if !errors.As(err, &de) {
 		return nil, false
 	}
 	switch d := de.ErrorData().(type) {
 	case string:
-		b, err := hexDecode(d)
-		return b, err == nil && len(b) >= 4
+		b, err := hexutil.Decode(d)
+		return b, err == nil
 	case []byte:
-		return d, len(d) >= 4
+		return d, true
 	}
 	return nil, false
 }
-
-func hexDecode(s string) ([]byte, error) { return hexutil.Decode(s) }

@@ -95,7 +95,7 @@ func TestRevertReasons(t *testing.T) {
 		reason string
 	}{
 		{0, "store: code is zero"},
-		{1, "panic: division or modulo by zero"},
+		{1, "panic 0x12: division or modulo by zero"},
 		{5, "custom error 0x" + hexutil.Encode(deniedID[:4])[2:]},
 	} {
 		res, err := e.Call(ctx, ethereum.CallMsg{From: from, To: &addr, Data: store.pack(t, "fail", big.NewInt(tc.code))}, nil)
@@ -106,8 +106,8 @@ func TestRevertReasons(t *testing.T) {
 		if !errors.As(res.Err, &re) || !errors.Is(res.Err, vm.ErrExecutionReverted) {
 			t.Fatalf("fail(%d): Err = %v, want a RevertError", tc.code, res.Err)
 		}
-		if re.Reason != tc.reason {
-			t.Fatalf("fail(%d): reason %q, want %q", tc.code, re.Reason, tc.reason)
+		if re.Reason != tc.reason || re.To != addr {
+			t.Fatalf("fail(%d): reason %q at %s, want %q at %s", tc.code, re.Reason, re.To, tc.reason, addr)
 		}
 		if tc.code == 5 {
 			args, err := store.ABI.Errors["Denied"].Inputs.Unpack(re.Data[4:])

@@ -242,12 +242,14 @@ func (e *Env) exec(ctx context.Context, msg *ethereum.CallMsg, tx *types.Transac
 	out := &Result{
 		ReturnData: common.CopyBytes(res.ReturnData),
 		GasUsed:    res.UsedGas,
-		Err:        execErr(vmErr, res.ReturnData),
 	}
-	if m.To == nil {
+	to := m.To
+	if to == nil {
 		// Receipts carry the address of every creation, failed or not.
 		out.ContractAddress = crypto.CreateAddress(from, nonce)
+		to = &out.ContractAddress
 	}
+	out.Err = execErr(vmErr, res.ReturnData, *to)
 	if vmErr == nil {
 		if logs := db.GetLogs(txHash, b.Number, b.Hash, b.Time); len(logs) > 0 {
 			if !commit {

@@ -1,13 +1,13 @@
 package evm
 
 import (
-	"encoding/hex"
 	"errors"
 
-	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/core/vm"
+
+	"github.com/agentflightrecorder/afr/calldata"
 )
 
 // Result is the outcome of a call or transaction that was executed (it may
@@ -40,8 +40,13 @@ func (r *Result) Failed() bool { return r.Err != nil }
 type RevertError struct {
 	// Data is the raw revert data.
 	Data []byte
-	// Reason is the decoded reason: the message of Error(string), "panic: ..."
-	// for Panic(uint256), "custom error 0x<selector>" for other selectors, or
+	// To is the contract called, or the address of the contract being
+	// created: Data is its answer, which calldata.DecodeRevert decodes with
+	// the ABI of the contract a registry binds there.
+	To common.Address
+	// Reason is Data decoded without ABIs (calldata.DecodeRevert's Reason
+	// with no registry): the message of Error(string), "panic 0x…: …" for
+	// Panic(uint256), "custom error 0x<selector>" for other selectors, or
 	// empty when there is no data.
 	Reason string
 }
@@ -65,30 +70,18 @@ func (e *RevertError) Selector() (sel [4]byte, ok bool) {
 	return sel, true
 }
 
-// DecodeRevert decodes revert data as Solidity emits it: Error(string),
-// Panic(uint256), or a custom error (named by selector).
-func DecodeRevert(data []byte) string {
-	if len(data) == 0 {
-		return ""
-	}
-	if reason, err := abi.UnpackRevert(data); err == nil {
-		if len(data) >= 4 && data[0] == 0x4e && data[1] == 0x48 && data[2] == 0x7b && data[3] == 0x71 {
-			return "panic: " + reason
-		}
-		return reason
-	}
-	if len(data) >= 4 {
-		return "custom error 0x" + hex.EncodeToString(data[:4])
-	}
-	return "malformed revert data 0x" + hex.EncodeToString(data)
-}
-
-func execErr(err error, ret []byte) error {
+// execErr is Result.Err for the EVM's error err after a call to (or the
+// creation of) to that returned ret.
+func execErr(err error, ret []byte, to common.Address) error {
 	if err == nil {
 		return nil
 	}
 	if errors.Is(err, vm.ErrExecutionReverted) {
-		return &RevertError{Data: common.CopyBytes(ret), Reason: DecodeRevert(ret)}
+		re := &RevertError{Data: common.CopyBytes(ret), To: to}
+		if len(ret) > 0 {
+			re.Reason = calldata.DecodeRevert(nil, ret, to).Reason
+		}
+		return re
 	}
 	// The EVM's own error ("out of gas", "invalid opcode: ..."), with the
 	// text go-ethereum's receipts and call traces show.

@@ -30,7 +30,7 @@ type UnknownChainError struct {
 func (e *UnknownChainError) Error() string {
 	return fmt.Sprintf("evm: no fork rules known for chain %d (go-ethereum ships those of mainnet, sepolia and hoodi); "+
 		"give them: evm.Config.ChainConfig or ForkConfig.ChainConfig (e.g. evm.HardforkConfig(\"cancun\", %d) or evm.LoadChainConfig of a genesis file), "+
-		"or on the command line --hardfork NAME or --chain-config FILE", e.ChainID, e.ChainID)
+		"or ForkConfig.Hardfork", e.ChainID, e.ChainID)
 }
 
 func (e *UnknownChainError) Is(target error) bool { return target == ErrUnknownChain }

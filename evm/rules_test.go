@@ -151,10 +151,13 @@ func TestChainConfigFor(t *testing.T) {
 		if !errors.As(err, &ue) || ue.ChainID != id || !errors.Is(err, ErrUnknownChain) {
 			t.Fatalf("chain %d: %v, want an UnknownChainError", id, err)
 		}
-		for _, hint := range []string{"ForkConfig.ChainConfig", "evm.Config.ChainConfig", "evm.HardforkConfig", "--hardfork NAME", "--chain-config FILE"} {
+		for _, hint := range []string{"ForkConfig.ChainConfig", "evm.Config.ChainConfig", "evm.HardforkConfig", "ForkConfig.Hardfork"} {
 			if !strings.Contains(err.Error(), hint) {
 				t.Errorf("chain %d: message does not say %q: %v", id, hint, err)
 			}
+		}
+		if strings.Contains(err.Error(), "--") {
+			t.Errorf("chain %d: a library error names a command-line flag: %v", id, err)
 		}
 	}
 }

@@ -85,6 +85,10 @@ type CallFrame struct {
 	Type         string          `json:"type"` // CALL, STATICCALL, DELEGATECALL, CREATE, ...
 }
 
+// Reverted reports whether the frame ended in REVERT. The callTracer records
+// a frame's error as its text only; a revert is vm.ErrExecutionReverted's.
+func (f *CallFrame) Reverted() bool { return f.Error == vm.ErrExecutionReverted.Error() }
+
 // CallLog is a log emitted by a frame; Position is its place among the
 // frame's subcalls.
 type CallLog struct {

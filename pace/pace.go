@@ -205,12 +205,10 @@ func (a *Agent) Submit(ctx context.Context, relayer *ecdsa.PrivateKey, s *pdr.Si
 	case o.Receipt != nil:
 		o.Reverted = o.Receipt.Status != types.ReceiptStatusSuccessful
 	case err != nil:
-		var found bool
-		o.RevertData, found = chain.RevertData(err)
-		o.Reverted = found || strings.Contains(err.Error(), "revert")
+		o.RevertData, o.Reverted = chain.Reverted(err)
 	}
 	if o.Reverted {
-		o.Revert = a.Registry.DecodeRevert(o.RevertData).Reason
+		o.Revert = calldata.DecodeRevert(a.Registry, o.RevertData, to).Reason
 	}
 	return o
 }

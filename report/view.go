@@ -150,11 +150,12 @@ func agentOf(e *format.Envelope) string {
 	return e.Recorder
 }
 
-// flagsOf returns the tampered findings that name event seq.
+// flagsOf returns the kinds of the tampered findings whose events include
+// seq (an epoch a finding names is marked in the epoch table: epochsOf).
 func flagsOf(findings []verifier.Finding, seq uint64) []string {
 	var out []string
 	for _, f := range findings {
-		if f.Class == verifier.ClassTampered && f.Seq != nil && seq >= *f.Seq && seq < *f.Seq+max(f.Count, 1) {
+		if f.Class == verifier.ClassTampered && f.Covers(seq, nil) {
 			out = append(out, string(f.Kind))
 		}
 	}

@@ -112,42 +112,6 @@ func TestDecodeCallUnknownAndMalformed(t *testing.T) {
 	}
 }
 
-func TestDecodeRevert(t *testing.T) {
-	r := calldata.NewRegistry()
-	if err := r.Add("E", "", mustABI(t, `[{"type":"error","name":"TooLow","inputs":[{"name":"got","type":"uint256"},{"name":"who","type":"address"}]}]`)); err != nil {
-		t.Fatal(err)
-	}
-	stringType, _ := abi.NewType("string", "", nil)
-	uint256Type, _ := abi.NewType("uint256", "", nil)
-	errArgs := abi.Arguments{{Type: stringType}}
-	enc, _ := errArgs.Pack("nope")
-	panicEnc, _ := abi.Arguments{{Type: uint256Type}}.Pack(big.NewInt(0x11))
-	ea, _ := r.Contract("E")
-	custom, _ := ea.ABI.Errors["TooLow"].Inputs.Pack(big.NewInt(3), common.HexToAddress("0xbeef"))
-	tooLowID := ea.ABI.Errors["TooLow"].ID
-	cases := []struct {
-		name, kind, reason string
-		data               []byte
-	}{
-		{"empty", "empty", "execution reverted without data", nil},
-		{"Error(string)", "error", "nope", append(common.FromHex("0x08c379a0"), enc...)},
-		{"Panic(0x11)", "panic", "panic 0x11: arithmetic overflow or underflow", append(common.FromHex("0x4e487b71"), panicEnc...)},
-		{"custom", "custom", "TooLow(got=3, who=0x000000000000000000000000000000000000bEEF)", append(append([]byte{}, tooLowID[:4]...), custom...)},
-		{"unknown custom", "custom", "custom error 0x12345678", common.FromHex("0x12345678aa")},
-		{"short", "custom", "malformed revert data 0x0102", []byte{1, 2}},
-		{"bad Error(string)", "error", "malformed Error(string)", common.FromHex("0x08c379a00000")},
-	}
-	for _, c := range cases {
-		rv := r.DecodeRevert(c.data)
-		if rv.Kind != c.kind || rv.Reason != c.reason {
-			t.Errorf("%s: kind %q reason %q, want %q %q", c.name, rv.Kind, rv.Reason, c.kind, c.reason)
-		}
-		if !strings.EqualFold(hexutil.Encode(rv.Data), hexutil.Encode(c.data)) && len(c.data) > 0 {
-			t.Errorf("%s: raw data not kept", c.name)
-		}
-	}
-}
-
 // TestDecodeLogTransferShapes: ERC-20 and ERC-721 Transfer share a topic;
 // the number of topics picks the definition, and Transfers reads both.
 func TestDecodeLogTransferShapes(t *testing.T) {

@@ -197,7 +197,7 @@ func EffectsOf(r *calldata.Registry, res *evm.Result) *Effects {
 		}
 	case errors.As(res.Err, &rerr):
 		e.Status = StatusReverted
-		e.Revert = r.DecodeRevert(rerr.Data)
+		e.Revert = calldata.DecodeRevert(r, rerr.Data, rerr.To)
 		e.Error = e.Revert.Reason
 	default:
 		e.Status = StatusFailed
@@ -227,8 +227,12 @@ func decodeFrame(r *calldata.Registry, f *evm.CallFrame, depth int) *Frame {
 	} else {
 		out.Call = r.DecodeCall(f.To, f.Input)
 	}
-	if f.Error != "" && (f.Error == "execution reverted" || len(f.Output) > 0) {
-		out.Revert = r.DecodeRevert(f.Output)
+	if f.Reverted() || f.Error != "" && len(f.Output) > 0 {
+		var at common.Address // a failed creation has none
+		if f.To != nil {
+			at = *f.To
+		}
+		out.Revert = calldata.DecodeRevert(r, f.Output, at)
 	}
 	for i := range f.Calls {
 		out.Calls = append(out.Calls, decodeFrame(r, &f.Calls[i], depth+1))

@@ -114,10 +114,14 @@ func FuzzDecodeRevert(f *testing.F) {
 	f.Add([]byte{})
 	reg := fuzzRegistry(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r := reg.DecodeRevert(data)
+		r := calldata.DecodeRevert(reg, data, common.Address{})
 		// Only Error("") has an empty reason.
 		if !bytes.Equal(r.Data, data) || r.Kind == "" || (r.Reason == "" && !(r.Kind == "error" && r.Args[0].Value == "")) {
 			t.Fatalf("revert %+v", r)
+		}
+		// Data that did not decode, and only such data, says why.
+		if len(data) > 0 && (r.Name == "") != (r.Error != "" && r.Error != "non-canonical encoding") || r.Qualified() == "" {
+			t.Fatalf("revert %+v: %s", r, r.Qualified())
 		}
 		if _, err := json.Marshal(r); err != nil {
 			t.Fatal(err)

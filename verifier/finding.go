@@ -212,6 +212,27 @@ func (f Finding) String() string {
 	return b.String()
 }
 
+// Covers reports whether the finding locates event seq: a finding with a Seq
+// covers its run of events, [Seq, Seq+Count) (Seq alone when Count is 0 or
+// 1); a finding with an Epoch covers every event of that epoch, by epochOf,
+// the epoch layout of the log (nil: not known, and Epoch covers nothing).
+// A finding about an epoch may also name one of its events (a Merkle
+// mismatch names the first): it covers the whole epoch when epochOf is
+// given. A finding with neither covers no event.
+func (f Finding) Covers(seq uint64, epochOf func(seq uint64) (epoch uint64, ok bool)) bool {
+	if f.Seq != nil && seq >= *f.Seq && seq < f.end() {
+		return true
+	}
+	if f.Epoch != nil && epochOf != nil {
+		t, ok := epochOf(seq)
+		return ok && t == *f.Epoch
+	}
+	return false
+}
+
+// end is the sequence number after the finding's run of events (Seq set).
+func (f Finding) end() uint64 { return *f.Seq + max(f.Count, 1) }
+
 // Report is the result of a verification.
 type Report struct {
 	Verdict  Verdict   `json:"verdict"`
@@ -263,7 +284,7 @@ func (c *collector) add(f Finding) {
 	}
 	if n := len(c.findings); n > 0 && f.Seq != nil {
 		last := &c.findings[n-1]
-		if last.Kind == f.Kind && last.Detail == f.Detail && last.Seq != nil && *last.Seq+max(last.Count, 1) == *f.Seq && sameEpoch(last.Epoch, f.Epoch) {
+		if last.Kind == f.Kind && last.Detail == f.Detail && last.Seq != nil && last.end() == *f.Seq && sameEpoch(last.Epoch, f.Epoch) {
 			last.Count = max(last.Count, 1) + 1
 			last.Expected, last.Found = "", ""
 			return

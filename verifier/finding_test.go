@@ -133,3 +133,36 @@ func TestSpecListsEveryKind(t *testing.T) {
 		t.Errorf("SPEC.md's kind table differs from verifier's; it should read:\n%s", want)
 	}
 }
+
+func TestFindingCovers(t *testing.T) {
+	u := func(v uint64) *uint64 { return &v }
+	// Epochs of ten events: epoch 1 holds events 10..19.
+	layout := func(seq uint64) (uint64, bool) { return seq / 10, seq < 30 }
+	for _, c := range []struct {
+		name    string
+		f       verifier.Finding
+		seq     uint64
+		epochOf func(uint64) (uint64, bool)
+		want    bool
+	}{
+		{"its event", verifier.Finding{Seq: u(5)}, 5, nil, true},
+		{"another event", verifier.Finding{Seq: u(5)}, 6, nil, false},
+		{"Count 1 is the event alone", verifier.Finding{Seq: u(5), Count: 1}, 6, nil, false},
+		{"first of a run", verifier.Finding{Seq: u(5), Count: 3}, 5, nil, true},
+		{"last of a run", verifier.Finding{Seq: u(5), Count: 3}, 7, nil, true},
+		{"after a run", verifier.Finding{Seq: u(5), Count: 3}, 8, nil, false},
+		{"before a run", verifier.Finding{Seq: u(5), Count: 3}, 4, nil, false},
+		{"an event of its epoch", verifier.Finding{Epoch: u(1)}, 15, layout, true},
+		{"an event of another epoch", verifier.Finding{Epoch: u(1)}, 25, layout, false},
+		{"an event past the layout", verifier.Finding{Epoch: u(3)}, 35, layout, false},
+		{"an epoch without a layout", verifier.Finding{Epoch: u(1)}, 15, nil, false},
+		{"an epoch's finding naming its first event, another event of it", verifier.Finding{Epoch: u(1), Seq: u(10)}, 15, layout, true},
+		{"the same without a layout", verifier.Finding{Epoch: u(1), Seq: u(10)}, 15, nil, false},
+		{"the same, its event without a layout", verifier.Finding{Epoch: u(1), Seq: u(10)}, 10, nil, true},
+		{"neither Seq nor Epoch", verifier.Finding{}, 0, layout, false},
+	} {
+		if got := c.f.Covers(c.seq, c.epochOf); got != c.want {
+			t.Errorf("%s: %v.Covers(%d) = %v, want %v", c.name, c.f, c.seq, got, c.want)
+		}
+	}
+}

@@ -76,7 +76,7 @@ func (w *World) RecordTx(ctx context.Context, actor string, res *TxResult, paren
 		p := ev.Replay.Payload()
 		out.Execution, out.Effects, out.Ext = p.Execution, p.Effects, p.Ext
 	case res.Reverted:
-		out.Execution = &format.Execution{Status: format.StatusReverted, Error: w.registry.DecodeRevert(res.RevertData).Reason}
+		out.Execution = &format.Execution{Status: format.StatusReverted, Error: calldata.DecodeRevert(w.registry, res.RevertData, res.To).Reason}
 	default:
 		out.Execution = &format.Execution{Status: format.StatusFailed, Error: fmt.Sprint(res.Err)}
 	}

@@ -4,11 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math/big"
-	"strconv"
-	"strings"
 
 	"github.com/ethereum/go-ethereum"
-	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
@@ -81,11 +78,7 @@ func (w *World) Send(ctx context.Context, from *Actor, to common.Address, value 
 	_, err := w.client.CallContract(ctx, ethereum.CallMsg{From: from.Address, To: &to, Value: value, Data: data}, nil)
 	if err != nil {
 		res.Err = err
-		if rd, ok := chain.RevertData(err); ok {
-			res.Reverted, res.RevertData = true, rd
-		} else if strings.Contains(err.Error(), "revert") {
-			res.Reverted = true
-		}
+		res.RevertData, res.Reverted = chain.Reverted(err)
 		return res
 	}
 	rc, err := chain.Transact(ctx, w.client, from.Key, &to, value, data)
@@ -96,7 +89,7 @@ func (w *World) Send(ctx context.Context, from *Actor, to common.Address, value 
 	return res
 }
 
-// ---- revert decoding ----
+// ---- decoding ----
 
 // standardRegistry holds the standard ERC-20 and ERC-721 event and error
 // definitions: a token the World did not deploy (on a fork, say) still
@@ -135,128 +128,31 @@ func Decoders(r *calldata.Registry) []*calldata.Registry {
 	return []*calldata.Registry{r, standardRegistry}
 }
 
-// DecodedRevert is decoded revert data. String renders it as
-// Name(arg=value, …); Qualified adds the defining contract.
-type DecodedRevert struct {
-	// Name is the custom error's name, "Error" for Error(string), "Panic"
-	// for Panic(uint256), "" for empty or unknown data.
-	Name string
-	// Contract is the contract whose ABI defines the error ("" for Error
-	// and Panic).
-	Contract string
-	Args     []any
-	// Inputs are the error's parameters (their names label Args).
-	Inputs abi.Arguments
-	Data   []byte
-}
-
-func (r *DecodedRevert) String() string {
-	switch {
-	case r.Name == "" && len(r.Data) == 0:
-		return "no revert data"
-	case r.Name == "" && len(r.Data) < 4:
-		return fmt.Sprintf("malformed revert data 0x%x", r.Data)
-	case r.Name == "":
-		return fmt.Sprintf("unknown revert data 0x%x (no known contract has an error with selector 0x%x)", r.Data, r.Data[:4])
-	}
-	parts := make([]string, len(r.Args))
-	for i, a := range r.Args {
-		parts[i] = show.Arg(a)
-		if r.Name == "Error" {
-			parts[i] = strconv.Quote(parts[i])
-		}
-		if r.Name == "Panic" {
-			parts[i] = strings.TrimPrefix(calldata.NewRegistry().DecodeRevert(r.Data).Reason, "panic ")
-		}
-		if i < len(r.Inputs) && r.Inputs[i].Name != "" {
-			parts[i] = r.Inputs[i].Name + "=" + parts[i]
-		}
-	}
-	return fmt.Sprintf("%s(%s)", r.Name, strings.Join(parts, ", "))
-}
-
-// Qualified is String with the defining contract's name in front
-// (Vault.NotOwner(…)), for messages.
-func (r *DecodedRevert) Qualified() string {
-	if r.Contract == "" {
-		return r.String()
-	}
-	return r.Contract + "." + r.String()
-}
-
-var (
-	errorStringSel = [4]byte{0x08, 0xc3, 0x79, 0xa0}
-	panicSel       = [4]byte{0x4e, 0x48, 0x7b, 0x71}
-	// ErrorArgs and PanicArgs are the parameters of Error(string) and
-	// Panic(uint256).
-	ErrorArgs = abi.Arguments{{Name: "message", Type: mustType("string")}}
-	PanicArgs = abi.Arguments{{Name: "code", Type: mustType("uint256")}}
-)
-
-func mustType(t string) abi.Type {
-	ty, err := abi.NewType(t, "", nil)
-	if err != nil {
-		panic(err)
-	}
-	return ty
-}
-
 // DecodeRevert decodes revert data without a World: a custom error of AFR's
 // contracts, Error(string) or Panic(uint256). Results of World.Send decode
 // with the World's registry (TxResult.DecodeRevert).
-func DecodeRevert(data []byte) *DecodedRevert { return DecodeRevertWith(nil, data, nil) }
+func DecodeRevert(data []byte) *calldata.Revert { return DecodeRevertAt(nil, data, nil) }
 
 // DescribeRevert is DecodeRevert(data).String().
 func DescribeRevert(data []byte) string { return DecodeRevert(data).String() }
 
+// DecodeRevertAt decodes data with reg (nil: AFR's contracts); at, when
+// set, is the contract that reverted, whose errors win a selector
+// collision (calldata.DecodeRevert).
+func DecodeRevertAt(reg *calldata.Registry, data []byte, at *common.Address) *calldata.Revert {
+	if reg == nil {
+		reg = afrRegistry
+	}
+	var addr common.Address
+	if at != nil {
+		addr = *at
+	}
+	return calldata.DecodeRevert(reg, data, addr)
+}
+
 // DecodeRevert decodes the result's revert data with the registry of the
 // World that produced it (every contract it deployed or loaded, and ABIs
 // added by hand), preferring the errors of the contract bound to r.To.
-func (r *TxResult) DecodeRevert() *DecodedRevert {
-	return DecodeRevertWith(r.Registry, r.RevertData, &r.To)
-}
-
-// DecodeRevertWith decodes data with reg (nil: AFR's contracts); at, when
-// set, is the called contract, whose definitions win a selector collision.
-func DecodeRevertWith(reg *calldata.Registry, data []byte, at *common.Address) *DecodedRevert {
-	r := &DecodedRevert{Data: data}
-	if len(data) < 4 {
-		return r
-	}
-	sel := [4]byte(data[:4])
-	type cand struct {
-		name, contract string
-		in             abi.Arguments
-	}
-	var cands []cand
-	switch sel {
-	case errorStringSel:
-		cands = []cand{{"Error", "", ErrorArgs}}
-	case panicSel:
-		cands = []cand{{"Panic", "", PanicArgs}}
-	default:
-		var bound string
-		if at != nil && reg != nil {
-			bound, _ = reg.BoundTo(*at)
-		}
-		for _, rg := range Decoders(reg) {
-			for _, e := range rg.Errors(sel) {
-				c := cand{e.Error.Name, e.Contract, e.Error.Inputs}
-				if e.Contract == bound {
-					cands = append([]cand{c}, cands...)
-				} else {
-					cands = append(cands, c)
-				}
-			}
-		}
-	}
-	for _, c := range cands {
-		vals, err := c.in.Unpack(data[4:])
-		if err != nil {
-			continue
-		}
-		r.Name, r.Contract, r.Inputs, r.Args = c.name, c.contract, c.in, vals
-		return r
-	}
-	return r
+func (r *TxResult) DecodeRevert() *calldata.Revert {
+	return DecodeRevertAt(r.Registry, r.RevertData, &r.To)
 }

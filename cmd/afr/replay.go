@@ -192,7 +192,7 @@ func replayError(err error, url string, hash common.Hash, opts tracesim.ReplayOp
 	case opts.Mode != evm.ReplayOnly && isUnreachable(err):
 		return fmt.Errorf("%w (hint: is the node at %s running? --offline --cache DIR replays a recorded transaction without one)", err, url)
 	}
-	return err
+	return rulesHint(err)
 }
 
 // isUnreachable reports errors of an endpoint that did not answer (refused,

@@ -3,6 +3,7 @@ package main
 // Fork rules for the commands that execute on a fork (replay, simulate).
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -58,4 +59,13 @@ func (r rulesFlags) resolve() (*params.ChainConfig, string, error) {
 		return c, "", nil
 	}
 	return nil, "", nil
+}
+
+// rulesHint adds the rules flags to the error of a chain whose fork rules
+// are not known (evm.ErrUnknownChain).
+func rulesHint(err error) error {
+	if errors.Is(err, evm.ErrUnknownChain) {
+		return fmt.Errorf("%w (hint: on the command line, --hardfork NAME or --chain-config FILE)", err)
+	}
+	return err
 }

@@ -143,7 +143,7 @@ func runSimulate(e *env, args []string) error {
 		if isUnreachable(err) {
 			return fmt.Errorf("%w (hint: is the node at %s running?)", err, *rpcURL)
 		}
-		return err
+		return rulesHint(err)
 	}
 	defer fork.Close()
 	env, err := evm.New(evm.Config{Fork: fork})

@@ -54,7 +54,7 @@ func knownOf(reg *calldata.Registry, what string) *known {
 		}
 	}
 	if what == "error" {
-		k.inputs["Error"], k.inputs["Panic"] = []abi.Arguments{world.ErrorArgs}, []abi.Arguments{world.PanicArgs}
+		k.inputs["Error"], k.inputs["Panic"] = []abi.Arguments{calldata.ErrorArgs}, []abi.Arguments{calldata.PanicArgs}
 	}
 	return k
 }
@@ -153,7 +153,7 @@ type revertMatcher struct {
 	args    []any
 	// set by Match for the messages
 	subj   revertSubject
-	got    *world.DecodedRevert
+	got    *calldata.Revert
 	argIdx int // first mismatching argument, or -1
 }
 
@@ -195,7 +195,7 @@ func (m *revertMatcher) Match(actual any) (bool, error) {
 	if !subj.reverted {
 		return false, nil
 	}
-	m.got = world.DecodeRevertWith(subj.reg, subj.data, subj.at)
+	m.got = world.DecodeRevertAt(subj.reg, subj.data, subj.at)
 	if m.name == "" {
 		return true, nil
 	}
@@ -203,10 +203,10 @@ func (m *revertMatcher) Match(actual any) (bool, error) {
 		return false, nil
 	}
 	for i, want := range m.args {
-		if i >= len(m.got.Args) {
-			return false, fmt.Errorf("%s: it reverted with %s: %d argument(s), %d expected", m.matcher, m.got.Qualified(), len(m.got.Args), len(m.args))
+		if i >= len(m.got.Values) {
+			return false, fmt.Errorf("%s: it reverted with %s: %d argument(s), %d expected", m.matcher, m.got.Qualified(), len(m.got.Values), len(m.args))
 		}
-		ok, err := argMatches(want, m.got.Args[i])
+		ok, err := argMatches(want, m.got.Values[i])
 		if err != nil {
 			return false, err
 		}
@@ -237,12 +237,12 @@ func (m *revertMatcher) FailureMessage(any) string {
 		return fmt.Sprintf("Expected a revert with %s, but it reverted with %s", m.expected(), m.got.Qualified())
 	}
 	i := m.argIdx
-	got := show.Arg(m.got.Args[i])
+	got := show.Arg(m.got.Values[i])
 	if m.got.Name == "Panic" {
-		got = fmt.Sprintf("0x%x", m.got.Args[i])
+		got = fmt.Sprintf("0x%x", m.got.Values[i])
 	}
 	return fmt.Sprintf("Expected a revert with %s, but it reverted with %s: argument %d (%s) is %s, expected %s",
-		m.expected(), m.got.Qualified(), i, paramName(m.got.Inputs[i].Name), got, describeWant(m.args[i]))
+		m.expected(), m.got.Qualified(), i, paramName(m.got.Args[i].Name), got, describeWant(m.args[i]))
 }
 
 func paramName(n string) string {

@@ -110,17 +110,7 @@ type tamperedAtMatcher struct {
 func BeTamperedAt(seq uint64) types.GomegaMatcher { return &tamperedAtMatcher{seq: seq} }
 
 func (m *tamperedAtMatcher) locates(r *world.Verification, f verifier.Finding) bool {
-	if f.Class != verifier.ClassTampered {
-		return false
-	}
-	if f.Seq != nil && m.seq >= *f.Seq && m.seq < *f.Seq+max(f.Count, 1) {
-		return true
-	}
-	if f.Epoch != nil {
-		t, ok := r.EpochOf(m.seq)
-		return ok && t == *f.Epoch
-	}
-	return false
+	return f.Class == verifier.ClassTampered && f.Covers(m.seq, r.EpochOf)
 }
 
 func (m *tamperedAtMatcher) Match(actual any) (bool, error) {

@@ -1,0 +1,187 @@
+package verifier
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+
+	"github.com/agentflightrecorder/afr/format"
+)
+
+// Event is one decoded event for forensic queries.
+type Event struct {
+	Seq      uint64          `json:"seq"`
+	Epoch    uint64          `json:"epoch"`
+	Envelope format.Envelope `json:"envelope"`
+	Payload  *format.Payload `json:"payload,omitempty"` // nil when not available (no key, not disclosed)
+	fields   map[string]any  // payload as JSON values (numbers as json.Number), for field matches
+	digest   format.Digest   // record digest: the event id PDRs bind
+}
+
+// Index holds a log's (or a bundle's) events for structured queries. Only
+// events whose records decode are indexed; verify first to know whether the
+// log is intact.
+type Index struct {
+	events   []*Event
+	bySeq    map[uint64]*Event
+	byDigest map[format.Digest]*Event
+	byID     map[runID][]*Event    // events by run and id (docs/SPEC.md, "Links by id")
+	headers  []*format.EpochHeader // decodable headers, in log order
+}
+
+// IndexLog decodes every record of a log and, where it can, its payload:
+// with keys, payloads are opened and checked against their commitments;
+// plaintext frames (mode 0) whose digest matches the record are read as
+// they are when no key opens them. Damage in a stream (a
+// *segment.CorruptError or *segment.TornTailError) does not stop it: what
+// is readable is indexed, and VerifyLog says what is not.
+func IndexLog(src Source, keys Keys) (*Index, error) {
+	ix := &Index{bySeq: map[uint64]*Event{}, byDigest: map[format.Digest]*Event{}}
+	streamErr := func(err error) error {
+		if isStreamEnd(err) {
+			return nil
+		}
+		return err
+	}
+	if err := src.Epochs(func(_ uint64, raw []byte) error {
+		h, err := format.DecodeEpochHeader(raw)
+		if err == nil {
+			ix.headers = append(ix.headers, h)
+		}
+		return nil
+	}); streamErr(err) != nil {
+		return nil, err
+	}
+	if err := src.Records(func(seq uint64, raw []byte) error {
+		e, err := format.DecodeEnvelope(raw)
+		if err != nil || e.Seq != seq {
+			return nil
+		}
+		ev := &Event{Seq: seq, Epoch: epochOf(ix.headers, seq), Envelope: *e, digest: format.RecordDigest(raw)}
+		ix.add(ev)
+		return nil
+	}); streamErr(err) != nil {
+		return nil, err
+	}
+	err := src.Payloads(func(seq uint64, frame []byte) error {
+		ev := ix.bySeq[seq]
+		if ev == nil || format.PayloadFrameDigest(frame) != ev.Envelope.Payload {
+			return nil
+		}
+		var pt []byte
+		if keys != nil {
+			if k, err := keys.EventKey(int(ev.Envelope.Version), ev.Epoch, seq); err == nil {
+				pt, _ = format.OpenPayload(&k, ev.Envelope.Session, seq, frame)
+			}
+		}
+		if pt == nil {
+			pt, _ = format.PlainText(frame)
+		}
+		if pt != nil {
+			ev.setPayload(pt)
+		}
+		return nil
+	})
+	return ix, streamErr(err)
+}
+
+// runID is an event id within its run.
+type runID struct{ run, id string }
+
+// epochOf returns the epoch of event seq given the log's headers in order:
+// events past the last header belong to the next epoch.
+func epochOf(headers []*format.EpochHeader, seq uint64) uint64 {
+	return uint64(sort.Search(len(headers), func(i int) bool { return headers[i].FirstSeq+headers[i].Count > seq }))
+}
+
+func (ix *Index) add(ev *Event) {
+	ix.events = append(ix.events, ev)
+	ix.bySeq[ev.Seq] = ev
+	ix.byDigest[ev.digest] = ev
+	if e := &ev.Envelope; e.ID != "" {
+		if ix.byID == nil {
+			ix.byID = map[runID][]*Event{}
+		}
+		k := runID{e.Run, e.ID}
+		ix.byID[k] = append(ix.byID[k], ev)
+	}
+}
+
+// IndexBundle indexes the events of a bundle; payloads are those that open
+// with their disclosed keys.
+func IndexBundle(b *Bundle) *Index {
+	ix := &Index{bySeq: map[uint64]*Event{}, byDigest: map[format.Digest]*Event{}}
+	for _, raw := range b.Headers {
+		if h, err := format.DecodeEpochHeader(raw); err == nil {
+			ix.headers = append(ix.headers, h)
+		}
+	}
+	for _, d := range b.Events {
+		e, err := format.DecodeEnvelope(d.Record)
+		if err != nil {
+			continue
+		}
+		ev := &Event{Seq: e.Seq, Envelope: *e, digest: format.RecordDigest(d.Record)}
+		for _, h := range ix.headers {
+			if e.Seq >= h.FirstSeq && e.Seq < h.FirstSeq+h.Count {
+				ev.Epoch = h.Epoch
+			}
+		}
+		if len(d.Key) == format.EventKeySize && format.PayloadFrameDigest(d.Payload) == e.Payload {
+			var k format.EventKey
+			copy(k[:], d.Key)
+			if pt, err := format.OpenPayload(&k, e.Session, e.Seq, d.Payload); err == nil {
+				ev.setPayload(pt)
+			}
+		}
+		ix.add(ev)
+	}
+	sort.Slice(ix.events, func(i, j int) bool { return ix.events[i].Seq < ix.events[j].Seq })
+	return ix
+}
+
+func (ev *Event) setPayload(pt []byte) {
+	p, err := format.DecodePayload(pt)
+	if err != nil || p.CheckVersion(ev.Envelope.Version) != nil {
+		return
+	}
+	ev.Payload = p
+	b, err := json.Marshal(p)
+	if err == nil {
+		d := json.NewDecoder(bytes.NewReader(b))
+		d.UseNumber() // numbers keep their digits, for exact = and numeric <, >
+		d.Decode(&ev.fields)
+	}
+}
+
+// Digest returns the event's record digest: its event id, the leaf of its
+// epoch's Merkle tree.
+func (ev *Event) Digest() format.Digest { return ev.digest }
+
+// ByDigest returns the event whose record digest is d: the event id a PDR
+// binds (docs/SPEC.md, "On-chain completeness").
+func (ix *Index) ByDigest(d format.Digest) (*Event, bool) {
+	ev, ok := ix.byDigest[d]
+	return ev, ok
+}
+
+// Headers returns the decodable epoch headers, in log order.
+func (ix *Index) Headers() []*format.EpochHeader { return ix.headers }
+
+// Len returns the number of indexed events.
+func (ix *Index) Len() int { return len(ix.events) }
+
+// Event returns the event with sequence number seq.
+func (ix *Index) Event(seq uint64) (*Event, bool) {
+	ev, ok := ix.bySeq[seq]
+	return ev, ok
+}
+
+// Seqs returns the sequence numbers of events, for Disclose.
+func Seqs(events []*Event) []uint64 {
+	out := make([]uint64, len(events))
+	for i, ev := range events {
+		out[i] = ev.Seq
+	}
+	return out
+}
