@@ -285,8 +285,7 @@ func TestNotEpochAnchorV2Embedded(t *testing.T) {
 		t.Fatalf("anchoring to a PaceSmartAccount: %v, want a *ContractError for %s with the failed call", err, d.Pace)
 	}
 	nowhere := common.HexToAddress("0x00000000000000000000000000000000000a4f52")
-	dir = t.TempDir()
-	record(t, dir, 20, 10)
+	dir = record(t, 20, 10)
 	_, err = anchor.Open(ctx, dir, e.Client(), anchor.Options{Contract: nowhere, Key: key})
 	if !errors.As(err, &ce) || ce.Contract != nowhere || ce.Err != nil || !errors.Is(err, anchor.ErrNotEpochAnchor) || !strings.Contains(err.Error(), "no contract at") {
 		t.Fatalf("anchoring to an address without code: %v, want a *ContractError without a call", err)
