@@ -15,6 +15,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/agentflightrecorder/afr/chain"
+	"github.com/agentflightrecorder/afr/internal/show"
 	"github.com/agentflightrecorder/afr/specs/afrspec"
 	"github.com/agentflightrecorder/afr/world"
 )
@@ -82,7 +83,7 @@ var _ = Describe("Matchers on a user's own contracts", Ordered, ContinueOnFailur
 			Expect(res.Succeeded()).To(BeTrue())
 			msg := failureOf(func() { Expect(res).To(afrspec.RevertWith("NotOwner")) })
 			Expect(msg).To(HavePrefix("Expected a revert with NotOwner(), but the call to Vault (" + vault.Hex() + ") succeeded (gas "))
-			Expect(msg).To(ContainSubstring("gas " + commas(res.Receipt.GasUsed) + ";"))
+			Expect(msg).To(ContainSubstring("gas " + show.Commas(res.Receipt.GasUsed) + ";"))
 			Expect(failureOf(func() { Expect(res).To(afrspec.Revert()) })).To(HavePrefix("Expected a revert with any error, but the call to Vault"))
 		})
 		It("names the other error raised, of the user's contract or of AFR's", func(ctx SpecContext) {
@@ -254,16 +255,3 @@ var _ = Describe("Matchers on a user's own contracts", Ordered, ContinueOnFailur
 		})
 	})
 })
-
-// commas formats n as the matchers do (39,657).
-func commas(n uint64) string {
-	s := new(big.Int).SetUint64(n).String()
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
