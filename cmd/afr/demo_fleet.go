@@ -309,7 +309,7 @@ func (f *fleetRun) verifyLog(dir string, img *tamper.Image) (*verifier.Report, e
 	if err != nil {
 		return nil, err
 	}
-	src := onchain.LogAnchors{Client: f.w.Client(), Contract: f.dep.EpochAnchor, Operator: f.w.Operator().Address, LogID: id, FromBlock: f.dep.Block, BatchesFile: f.file}
+	src := onchain.ForDeployment(f.w.Client(), f.dep, f.w.Operator().Address, id, f.file).Anchors
 	if img != nil {
 		return verifier.VerifyLog(f.ctx, img, src, verifier.Options{})
 	}
