@@ -87,7 +87,7 @@ func runServe(e *env, args []string) error {
 		opts.EpochMaxAge = -1
 	}
 	if err := serve.CheckListen(*listen, *allowRemote); err != nil {
-		return usageError{err.Error()}
+		return usageError{withHint(err)}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
