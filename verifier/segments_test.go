@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/format/segment"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/recorder/workload"
@@ -19,7 +20,7 @@ import (
 type segLog struct {
 	dir     string
 	events  int
-	anchors []verifier.Anchor
+	anchors []format.Anchor
 	files   map[string][]string // stream → its files, relative to dir
 }
 

@@ -347,7 +347,7 @@ func (c *checkpointFlags) anchors(ctx context.Context, base verifier.AnchorSourc
 // member that is one (batch anchors) are kept.
 type anchorSources []verifier.AnchorSource
 
-func (s anchorSources) Anchors(ctx context.Context) ([]verifier.Anchor, error) {
+func (s anchorSources) Anchors(ctx context.Context) ([]format.Anchor, error) {
 	ca, err := s.CheckAnchors(ctx)
 	if err != nil {
 		return nil, err

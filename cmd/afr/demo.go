@@ -15,6 +15,7 @@ import (
 	"github.com/agentflightrecorder/afr/anchor"
 	"github.com/agentflightrecorder/afr/chain"
 	"github.com/agentflightrecorder/afr/chain/backend"
+	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/pace"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/verifier"
@@ -271,7 +272,7 @@ func (d *demoRun) conclude() error {
 	d.say("")
 	d.say("Report: %s", filepath.Join(dir, "report.json"))
 	d.say("        %s   (the verified log as a page: open it in a browser)", filepath.Join(dir, "report.html"))
-	if err := verifier.WriteAnchorsFile(filepath.Join(dir, "anchors.json"), mustAnchors(d.src, d.ctx)); err != nil {
+	if err := format.WriteAnchorsFile(filepath.Join(dir, "anchors.json"), mustAnchors(d.src, d.ctx)); err != nil {
 		return err
 	}
 	if _, err := writeVerifyPage(filepath.Join(dir, "verify.html")); err != nil {

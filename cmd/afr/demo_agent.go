@@ -13,13 +13,14 @@ import (
 	"github.com/agentflightrecorder/afr/anchor"
 	"github.com/agentflightrecorder/afr/bench"
 	"github.com/agentflightrecorder/afr/chain"
+	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/pace"
 	"github.com/agentflightrecorder/afr/pdr"
 	"github.com/agentflightrecorder/afr/verifier"
 	"github.com/agentflightrecorder/afr/verifier/onchain"
 )
 
-func mustAnchors(src verifier.AnchorSource, ctx context.Context) []verifier.Anchor {
+func mustAnchors(src verifier.AnchorSource, ctx context.Context) []format.Anchor {
 	as, _ := src.Anchors(ctx)
 	return as
 }
