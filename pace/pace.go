@@ -259,10 +259,10 @@ func (a *Agent) RecordOutcome(ctx context.Context, p *Proposal, o *Outcome, pare
 
 // NextTerms returns the terms of the next PDR bound to eventID: the nonce
 // the account expects, an expiry Lifetime after Now and the policy's id. The
-// decision is left Deny: Propose has the policy set it; code that signs a
-// PDR itself (delegates, and specs playing a compromised agent) sets it.
+// decision is deny: Propose has the policy set it; code that signs a PDR
+// itself (delegates, and specs playing a compromised agent) sets it.
 func (a *Agent) NextTerms(ctx context.Context, eventID common.Hash) (pdr.Terms, error) {
-	t := pdr.Terms{EventID: eventID}
+	t := pdr.Terms{Decision: format.DecisionDeny, EventID: eventID}
 	var err error
 	if t.Nonce, err = a.NextNonce(ctx); err != nil {
 		return t, err

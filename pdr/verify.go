@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/big"
 
+	"github.com/agentflightrecorder/afr/format"
 	"github.com/ethereum/go-ethereum/common"
 )
 
@@ -164,7 +165,7 @@ func verify(st *State, s *SignedPDR, p *PDR, c Call, now uint64, withApprovals b
 	} else if p.Nonce != st.DelegatedNonce || st.DelegatedNonce >= MaxDelegatedNonce {
 		return fail(ErrInvalidNonce, fmt.Sprintf("delegated nonce %d, want %d", p.Nonce, st.DelegatedNonce))
 	}
-	if p.Decision != Allow {
+	if p.Decision != format.DecisionAllow {
 		return fail(ErrDecisionNotAllow, "decision is "+p.Decision.String())
 	}
 	if now > p.Expiry {

@@ -16,6 +16,7 @@ import (
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/pace"
 	"github.com/agentflightrecorder/afr/pdr"
+	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/verifier"
 	"github.com/agentflightrecorder/afr/verifier/onchain"
 )
@@ -88,10 +89,10 @@ func short(s string) string {
 // treasuryAgent is the demo's on-chain agent: it pays the vendor through
 // the account, under a policy that allows payments to the vendor up to 10
 // ETH and asks a human above 1 ETH.
-func treasuryAgent(r pace.Recorder, c chain.Client, p demoParty, chainID uint64, acct common.Address) *pace.Agent {
+func treasuryAgent(r recorder.EventWriter, c chain.Client, p demoParty, chainID uint64, acct common.Address) *pace.Agent {
 	return &pace.Agent{Recorder: r, Client: c, Domain: pdr.Domain{ChainID: chainID, Account: acct}, Registry: onchain.DefaultRegistry(),
 		Policy: &pdr.Policy{Name: "treasury", Rules: []pdr.Rule{
-			{Name: "pay-vendor", Effect: pdr.Allow, Targets: []common.Address{vendor}, MaxValue: ether(10).String(), ApprovalAbove: ether(1).String()},
+			{Name: "pay-vendor", Effect: format.DecisionAllow, Targets: []common.Address{vendor}, MaxValue: ether(10).String(), ApprovalAbove: ether(1).String()},
 		}},
 		PolicySigner: p.policy, Name: "treasury-agent/1.0", Group: "treasury"}
 }
@@ -138,7 +139,7 @@ func unrecorded(ctx context.Context, a *pace.Agent, p demoParty, call pdr.Call, 
 	if err != nil {
 		return &pace.Outcome{Err: err}
 	}
-	t.Decision = pdr.Allow
+	t.Decision = format.DecisionAllow
 	s, err := pdr.SignPDR(a.PolicySigner, pdr.ForCall(a.Domain, call, t))
 	if err != nil {
 		return &pace.Outcome{Err: err}

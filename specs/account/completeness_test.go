@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/pdr"
 	"github.com/agentflightrecorder/afr/specs/afrspec"
 	"github.com/agentflightrecorder/afr/verifier"
@@ -20,7 +21,7 @@ func signedFor(ctx context.Context, v *afrspec.World, call pdr.Call, eventID com
 	GinkgoHelper()
 	t, err := v.Pace.NextTerms(ctx, eventID)
 	Expect(err).NotTo(HaveOccurred())
-	t.Decision = pdr.Allow
+	t.Decision = format.DecisionAllow
 	s, err := pdr.SignPDR(v.PolicySigner.Key, pdr.ForCall(v.Domain, call, t))
 	Expect(err).NotTo(HaveOccurred())
 	return s
