@@ -30,19 +30,13 @@ const (
 	ToolApproval = "approval" // approvals (kind approval)
 )
 
-// Recorder records an event and returns its receipt once it is durable.
-// *recorder.Recorder implements it.
-type Recorder interface {
-	Record(ctx context.Context, ev format.Event) (recorder.Receipt, error)
-}
-
 // Agent runs the flow of policy-gated on-chain actions for one agent and one
 // PaceSmartAccount. The fields are read, never changed, by its methods, so an
 // Agent may be copied (e.g. to propose under another Name); one Agent may be
 // used by one goroutine at a time, since the account's nonce orders PDRs.
 type Agent struct {
 	// Recorder records the flow's events.
-	Recorder Recorder
+	Recorder recorder.EventWriter
 	// Client reads the chain and sends the account's transactions.
 	Client chain.Client
 	// Domain is the account and its chain (the PDRs' EIP-712 domain).
