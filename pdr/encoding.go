@@ -19,7 +19,8 @@ var cborDecoder = format.NewDecoder(format.Limits{Size: 1 << 20, Nesting: 16, It
 
 // DecodeCBOR decodes data into v (a PDR, SignedPDR, Delegation, SignedDelegation, Policy or
 // Evaluation, or anything built from them) and fails unless data is exactly format.Marshal's
-// output for the decoded value (an error wrapping format.ErrNonCanonical) and within cborDecoder's limits.
+// output for the decoded value (an error wrapping format.ErrNonCanonical) and within
+// cborDecoder's limits.
 func DecodeCBOR(data []byte, v any) error {
 	if err := cborDecoder.Decode(data, v); err != nil {
 		return fmt.Errorf("pdr: cbor: %w", err)

@@ -8,10 +8,11 @@ import (
 	"math/big"
 	"strings"
 
-	"github.com/agentflightrecorder/afr/format"
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/agentflightrecorder/afr/format"
 )
 
 // Policy is a named set of rules evaluated against an intent. Evaluation is deny-overrides:

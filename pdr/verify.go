@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"math/big"
 
-	"github.com/agentflightrecorder/afr/format"
 	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/agentflightrecorder/afr/format"
 )
 
 // SignedPDR is a PDR with the signatures that make it executable: the policy signer's (or, with
