@@ -12,7 +12,6 @@ import (
 	"github.com/agentflightrecorder/afr/chain"
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/recorder"
-	"github.com/agentflightrecorder/afr/verifier"
 )
 
 // Publication says where a Batcher publishes the entries of its batches.
@@ -173,7 +172,7 @@ func (b *Batcher) load() error {
 		}
 		raw = raw[:n+1]
 	}
-	lines, err := verifier.ParseBatches(raw)
+	lines, err := format.ParseBatches(raw)
 	if err != nil {
 		return fmt.Errorf("anchor: %s: %w", b.file, err)
 	}
@@ -458,7 +457,7 @@ func (b *Batcher) cut() error {
 	} else if k := len(b.q.Anchored); k > 0 {
 		prev = b.q.Anchored[k-1].Root
 	}
-	root, err := verifier.AppendBatch(b.file, number, prev, entries)
+	root, err := format.AppendBatch(b.file, number, prev, entries)
 	if err != nil {
 		return fmt.Errorf("%w: appending batch %d to %s: %w", errPersist, number, b.file, err)
 	}
@@ -485,7 +484,7 @@ func (b *Batcher) calldata(e *Entry) ([]byte, error) {
 	b.mu.Unlock()
 	if entries == nil {
 		// A confirmed batch sent back by a deep reorg: read it again.
-		lines, err := verifier.BatchesFile(b.file).Batches(context.Background())
+		lines, err := format.ReadBatchesFile(b.file)
 		if err != nil {
 			return nil, err
 		}

@@ -196,7 +196,7 @@ func TestBatcherResumesUnanchoredLine(t *testing.T) {
 	}
 	// The crash: batch 1 written (log 1's epochs 0 and 1 only), not
 	// submitted, and the start of a line torn off after it.
-	lines, err := verifier.BatchesFile(file).Batches(context.Background())
+	lines, err := format.ReadBatchesFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +210,7 @@ func TestBatcherResumesUnanchoredLine(t *testing.T) {
 	}
 	id1, _ := l1.LogID()
 	written := []format.BatchEntry{{Log: id1, Epoch: 0, Root: as[0].Root}, {Log: id1, Epoch: 1, Root: as[1].Root, PrevRoot: as[0].Root}}
-	root1, err := verifier.AppendBatch(file, 1, lines[0].Root, written)
+	root1, err := format.AppendBatch(file, 1, lines[0].Root, written)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func TestBatcherResumesUnanchoredLine(t *testing.T) {
 	if len(q.Anchored) != 3 || q.Anchored[1].Root != root1 || q.Anchored[1].Count != 2 || q.Anchored[2].Count != 1+3 {
 		t.Fatalf("after the crash: batches %+v; want batch 1 as written (root %s, 2 epochs), then log 1's last epoch and log 2's three", q.Anchored, root1)
 	}
-	lines, err = verifier.BatchesFile(file).Batches(context.Background())
+	lines, err = format.ReadBatchesFile(file)
 	if err != nil || len(lines) != 3 {
 		t.Fatalf("batches file after the crash: %d lines, %v", len(lines), err)
 	}

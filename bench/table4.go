@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/recorder/workload"
 	"github.com/agentflightrecorder/afr/verifier"
@@ -234,7 +235,7 @@ func table4Table(r *run, n int, positions []int, cells []Cell, runs []CleanRun) 
 }
 
 // attack applies a at pos of a copy of clean and verifies the copy.
-func attack(ctx context.Context, a tamper.Attack, clean, other *tamper.Image, anchors []verifier.Anchor, pos int) (Cell, error) {
+func attack(ctx context.Context, a tamper.Attack, clean, other *tamper.Image, anchors []format.Anchor, pos int) (Cell, error) {
 	img := clean.Clone()
 	forged, err := a.Apply(img, pos, other)
 	if err != nil {

@@ -2,7 +2,6 @@ package checkpoint
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -24,7 +23,7 @@ var ErrLeaves = errors.New("checkpoint: leaves do not match the checkpoint")
 type Published struct {
 	Name   string // where it was read from, for messages
 	Note   []byte
-	Leaves []verifier.Anchor
+	Leaves []format.Anchor
 }
 
 // LeavesPath is where the leaves of the checkpoint at path are published:
@@ -69,14 +68,12 @@ func ReadPublished(ctx context.Context, path string) (Published, error) {
 // between the two leaves the new leaves beside the old note, which Open
 // refuses (ErrLeaves) until the next WritePublished; CheckExtends reads
 // the note alone, so the operator can always sign again.
-func WritePublished(path string, note []byte, leaves []verifier.Anchor) error {
-	b, err := json.MarshalIndent(struct {
-		Anchors []verifier.Anchor `json:"anchors"`
-	}{leaves}, "", "  ")
+func WritePublished(path string, note []byte, leaves []format.Anchor) error {
+	b, err := format.MarshalAnchors(leaves)
 	if err != nil {
 		return err
 	}
-	if err := durable.WriteFile(LeavesPath(path), append(b, '\n'), 0o644); err != nil {
+	if err := durable.WriteFile(LeavesPath(path), b, 0o644); err != nil {
 		return err
 	}
 	return WriteNote(path, note)
@@ -92,7 +89,7 @@ func WriteNote(path string, note []byte) error { return durable.WriteFile(path, 
 // epoch 0), and the roots hashing to the checkpoint's root. It returns the
 // checkpoint and its leaves as anchors whose Source names the checkpoint
 // and its witnesses. Errors wrap ErrLeaves or Verify's errors.
-func Open(pub Published, p *Policy, logID format.Digest) (*Checkpoint, []verifier.Anchor, error) {
+func Open(pub Published, p *Policy, logID format.Digest) (*Checkpoint, []format.Anchor, error) {
 	cp, err := Verify(pub.Note, p, logID)
 	if err != nil {
 		return nil, nil, err
@@ -111,7 +108,7 @@ func Open(pub Published, p *Policy, logID format.Digest) (*Checkpoint, []verifie
 	if len(cp.Cosignatures) > 0 {
 		src += ", cosigned by " + cp.witnessNames()
 	}
-	out := make([]verifier.Anchor, len(pub.Leaves))
+	out := make([]format.Anchor, len(pub.Leaves))
 	for i, a := range pub.Leaves {
 		a.Source = src
 		out[i] = a
@@ -121,7 +118,7 @@ func Open(pub Published, p *Policy, logID format.Digest) (*Checkpoint, []verifie
 
 // leafRoots checks that leaves are the anchors of epochs 0, 1, … in order,
 // each linking the previous root, and returns their roots.
-func leafRoots(leaves []verifier.Anchor) ([]format.Digest, error) {
+func leafRoots(leaves []format.Anchor) ([]format.Digest, error) {
 	roots := make([]format.Digest, len(leaves))
 	var prev format.Digest
 	for i, a := range leaves {
@@ -144,7 +141,7 @@ var ErrDamagedLog = errors.New("checkpoint: the log's epoch chain is damaged")
 // sealed epochs (verifier.AnchorsFromLog), refused unless they are epochs
 // 0, 1, … each linking the previous (an error wrapping ErrDamagedLog), so
 // that an operator never signs a checkpoint over a damaged epoch chain.
-func Leaves(src verifier.Source) ([]verifier.Anchor, error) {
+func Leaves(src verifier.Source) ([]format.Anchor, error) {
 	as, err := verifier.AnchorsFromLog(src)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: reading the epoch headers: %w", err)
@@ -156,7 +153,7 @@ func Leaves(src verifier.Source) ([]verifier.Anchor, error) {
 }
 
 // Roots returns the roots of anchors, in order.
-func Roots(as []verifier.Anchor) []format.Digest {
+func Roots(as []format.Anchor) []format.Digest {
 	out := make([]format.Digest, len(as))
 	for i, a := range as {
 		out[i] = a.Root
@@ -178,14 +175,14 @@ type Anchors struct {
 
 // Anchors implements verifier.AnchorSource. A checkpoint that fails Open
 // is an error naming it: it is not evidence about the log.
-func (a Anchors) Anchors(ctx context.Context) ([]verifier.Anchor, error) {
+func (a Anchors) Anchors(ctx context.Context) ([]format.Anchor, error) {
 	if len(a.Checkpoints) == 0 {
 		return nil, errors.New("checkpoint: no checkpoints given")
 	}
 	if a.LogID.IsZero() {
 		return nil, errors.New("checkpoint: the log id to verify checkpoints for is missing")
 	}
-	var out []verifier.Anchor
+	var out []format.Anchor
 	for _, pub := range a.Checkpoints {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -208,7 +205,7 @@ var ErrWouldFork = errors.New("checkpoint: the log does not extend the previous 
 // is at most len(leaves) and the first that many roots hash to its root.
 // An operator checks this before signing a new checkpoint, since C2SP
 // forbids signing one inconsistent with any it signed before.
-func CheckExtends(prev []byte, p *Policy, logID format.Digest, leaves []verifier.Anchor) error {
+func CheckExtends(prev []byte, p *Policy, logID format.Digest, leaves []format.Anchor) error {
 	cp, err := Verify(prev, p, logID)
 	if err != nil {
 		return fmt.Errorf("the previous checkpoint: %w", err)

@@ -196,9 +196,9 @@ func TestAnchorsDamagedInputs(t *testing.T) {
 	op, w := newKey(t, 1, "example.com/operator"), newKey(t, 2, "w1.example")
 	pub := lg.sign(t, op, 6)
 	p := policy(t, op, 0)
-	edit := func(f func(l []verifier.Anchor) []verifier.Anchor) checkpoint.Published {
+	edit := func(f func(l []format.Anchor) []format.Anchor) checkpoint.Published {
 		c := pub
-		c.Leaves = f(append([]verifier.Anchor(nil), pub.Leaves...))
+		c.Leaves = f(append([]format.Anchor(nil), pub.Leaves...))
 		return c
 	}
 	for _, c := range []struct {
@@ -207,12 +207,12 @@ func TestAnchorsDamagedInputs(t *testing.T) {
 		p    *checkpoint.Policy
 		want error
 	}{
-		{"a leaf missing", edit(func(l []verifier.Anchor) []verifier.Anchor { return l[:5] }), p, checkpoint.ErrLeaves},
-		{"a leaf too many", edit(func(l []verifier.Anchor) []verifier.Anchor { return append(l, l[5]) }), p, checkpoint.ErrLeaves},
-		{"a root changed", edit(func(l []verifier.Anchor) []verifier.Anchor { l[5].Root[0] ^= 1; return l }), p, checkpoint.ErrLeaves},
-		{"a back-pointer changed", edit(func(l []verifier.Anchor) []verifier.Anchor { l[3].PrevRoot[0] ^= 1; return l }), p, checkpoint.ErrLeaves},
-		{"leaves reordered", edit(func(l []verifier.Anchor) []verifier.Anchor { l[1], l[2] = l[2], l[1]; return l }), p, checkpoint.ErrLeaves},
-		{"another log's leaves", edit(func([]verifier.Anchor) []verifier.Anchor { return other.leaves }), p, checkpoint.ErrLeaves},
+		{"a leaf missing", edit(func(l []format.Anchor) []format.Anchor { return l[:5] }), p, checkpoint.ErrLeaves},
+		{"a leaf too many", edit(func(l []format.Anchor) []format.Anchor { return append(l, l[5]) }), p, checkpoint.ErrLeaves},
+		{"a root changed", edit(func(l []format.Anchor) []format.Anchor { l[5].Root[0] ^= 1; return l }), p, checkpoint.ErrLeaves},
+		{"a back-pointer changed", edit(func(l []format.Anchor) []format.Anchor { l[3].PrevRoot[0] ^= 1; return l }), p, checkpoint.ErrLeaves},
+		{"leaves reordered", edit(func(l []format.Anchor) []format.Anchor { l[1], l[2] = l[2], l[1]; return l }), p, checkpoint.ErrLeaves},
+		{"another log's leaves", edit(func([]format.Anchor) []format.Anchor { return other.leaves }), p, checkpoint.ErrLeaves},
 		{"another log's checkpoint", other.sign(t, op, 6), p, checkpoint.ErrForeignLog},
 		{"no witness", pub, policy(t, op, 1, w), checkpoint.ErrPolicy},
 		{"not a checkpoint", checkpoint.Published{Name: "x", Note: []byte("{}"), Leaves: pub.Leaves}, p, checkpoint.ErrMalformed},
@@ -248,7 +248,7 @@ func TestAnchorsDamagedInputs(t *testing.T) {
 	if err := os.WriteFile(checkpoint.LeavesPath(path), []byte("garbage"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := checkpoint.ReadPublished(context.Background(), path); !errors.Is(err, verifier.ErrAnchorsFile) {
+	if _, err := checkpoint.ReadPublished(context.Background(), path); !errors.Is(err, format.ErrAnchorsFile) {
 		t.Errorf("leaves garbage: %v, want ErrAnchorsFile", err)
 	}
 }

@@ -24,10 +24,10 @@ func BenchmarkOpen(b *testing.B) {
 	origin, _ := checkpoint.Origin("", id)
 	for _, n := range []int{100, 10_000} {
 		roots := digests(n, 1)
-		leaves := make([]verifier.Anchor, n)
+		leaves := make([]format.Anchor, n)
 		var prev format.Digest
 		for i, r := range roots {
-			leaves[i] = verifier.Anchor{Epoch: uint64(i), Root: r, PrevRoot: prev}
+			leaves[i] = format.Anchor{Epoch: uint64(i), Root: r, PrevRoot: prev}
 			prev = r
 		}
 		cp, err := checkpoint.Sign(origin, roots, op.signer)

@@ -133,7 +133,7 @@ func noteText(t testing.TB, n []byte) string {
 // testLog is a closed log loaded as an image, with its honest anchors.
 type testLog struct {
 	img    *tamper.Image
-	leaves []verifier.Anchor
+	leaves []format.Anchor
 	id     format.Digest
 }
 
@@ -152,7 +152,7 @@ func makeLog(t testing.TB, n, epochSize int, seed uint64) *testLog {
 	return &testLog{img: img, leaves: leavesOf(t, img), id: id}
 }
 
-func leavesOf(t testing.TB, src verifier.Source) []verifier.Anchor {
+func leavesOf(t testing.TB, src verifier.Source) []format.Anchor {
 	t.Helper()
 	as, err := checkpoint.Leaves(src)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentflightrecorder/afr/checkpoint"
+	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/verifier"
 )
 
@@ -26,7 +27,7 @@ func TestOriginPrefixSplitView(t *testing.T) {
 		t.Fatal(err)
 	}
 	forkLeaves := leavesOf(t, forkImg)
-	pub := func(prefix string, leaves []verifier.Anchor) checkpoint.Published {
+	pub := func(prefix string, leaves []format.Anchor) checkpoint.Published {
 		origin, err := checkpoint.Origin(prefix, lg.id)
 		if err != nil {
 			t.Fatal(err)

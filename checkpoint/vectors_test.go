@@ -15,7 +15,6 @@ import (
 
 	"github.com/agentflightrecorder/afr/checkpoint"
 	"github.com/agentflightrecorder/afr/format"
-	"github.com/agentflightrecorder/afr/verifier"
 )
 
 var update = flag.Bool("update", false, "rewrite fixtures/vectors/checkpoint")
@@ -37,14 +36,14 @@ type vector struct {
 	// checkpoint: Note verified under the policy (OperatorVKey, WitnessVKeys,
 	// MinWitnesses) for the log LogID; with Leaves (an anchors file), the
 	// leaves are checked against it too. Valid ones read as Size and Root.
-	Note         string            `json:"note,omitempty"`
-	OperatorVKey string            `json:"operator_vkey,omitempty"`
-	WitnessVKeys []string          `json:"witness_vkeys,omitempty"`
-	MinWitnesses int               `json:"min_witnesses,omitempty"`
-	LogID        *format.Digest    `json:"log_id,omitempty"`
-	Leaves       []verifier.Anchor `json:"leaves,omitempty"`
-	Size         uint64            `json:"size,omitempty"`
-	Root         *format.Digest    `json:"root,omitempty"`
+	Note         string          `json:"note,omitempty"`
+	OperatorVKey string          `json:"operator_vkey,omitempty"`
+	WitnessVKeys []string        `json:"witness_vkeys,omitempty"`
+	MinWitnesses int             `json:"min_witnesses,omitempty"`
+	LogID        *format.Digest  `json:"log_id,omitempty"`
+	Leaves       []format.Anchor `json:"leaves,omitempty"`
+	Size         uint64          `json:"size,omitempty"`
+	Root         *format.Digest  `json:"root,omitempty"`
 
 	// consistency: Proof from (OldSize, OldRoot) to (NewSize, NewRoot).
 	OldSize uint64          `json:"old_size,omitempty"`
@@ -78,10 +77,10 @@ func makeVectors(t *testing.T) map[string]vector {
 	origin, _ := checkpoint.Origin("", id)
 	otherOrigin, _ := checkpoint.Origin("", otherID)
 	roots := digests(7, 7)
-	var leaves []verifier.Anchor
+	var leaves []format.Anchor
 	var prev format.Digest
 	for i, r := range roots {
-		leaves = append(leaves, verifier.Anchor{Epoch: uint64(i), Root: r, PrevRoot: prev})
+		leaves = append(leaves, format.Anchor{Epoch: uint64(i), Root: r, PrevRoot: prev})
 		prev = r
 	}
 	root := checkpoint.Root(roots)
@@ -102,8 +101,8 @@ func makeVectors(t *testing.T) map[string]vector {
 		}
 		return v
 	}
-	withLeaves := func(v vector, l []verifier.Anchor) vector { v.Leaves = l; return v }
-	badLeaves := append([]verifier.Anchor(nil), leaves...)
+	withLeaves := func(v vector, l []format.Anchor) vector { v.Leaves = l; return v }
+	badLeaves := append([]format.Anchor(nil), leaves...)
 	badLeaves[6].Root[0] ^= 1
 	noteT, _ := splitNote(t, []byte(cosigned))
 	vs := map[string]vector{

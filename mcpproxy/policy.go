@@ -10,14 +10,13 @@ import (
 	"path"
 
 	"github.com/agentflightrecorder/afr/format"
-	"github.com/agentflightrecorder/afr/pdr"
 )
 
 // Policy gates tool calls by tool name. It is evaluated as pdr.Policy is:
 // deny-overrides (any matching deny rule denies; otherwise any matching
 // allow rule allows; otherwise the call is denied because no rule allows
 // it), and approval is required when a matching allow rule asks for it.
-// Effects are pdr's "allow" and "deny".
+// Effects are "allow" and "deny".
 type Policy struct {
 	Name  string     `json:"name"`
 	Rules []ToolRule `json:"rules"`
@@ -27,9 +26,9 @@ type Policy struct {
 // ToolRule matches tool calls by tool name.
 type ToolRule struct {
 	Name string `json:"name"`
-	// Effect is pdr.Allow or pdr.Deny ("allow" or "deny" in JSON); a rule
-	// without one is refused.
-	Effect pdr.Decision `json:"effect"`
+	// Effect is format.DecisionAllow or format.DecisionDeny ("allow" or
+	// "deny" in JSON); a rule without one is refused.
+	Effect format.Decision `json:"effect"`
 	// Tools are path.Match patterns over the tool name ("write_*");
 	// empty matches every tool.
 	Tools []string `json:"tools,omitempty"`
@@ -44,6 +43,18 @@ type Evaluation struct {
 	Reasons  []string
 }
 
+// ruleEffects are the effects a rule may have, by their names in the file.
+var ruleEffects = map[string]format.Decision{"allow": format.DecisionAllow, "deny": format.DecisionDeny}
+
+// ruleCBOR is a ToolRule as the policy id hashes it: the file's keys, the
+// effect as its name.
+type ruleCBOR struct {
+	Name            string   `cbor:"name"`
+	Effect          string   `cbor:"effect"`
+	Tools           []string `cbor:"tools,omitempty"`
+	RequireApproval bool     `cbor:"require_approval,omitempty"`
+}
+
 // ReadPolicy reads a policy file (JSON, unknown fields refused).
 func ReadPolicy(file string) (*Policy, error) {
 	b, err := os.ReadFile(file)
@@ -53,10 +64,10 @@ func ReadPolicy(file string) (*Policy, error) {
 	var raw struct {
 		Name  string `json:"name"`
 		Rules []struct {
-			Name            string        `json:"name"`
-			Effect          *pdr.Decision `json:"effect"`
-			Tools           []string      `json:"tools"`
-			RequireApproval bool          `json:"require_approval"`
+			Name            string   `json:"name"`
+			Effect          *string  `json:"effect"`
+			Tools           []string `json:"tools"`
+			RequireApproval bool     `json:"require_approval"`
 		} `json:"rules"`
 	}
 	d := json.NewDecoder(bytes.NewReader(b))
@@ -68,18 +79,24 @@ func ReadPolicy(file string) (*Policy, error) {
 	if p.Name == "" {
 		return nil, fmt.Errorf("policy %s: \"name\" is required", file)
 	}
+	var hashed []ruleCBOR // nil for no rules, as p.Rules
 	for i, r := range raw.Rules {
 		if r.Effect == nil {
 			return nil, fmt.Errorf("policy %s: rules[%d] (%q) has no \"effect\", want \"allow\" or \"deny\"", file, i, r.Name)
+		}
+		effect, ok := ruleEffects[*r.Effect]
+		if !ok {
+			return nil, fmt.Errorf("policy %s: rules[%d] (%q): effect %q, want \"allow\" or \"deny\"", file, i, r.Name, *r.Effect)
 		}
 		for _, pat := range r.Tools {
 			if _, err := path.Match(pat, ""); err != nil {
 				return nil, fmt.Errorf("policy %s: rules[%d] (%q): tool pattern %q: %w", file, i, r.Name, pat, err)
 			}
 		}
-		p.Rules = append(p.Rules, ToolRule{Name: r.Name, Effect: *r.Effect, Tools: r.Tools, RequireApproval: r.RequireApproval})
+		p.Rules = append(p.Rules, ToolRule{Name: r.Name, Effect: effect, Tools: r.Tools, RequireApproval: r.RequireApproval})
+		hashed = append(hashed, ruleCBOR{Name: r.Name, Effect: *r.Effect, Tools: r.Tools, RequireApproval: r.RequireApproval})
 	}
-	enc, err := pdr.EncodeCBOR(p.Rules)
+	enc, err := format.Marshal(hashed)
 	if err != nil {
 		return nil, fmt.Errorf("policy %s: %w", file, err)
 	}
@@ -112,7 +129,7 @@ func (p *Policy) Evaluate(tool string) Evaluation {
 		if !r.matches(tool) {
 			continue
 		}
-		if r.Effect == pdr.Deny {
+		if r.Effect == format.DecisionDeny {
 			return Evaluation{Decision: format.DecisionDeny, Rule: r.Name, Reasons: []string{"denied: rule " + r.Name + " matched"}}
 		}
 		if allow == nil {

@@ -30,19 +30,13 @@ const (
 	ToolApproval = "approval" // approvals (kind approval)
 )
 
-// Recorder records an event and returns its receipt once it is durable.
-// *recorder.Recorder implements it.
-type Recorder interface {
-	Record(ctx context.Context, ev format.Event) (recorder.Receipt, error)
-}
-
 // Agent runs the flow of policy-gated on-chain actions for one agent and one
 // PaceSmartAccount. The fields are read, never changed, by its methods, so an
 // Agent may be copied (e.g. to propose under another Name); one Agent may be
 // used by one goroutine at a time, since the account's nonce orders PDRs.
 type Agent struct {
 	// Recorder records the flow's events.
-	Recorder Recorder
+	Recorder recorder.EventWriter
 	// Client reads the chain and sends the account's transactions.
 	Client chain.Client
 	// Domain is the account and its chain (the PDRs' EIP-712 domain).
@@ -257,10 +251,10 @@ func (a *Agent) RecordOutcome(ctx context.Context, p *Proposal, o *Outcome, pare
 
 // NextTerms returns the terms of the next PDR bound to eventID: the nonce
 // the account expects, an expiry Lifetime after Now and the policy's id. The
-// decision is left Deny: Propose has the policy set it; code that signs a
-// PDR itself (delegates, and specs playing a compromised agent) sets it.
+// decision is deny: Propose has the policy set it; code that signs a PDR
+// itself (delegates, and specs playing a compromised agent) sets it.
 func (a *Agent) NextTerms(ctx context.Context, eventID common.Hash) (pdr.Terms, error) {
-	t := pdr.Terms{EventID: eventID}
+	t := pdr.Terms{Decision: format.DecisionDeny, EventID: eventID}
 	var err error
 	if t.Nonce, err = a.NextNonce(ctx); err != nil {
 		return t, err

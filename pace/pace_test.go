@@ -66,7 +66,7 @@ func newFixture(t testing.TB, ctx context.Context) *fixture {
 	a := &pace.Agent{Recorder: r, Client: c, Domain: pdr.Domain{ChainID: backend.EmbeddedChainID, Account: *dep.Pace},
 		Registry: onchain.DefaultRegistry(), PolicySigner: policyKey, Name: "treasury-agent/1.0", Group: "treasury",
 		Policy: &pdr.Policy{Name: "treasury", Rules: []pdr.Rule{
-			{Name: "pay-vendor", Effect: pdr.Allow, Targets: []common.Address{vendor}, MaxValue: milliEther(10000).String(), ApprovalAbove: milliEther(1000).String()},
+			{Name: "pay-vendor", Effect: format.DecisionAllow, Targets: []common.Address{vendor}, MaxValue: milliEther(10000).String(), ApprovalAbove: milliEther(1000).String()},
 		}}}
 	return &fixture{agent: a, rec: r, dir: dir, relayer: keys[2], approver: approver, fromBlock: dep.Block}
 }
@@ -267,7 +267,7 @@ func TestAgentRecordsRefusalAndVerifierSeesUnrecorded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	terms.Decision = pdr.Allow
+	terms.Decision = format.DecisionAllow
 	s, err := pdr.SignPDR(a.PolicySigner, pdr.ForCall(a.Domain, swapped, terms))
 	if err != nil {
 		t.Fatal(err)
@@ -314,7 +314,7 @@ func Example() {
 
 	agent := &pace.Agent{Recorder: r, Client: c, Domain: pdr.Domain{ChainID: backend.EmbeddedChainID, Account: *dep.Pace},
 		Registry: onchain.DefaultRegistry(), PolicySigner: policyKey, Name: "example-agent/1",
-		Policy: &pdr.Policy{Name: "vendor-only", Rules: []pdr.Rule{{Name: "pay-vendor", Effect: pdr.Allow, Targets: []common.Address{vendor}}}}}
+		Policy: &pdr.Policy{Name: "vendor-only", Rules: []pdr.Rule{{Name: "pay-vendor", Effect: format.DecisionAllow, Targets: []common.Address{vendor}}}}}
 	p, err := agent.Propose(ctx, pdr.Call{Target: vendor, Value: big.NewInt(1e15)})
 	if err != nil {
 		panic(err)

@@ -7,7 +7,7 @@ import (
 // Binding returns the terms as the PaceSmartAccount binding's struct.
 func (t Terms) Binding() bindings.IPaceSmartAccountPDRTerms {
 	return bindings.IPaceSmartAccountPDRTerms{
-		Nonce: t.Nonce, PolicyId: t.PolicyID, Decision: uint8(t.Decision), ApprovalRequired: t.ApprovalRequired,
+		Nonce: t.Nonce, PolicyId: t.PolicyID, Decision: ChainDecision(t.Decision), ApprovalRequired: t.ApprovalRequired,
 		Expiry: t.Expiry, EventId: t.EventID,
 	}
 }

@@ -71,7 +71,7 @@ func CompactCalldata(s *SignedPDR, c Call) ([]byte, error) {
 	copy(out[4:24], c.Target[:])
 	binary.BigEndian.PutUint64(out[24:32], p.Nonce)
 	binary.BigEndian.PutUint64(out[32:40], p.Expiry)
-	out[40] = byte(p.Decision)
+	out[40] = ChainDecision(p.Decision)
 	if p.ApprovalRequired {
 		out[41] = 1
 	}
@@ -121,7 +121,7 @@ func ParseCompactCalldata(dom Domain, b []byte) (SignedPDR, Call, error) {
 	t := Terms{
 		Nonce:            binary.BigEndian.Uint64(b[24:32]),
 		Expiry:           binary.BigEndian.Uint64(b[32:40]),
-		Decision:         Decision(b[40]),
+		Decision:         DecisionFromChain(b[40]),
 		ApprovalRequired: b[41] == 1,
 		PolicyID:         common.Hash(b[44:76]),
 		EventID:          common.Hash(b[76:108]),

@@ -14,6 +14,7 @@ import (
 	"github.com/ethereum/go-ethereum/eth/ethconfig"
 	"github.com/ethereum/go-ethereum/node"
 
+	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/pdr"
 )
 
@@ -78,11 +79,11 @@ func FuzzCompactCalldataDifferential(f *testing.F) {
 		}
 		return cd[4:]
 	}
-	ok := pdr.Terms{Nonce: st.Nonce, Decision: pdr.Allow, Expiry: now + 3600, PolicyID: common.Hash{1}, EventID: common.Hash{2}}
+	ok := pdr.Terms{Nonce: st.Nonce, Decision: format.DecisionAllow, Expiry: now + 3600, PolicyID: common.Hash{1}, EventID: common.Hash{2}}
 	approved := ok
 	approved.ApprovalRequired = true
 	denied := ok
-	denied.Decision = pdr.Deny
+	denied.Decision = format.DecisionDeny
 	stale := ok
 	stale.Nonce++
 	seeds := [][]byte{
@@ -168,7 +169,7 @@ func FuzzCompactCalldataDifferential(f *testing.F) {
 		case "InvalidNonce":
 			args = []any{st.Nonce, s.PDR.Nonce}
 		case "DecisionNotAllow":
-			args = []any{uint8(s.PDR.Decision)}
+			args = []any{pdr.ChainDecision(s.PDR.Decision)}
 		case "UnauthorizedPolicySigner":
 			signer, err := s.Signature.Recover(s.PDR.Digest())
 			if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/agentflightrecorder/afr/contracts/bindings"
+	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/pdr"
 )
 
@@ -36,7 +37,7 @@ func compactSample(t *testing.T, value *big.Int, approvers int, data []byte) (pd
 	t.Helper()
 	dom := pdr.Domain{ChainID: 1, Account: common.HexToAddress("0x00000000000000000000000000000000000a11ce")}
 	c := pdr.Call{Target: common.HexToAddress("0x5151515151515151515151515151515151515151"), Value: value, Data: data}
-	terms := pdr.Terms{Nonce: 7, PolicyID: crypto.Keccak256Hash([]byte("p")), Decision: pdr.Allow, ApprovalRequired: approvers > 0, Expiry: 1 << 40, EventID: crypto.Keccak256Hash([]byte("e"))}
+	terms := pdr.Terms{Nonce: 7, PolicyID: crypto.Keccak256Hash([]byte("p")), Decision: format.DecisionAllow, ApprovalRequired: approvers > 0, Expiry: 1 << 40, EventID: crypto.Keccak256Hash([]byte("e"))}
 	s, err := pdr.SignPDR(mustKey(t), pdr.ForCall(dom, c, terms))
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/agentflightrecorder/afr/contracts/bindings"
+	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/pdr"
 )
 
@@ -43,7 +44,7 @@ func randUint256(r *rand.Rand) *big.Int {
 
 func randTerms(r *rand.Rand) pdr.Terms {
 	return pdr.Terms{
-		Nonce: r.Uint64(), PolicyID: randHash(r), Decision: pdr.Decision(r.UintN(256)), ApprovalRequired: r.IntN(2) == 0,
+		Nonce: r.Uint64(), PolicyID: randHash(r), Decision: pdr.DecisionFromChain(uint8(r.UintN(256))), ApprovalRequired: r.IntN(2) == 0,
 		Expiry: r.Uint64(), EventID: randHash(r),
 	}
 }
@@ -121,7 +122,7 @@ func TestDifferentialVerify(t *testing.T) {
 	for range 2 {
 		st := c.state()
 		call := pdr.Call{Target: sinkAddr, Data: []byte{1, 2, 3, 4}}
-		s, err := pdr.SignPDR(c.policy, pdr.ForCall(c.dom, call, pdr.Terms{Nonce: st.Nonce, Decision: pdr.Allow, Expiry: c.now() + 3600}))
+		s, err := pdr.SignPDR(c.policy, pdr.ForCall(c.dom, call, pdr.Terms{Nonce: st.Nonce, Decision: format.DecisionAllow, Expiry: c.now() + 3600}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -225,7 +226,7 @@ func valueOf(v *big.Int) *big.Int {
 func randomScenario(t *testing.T, r *rand.Rand, c *chain, st *pdr.State, now uint64, delegate, sub, attacker *ecdsa.PrivateKey) scenario {
 	t.Helper()
 	call := pdr.Call{Target: sinkAddr, Value: big.NewInt(r.Int64N(1000)), Data: []byte{0xde, 0xad, 0xbe, 0xef, byte(r.UintN(256))}}
-	terms := pdr.Terms{Nonce: st.Nonce, PolicyID: randHash(r), Decision: pdr.Allow, Expiry: now + 100, EventID: randHash(r)}
+	terms := pdr.Terms{Nonce: st.Nonce, PolicyID: randHash(r), Decision: format.DecisionAllow, Expiry: now + 100, EventID: randHash(r)}
 	sc := scenario{call: call, withApprovals: r.IntN(2) == 0}
 	signer := c.policy
 	approvers := []*ecdsa.PrivateKey{}
@@ -279,9 +280,9 @@ func randomScenario(t *testing.T, r *rand.Rand, c *chain, st *pdr.State, now uin
 		}
 	case 3:
 		sc.name += "/deny"
-		terms.Decision = pdr.Decision(r.UintN(256))
-		if terms.Decision == pdr.Allow {
-			terms.Decision = pdr.Deny
+		terms.Decision = pdr.DecisionFromChain(uint8(r.UintN(256)))
+		if terms.Decision == format.DecisionAllow {
+			terms.Decision = format.DecisionDeny
 		}
 	case 4:
 		sc.name += "/expired"
@@ -464,7 +465,7 @@ func TestDifferentialDelegationScopeEdges(t *testing.T) {
 					chain = append(chain, mustSignDelegation(t, delegate, c.dom, child))
 					signer = sub
 				}
-				s, err := pdr.SignPDR(signer, pdr.ForCall(c.dom, call, pdr.Terms{Nonce: st.DelegatedNonce, Decision: pdr.Allow, Expiry: now + 100}))
+				s, err := pdr.SignPDR(signer, pdr.ForCall(c.dom, call, pdr.Terms{Nonce: st.DelegatedNonce, Decision: format.DecisionAllow, Expiry: now + 100}))
 				if err != nil {
 					t.Fatal(err)
 				}

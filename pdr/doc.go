@@ -16,9 +16,14 @@
 // Signatures are ERC-2098 compact secp256k1 signatures (r, yParity<<255 | s) with low s, the
 // form the contract takes; a malleable twin of a valid signature cannot be written in it.
 //
+// Decisions are format.Decision, the type of the log's policy events. The contract numbers them
+// otherwise (deny 0, allow 1): ChainDecision converts where a PDR is hashed or encoded for the
+// chain (EIP-712, ABI and compact calldata, a PDR's CBOR), and DecisionFromChain back.
+//
 // Records encode to JSON (snake_case, hex and decimal strings) and to deterministic CBOR
-// (RFC 8949 §4.2 core deterministic encoding, fxamacker/cbor/v2); the CBOR decoder rejects any
-// input that is not exactly the canonical encoding of the value it decodes to.
+// (RFC 8949 §4.2 core deterministic encoding, fxamacker/cbor/v2, through format.Marshal);
+// DecodeCBOR rejects any input that is not exactly the canonical encoding of the value it
+// decodes to.
 //
 // # Security
 //

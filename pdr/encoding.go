@@ -3,6 +3,7 @@ package pdr
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/big"
 
@@ -16,14 +17,10 @@ import (
 // from untrusted parties: 1 MiB, 16 levels, 2^16 items per array or map.
 var cborDecoder = format.NewDecoder(format.Limits{Size: 1 << 20, Nesting: 16, Items: 1 << 16})
 
-// EncodeCBOR returns the deterministic CBOR encoding of v (a PDR, SignedPDR, Delegation,
-// SignedDelegation, Policy or Evaluation, or anything built from them).
-func EncodeCBOR(v any) ([]byte, error) {
-	return format.Marshal(v)
-}
-
-// DecodeCBOR decodes data into v and fails unless data is exactly EncodeCBOR's output for the
-// decoded value (an error wrapping format.ErrNonCanonical) and within cborDecoder's limits.
+// DecodeCBOR decodes data into v (a PDR, SignedPDR, Delegation, SignedDelegation, Policy or
+// Evaluation, or anything built from them) and fails unless data is exactly format.Marshal's
+// output for the decoded value (an error wrapping format.ErrNonCanonical) and within
+// cborDecoder's limits.
 func DecodeCBOR(data []byte, v any) error {
 	if err := cborDecoder.Decode(data, v); err != nil {
 		return fmt.Errorf("pdr: cbor: %w", err)
@@ -55,7 +52,7 @@ type pdrJSON struct {
 	Value            *hexutil.Big   `json:"value"`
 	DataHash         common.Hash    `json:"data_hash"`
 	PolicyID         common.Hash    `json:"policy_id"`
-	Decision         string         `json:"decision"`
+	Decision         decisionText   `json:"decision"`
 	ApprovalRequired bool           `json:"approval_required"`
 	Expiry           uint64         `json:"expiry"`
 	EventID          common.Hash    `json:"event_id"`
@@ -68,7 +65,7 @@ func (p PDR) MarshalCBOR() ([]byte, error) {
 		return nil, err
 	}
 	return format.Marshal(pdrCBOR{p.ChainID, p.Account, p.Nonce, p.Target, value(p.Value), p.DataHash, p.PolicyID,
-		uint8(p.Decision), p.ApprovalRequired, p.Expiry, p.EventID})
+		ChainDecision(p.Decision), p.ApprovalRequired, p.Expiry, p.EventID})
 }
 
 // UnmarshalCBOR implements cbor.Unmarshaler.
@@ -81,20 +78,18 @@ func (p *PDR) UnmarshalCBOR(data []byte) error {
 		return err
 	}
 	*p = PDR{Domain{w.ChainID, w.Account}, w.Nonce, w.Target, w.Value, w.DataHash, w.PolicyID,
-		Decision(w.Decision), w.ApprovalRequired, w.Expiry, w.EventID}
+		DecisionFromChain(w.Decision), w.ApprovalRequired, w.Expiry, w.EventID}
 	return nil
 }
 
-// MarshalJSON writes snake_case fields; value is 0x-hex, decision "allow" or "deny".
+// MarshalJSON writes snake_case fields; value is 0x-hex, decision "allow" or "deny" (a PDR with
+// another decision has no JSON).
 func (p PDR) MarshalJSON() ([]byte, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	if p.Decision > Allow {
-		return nil, fmt.Errorf("pdr: decision %d has no json name", p.Decision)
-	}
 	return json.Marshal(pdrJSON{p.ChainID, p.Account, p.Nonce, p.Target, (*hexutil.Big)(value(p.Value)), p.DataHash,
-		p.PolicyID, p.Decision.String(), p.ApprovalRequired, p.Expiry, p.EventID})
+		p.PolicyID, decisionText(p.Decision), p.ApprovalRequired, p.Expiry, p.EventID})
 }
 
 // UnmarshalJSON reads MarshalJSON's format.
@@ -103,15 +98,14 @@ func (p *PDR) UnmarshalJSON(data []byte) error {
 	if err := strictJSON(data, &w); err != nil {
 		return err
 	}
-	d, err := parseDecision(w.Decision)
-	if err != nil {
-		return err
+	if w.Decision == 0 {
+		return errors.New("pdr: json: no decision, want \"allow\" or \"deny\"")
 	}
 	v := (*big.Int)(w.Value)
 	if err := checkValue("pdr value", v); err != nil {
 		return err
 	}
-	*p = PDR{Domain{w.ChainID, w.Account}, w.Nonce, w.Target, value(v), w.DataHash, w.PolicyID, d,
+	*p = PDR{Domain{w.ChainID, w.Account}, w.Nonce, w.Target, value(v), w.DataHash, w.PolicyID, format.Decision(w.Decision),
 		w.ApprovalRequired, w.Expiry, w.EventID}
 	return nil
 }
@@ -275,54 +269,6 @@ func strictJSON(data []byte, v any) error {
 		return fmt.Errorf("pdr: json: %w", err)
 	}
 	return nil
-}
-
-// MarshalText returns "allow" or "deny": a Decision's JSON in policies and evaluations. (A PDR's
-// own encodings convert explicitly: "allow"/"deny" in JSON, the EIP-712 uint8 in CBOR.)
-func (d Decision) MarshalText() ([]byte, error) {
-	if d > Allow {
-		return nil, fmt.Errorf("pdr: decision %d has no name", d)
-	}
-	return []byte(d.String()), nil
-}
-
-// UnmarshalText reads "allow" or "deny" and refuses anything else.
-func (d *Decision) UnmarshalText(text []byte) error {
-	v, err := parseDecision(string(text))
-	if err != nil {
-		return err
-	}
-	*d = v
-	return nil
-}
-
-// MarshalCBOR encodes the decision as the text string "allow" or "deny", as policy ids (the
-// hash of a policy's CBOR) have always been computed.
-func (d Decision) MarshalCBOR() ([]byte, error) {
-	text, err := d.MarshalText()
-	if err != nil {
-		return nil, err
-	}
-	return format.Marshal(string(text))
-}
-
-// UnmarshalCBOR reads MarshalCBOR's text string.
-func (d *Decision) UnmarshalCBOR(data []byte) error {
-	var s string
-	if err := cborDecoder.Unmarshal(data, &s); err != nil {
-		return err
-	}
-	return d.UnmarshalText([]byte(s))
-}
-
-func parseDecision(s string) (Decision, error) {
-	switch s {
-	case "allow":
-		return Allow, nil
-	case "deny":
-		return Deny, nil
-	}
-	return 0, fmt.Errorf("pdr: decision %q, want \"allow\" or \"deny\"", s)
 }
 
 // nonNil returns an empty slice for nil so that nil and empty encode the same way.

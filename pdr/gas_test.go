@@ -6,6 +6,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/pdr"
 )
 
@@ -34,7 +35,7 @@ func execGas(t testing.TB, c *chain, compact bool, approvers ...*ecdsa.PrivateKe
 	st := c.state()
 	call := pdr.Call{Target: sinkAddr, Data: crypto.Keccak256([]byte("ping()"))[:4]}
 	terms := pdr.Terms{
-		Nonce: st.Nonce, PolicyID: crypto.Keccak256Hash([]byte("policy")), Decision: pdr.Allow,
+		Nonce: st.Nonce, PolicyID: crypto.Keccak256Hash([]byte("policy")), Decision: format.DecisionAllow,
 		ApprovalRequired: len(approvers) > 0, Expiry: c.now() + 3600, EventID: crypto.Keccak256Hash([]byte{byte(st.Nonce)}),
 	}
 	s, err := pdr.SignPDR(c.policy, pdr.ForCall(c.dom, call, terms))

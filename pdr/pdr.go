@@ -7,6 +7,8 @@ import (
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/agentflightrecorder/afr/format"
 )
 
 // EIP-712 domain of every PaceSmartAccount.
@@ -50,26 +52,6 @@ func (d Domain) typedDigest(structHash common.Hash) common.Hash {
 	return crypto.Keccak256Hash([]byte{0x19, 0x01}, sep[:], structHash[:])
 }
 
-// Decision is a policy decision; only Allow executes on chain.
-type Decision uint8
-
-// Decisions.
-const (
-	Deny  Decision = 0
-	Allow Decision = 1
-)
-
-// String returns "allow", "deny" or "decision(N)".
-func (d Decision) String() string {
-	switch d {
-	case Allow:
-		return "allow"
-	case Deny:
-		return "deny"
-	}
-	return "decision(" + big.NewInt(int64(d)).String() + ")"
-}
-
 // PDR is a Policy Decision Record: the decision to allow (or deny) exactly one call (or batch)
 // from one account on one chain.
 type PDR struct {
@@ -84,7 +66,9 @@ type PDR struct {
 	DataHash common.Hash
 	// PolicyID identifies the policy that decided (see Policy.ID).
 	PolicyID common.Hash
-	Decision Decision
+	// Decision is format.DecisionAllow or format.DecisionDeny; only allow executes on chain
+	// (see ChainDecision for the number the contract sees).
+	Decision format.Decision
 	// ApprovalRequired says that the account's approvers must also sign.
 	ApprovalRequired bool
 	// Expiry is the last valid block timestamp (inclusive).
@@ -113,7 +97,7 @@ func (c Call) Selector() [4]byte {
 type Terms struct {
 	Nonce            uint64
 	PolicyID         common.Hash
-	Decision         Decision
+	Decision         format.Decision
 	ApprovalRequired bool
 	Expiry           uint64
 	EventID          common.Hash
@@ -163,7 +147,7 @@ func (p *PDR) Matches(c Call) bool {
 // uint256 (Validate reports it): such a PDR has no EIP-712 encoding.
 func (p *PDR) StructHash() common.Hash {
 	return keccakWords(PDRTypeHash, u64(p.Nonce), addr(p.Target), u256(p.Value), p.DataHash, p.PolicyID,
-		u64(uint64(p.Decision)), boolWord(p.ApprovalRequired), u64(p.Expiry), p.EventID)
+		u64(uint64(ChainDecision(p.Decision))), boolWord(p.ApprovalRequired), u64(p.Expiry), p.EventID)
 }
 
 // Digest returns the EIP-712 digest that the policy signer, delegates and approvers sign, and

@@ -38,7 +38,7 @@ func TestDigestMatchesGethTypedData(t *testing.T) {
 			ChainId: math.NewHexOrDecimal256(int64(dom.ChainID)), VerifyingContract: dom.Account.Hex()}
 		msg := apitypes.TypedDataMessage{
 			"nonce": new(big.Int).SetUint64(p.Nonce), "target": p.Target.Hex(), "value": p.Value, "dataHash": p.DataHash[:],
-			"policyId": p.PolicyID[:], "decision": big.NewInt(int64(p.Decision)), "approvalRequired": p.ApprovalRequired,
+			"policyId": p.PolicyID[:], "decision": big.NewInt(int64(pdr.ChainDecision(p.Decision))), "approvalRequired": p.ApprovalRequired,
 			"expiry": new(big.Int).SetUint64(p.Expiry), "eventId": p.EventID[:],
 		}
 		got, _, err := apitypes.TypedDataAndHash(apitypes.TypedData{Types: types, PrimaryType: "PDR", Domain: domain, Message: msg})
@@ -99,7 +99,7 @@ func samplePDR(t *testing.T) pdr.SignedPDR {
 	owner, _ := crypto.GenerateKey()
 	dom := pdr.Domain{ChainID: 10, Account: common.HexToAddress("0x00000000000000000000000000000000000000aa")}
 	call := pdr.Call{Target: common.HexToAddress("0xbb"), Value: big.NewInt(12345), Data: []byte{1, 2, 3, 4, 5}}
-	s, err := pdr.SignPDR(policy, pdr.ForCall(dom, call, pdr.Terms{Nonce: 7, PolicyID: common.Hash{1}, Decision: pdr.Allow, ApprovalRequired: true, Expiry: 99, EventID: common.Hash{2}}))
+	s, err := pdr.SignPDR(policy, pdr.ForCall(dom, call, pdr.Terms{Nonce: 7, PolicyID: common.Hash{1}, Decision: format.DecisionAllow, ApprovalRequired: true, Expiry: 99, EventID: common.Hash{2}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func samplePDR(t *testing.T) pdr.SignedPDR {
 
 func TestEncodingsRoundTrip(t *testing.T) {
 	s := samplePDR(t)
-	enc, err := pdr.EncodeCBOR(s)
+	enc, err := format.Marshal(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestEncodingsRoundTrip(t *testing.T) {
 }
 
 func TestDecodeRejectsNonCanonicalCBOR(t *testing.T) {
-	enc, err := pdr.EncodeCBOR(samplePDR(t).PDR)
+	enc, err := format.Marshal(samplePDR(t).PDR)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,14 +169,14 @@ func TestDecodeRejectsNonCanonicalCBOR(t *testing.T) {
 
 func FuzzDecodeCBOR(f *testing.F) {
 	s := samplePDRForFuzz()
-	enc, _ := pdr.EncodeCBOR(s)
+	enc, _ := format.Marshal(s)
 	f.Add(enc)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var p pdr.SignedPDR
 		if err := pdr.DecodeCBOR(data, &p); err != nil {
 			return
 		}
-		again, err := pdr.EncodeCBOR(p)
+		again, err := format.Marshal(p)
 		if err != nil {
 			t.Fatalf("decoded value does not encode: %v", err)
 		}
@@ -187,14 +187,14 @@ func FuzzDecodeCBOR(f *testing.F) {
 }
 
 func samplePDRForFuzz() pdr.SignedPDR {
-	return pdr.SignedPDR{PDR: pdr.PDR{Domain: pdr.Domain{ChainID: 1}, Nonce: 3, Value: big.NewInt(9), Decision: pdr.Allow, Expiry: 100}}
+	return pdr.SignedPDR{PDR: pdr.PDR{Domain: pdr.Domain{ChainID: 1}, Nonce: 3, Value: big.NewInt(9), Decision: format.DecisionAllow, Expiry: 100}}
 }
 
 func TestVerifyRejectsPDRForOtherCall(t *testing.T) {
 	policy, _ := crypto.GenerateKey()
 	dom := pdr.Domain{ChainID: 1, Account: common.Address{9}}
 	call := pdr.Call{Target: common.Address{1}, Data: []byte{1, 2, 3, 4}}
-	s, _ := pdr.SignPDR(policy, pdr.ForCall(dom, call, pdr.Terms{Nonce: 0, Decision: pdr.Allow, Expiry: 10}))
+	s, _ := pdr.SignPDR(policy, pdr.ForCall(dom, call, pdr.Terms{Nonce: 0, Decision: format.DecisionAllow, Expiry: 10}))
 	st := &pdr.State{PolicySigner: crypto.PubkeyToAddress(policy.PublicKey)}
 	if err := pdr.Verify(st, &s, call, 10, false); err != nil {
 		t.Fatalf("valid PDR rejected: %v", err)
@@ -218,7 +218,7 @@ func TestVerifyRefusesSelfCall(t *testing.T) {
 	st := &pdr.State{PolicySigner: crypto.PubkeyToAddress(policy.PublicKey)}
 	for _, target := range []common.Address{dom.Account, {1}} {
 		call := pdr.Call{Target: target, Data: []byte{1, 2, 3, 4}}
-		s, _ := pdr.SignPDR(policy, pdr.ForCall(dom, call, pdr.Terms{Decision: pdr.Allow, Expiry: 10}))
+		s, _ := pdr.SignPDR(policy, pdr.ForCall(dom, call, pdr.Terms{Decision: format.DecisionAllow, Expiry: 10}))
 		err := pdr.Verify(st, &s, call, 10, false)
 		if want := target == dom.Account; errors.Is(err, pdr.ErrTargetIsAccount) != want || (!want && err != nil) {
 			t.Errorf("target %s: %v", target, err)

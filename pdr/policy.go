@@ -11,6 +11,8 @@ import (
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/agentflightrecorder/afr/format"
 )
 
 // Policy is a named set of rules evaluated against an intent. Evaluation is deny-overrides:
@@ -25,9 +27,9 @@ type Policy struct {
 // Rule matches intents by target, method, value and decoded arguments.
 type Rule struct {
 	Name string `json:"name" cbor:"1,keyasint"`
-	// Effect is Allow or Deny; it encodes as the text "allow" or "deny", and a rule decoded
-	// without one is refused (there is no default effect).
-	Effect Decision `json:"effect" cbor:"2,keyasint"`
+	// Effect is format.DecisionAllow or format.DecisionDeny; it encodes as the text "allow" or
+	// "deny", and a rule decoded without one is refused (there is no default effect).
+	Effect format.Decision `json:"effect" cbor:"2,keyasint"`
 	// Targets the rule applies to; empty means any.
 	Targets []common.Address `json:"targets,omitempty" cbor:"3,keyasint,omitempty"`
 	// Method is a Solidity signature such as "transfer(address,uint256)" (elementary types
@@ -70,20 +72,45 @@ type Reason struct {
 	Detail  string `json:"detail" cbor:"3,keyasint"`
 }
 
-// Evaluation is a policy's answer for one intent.
+// Evaluation is a policy's answer for one intent. Its CBOR (MarshalCBOR) has integer keys 1–4
+// in field order, the decision as the text "allow" or "deny".
 type Evaluation struct {
-	PolicyID         common.Hash `json:"policy_id" cbor:"1,keyasint"`
-	Decision         Decision    `json:"decision" cbor:"2,keyasint"`
-	ApprovalRequired bool        `json:"approval_required" cbor:"3,keyasint"`
-	Reasons          []Reason    `json:"reasons" cbor:"4,keyasint"`
+	PolicyID common.Hash `json:"policy_id"`
+	// Decision is format.DecisionAllow or format.DecisionDeny; an allow that needs approval is
+	// Allow with ApprovalRequired (the log records it as format.DecisionAsk).
+	Decision         format.Decision `json:"decision"`
+	ApprovalRequired bool            `json:"approval_required"`
+	Reasons          []Reason        `json:"reasons"`
+}
+
+type evaluationCBOR struct {
+	PolicyID         common.Hash  `cbor:"1,keyasint"`
+	Decision         decisionText `cbor:"2,keyasint"`
+	ApprovalRequired bool         `cbor:"3,keyasint"`
+	Reasons          []Reason     `cbor:"4,keyasint"`
+}
+
+// MarshalCBOR implements cbor.Marshaler; a decision other than allow or deny is refused.
+func (e Evaluation) MarshalCBOR() ([]byte, error) {
+	return format.Marshal(evaluationCBOR{e.PolicyID, decisionText(e.Decision), e.ApprovalRequired, e.Reasons})
+}
+
+// UnmarshalCBOR implements cbor.Unmarshaler.
+func (e *Evaluation) UnmarshalCBOR(data []byte) error {
+	var w evaluationCBOR
+	if err := cborDecoder.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	*e = Evaluation{w.PolicyID, format.Decision(w.Decision), w.ApprovalRequired, w.Reasons}
+	return nil
 }
 
 // Allowed reports whether the decision is allow.
-func (e *Evaluation) Allowed() bool { return e.Decision == Allow }
+func (e *Evaluation) Allowed() bool { return e.Decision == format.DecisionAllow }
 
 // ID returns keccak256 of the policy's deterministic CBOR encoding: the policy id bound in PDRs.
 func (p *Policy) ID() (common.Hash, error) {
-	enc, err := EncodeCBOR(p)
+	enc, err := format.Marshal(p)
 	if err != nil {
 		return common.Hash{}, err
 	}
@@ -113,7 +140,7 @@ func (p *Policy) Evaluate(in Request) (Evaluation, error) {
 	if err != nil {
 		return Evaluation{}, err
 	}
-	ev := Evaluation{PolicyID: id, Decision: Deny}
+	ev := Evaluation{PolicyID: id, Decision: format.DecisionDeny}
 	allowed, denied := false, false
 	for i := range p.Rules {
 		r := &p.Rules[i]
@@ -122,7 +149,7 @@ func (p *Policy) Evaluate(in Request) (Evaluation, error) {
 		if !ok {
 			continue
 		}
-		if r.Effect == Deny {
+		if r.Effect == format.DecisionDeny {
 			denied = true
 			continue
 		}
@@ -137,7 +164,7 @@ func (p *Policy) Evaluate(in Request) (Evaluation, error) {
 		ev.ApprovalRequired = false
 		ev.Reasons = append(ev.Reasons, Reason{Detail: "denied: a deny rule matched"})
 	case allowed:
-		ev.Decision = Allow
+		ev.Decision = format.DecisionAllow
 	default:
 		ev.Reasons = append(ev.Reasons, Reason{Detail: "denied: no rule allows this call"})
 	}
@@ -159,11 +186,12 @@ func (p *Policy) Decide(in Request, nonce, expiry uint64, key *ecdsa.PrivateKey)
 	return s, ev, err
 }
 
-// ruleEffect is a Rule decoded with its effect as a pointer, so that a missing effect is
-// seen: Deny is the zero Decision, and a rule must never deny (or allow) by omission.
+// ruleEffect is a Rule as it is encoded in CBOR and decoded: its effect as the text "allow" or
+// "deny" (policy ids hash it), a pointer so that a missing effect is seen — a rule must never
+// deny (or allow) by omission.
 type ruleEffect struct {
 	rule
-	Effect *Decision `json:"effect" cbor:"2,keyasint"`
+	Effect *decisionText `json:"effect" cbor:"2,keyasint"`
 }
 
 // rule is Rule without its methods, for decoding.
@@ -174,7 +202,7 @@ func (w *ruleEffect) done(r *Rule) error {
 		return fmt.Errorf("pdr: rule %q has no effect, want allow or deny", w.Name)
 	}
 	dec := Rule(w.rule)
-	dec.Effect = *w.Effect
+	dec.Effect = format.Decision(*w.Effect)
 	if err := dec.validate(); err != nil {
 		return fmt.Errorf("pdr: rule %q: %w", w.Name, err)
 	}
@@ -201,10 +229,17 @@ func (r *Rule) UnmarshalCBOR(data []byte) error {
 	return w.done(r)
 }
 
+// MarshalCBOR implements cbor.Marshaler (integer keys 1–9 in field order, the effect as text);
+// an effect other than allow or deny is refused.
+func (r Rule) MarshalCBOR() ([]byte, error) {
+	effect := decisionText(r.Effect)
+	return format.Marshal(ruleEffect{rule(r), &effect})
+}
+
 // ---- rule matching ----
 
 func (r *Rule) validate() error {
-	if r.Effect != Allow && r.Effect != Deny {
+	if r.Effect != format.DecisionAllow && r.Effect != format.DecisionDeny {
 		return fmt.Errorf("effect %s, want allow or deny", r.Effect)
 	}
 	for _, s := range []string{r.MaxValue, r.ApprovalAbove} {

@@ -11,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/pdr"
 )
 
@@ -36,10 +37,10 @@ func mustType(s string) abi.Type {
 
 func treasuryPolicy() pdr.Policy {
 	return pdr.Policy{Name: "treasury", Rules: []pdr.Rule{
-		{Name: "usdc-to-treasury", Effect: pdr.Allow, Targets: []common.Address{usdc}, Method: "transfer(address,uint256)",
+		{Name: "usdc-to-treasury", Effect: format.DecisionAllow, Targets: []common.Address{usdc}, Method: "transfer(address,uint256)",
 			Args:       []pdr.Condition{{Arg: 0, Op: "in", Value: treasury.Hex()}, {Arg: 1, Op: "le", Value: "1000000"}},
 			ApprovalIf: []pdr.Condition{{Arg: 1, Op: "gt", Value: "100000"}}},
-		{Name: "no-eth-out", Effect: pdr.Deny, MaxValue: "", Targets: []common.Address{stranger}},
+		{Name: "no-eth-out", Effect: format.DecisionDeny, MaxValue: "", Targets: []common.Address{stranger}},
 	}}
 }
 
@@ -49,16 +50,16 @@ func TestPolicyEvaluate(t *testing.T) {
 	cases := []struct {
 		desc     string
 		call     pdr.Call
-		decision pdr.Decision
+		decision format.Decision
 		approval bool
 		reason   string
 	}{
-		{"small transfer to treasury", pdr.Call{Target: usdc, Data: transfer(treasury, 5)}, pdr.Allow, false, "within rule"},
-		{"large transfer needs approval", pdr.Call{Target: usdc, Data: transfer(treasury, 500000)}, pdr.Allow, true, "approval conditions hold"},
-		{"over the cap", pdr.Call{Target: usdc, Data: transfer(treasury, 2000000)}, pdr.Deny, false, "no rule allows"},
-		{"to a stranger", pdr.Call{Target: usdc, Data: transfer(stranger, 5)}, pdr.Deny, false, "argument 0"},
-		{"other method", pdr.Call{Target: usdc, Data: []byte{1, 2, 3, 4}}, pdr.Deny, false, "selector is not"},
-		{"denied target", pdr.Call{Target: stranger}, pdr.Deny, false, "deny rule matched"},
+		{"small transfer to treasury", pdr.Call{Target: usdc, Data: transfer(treasury, 5)}, format.DecisionAllow, false, "within rule"},
+		{"large transfer needs approval", pdr.Call{Target: usdc, Data: transfer(treasury, 500000)}, format.DecisionAllow, true, "approval conditions hold"},
+		{"over the cap", pdr.Call{Target: usdc, Data: transfer(treasury, 2000000)}, format.DecisionDeny, false, "no rule allows"},
+		{"to a stranger", pdr.Call{Target: usdc, Data: transfer(stranger, 5)}, format.DecisionDeny, false, "argument 0"},
+		{"other method", pdr.Call{Target: usdc, Data: []byte{1, 2, 3, 4}}, format.DecisionDeny, false, "selector is not"},
+		{"denied target", pdr.Call{Target: stranger}, format.DecisionDeny, false, "deny rule matched"},
 	}
 	for _, c := range cases {
 		ev, err := p.Evaluate(pdr.Request{Domain: dom, Call: c.call})
@@ -74,12 +75,12 @@ func TestPolicyEvaluate(t *testing.T) {
 
 func TestPolicyValidate(t *testing.T) {
 	bad := []pdr.Rule{
-		{Name: "effect", Effect: pdr.Decision(7)},
-		{Name: "method", Effect: pdr.Allow, Method: "transfer"},
-		{Name: "arg range", Effect: pdr.Allow, Method: "f(uint256)", Args: []pdr.Condition{{Arg: 1, Op: "eq", Value: "1"}}},
-		{Name: "op on address", Effect: pdr.Allow, Method: "f(address)", Args: []pdr.Condition{{Arg: 0, Op: "lt", Value: "0x01"}}},
-		{Name: "wei", Effect: pdr.Allow, MaxValue: "-1"},
-		{Name: "args without method", Effect: pdr.Allow, Args: []pdr.Condition{{Arg: 0, Op: "eq", Value: "1"}}},
+		{Name: "effect", Effect: format.Decision(7)},
+		{Name: "method", Effect: format.DecisionAllow, Method: "transfer"},
+		{Name: "arg range", Effect: format.DecisionAllow, Method: "f(uint256)", Args: []pdr.Condition{{Arg: 1, Op: "eq", Value: "1"}}},
+		{Name: "op on address", Effect: format.DecisionAllow, Method: "f(address)", Args: []pdr.Condition{{Arg: 0, Op: "lt", Value: "0x01"}}},
+		{Name: "wei", Effect: format.DecisionAllow, MaxValue: "-1"},
+		{Name: "args without method", Effect: format.DecisionAllow, Args: []pdr.Condition{{Arg: 0, Op: "eq", Value: "1"}}},
 	}
 	for _, r := range bad {
 		p := pdr.Policy{Name: "p", Rules: []pdr.Rule{r}}
@@ -134,7 +135,7 @@ func TestPolicyEncodingsUnchanged(t *testing.T) {
 	if err != nil || id.Hex() != wantID {
 		t.Fatalf("policy id %s (%v), want %s", id.Hex(), err, wantID)
 	}
-	enc, err := pdr.EncodeCBOR(&p)
+	enc, err := format.Marshal(&p)
 	if err != nil || fmt.Sprintf("%x", enc) != wantCBOR {
 		t.Fatalf("policy cbor %x (%v), want %s", enc, err, wantCBOR)
 	}
@@ -147,7 +148,7 @@ func TestPolicyEncodingsUnchanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	ej, _ := json.Marshal(ev)
-	ec, _ := pdr.EncodeCBOR(ev)
+	ec, _ := format.Marshal(ev)
 	if string(ej) != wantEval || fmt.Sprintf("%x", ec) != wantEvalCBOR {
 		t.Fatalf("evaluation json %s cbor %x; want %s and %s", ej, ec, wantEval, wantEvalCBOR)
 	}
@@ -160,15 +161,15 @@ func TestPolicyEncodingsUnchanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, q := range []pdr.Policy{fromJSON, fromCBOR} {
-		if qid, _ := q.ID(); qid != id || q.Rules[0].Effect != pdr.Allow || q.Rules[1].Effect != pdr.Deny {
+		if qid, _ := q.ID(); qid != id || q.Rules[0].Effect != format.DecisionAllow || q.Rules[1].Effect != format.DecisionDeny {
 			t.Fatalf("decoded policy %+v, id %s", q, qid.Hex())
 		}
 	}
 	var evBack pdr.Evaluation
-	if err := pdr.DecodeCBOR(ec, &evBack); err != nil || evBack.Decision != pdr.Deny || evBack.Allowed() {
+	if err := pdr.DecodeCBOR(ec, &evBack); err != nil || evBack.Decision != format.DecisionDeny || evBack.Allowed() {
 		t.Fatalf("decoded evaluation %+v (%v)", evBack, err)
 	}
-	if err := json.Unmarshal(ej, &evBack); err != nil || evBack.Decision != pdr.Deny {
+	if err := json.Unmarshal(ej, &evBack); err != nil || evBack.Decision != format.DecisionDeny {
 		t.Fatalf("decoded evaluation %+v (%v)", evBack, err)
 	}
 }
@@ -205,7 +206,7 @@ func TestPolicyRuleEffectRequired(t *testing.T) {
 		{"unknown effect", textEffect{"r", "maybe"}, `decision "maybe"`},
 		{"empty effect", textEffect{"r", ""}, `decision ""`},
 	} {
-		enc, err := pdr.EncodeCBOR(struct {
+		enc, err := format.Marshal(struct {
 			Name  string `cbor:"1,keyasint"`
 			Rules []any  `cbor:"2,keyasint"`
 		}{"p", []any{c.rule}})
@@ -218,7 +219,7 @@ func TestPolicyRuleEffectRequired(t *testing.T) {
 		}
 	}
 	// A rule built in Go with an out-of-range effect fails validation and encoding.
-	bad := pdr.Policy{Name: "p", Rules: []pdr.Rule{{Name: "r", Effect: pdr.Decision(7)}}}
+	bad := pdr.Policy{Name: "p", Rules: []pdr.Rule{{Name: "r", Effect: format.Decision(7)}}}
 	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "effect decision(7), want allow or deny") {
 		t.Errorf("validate: %v", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/pdr"
 )
 
@@ -111,7 +112,7 @@ func accepted(t *testing.T, what string, f func() error) {
 // ethPolicy allows ETH transfers to treasury up to 1 ETH, with approval above 0.5 ETH.
 func ethPolicy() pdr.Policy {
 	return pdr.Policy{Name: "eth", Rules: []pdr.Rule{
-		{Name: "small-eth", Effect: pdr.Allow, Targets: []common.Address{treasury},
+		{Name: "small-eth", Effect: format.DecisionAllow, Targets: []common.Address{treasury},
 			MaxValue: ether.String(), ApprovalAbove: new(big.Int).Div(ether, big.NewInt(2)).String()},
 	}}
 }
@@ -141,24 +142,24 @@ func TestValueRangeEvaluate(t *testing.T) {
 		})
 	}
 	// Clean cases: the cap and the approval threshold still work, at every boundary.
-	noCap := pdr.Policy{Name: "nocap", Rules: []pdr.Rule{{Name: "any", Effect: pdr.Allow, ApprovalAbove: "0"}}}
+	noCap := pdr.Policy{Name: "nocap", Rules: []pdr.Rule{{Name: "any", Effect: format.DecisionAllow, ApprovalAbove: "0"}}}
 	for _, c := range []struct {
 		desc     string
 		pol      pdr.Policy
 		v        *big.Int
-		decision pdr.Decision
+		decision format.Decision
 		approval bool
 	}{
-		{"nil", pol, nil, pdr.Allow, false},
-		{"0", pol, new(big.Int), pdr.Allow, false},
-		{"0.5 ETH", pol, new(big.Int).Div(ether, big.NewInt(2)), pdr.Allow, false},
-		{"0.5 ETH + 1", pol, new(big.Int).Add(new(big.Int).Div(ether, big.NewInt(2)), big.NewInt(1)), pdr.Allow, true},
-		{"1 ETH", pol, ether, pdr.Allow, true},
-		{"1 ETH + 1", pol, new(big.Int).Add(ether, big.NewInt(1)), pdr.Deny, false},
-		{"10 ETH", pol, eth(10), pdr.Deny, false},
-		{"2^256-1 over the cap", pol, maxUint256, pdr.Deny, false},
-		{"2^256-1 without cap", noCap, maxUint256, pdr.Allow, true},
-		{"0 without cap", noCap, nil, pdr.Allow, false},
+		{"nil", pol, nil, format.DecisionAllow, false},
+		{"0", pol, new(big.Int), format.DecisionAllow, false},
+		{"0.5 ETH", pol, new(big.Int).Div(ether, big.NewInt(2)), format.DecisionAllow, false},
+		{"0.5 ETH + 1", pol, new(big.Int).Add(new(big.Int).Div(ether, big.NewInt(2)), big.NewInt(1)), format.DecisionAllow, true},
+		{"1 ETH", pol, ether, format.DecisionAllow, true},
+		{"1 ETH + 1", pol, new(big.Int).Add(ether, big.NewInt(1)), format.DecisionDeny, false},
+		{"10 ETH", pol, eth(10), format.DecisionDeny, false},
+		{"2^256-1 over the cap", pol, maxUint256, format.DecisionDeny, false},
+		{"2^256-1 without cap", noCap, maxUint256, format.DecisionAllow, true},
+		{"0 without cap", noCap, nil, format.DecisionAllow, false},
 	} {
 		in := pdr.Request{Domain: dom, Call: pdr.Call{Target: treasury, Value: c.v}}
 		s, ev, err := c.pol.Decide(in, 0, 100, key)
@@ -190,7 +191,7 @@ func TestValueRangeSignVerify(t *testing.T) {
 	dom := pdr.Domain{ChainID: 1, Account: common.Address{0xac}}
 	st := &pdr.State{PolicySigner: crypto.PubkeyToAddress(policy.PublicKey),
 		Approvers: map[common.Address]bool{crypto.PubkeyToAddress(approver.PublicKey): true}, Threshold: 1}
-	terms := pdr.Terms{Decision: pdr.Allow, Expiry: 100}
+	terms := pdr.Terms{Decision: format.DecisionAllow, Expiry: 100}
 	for _, c := range badValues {
 		call := pdr.Call{Target: treasury, Value: c.v, Data: []byte{1, 2, 3, 4}}
 		p := pdr.ForCall(dom, call, terms)
@@ -223,7 +224,7 @@ func TestValueRangeSignVerify(t *testing.T) {
 	}
 	for _, c := range goodValues {
 		call := pdr.Call{Target: treasury, Value: c.v, Data: []byte{1, 2, 3, 4}}
-		p := pdr.ForCall(dom, call, pdr.Terms{Decision: pdr.Allow, ApprovalRequired: true, Expiry: 100})
+		p := pdr.ForCall(dom, call, pdr.Terms{Decision: format.DecisionAllow, ApprovalRequired: true, Expiry: 100})
 		s, err := pdr.SignPDR(policy, p)
 		if err != nil {
 			t.Errorf("SignPDR %s: %v", c.desc, err)
@@ -251,7 +252,7 @@ func TestValueRangeDelegation(t *testing.T) {
 			Targets: []common.Address{treasury}, Selectors: [][4]byte{call.Selector()}, MaxValuePerCall: perCall, MaxValueTotal: total, Expiry: 100}
 	}
 	signed := func(chain ...pdr.SignedDelegation) pdr.SignedPDR {
-		s, err := pdr.SignPDR(delegate, pdr.ForCall(dom, call, pdr.Terms{Decision: pdr.Allow, Expiry: 100}))
+		s, err := pdr.SignPDR(delegate, pdr.ForCall(dom, call, pdr.Terms{Decision: format.DecisionAllow, Expiry: 100}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -337,7 +338,7 @@ func TestValueRangeBatch(t *testing.T) {
 	policy := mustKey(t)
 	dom := pdr.Domain{ChainID: 1, Account: common.Address{0xac}}
 	st := &pdr.State{PolicySigner: crypto.PubkeyToAddress(policy.PublicKey)}
-	terms := pdr.Terms{Decision: pdr.Allow, Expiry: 100}
+	terms := pdr.Terms{Decision: format.DecisionAllow, Expiry: 100}
 	half := new(big.Int).Lsh(big.NewInt(1), 255)
 	batch := func(vs ...*big.Int) []pdr.Call {
 		var calls []pdr.Call
@@ -372,7 +373,7 @@ func TestValueRangeBatch(t *testing.T) {
 	// Sum 2^256 signed the way it used to be (value 0 with the batch's data hash): VerifyBatch
 	// must refuse it, not accept it.
 	overflow := batch(half, half)
-	zeroSum := pdr.PDR{Domain: dom, Target: dom.Account, Value: new(big.Int), PolicyID: terms.PolicyID, Decision: pdr.Allow, Expiry: 100}
+	zeroSum := pdr.PDR{Domain: dom, Target: dom.Account, Value: new(big.Int), PolicyID: terms.PolicyID, Decision: format.DecisionAllow, Expiry: 100}
 	if h, err := batchHashOf(overflow); err == nil {
 		zeroSum.DataHash = h
 		s, err := pdr.SignPDR(policy, zeroSum)
@@ -397,9 +398,9 @@ func TestValueRangeBatch(t *testing.T) {
 			continue
 		}
 		accepted(t, "VerifyBatch "+c.desc, func() error { return pdr.VerifyBatch(st, &s, c.calls, 100) })
-		enc, err := pdr.EncodeCBOR(s)
+		enc, err := format.Marshal(s)
 		if err != nil {
-			t.Errorf("EncodeCBOR %s: %v", c.desc, err)
+			t.Errorf("format.Marshal %s: %v", c.desc, err)
 			continue
 		}
 		var back pdr.SignedPDR
@@ -433,11 +434,11 @@ func TestValueRangeEncodings(t *testing.T) {
 	for _, c := range badValues {
 		p := good.PDR
 		p.Value = c.v
-		refused(t, "EncodeCBOR(PDR) "+c.desc, func() error { _, err := pdr.EncodeCBOR(p); return err })
+		refused(t, "format.Marshal(PDR) "+c.desc, func() error { _, err := format.Marshal(p); return err })
 		refused(t, "json.Marshal(PDR) "+c.desc, func() error { _, err := json.Marshal(p); return err })
 		d := good.Delegations[0].Delegation
 		d.MaxValueTotal = c.v
-		refused(t, "EncodeCBOR(Delegation) "+c.desc, func() error { _, err := pdr.EncodeCBOR(d); return err })
+		refused(t, "format.Marshal(Delegation) "+c.desc, func() error { _, err := format.Marshal(d); return err })
 		refused(t, "json.Marshal(Delegation) "+c.desc, func() error { _, err := json.Marshal(d); return err })
 
 		// Decoding: the CBOR and JSON of the same records with the bad value written by hand.
@@ -451,7 +452,7 @@ func TestValueRangeEncodings(t *testing.T) {
 	// Policies: wei amounts and integer conditions out of range for their type are refused
 	// by Validate and by both decoders; the boundaries are accepted.
 	rule := func(mutate func(r *pdr.Rule)) pdr.Policy {
-		r := pdr.Rule{Name: "r", Effect: pdr.Allow, Method: "f(uint256,int8,uint8)"}
+		r := pdr.Rule{Name: "r", Effect: format.DecisionAllow, Method: "f(uint256,int8,uint8)"}
 		mutate(&r)
 		return pdr.Policy{Name: "p", Rules: []pdr.Rule{r}}
 	}
@@ -478,7 +479,7 @@ func TestValueRangeEncodings(t *testing.T) {
 		var p pdr.Policy
 		refused(t, "json.Unmarshal policy "+c.desc, func() error { return json.Unmarshal(js, &p) })
 		refused(t, "DecodeCBOR policy "+c.desc, func() error {
-			enc, err := pdr.EncodeCBOR(c.pol)
+			enc, err := format.Marshal(c.pol)
 			if err != nil {
 				return err // the encoder may refuse first; then nothing can be decoded
 			}
@@ -506,7 +507,7 @@ func TestValueRangeEncodings(t *testing.T) {
 		}
 		var p pdr.Policy
 		accepted(t, "json.Unmarshal policy "+c.desc, func() error { return json.Unmarshal(js, &p) })
-		enc, err := pdr.EncodeCBOR(c.pol)
+		enc, err := format.Marshal(c.pol)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -559,7 +560,7 @@ func badCBOR(t *testing.T, good pdr.SignedPDR, v *big.Int) []badInput {
 		Delegations []signedDelegationWire `cbor:"4,keyasint"`
 	}
 	p := good.PDR
-	pw := pdrWire{p.ChainID, p.Account, p.Nonce, p.Target, v, p.DataHash, p.PolicyID, uint8(p.Decision), p.ApprovalRequired, p.Expiry, p.EventID}
+	pw := pdrWire{p.ChainID, p.Account, p.Nonce, p.Target, v, p.DataHash, p.PolicyID, pdr.ChainDecision(p.Decision), p.ApprovalRequired, p.Expiry, p.EventID}
 	dl := good.Delegations[0].Delegation
 	dw := delegationWire{dl.Delegator, dl.Delegate, dl.Parent, dl.Targets, dl.Selectors, dl.MaxValuePerCall, v, dl.Expiry, dl.Salt}
 	dwPerCall := dw
@@ -567,7 +568,7 @@ func badCBOR(t *testing.T, good pdr.SignedPDR, v *big.Int) []badInput {
 	goodPW := pw
 	goodPW.Value = p.Value
 	enc := func(x any) []byte {
-		b, err := pdr.EncodeCBOR(x)
+		b, err := format.Marshal(x)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -665,8 +666,8 @@ func FuzzValueRange(f *testing.F) {
 	key := mustKey(f)
 	dom := pdr.Domain{ChainID: 1, Account: common.Address{0xac}}
 	st := &pdr.State{PolicySigner: crypto.PubkeyToAddress(key.PublicKey)}
-	terms := pdr.Terms{Decision: pdr.Allow, Expiry: 100}
-	pol := pdr.Policy{Name: "p", Rules: []pdr.Rule{{Name: "cap", Effect: pdr.Allow, MaxValue: ether.String()}}}
+	terms := pdr.Terms{Decision: format.DecisionAllow, Expiry: 100}
+	pol := pdr.Policy{Name: "p", Rules: []pdr.Rule{{Name: "cap", Effect: format.DecisionAllow, MaxValue: ether.String()}}}
 	f.Fuzz(func(t *testing.T, mag []byte, neg bool, other []byte) {
 		if len(mag) > 64 || len(other) > 40 {
 			return
@@ -695,12 +696,12 @@ func FuzzValueRange(f *testing.F) {
 		check("SignPDR", err)
 		_, err = pdr.SignDelegation(key, dom, pdr.Delegation{MaxValuePerCall: v, MaxValueTotal: v})
 		check("SignDelegation", err)
-		_, err = pdr.EncodeCBOR(pdr.PDR{Value: v})
-		check("EncodeCBOR", err)
+		_, err = format.Marshal(pdr.PDR{Value: v})
+		check("format.Marshal", err)
 		if ok {
 			check("Verify", pdr.Verify(st, &s, call, 100, false))
 			var back pdr.PDR
-			enc, _ := pdr.EncodeCBOR(s.PDR)
+			enc, _ := format.Marshal(s.PDR)
 			check("DecodeCBOR", pdr.DecodeCBOR(enc, &back))
 			if back.Value.Cmp(v) != 0 || back.Digest() != s.PDR.Digest() {
 				t.Fatalf("CBOR round trip of %v: %v", v, back.Value)

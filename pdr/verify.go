@@ -6,6 +6,8 @@ import (
 	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/agentflightrecorder/afr/format"
 )
 
 // SignedPDR is a PDR with the signatures that make it executable: the policy signer's (or, with
@@ -164,7 +166,7 @@ func verify(st *State, s *SignedPDR, p *PDR, c Call, now uint64, withApprovals b
 	} else if p.Nonce != st.DelegatedNonce || st.DelegatedNonce >= MaxDelegatedNonce {
 		return fail(ErrInvalidNonce, fmt.Sprintf("delegated nonce %d, want %d", p.Nonce, st.DelegatedNonce))
 	}
-	if p.Decision != Allow {
+	if p.Decision != format.DecisionAllow {
 		return fail(ErrDecisionNotAllow, "decision is "+p.Decision.String())
 	}
 	if now > p.Expiry {

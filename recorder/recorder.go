@@ -136,7 +136,8 @@ var ErrClosed = errors.New("recorder: closed")
 
 // EventWriter is what appends events to a log: a *Recorder that holds the
 // log, or a client of the recorder daemon that does (serve.Client). The
-// importers, the MCP proxy and the OTLP receiver write through it.
+// importers, the MCP proxy, the OTLP receiver and pace's agents write
+// through it.
 type EventWriter interface {
 	Record(ctx context.Context, ev format.Event) (Receipt, error)
 }

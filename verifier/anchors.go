@@ -1,132 +1,47 @@
 package verifier
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"os"
 	"sort"
 
 	"github.com/agentflightrecorder/afr/format"
 )
-
-// Anchor is one epoch root as committed on chain (or by any other party the
-// verifier trusts): EpochAnchor.anchor(epoch, root, prevRoot).
-type Anchor struct {
-	Epoch    uint64        `json:"epoch"`
-	Root     format.Digest `json:"root"`
-	PrevRoot format.Digest `json:"prev_root"`
-	// Where the anchor came from, for reports (e.g. a transaction hash).
-	Source string `json:"source,omitempty"`
-}
 
 // AnchorSource supplies the anchored roots of one operator. Implementations
 // return every anchor they know, in any order; the verifier checks them for
 // consistency itself. An error means the anchors could not be read at all
 // (unreachable chain, unreadable file), never a verdict.
 type AnchorSource interface {
-	Anchors(ctx context.Context) ([]Anchor, error)
+	Anchors(ctx context.Context) ([]format.Anchor, error)
 }
 
 // AnchorList is an in-memory AnchorSource.
-type AnchorList []Anchor
+type AnchorList []format.Anchor
 
 // Anchors implements AnchorSource.
-func (l AnchorList) Anchors(context.Context) ([]Anchor, error) { return l, nil }
+func (l AnchorList) Anchors(context.Context) ([]format.Anchor, error) { return l, nil }
 
-// AnchorsFile is an AnchorSource reading a JSON file: an object
-// {"anchors": [{"epoch": 0, "root": "0x…", "prev_root": "0x…"}, …]}
-// (docs/SPEC.md, "Anchors file"). A file that breaks those rules is an
-// error wrapping ErrAnchorsFile.
+// AnchorsFile is an AnchorSource reading an anchors file
+// (format.ReadAnchorsFile; docs/SPEC.md, "Anchors file"). A file that
+// breaks the format's rules is an error wrapping format.ErrAnchorsFile.
 type AnchorsFile string
 
-// ErrAnchorsFile is wrapped by the errors of AnchorsFile for a file that is
-// not a valid anchors file (unknown or missing fields, malformed digests,
-// trailing data).
-var ErrAnchorsFile = errors.New("verifier: malformed anchors file")
-
 // Anchors implements AnchorSource.
-func (f AnchorsFile) Anchors(context.Context) ([]Anchor, error) {
-	b, err := os.ReadFile(string(f))
-	if err != nil {
-		return nil, err
-	}
-	as, err := parseAnchors(b)
-	if err != nil {
-		return nil, fmt.Errorf("%w %s: %w (%s)", ErrAnchorsFile, f, err, anchorsFileHint)
-	}
-	return as, nil
-}
-
-// anchorsFileHint ends the errors of a malformed anchors file.
-const anchorsFileHint = `want {"anchors": [{"epoch": n, "root": "0x…", "prev_root": "0x…"}, …]}, see docs/SPEC.md "Anchors file"`
-
-// ParseAnchors reads the content of an anchors file (see AnchorsFile), for
-// anchors that do not come from a file, such as those a web page is given.
-// Content that breaks the format's rules is an error wrapping
-// ErrAnchorsFile.
-func ParseAnchors(b []byte) ([]Anchor, error) {
-	as, err := parseAnchors(b)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w (%s)", ErrAnchorsFile, err, anchorsFileHint)
-	}
-	return as, nil
-}
-
-func parseAnchors(b []byte) ([]Anchor, error) {
-	var doc struct {
-		Anchors *[]*struct {
-			Epoch    *uint64        `json:"epoch"`
-			Root     *format.Digest `json:"root"`
-			PrevRoot *format.Digest `json:"prev_root"`
-			Source   string         `json:"source"`
-		} `json:"anchors"`
-	}
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.DisallowUnknownFields()
-	if err := d.Decode(&doc); err != nil {
-		return nil, err
-	}
-	if _, err := d.Token(); err != io.EOF {
-		return nil, errors.New("data after the object")
-	}
-	if doc.Anchors == nil {
-		return nil, errors.New("no \"anchors\" list")
-	}
-	out := make([]Anchor, len(*doc.Anchors))
-	for i, a := range *doc.Anchors {
-		if a == nil || a.Epoch == nil || a.Root == nil || a.PrevRoot == nil {
-			return nil, fmt.Errorf("anchor %d: epoch, root and prev_root are required", i)
-		}
-		out[i] = Anchor{Epoch: *a.Epoch, Root: *a.Root, PrevRoot: *a.PrevRoot, Source: a.Source}
-	}
-	return out, nil
-}
-
-// WriteAnchorsFile writes anchors in the format AnchorsFile reads.
-func WriteAnchorsFile(path string, anchors []Anchor) error {
-	b, err := json.MarshalIndent(struct {
-		Anchors []Anchor `json:"anchors"`
-	}{anchors}, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
+func (f AnchorsFile) Anchors(context.Context) ([]format.Anchor, error) {
+	return format.ReadAnchorsFile(string(f))
 }
 
 // AnchorsFromLog returns the anchors an honest operator would have
 // committed for the epochs of a log: for tests, demos and local use.
-func AnchorsFromLog(src Source) ([]Anchor, error) {
-	var out []Anchor
+func AnchorsFromLog(src Source) ([]format.Anchor, error) {
+	var out []format.Anchor
 	err := src.Epochs(func(t uint64, raw []byte) error {
 		h, err := format.DecodeEpochHeader(raw)
 		if err != nil {
 			return err
 		}
-		out = append(out, Anchor{Epoch: t, Root: format.EpochRoot(raw), PrevRoot: h.PrevRoot})
+		out = append(out, format.Anchor{Epoch: t, Root: format.EpochRoot(raw), PrevRoot: h.PrevRoot})
 		return nil
 	})
 	return out, err
@@ -135,10 +50,10 @@ func AnchorsFromLog(src Source) ([]Anchor, error) {
 // anchorIndex checks the anchors for consistency and indexes them by epoch.
 // complete says the list holds every anchor of the operator, so a gap in
 // it is a finding.
-func anchorIndex(anchors []Anchor, complete bool, c *collector) map[uint64]Anchor {
-	sorted := append([]Anchor(nil), anchors...)
+func anchorIndex(anchors []format.Anchor, complete bool, c *collector) map[uint64]format.Anchor {
+	sorted := append([]format.Anchor(nil), anchors...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Epoch < sorted[j].Epoch })
-	idx := make(map[uint64]Anchor, len(sorted))
+	idx := make(map[uint64]format.Anchor, len(sorted))
 	if n := len(sorted); n > 0 && complete {
 		// EpochAnchor accepts epoch t only after t−1: a gap means anchors
 		// were withheld or the source is not the contract.

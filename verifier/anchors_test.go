@@ -2,11 +2,7 @@ package verifier_test
 
 import (
 	"context"
-	"errors"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -15,54 +11,9 @@ import (
 	"github.com/agentflightrecorder/afr/verifier/tamper"
 )
 
-func readAnchorsFile(t *testing.T, body string) ([]verifier.Anchor, error) {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "anchors.json")
-	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return verifier.AnchorsFile(path).Anchors(context.Background())
-}
-
-func TestAnchorsFileRules(t *testing.T) {
-	h := func(b byte) string {
-		return `"0x` + strings.Repeat(string("0123456789abcdef"[b>>4])+string("0123456789abcdef"[b&15]), 32) + `"`
-	}
-	entry := func(epoch, root, prev string) string {
-		return `{"epoch":` + epoch + `,"root":` + root + `,"prev_root":` + prev + `}`
-	}
-	good := `{"anchors":[` + entry("1", h(2), h(1)) + `,{"epoch":0,"root":` + h(1) + `,"prev_root":` + h(0) + `,"source":"tx 0xab"}]}`
-	as, err := readAnchorsFile(t, good)
-	if err != nil || len(as) != 2 || as[0].Epoch != 1 || as[1].Source != "tx 0xab" {
-		t.Fatalf("valid file: %v %+v", err, as)
-	}
-	if as, err := readAnchorsFile(t, `{"anchors":[]}`); err != nil || len(as) != 0 {
-		t.Fatalf("empty list: %v %+v", err, as)
-	}
-	for name, body := range map[string]string{
-		"unknown-field":    `{"anchors":[{"epoch":0,"root":` + h(1) + `,"prev_root":` + h(0) + `,"chain":1}]}`,
-		"unknown-top":      `{"anchors":[],"version":2}`,
-		"no-anchors-key":   `{}`,
-		"missing-epoch":    `{"anchors":[{"root":` + h(1) + `,"prev_root":` + h(0) + `}]}`,
-		"missing-root":     `{"anchors":[{"epoch":0,"prev_root":` + h(0) + `}]}`,
-		"missing-prev":     `{"anchors":[{"epoch":0,"root":` + h(1) + `}]}`,
-		"short-root":       `{"anchors":[` + entry("0", `"0x12"`, h(0)) + `]}`,
-		"negative-epoch":   `{"anchors":[` + entry("-1", h(1), h(0)) + `]}`,
-		"trailing-data":    `{"anchors":[]} {}`,
-		"not-json":         `anchors`,
-		"null-anchor":      `{"anchors":[null]}`,
-		"null-root":        `{"anchors":[` + entry("0", `null`, h(0)) + `]}`,
-		"fractional-epoch": `{"anchors":[` + entry("0.5", h(1), h(0)) + `]}`,
-	} {
-		if _, err := readAnchorsFile(t, body); !errors.Is(err, verifier.ErrAnchorsFile) {
-			t.Errorf("%s: %v, want ErrAnchorsFile", name, err)
-		}
-	}
-}
-
 // conflicts returns the epochs of the anchor_conflict findings for anchors
 // checked against an empty log.
-func conflicts(t *testing.T, as ...verifier.Anchor) []uint64 {
+func conflicts(t *testing.T, as ...format.Anchor) []uint64 {
 	t.Helper()
 	rep, err := verifier.VerifyLog(context.Background(), &tamper.Image{}, verifier.AnchorList(as), verifier.Options{})
 	if err != nil {
@@ -79,8 +30,8 @@ func conflicts(t *testing.T, as ...verifier.Anchor) []uint64 {
 
 func TestAnchorDuplicatesAndEpochZero(t *testing.T) {
 	r := func(b byte) format.Digest { return format.Digest{b} }
-	a0, a1, a2 := verifier.Anchor{Epoch: 0, Root: r(1)}, verifier.Anchor{Epoch: 1, Root: r(2), PrevRoot: r(1)}, verifier.Anchor{Epoch: 2, Root: r(3), PrevRoot: r(2)}
-	clean := [][]verifier.Anchor{
+	a0, a1, a2 := format.Anchor{Epoch: 0, Root: r(1)}, format.Anchor{Epoch: 1, Root: r(2), PrevRoot: r(1)}, format.Anchor{Epoch: 2, Root: r(3), PrevRoot: r(2)}
+	clean := [][]format.Anchor{
 		{a0, a1, a2},
 		{a2, a0, a1},         // any order
 		{a0, a1, a1, a2, a0}, // the same anchor listed twice (two sources)
@@ -90,11 +41,11 @@ func TestAnchorDuplicatesAndEpochZero(t *testing.T) {
 			t.Errorf("clean set %d: anchor_conflict at epochs %v", i, got)
 		}
 	}
-	for _, at := range []verifier.Anchor{a0, a1, a2} {
+	for _, at := range []format.Anchor{a0, a1, a2} {
 		otherRoot, otherPrev := at, at
 		otherRoot.Root[31] ^= 1
 		otherPrev.PrevRoot[31] ^= 1
-		for name, dup := range map[string]verifier.Anchor{"root": otherRoot, "prev_root": otherPrev} {
+		for name, dup := range map[string]format.Anchor{"root": otherRoot, "prev_root": otherPrev} {
 			if got := conflicts(t, a0, a1, a2, dup); !slices.Contains(got, at.Epoch) {
 				t.Errorf("epoch %d anchored twice with another %s: conflicts at %v", at.Epoch, name, got)
 			}
@@ -113,7 +64,7 @@ func TestAnchorDuplicatesAndEpochZero(t *testing.T) {
 func TestAnchorEpochsAreUntrusted(t *testing.T) {
 	for _, e := range []uint64{1 << 40, 1<<64 - 1} {
 		done := make(chan []uint64, 1)
-		go func() { done <- conflicts(t, verifier.Anchor{Epoch: e, Root: format.Digest{1}}) }()
+		go func() { done <- conflicts(t, format.Anchor{Epoch: e, Root: format.Digest{1}}) }()
 		select {
 		case got := <-done:
 			if len(got) != 1 || got[0] != 0 {

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/recorder/workload"
 	"github.com/agentflightrecorder/afr/verifier"
@@ -30,7 +31,7 @@ var (
 
 // benchLog records the synthetic workload (seed 42, epochs of 100) once per
 // process, into a directory removed when the process exits.
-func benchLog(b *testing.B) (*recorder.Log, []verifier.Anchor) {
+func benchLog(b *testing.B) (*recorder.Log, []format.Anchor) {
 	benchOnce.Do(func() {
 		benchDir, benchErr = os.MkdirTemp("", "afr-bench")
 		if benchErr != nil {

@@ -238,7 +238,7 @@ func VerifyBundle(ctx context.Context, b *Bundle, anchors AnchorSource, opts Opt
 			needed[h.Epoch] = true
 		}
 	}
-	var relevant []Anchor
+	var relevant []format.Anchor
 	for _, a := range as {
 		if needed[a.Epoch] {
 			relevant = append(relevant, a)

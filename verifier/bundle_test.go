@@ -39,7 +39,7 @@ func disclose(t *testing.T, lg *testLog, seqs []uint64, keys bool) *verifier.Bun
 	return back
 }
 
-func verifyBundle(t *testing.T, b *verifier.Bundle, anchors []verifier.Anchor, level verifier.PayloadLevel) *verifier.BundleReport {
+func verifyBundle(t *testing.T, b *verifier.Bundle, anchors []format.Anchor, level verifier.PayloadLevel) *verifier.BundleReport {
 	t.Helper()
 	rep, err := verifier.VerifyBundle(context.Background(), b, verifier.AnchorList(anchors), verifier.Options{Payloads: level})
 	if err != nil {
@@ -90,43 +90,43 @@ func TestBundleTampering(t *testing.T) {
 	lg := makeLog(t, 64, 16, 1, 6)
 	cases := []struct {
 		name   string
-		mutate func(b *verifier.Bundle, anchors []verifier.Anchor) []verifier.Anchor
+		mutate func(b *verifier.Bundle, anchors []format.Anchor) []format.Anchor
 		kind   verifier.FindingKind
 	}{
-		{"record-edited", func(b *verifier.Bundle, a []verifier.Anchor) []verifier.Anchor {
+		{"record-edited", func(b *verifier.Bundle, a []format.Anchor) []format.Anchor {
 			e, _ := format.DecodeEnvelope(b.Events[0].Record)
 			e.Tool += "!"
 			b.Events[0].Record, _ = format.EncodeEnvelope(e)
 			return a
 		}, verifier.KindProofInvalid},
-		{"record-garbled", func(b *verifier.Bundle, a []verifier.Anchor) []verifier.Anchor {
+		{"record-garbled", func(b *verifier.Bundle, a []format.Anchor) []format.Anchor {
 			b.Events[0].Record[3] ^= 0xff
 			return a
 		}, verifier.KindRecordDecode},
-		{"path-edited", func(b *verifier.Bundle, a []verifier.Anchor) []verifier.Anchor {
+		{"path-edited", func(b *verifier.Bundle, a []format.Anchor) []format.Anchor {
 			b.Events[0].Path[0][0] ^= 1
 			return a
 		}, verifier.KindProofInvalid},
-		{"index-moved", func(b *verifier.Bundle, a []verifier.Anchor) []verifier.Anchor {
+		{"index-moved", func(b *verifier.Bundle, a []format.Anchor) []format.Anchor {
 			b.Events[0].Index++
 			return a
 		}, verifier.KindSequence},
-		{"header-replaced", func(b *verifier.Bundle, a []verifier.Anchor) []verifier.Anchor {
+		{"header-replaced", func(b *verifier.Bundle, a []format.Anchor) []format.Anchor {
 			h, _ := format.DecodeEpochHeader(b.Headers[0])
 			h.Time++
 			b.Headers[0], _ = format.EncodeEpochHeader(h)
 			return a
 		}, verifier.KindAnchorMismatch},
-		{"payload-swapped", func(b *verifier.Bundle, a []verifier.Anchor) []verifier.Anchor {
+		{"payload-swapped", func(b *verifier.Bundle, a []format.Anchor) []format.Anchor {
 			b.Events[0].Payload, b.Events[1].Payload = b.Events[1].Payload, b.Events[0].Payload
 			return a
 		}, verifier.KindPayloadMismatch},
-		{"key-swapped", func(b *verifier.Bundle, a []verifier.Anchor) []verifier.Anchor {
+		{"key-swapped", func(b *verifier.Bundle, a []format.Anchor) []format.Anchor {
 			b.Events[0].Key, b.Events[1].Key = b.Events[1].Key, b.Events[0].Key
 			return a
 		}, verifier.KindPayloadDecrypt},
-		{"forked-anchor", func(b *verifier.Bundle, a []verifier.Anchor) []verifier.Anchor {
-			forged := append([]verifier.Anchor(nil), a...)
+		{"forked-anchor", func(b *verifier.Bundle, a []format.Anchor) []format.Anchor {
+			forged := append([]format.Anchor(nil), a...)
 			forged[0].Root[0] ^= 1
 			return forged
 		}, verifier.KindAnchorMismatch},

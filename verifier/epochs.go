@@ -61,7 +61,7 @@ func (v *logVerifier) merkleRoots() []format.Digest {
 }
 
 // checkEpochs checks the epoch chain and each epoch's tree and chain head.
-func (v *logVerifier) checkEpochs(anchors map[uint64]Anchor) {
+func (v *logVerifier) checkEpochs(anchors map[uint64]format.Anchor) {
 	roots := v.merkleRoots()
 	var nextSeq uint64
 	var prevRoot format.Digest
@@ -144,7 +144,7 @@ func (v *logVerifier) checkEpochs(anchors map[uint64]Anchor) {
 // what is missing. A header is matched with the anchor of the epoch it
 // claims (its position if it cannot be decoded), so a header removed from
 // the middle shows up as exactly that epoch missing.
-func (v *logVerifier) checkAnchors(idx map[uint64]Anchor) {
+func (v *logVerifier) checkAnchors(idx map[uint64]format.Anchor) {
 	var maxAnchored uint64
 	for t := range idx {
 		maxAnchored = max(maxAnchored, t)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/format/segment"
 	"github.com/agentflightrecorder/afr/internal/logtest"
 	"github.com/agentflightrecorder/afr/recorder"
@@ -20,7 +21,7 @@ import (
 type segLog struct {
 	dir     string
 	events  int
-	anchors []verifier.Anchor
+	anchors []format.Anchor
 	files   map[string][]string // stream → its files, relative to dir
 }
 

@@ -1,6 +1,10 @@
 package verifier
 
-import "context"
+import (
+	"context"
+
+	"github.com/agentflightrecorder/afr/format"
+)
 
 // AnchorSources is the union of anchor sources: the verifier checks their
 // anchors against one another (two roots for one epoch are
@@ -9,7 +13,7 @@ import "context"
 type AnchorSources []AnchorSource
 
 // Anchors implements AnchorSource: the anchors of all members.
-func (s AnchorSources) Anchors(ctx context.Context) ([]Anchor, error) {
+func (s AnchorSources) Anchors(ctx context.Context) ([]format.Anchor, error) {
 	ca, err := s.CheckAnchors(ctx)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/verifier"
 )
 
@@ -24,7 +25,7 @@ func TestBundleVectors(t *testing.T) {
 			raw, _ := os.ReadFile(f)
 			var v struct {
 				Bundle  string
-				Anchors []verifier.Anchor
+				Anchors []format.Anchor
 				Level   string
 				Verdict string
 				Kinds   []verifier.FindingKind

@@ -19,7 +19,7 @@ import (
 type testLog struct {
 	dir     string
 	img     *tamper.Image
-	anchors []verifier.Anchor
+	anchors []format.Anchor
 	keys    *recorder.Keyring
 	man     recorder.Manifest
 	other   *tamper.Image // a log of another session, for splicing
@@ -79,7 +79,7 @@ func makeLog(t testing.TB, n, epochSize, writers int, seed uint64) *testLog {
 	return &testLog{dir: dir, img: img, anchors: anchors, keys: kr, man: man}
 }
 
-func verify(t testing.TB, src verifier.Source, anchors []verifier.Anchor, opts verifier.Options) *verifier.Report {
+func verify(t testing.TB, src verifier.Source, anchors []format.Anchor, opts verifier.Options) *verifier.Report {
 	t.Helper()
 	rep, err := verifier.VerifyLog(context.Background(), src, verifier.AnchorList(anchors), opts)
 	if err != nil {
@@ -165,8 +165,8 @@ func TestEmptyInputsAreNotVerified(t *testing.T) {
 // A gap in the anchors, even past the log's last epoch, is a conflict.
 func TestAnchorGapIsConflict(t *testing.T) {
 	lg := makeLog(t, 20, 10, 1, 3)
-	forged := append([]verifier.Anchor(nil), lg.anchors...)
-	forged = append(forged, verifier.Anchor{Epoch: 3, Root: format.Digest{1}})
+	forged := append([]format.Anchor(nil), lg.anchors...)
+	forged = append(forged, format.Anchor{Epoch: 3, Root: format.Digest{1}})
 	rep := verify(t, lg.img, forged, verifier.Options{})
 	if rep.Verdict != verifier.Tampered || !rep.Has(verifier.KindAnchorConflict) {
 		t.Fatalf("%s %v", rep.Verdict, rep.Findings)

@@ -11,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/agentflightrecorder/afr/contracts/bindings"
+	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/pace"
 	"github.com/agentflightrecorder/afr/pdr"
 	"github.com/agentflightrecorder/afr/recorder"
@@ -26,10 +27,10 @@ const PDRLifetime = 3600
 // allowed; everything else is denied (no rule allows it).
 func DefaultPolicy(w *World) *pdr.Policy {
 	return &pdr.Policy{Name: "afrspec-default", Rules: []pdr.Rule{
-		{Name: "never-pay-the-attacker", Effect: pdr.Deny, Targets: []common.Address{w.attacker.Address}},
-		{Name: "counter-bump", Effect: pdr.Allow, Targets: []common.Address{w.counter}, Method: "bump(uint256)",
+		{Name: "never-pay-the-attacker", Effect: format.DecisionDeny, Targets: []common.Address{w.attacker.Address}},
+		{Name: "counter-bump", Effect: format.DecisionAllow, Targets: []common.Address{w.counter}, Method: "bump(uint256)",
 			MaxValue: "1000000000000000000", ApprovalIf: []pdr.Condition{{Arg: 0, Op: "gt", Value: "1000"}}},
-		{Name: "sink-ping", Effect: pdr.Allow, Targets: []common.Address{w.sink}, Method: "ping()"},
+		{Name: "sink-ping", Effect: format.DecisionAllow, Targets: []common.Address{w.sink}, Method: "ping()"},
 	}}
 }
 
@@ -149,7 +150,7 @@ func (w *World) SignUnrecorded(ctx context.Context, call pdr.Call, eventID commo
 	if err != nil {
 		return pdr.SignedPDR{}, err
 	}
-	t.Decision = pdr.Allow
+	t.Decision = format.DecisionAllow
 	return pdr.SignPDR(w.policySig.Key, pdr.ForCall(w.domain, call, t))
 }
 
@@ -206,7 +207,7 @@ func (w *World) SignDelegated(ctx context.Context, delegate *Actor, chain []pdr.
 	if err != nil {
 		return pdr.SignedPDR{}, err
 	}
-	s, err := pdr.SignPDR(delegate.Key, pdr.ForCall(w.domain, call, pdr.Terms{Nonce: nonce, Decision: pdr.Allow, Expiry: now + PDRLifetime, EventID: eventID}))
+	s, err := pdr.SignPDR(delegate.Key, pdr.ForCall(w.domain, call, pdr.Terms{Nonce: nonce, Decision: format.DecisionAllow, Expiry: now + PDRLifetime, EventID: eventID}))
 	if err != nil {
 		return pdr.SignedPDR{}, err
 	}

@@ -121,7 +121,7 @@ func RecordIncident(ctx context.Context, w *World) (*Incident, error) {
 	if inc.Delegations, err = w.Delegate(ctx, support, treasury, inc.Delegations, scope); err != nil {
 		return nil, err
 	}
-	token, err := pdr.EncodeCBOR(inc.Delegations[1])
+	token, err := format.Marshal(inc.Delegations[1])
 	if err != nil {
 		return nil, err
 	}

@@ -63,7 +63,7 @@ func TestMissingAnvilBinary(t *testing.T) {
 func TestSetPolicy(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t, world.Config{})
-	onlyPing := &pdr.Policy{Name: "only-ping", Rules: []pdr.Rule{{Name: "ping", Effect: pdr.Allow, Targets: []common.Address{w.Sink()}, Method: "ping()"}}}
+	onlyPing := &pdr.Policy{Name: "only-ping", Rules: []pdr.Rule{{Name: "ping", Effect: format.DecisionAllow, Targets: []common.Address{w.Sink()}, Method: "ping()"}}}
 	w.SetPolicy(onlyPing)
 	if w.Policy() != onlyPing {
 		t.Fatal("SetPolicy did not set the World's policy")

@@ -95,7 +95,7 @@ func mldsaWitness(t *testing.T, name, origin, opVKey string) *realWitness {
 type log struct {
 	dir    string
 	img    *tamper.Image
-	leaves []verifier.Anchor
+	leaves []format.Anchor
 	id     format.Digest
 }
 

@@ -218,7 +218,7 @@ func TestAdversarialOnDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	anchorsFile := filepath.Join(base, "anchors.json")
-	if err := verifier.WriteAnchorsFile(anchorsFile, anchors); err != nil {
+	if err := format.WriteAnchorsFile(anchorsFile, anchors); err != nil {
 		t.Fatal(err)
 	}
 	keysCopy := filepath.Join(base, "keys")
@@ -287,7 +287,7 @@ func TestAdversarialOnDisk(t *testing.T) {
 	epochs := segFiles(t, crash, "epochs")
 	rewrite(t, epochs[len(epochs)-1], func(b []byte) []byte { sp := frameSpans(b); return b[:sp[len(sp)-1][0]] })
 	crashAnchors := filepath.Join(base, "crash-anchors.json")
-	if err := verifier.WriteAnchorsFile(crashAnchors, anchors[:len(anchors)-1]); err != nil {
+	if err := format.WriteAnchorsFile(crashAnchors, anchors[:len(anchors)-1]); err != nil {
 		t.Fatal(err)
 	}
 	for name, args := range map[string][]string{"digest": {}, "open": {"--level", "open", "--keys", keysCopy}} {

@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/agentflightrecorder/afr/chain"
+	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/verifier"
 	"github.com/agentflightrecorder/afr/world"
@@ -248,7 +249,7 @@ func (d *demoRun) conclude() error {
 	if err != nil {
 		return err
 	}
-	if err := verifier.WriteAnchorsFile(filepath.Join(dir, "anchors.json"), anchors); err != nil {
+	if err := format.WriteAnchorsFile(filepath.Join(dir, "anchors.json"), anchors); err != nil {
 		return err
 	}
 	if _, err := writeVerifyPage(filepath.Join(dir, "verify.html")); err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentflightrecorder/afr/anchor"
 	"github.com/agentflightrecorder/afr/bench"
+	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/pdr"
 	"github.com/agentflightrecorder/afr/verifier"
 	"github.com/agentflightrecorder/afr/world"
@@ -63,7 +64,7 @@ func short(s string) string {
 // the vendor up to 10 ETH, with a human's approval above 1 ETH.
 func treasuryPolicy() *pdr.Policy {
 	return &pdr.Policy{Name: "treasury", Rules: []pdr.Rule{
-		{Name: "pay-vendor", Effect: pdr.Allow, Targets: []common.Address{vendor}, MaxValue: ether(10).String(), ApprovalAbove: ether(1).String()},
+		{Name: "pay-vendor", Effect: format.DecisionAllow, Targets: []common.Address{vendor}, MaxValue: ether(10).String(), ApprovalAbove: ether(1).String()},
 	}}
 }
 

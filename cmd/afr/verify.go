@@ -570,9 +570,12 @@ func runAnchors(e *env, args []string) error {
 		return err
 	}
 	if *out == "" {
-		return writeJSON(e.stdout, struct {
-			Anchors []verifier.Anchor `json:"anchors"`
-		}{anchors})
+		b, err := format.MarshalAnchors(anchors)
+		if err != nil {
+			return err
+		}
+		_, err = e.stdout.Write(b)
+		return err
 	}
-	return verifier.WriteAnchorsFile(*out, anchors)
+	return format.WriteAnchorsFile(*out, anchors)
 }

@@ -357,7 +357,7 @@ var _ = Describe("PaceSmartAccount under attack", Label("anvil"), func() {
 		// allows calling the evil target.
 		outerCall := pdr.Call{Target: evilAddr, Value: new(big.Int), Data: evil.Pack("attack")}
 		outer := w.MustPropose(ctx, "agent", outerCall)
-		outerPDR, err := pdr.SignPDR(w.PolicySigner().Key, pdr.ForCall(w.Domain(), outerCall, pdr.Terms{Nonce: n, Decision: pdr.Allow,
+		outerPDR, err := pdr.SignPDR(w.PolicySigner().Key, pdr.ForCall(w.Domain(), outerCall, pdr.Terms{Nonce: n, Decision: format.DecisionAllow,
 			Expiry: outer.PDR.PDR.Expiry, EventID: outer.EventID()}))
 		Expect(err).NotTo(HaveOccurred())
 		before := counterCount(ctx)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/contracts/bindings"
+	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/pdr"
 	"github.com/agentflightrecorder/afr/recorder/workload"
 	"github.com/agentflightrecorder/afr/specs/afrspec"
@@ -110,7 +111,7 @@ func measure(ctx context.Context, w *afrspec.World) map[string]uint64 {
 		GinkgoHelper()
 		n, err := w.NextNonce(ctx)
 		Expect(err).NotTo(HaveOccurred())
-		s, err := pdr.SignPDR(w.PolicySigner().Key, pdr.ForCall(w.Domain(), call, pdr.Terms{Nonce: n, Decision: pdr.Allow,
+		s, err := pdr.SignPDR(w.PolicySigner().Key, pdr.ForCall(w.Domain(), call, pdr.Terms{Nonce: n, Decision: format.DecisionAllow,
 			ApprovalRequired: approval, Expiry: expiry, EventID: common.HexToHash(fmt.Sprintf("0x%064x", n+1))}))
 		Expect(err).NotTo(HaveOccurred())
 		for _, a := range w.Approvers()[:approvers] {
@@ -161,7 +162,7 @@ func measure(ctx context.Context, w *afrspec.World) map[string]uint64 {
 	n, err := w.NextNonce(ctx)
 	Expect(err).NotTo(HaveOccurred())
 	calls := []pdr.Call{ping, ping}
-	b, err := pdr.SignPDR(w.PolicySigner().Key, pdr.ForBatch(w.Domain(), calls, pdr.Terms{Nonce: n, Decision: pdr.Allow, Expiry: expiry}))
+	b, err := pdr.SignPDR(w.PolicySigner().Key, pdr.ForBatch(w.Domain(), calls, pdr.Terms{Nonce: n, Decision: format.DecisionAllow, Expiry: expiry}))
 	Expect(err).NotTo(HaveOccurred())
 	batch := bindings.NewPaceSmartAccount().PackExecuteBatch([]bindings.IPaceSmartAccountCall{ping.Binding(), ping.Binding()},
 		b.PDR.Terms().Binding(), b.Signature.Binding(), nil)

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/verifier"
 )
 
@@ -111,7 +112,7 @@ func AnchorsFromLogs(logsJSON []byte, contract, operator, logID string) (string,
 	if err != nil {
 		return "", err
 	}
-	anchors := []verifier.Anchor{}
+	anchors := []format.Anchor{}
 	zero := "0x" + hex.EncodeToString(make([]byte, 32))
 	for i, l := range logs {
 		if l.Removed {
@@ -130,7 +131,7 @@ func AnchorsFromLogs(logsJSON []byte, contract, operator, logID string) (string,
 		anchors = append(anchors, a)
 	}
 	out, err := json.Marshal(struct {
-		Anchors []verifier.Anchor `json:"anchors"`
+		Anchors []format.Anchor `json:"anchors"`
 	}{anchors})
 	return string(out), err
 }
@@ -166,44 +167,44 @@ func rpcLogs(b []byte) ([]rpcLog, error) {
 
 // decodeAnchored decodes one Anchored log of operator op and log id on
 // contract c: topics [event, operator, log id, epoch], data root ‖ prevRoot.
-func decodeAnchored(l rpcLog, c, op, id []byte) (verifier.Anchor, error) {
+func decodeAnchored(l rpcLog, c, op, id []byte) (format.Anchor, error) {
 	addr, err := parseAddress("log address", l.Address)
 	if err != nil {
-		return verifier.Anchor{}, err
+		return format.Anchor{}, err
 	}
 	if len(l.Topics) != 4 || !strings.EqualFold(l.Topics[0], AnchoredTopic) || !bytes.Equal(addr, c) {
-		return verifier.Anchor{}, errors.New("not an Anchored event of the EpochAnchor asked for: the node does not filter as asked (use another node)")
+		return format.Anchor{}, errors.New("not an Anchored event of the EpochAnchor asked for: the node does not filter as asked (use another node)")
 	}
 	opTopic, err := hexBytes("operator topic", l.Topics[1], 32)
 	if err != nil {
-		return verifier.Anchor{}, err
+		return format.Anchor{}, err
 	}
 	if !bytes.Equal(opTopic, topicOf(op)) {
-		return verifier.Anchor{}, errors.New("an Anchored event of another operator: the node does not filter as asked (use another node)")
+		return format.Anchor{}, errors.New("an Anchored event of another operator: the node does not filter as asked (use another node)")
 	}
 	logTopic, err := hexBytes("log id topic", l.Topics[2], 32)
 	if err != nil {
-		return verifier.Anchor{}, err
+		return format.Anchor{}, err
 	}
 	if !bytes.Equal(logTopic, id) {
-		return verifier.Anchor{}, errors.New("an Anchored event of another log: the node does not filter as asked (use another node)")
+		return format.Anchor{}, errors.New("an Anchored event of another log: the node does not filter as asked (use another node)")
 	}
 	epoch, err := hexBytes("epoch topic", l.Topics[3], 32)
 	if err != nil {
-		return verifier.Anchor{}, err
+		return format.Anchor{}, err
 	}
 	if !allZero(epoch[:24]) {
-		return verifier.Anchor{}, errors.New("epoch topic is not a uint64")
+		return format.Anchor{}, errors.New("epoch topic is not a uint64")
 	}
 	data, err := hexBytes("data", l.Data, 64)
 	if err != nil {
-		return verifier.Anchor{}, err
+		return format.Anchor{}, err
 	}
 	block, err := strconv.ParseUint(strings.TrimPrefix(l.BlockNumber, "0x"), 16, 64)
 	if err != nil {
-		return verifier.Anchor{}, fmt.Errorf("blockNumber %q: %w", l.BlockNumber, err)
+		return format.Anchor{}, fmt.Errorf("blockNumber %q: %w", l.BlockNumber, err)
 	}
-	a := verifier.Anchor{Source: fmt.Sprintf("chain tx %s block %d", l.TxHash, block)}
+	a := format.Anchor{Source: fmt.Sprintf("chain tx %s block %d", l.TxHash, block)}
 	for _, b := range epoch[24:] {
 		a.Epoch = a.Epoch<<8 | uint64(b)
 	}

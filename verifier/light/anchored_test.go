@@ -21,7 +21,6 @@ import (
 	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/contracts/bindings"
 	"github.com/agentflightrecorder/afr/format"
-	"github.com/agentflightrecorder/afr/verifier"
 	"github.com/agentflightrecorder/afr/verifier/light"
 	"github.com/agentflightrecorder/afr/verifier/onchain"
 )
@@ -101,7 +100,7 @@ func TestAnchorsFromLogsMatchesChainAnchors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := verifier.ParseAnchors([]byte(out))
+		got, err := format.ParseAnchors([]byte(out))
 		if err != nil {
 			t.Fatalf("AnchorsFromLogs wrote no anchors file: %v\n%s", err, out)
 		}

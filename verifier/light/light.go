@@ -60,7 +60,7 @@ func VerifyBundleJSON(bundle, anchorsJSON []byte, level string) (string, error) 
 	}
 	var anchors verifier.AnchorSource
 	if len(anchorsJSON) > 0 {
-		as, err := verifier.ParseAnchors(anchorsJSON)
+		as, err := format.ParseAnchors(anchorsJSON)
 		if err != nil {
 			return "", err
 		}

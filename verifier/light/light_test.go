@@ -19,7 +19,7 @@ import (
 // vector is a bundle vector of fixtures/vectors/bundle.
 type vector struct {
 	Bundle  string
-	Anchors []verifier.Anchor
+	Anchors []format.Anchor
 	Level   string
 	Verdict string
 	Kinds   []verifier.FindingKind
@@ -41,10 +41,10 @@ func readVector(t *testing.T, name string) (bundle, anchors []byte, v vector) {
 }
 
 // anchorsFile is the anchors file of as, as afr anchors writes it.
-func anchorsFile(t *testing.T, as []verifier.Anchor) []byte {
+func anchorsFile(t *testing.T, as []format.Anchor) []byte {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "anchors.json")
-	if err := verifier.WriteAnchorsFile(path, as); err != nil {
+	if err := format.WriteAnchorsFile(path, as); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(path)
@@ -186,7 +186,7 @@ func TestVerifyErrors(t *testing.T) {
 	if _, err := light.VerifyBundleJSON([]byte("<script>alert(1)</script>"), anchors, ""); err == nil || !strings.Contains(err.Error(), "disclosure bundle") {
 		t.Errorf("not a bundle: %v", err)
 	}
-	if _, err := light.VerifyBundleJSON(bundle, []byte(`{"anchors":[{"epoch":0}]}`), ""); !errors.Is(err, verifier.ErrAnchorsFile) || !strings.Contains(err.Error(), "Anchors file") {
+	if _, err := light.VerifyBundleJSON(bundle, []byte(`{"anchors":[{"epoch":0}]}`), ""); !errors.Is(err, format.ErrAnchorsFile) || !strings.Contains(err.Error(), "Anchors file") {
 		t.Errorf("malformed anchors: %v, want ErrAnchorsFile with the format hint", err)
 	}
 	if _, err := light.VerifyBundleJSON(bundle, anchors, "all"); err == nil || !strings.Contains(err.Error(), `"all"`) {

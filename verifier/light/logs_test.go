@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/agentflightrecorder/afr/format"
-	"github.com/agentflightrecorder/afr/verifier"
 	"github.com/agentflightrecorder/afr/verifier/light"
 )
 
@@ -41,7 +40,7 @@ func TestAnchorsFromLogsInput(t *testing.T) {
 		case c.want == "" && err != nil:
 			t.Errorf("%s: %v", name, err)
 		case c.want == "":
-			as, err := verifier.ParseAnchors([]byte(out))
+			as, err := format.ParseAnchors([]byte(out))
 			if err != nil || len(as) != 1 || as[0].Epoch != 1 || as[0].Root != (format.Digest(bytes.Repeat([]byte{0x11}, 32))) ||
 				as[0].PrevRoot != format.Digest(bytes.Repeat([]byte{0x22}, 32)) || as[0].Source != "chain tx 0x01 block 2" {
 				t.Errorf("%s: %v %+v", name, err, as)

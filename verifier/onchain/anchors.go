@@ -71,7 +71,7 @@ type ChainAnchors struct {
 // without gaps, each prev_root the previous root, the last matching the
 // head. A node that omits, invents or misfilters events is a
 // *chain.NodeError, never a finding against the operator.
-func (c ChainAnchors) Anchors(ctx context.Context) ([]verifier.Anchor, error) {
+func (c ChainAnchors) Anchors(ctx context.Context) ([]format.Anchor, error) {
 	ca, err := c.CheckAnchors(ctx)
 	if err != nil {
 		return nil, err
@@ -96,7 +96,7 @@ func (c ChainAnchors) CheckAnchors(ctx context.Context) (*verifier.CheckedAnchor
 	if err != nil {
 		return nil, err
 	}
-	ca := &verifier.CheckedAnchors{Anchors: make([]verifier.Anchor, len(chained))}
+	ca := &verifier.CheckedAnchors{Anchors: make([]format.Anchor, len(chained))}
 	for i, a := range chained {
 		ca.Anchors[i] = a.Anchor
 	}
@@ -119,7 +119,7 @@ func (c ChainAnchors) CheckAnchors(ctx context.Context) (*verifier.CheckedAnchor
 
 // chained is an anchor read from the chain, with its transaction.
 type chained struct {
-	verifier.Anchor
+	format.Anchor
 	tx common.Hash
 }
 
@@ -138,7 +138,7 @@ func readChain(ctx context.Context, client ChainReader, contract, operator commo
 	}
 	out := make([]chained, 0, len(evs))
 	for _, ev := range evs {
-		a := chained{verifier.Anchor{Epoch: ev.Epoch, Root: format.Digest(ev.Root), PrevRoot: format.Digest(ev.PrevRoot),
+		a := chained{format.Anchor{Epoch: ev.Epoch, Root: format.Digest(ev.Root), PrevRoot: format.Digest(ev.PrevRoot),
 			Source: fmt.Sprintf("chain tx %s block %d", ev.Raw.TxHash, ev.Raw.BlockNumber)}, ev.Raw.TxHash}
 		// EpochAnchor accepts epoch t only on top of t−1: its events are a
 		// chain, and anything else is the node's doing.

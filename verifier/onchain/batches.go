@@ -34,13 +34,13 @@ type ChainBatches struct {
 	Operator common.Address
 	// FromBlock is where the event search starts (the deployment block).
 	FromBlock uint64
-	// File is the operator's batches file (verifier.BatchesFile's format);
+	// File is the operator's batches file (docs/SPEC.md, "Batches file");
 	// empty when the operator publishes its batches in events only.
 	File string
 }
 
 // Batches implements verifier.BatchSource, at the latest block.
-func (c ChainBatches) Batches(ctx context.Context) ([]verifier.Batch, error) {
+func (c ChainBatches) Batches(ctx context.Context) ([]format.Batch, error) {
 	at, err := c.Client.BlockNumber(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("chain batches: block number: %w", err)
@@ -49,17 +49,17 @@ func (c ChainBatches) Batches(ctx context.Context) ([]verifier.Batch, error) {
 }
 
 // batchesAt reads the batches anchored up to block at.
-func (c ChainBatches) batchesAt(ctx context.Context, at uint64) ([]verifier.Batch, error) {
+func (c ChainBatches) batchesAt(ctx context.Context, at uint64) ([]format.Batch, error) {
 	chained, err := readChain(ctx, c.Client, c.Contract, c.Operator, format.Digest{}, c.FromBlock, at)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]verifier.Batch, len(chained))
+	out := make([]format.Batch, len(chained))
 	if len(chained) == 0 {
 		return out, nil
 	}
 	for i, a := range chained {
-		out[i] = verifier.Batch{Number: a.Epoch, Root: a.Root, PrevRoot: a.PrevRoot, Source: a.Source}
+		out[i] = format.Batch{Number: a.Epoch, Root: a.Root, PrevRoot: a.PrevRoot, Source: a.Source}
 	}
 	// Contents published in events: anchorBatch emits BatchContents right
 	// after the batch's Anchored event, in the same transaction.
@@ -95,7 +95,7 @@ func (c ChainBatches) batchesAt(ctx context.Context, at uint64) ([]verifier.Batc
 	}
 	// Only lines whose root was anchored matter: a malformed line (a
 	// damaged copy) is no contents, so its batch is withheld, not an error.
-	lines, _ := verifier.ScanBatches(b)
+	lines, _ := format.ScanBatches(b)
 	for _, l := range lines {
 		if i := l.Number; i < uint64(len(out)) && out[i].Entries == nil && l.Root == out[i].Root {
 			out[i].Entries = l.Entries
@@ -131,7 +131,7 @@ type LogAnchors struct {
 }
 
 // Anchors implements verifier.AnchorSource.
-func (l LogAnchors) Anchors(ctx context.Context) ([]verifier.Anchor, error) {
+func (l LogAnchors) Anchors(ctx context.Context) ([]format.Anchor, error) {
 	ca, err := l.CheckAnchors(ctx)
 	if err != nil {
 		return nil, err
@@ -160,7 +160,7 @@ func (l LogAnchors) CheckAnchors(ctx context.Context) (*verifier.CheckedAnchors,
 	if err != nil {
 		return nil, err
 	}
-	out := make([]verifier.Anchor, 0, len(perLog)+len(ca.Anchors))
+	out := make([]format.Anchor, 0, len(perLog)+len(ca.Anchors))
 	for _, a := range perLog {
 		out = append(out, a.Anchor)
 	}

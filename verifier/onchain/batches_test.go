@@ -100,7 +100,7 @@ func (o *operator) batch(events bool, entries ...format.BatchEntry) *types.Recei
 		root, err = format.BatchRoot(o.next, entries)
 		data = ea.PackAnchorBatch(o.next, root, o.prev, format.EncodeBatchEntries(entries))
 	} else {
-		root, err = verifier.AppendBatch(o.file, o.next, o.prev, entries)
+		root, err = format.AppendBatch(o.file, o.next, o.prev, entries)
 		data = ea.PackAnchor([32]byte{}, o.next, root, o.prev)
 	}
 	if err != nil {
@@ -171,7 +171,7 @@ func TestBatchAnchors(t *testing.T) {
 		o.batch(false, a[1], a[2], b[1])
 		// A line written for batch 2 whose submission never landed, then
 		// the batch anchored: the reader keeps the anchored line.
-		if _, err := verifier.AppendBatch(o.file, 2, o.prev, []format.BatchEntry{b[2], a[2]}); err != nil {
+		if _, err := format.AppendBatch(o.file, 2, o.prev, []format.BatchEntry{b[2], a[2]}); err != nil {
 			t.Fatal(err)
 		}
 		o.batch(false, b[2])
@@ -239,7 +239,7 @@ func TestBatchAnchors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := verifier.AppendBatch(o.file, 0, format.Digest{}, lines[0].Entries); err != nil {
+		if _, err := format.AppendBatch(o.file, 0, format.Digest{}, lines[0].Entries); err != nil {
 			t.Fatal(err)
 		}
 		rep := o.verify(1, nil)

@@ -64,7 +64,7 @@ func TestCompletenessEdgeCases(t *testing.T) {
 	r := logtest.Open(t, dir, recorder.Options{Recorder: "rv", EpochSize: 4, Sync: recorder.SyncNone})
 	a := &pace.Agent{Recorder: r, Client: c, Domain: pdr.Domain{ChainID: backend.EmbeddedChainID, Account: acct}, Registry: onchain.DefaultRegistry(),
 		Policy: &pdr.Policy{Name: "treasury", Rules: []pdr.Rule{
-			{Name: "pay-vendor", Effect: pdr.Allow, Targets: []common.Address{vendor}, MaxValue: milliEther(10000).String(), ApprovalAbove: milliEther(1000).String()},
+			{Name: "pay-vendor", Effect: format.DecisionAllow, Targets: []common.Address{vendor}, MaxValue: milliEther(10000).String(), ApprovalAbove: milliEther(1000).String()},
 		}},
 		PolicySigner: policyKey, Name: "treasury-agent/1.0", Group: "treasury"}
 	// signed returns a PDR allowing rec's call (or batch), bound to eventID,
@@ -75,7 +75,7 @@ func TestCompletenessEdgeCases(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		terms.Decision = pdr.Allow
+		terms.Decision = format.DecisionAllow
 		s, err := pdr.SignPDR(policyKey, rec(terms))
 		if err != nil {
 			t.Fatal(err)

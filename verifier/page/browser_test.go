@@ -36,7 +36,7 @@ func disclosed(t testing.TB, n int) (bundle, anchors string) {
 }
 
 // disclosedLog is disclosed, also returning the anchors themselves.
-func disclosedLog(t testing.TB, n int) (bundle, anchors string, as []verifier.Anchor) {
+func disclosedLog(t testing.TB, n int) (bundle, anchors string, as []format.Anchor) {
 	t.Helper()
 	dir := t.TempDir()
 	evs := make([]format.Event, n)
@@ -75,7 +75,7 @@ func disclosedLog(t testing.TB, n int) (bundle, anchors string, as []verifier.An
 		t.Fatal(err)
 	}
 	anchors = filepath.Join(dir, "anchors.json")
-	if err := verifier.WriteAnchorsFile(anchors, as); err != nil {
+	if err := format.WriteAnchorsFile(anchors, as); err != nil {
 		t.Fatal(err)
 	}
 	return bundle, anchors, as
@@ -176,7 +176,7 @@ func TestBundleVectorsInABrowser(t *testing.T) {
 		}
 		var v struct {
 			Bundle  string
-			Anchors []verifier.Anchor
+			Anchors []format.Anchor
 			Level   string
 			Verdict string
 			Kinds   []verifier.FindingKind
@@ -194,7 +194,7 @@ func TestBundleVectorsInABrowser(t *testing.T) {
 		if err := os.WriteFile(bundleFile, bundle, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if err := verifier.WriteAnchorsFile(anchorsFile, v.Anchors); err != nil {
+		if err := format.WriteAnchorsFile(anchorsFile, v.Anchors); err != nil {
 			t.Fatal(err)
 		}
 		// The level, then both files; the verdict is this vector's once the

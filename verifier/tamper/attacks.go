@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/verifier"
 )
 
@@ -24,7 +25,7 @@ type Attack struct {
 	// another session, at least as long, for splices. It returns nil when
 	// the copy is to be verified against the anchors of the clean log, and
 	// the anchors to use instead when the attack forges what was anchored.
-	Apply func(img *Image, pos int, other *Image) (forged []verifier.Anchor, err error)
+	Apply func(img *Image, pos int, other *Image) (forged []format.Anchor, err error)
 	// Expect is the outcome the attack must have at pos of the clean log.
 	Expect func(clean *Image, pos int) (Outcome, error)
 }
@@ -92,7 +93,7 @@ func atEpoch(k verifier.FindingKind) func(*Image, int) (Outcome, error) {
 }
 
 // honest: the attack leaves the anchors alone.
-func honest(err error) ([]verifier.Anchor, error) { return nil, err }
+func honest(err error) ([]format.Anchor, error) { return nil, err }
 
 // neighbour is the record an attack pairs with record i: the next one, or
 // the previous one for the last record.
@@ -106,10 +107,10 @@ func neighbour(img *Image, i int) int {
 // Attacks is every attack class, the paper's four first.
 var Attacks = []Attack{
 	{Name: "edit-record", Paper: "edit", Desc: "a record's tool re-encoded canonically, nothing else fixed",
-		Apply:  func(img *Image, i int, _ *Image) ([]verifier.Anchor, error) { return honest(img.EditRecord(i)) },
+		Apply:  func(img *Image, i int, _ *Image) ([]format.Anchor, error) { return honest(img.EditRecord(i)) },
 		Expect: at(verifier.KindMerkleMismatch)},
 	{Name: "delete-record", Paper: "delete", Desc: "a record and its payload removed",
-		Apply: func(img *Image, i int, _ *Image) ([]verifier.Anchor, error) { return honest(img.DeleteRecord(i)) },
+		Apply: func(img *Image, i int, _ *Image) ([]format.Anchor, error) { return honest(img.DeleteRecord(i)) },
 		Expect: func(clean *Image, i int) (Outcome, error) {
 			k := verifier.KindSequence
 			if i == len(clean.RecordFrames)-1 {
@@ -118,29 +119,29 @@ var Attacks = []Attack{
 			return at(k)(clean, i)
 		}},
 	{Name: "reorder", Paper: "reorder", Desc: "two neighbouring records swapped",
-		Apply: func(img *Image, i int, _ *Image) ([]verifier.Anchor, error) {
+		Apply: func(img *Image, i int, _ *Image) ([]format.Anchor, error) {
 			return honest(img.SwapRecords(i, neighbour(img, i)))
 		},
 		Expect: at(verifier.KindSequence)},
 	{Name: "fork", Paper: "fork", Desc: "history rewritten from an event on, consistently, headers recomputed",
-		Apply:  func(img *Image, i int, _ *Image) ([]verifier.Anchor, error) { return honest(img.Fork(i)) },
+		Apply:  func(img *Image, i int, _ *Image) ([]format.Anchor, error) { return honest(img.Fork(i)) },
 		Expect: at(verifier.KindAnchorMismatch)},
 	{Name: "flip-record-bit", Desc: "one bit flipped in a record",
-		Apply:  func(img *Image, i int, _ *Image) ([]verifier.Anchor, error) { return honest(img.FlipRecordByte(i)) },
+		Apply:  func(img *Image, i int, _ *Image) ([]format.Anchor, error) { return honest(img.FlipRecordByte(i)) },
 		Expect: at(verifier.KindRecordDecode, verifier.KindMerkleMismatch)},
 	{Name: "edit-payload", Desc: "one bit flipped in a stored payload",
-		Apply:  func(img *Image, i int, _ *Image) ([]verifier.Anchor, error) { return honest(img.EditPayload(i)) },
+		Apply:  func(img *Image, i int, _ *Image) ([]format.Anchor, error) { return honest(img.EditPayload(i)) },
 		Expect: at(verifier.KindPayloadMismatch)},
 	{Name: "insert-record", Desc: "a well-formed forged record chained in",
-		Apply:  func(img *Image, i int, _ *Image) ([]verifier.Anchor, error) { return honest(img.InsertRecord(i)) },
+		Apply:  func(img *Image, i int, _ *Image) ([]format.Anchor, error) { return honest(img.InsertRecord(i)) },
 		Expect: at(verifier.KindSequence)},
 	{Name: "payload-swap", Desc: "two events' payloads swapped",
-		Apply: func(img *Image, i int, _ *Image) ([]verifier.Anchor, error) {
+		Apply: func(img *Image, i int, _ *Image) ([]format.Anchor, error) {
 			return honest(img.SwapPayloads(i, (i+1)%len(img.PayloadFrames)))
 		},
 		Expect: at(verifier.KindPayloadMismatch)},
 	{Name: "cross-session-splice", Desc: "a record of another session spliced in (cross-session replay)",
-		Apply: func(img *Image, i int, other *Image) ([]verifier.Anchor, error) {
+		Apply: func(img *Image, i int, other *Image) ([]format.Anchor, error) {
 			if other == nil {
 				return nil, fmt.Errorf("tamper: cross-session-splice needs a log of another session")
 			}
@@ -151,7 +152,7 @@ var Attacks = []Attack{
 	// an anchored epoch, records of that epoch remain without the header
 	// that was anchored, which no crash of an honest writer leaves.
 	{Name: "truncate", Desc: "the log cut before anchored epochs",
-		Apply: func(img *Image, i int, _ *Image) ([]verifier.Anchor, error) { return honest(img.Truncate(i)) },
+		Apply: func(img *Image, i int, _ *Image) ([]format.Anchor, error) { return honest(img.Truncate(i)) },
 		Expect: func(clean *Image, i int) (Outcome, error) {
 			t, err := clean.EpochOf(i)
 			if err != nil {
@@ -167,20 +168,20 @@ var Attacks = []Attack{
 			return atEpoch(verifier.KindEpochMissing)(clean, t)
 		}},
 	{Name: "rewrite-tail", Desc: "records rewritten from an event on (chain recomputed), headers dropped from its epoch on",
-		Apply:  func(img *Image, i int, _ *Image) ([]verifier.Anchor, error) { return honest(img.RewriteTail(i)) },
+		Apply:  func(img *Image, i int, _ *Image) ([]format.Anchor, error) { return honest(img.RewriteTail(i)) },
 		Expect: atEpochOf(verifier.KindEpochMissing)},
 	{Name: "replace-header", Epochs: true, Desc: "an epoch header replaced by a well-formed other one",
-		Apply:  func(img *Image, t int, _ *Image) ([]verifier.Anchor, error) { return honest(img.ReplaceHeader(t)) },
+		Apply:  func(img *Image, t int, _ *Image) ([]format.Anchor, error) { return honest(img.ReplaceHeader(t)) },
 		Expect: atEpoch(verifier.KindAnchorMismatch)},
 	// The records of a dropped last epoch are still there: not a truncated
 	// copy.
 	{Name: "drop-epoch", Epochs: true, Desc: "an epoch header removed",
-		Apply:  func(img *Image, t int, _ *Image) ([]verifier.Anchor, error) { return honest(img.DropHeader(t)) },
+		Apply:  func(img *Image, t int, _ *Image) ([]format.Anchor, error) { return honest(img.DropHeader(t)) },
 		Expect: atEpoch(verifier.KindEpochMissing)},
 	{Name: "rollback", Epochs: true, Desc: "rolled back to an epoch start and rewritten",
-		Apply:  func(img *Image, t int, _ *Image) ([]verifier.Anchor, error) { return honest(img.Rollback(t)) },
+		Apply:  func(img *Image, t int, _ *Image) ([]format.Anchor, error) { return honest(img.Rollback(t)) },
 		Expect: atEpoch(verifier.KindAnchorMismatch)},
 	{Name: "linear-fake", Epochs: true, Desc: "the operator anchors a header whose chain head is not its last record",
-		Apply:  func(img *Image, t int, _ *Image) ([]verifier.Anchor, error) { return img.LinearFake(t) },
+		Apply:  func(img *Image, t int, _ *Image) ([]format.Anchor, error) { return img.LinearFake(t) },
 		Expect: atEpoch(verifier.KindChainHeadMismatch)},
 }

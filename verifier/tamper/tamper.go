@@ -110,7 +110,7 @@ func (im *Image) WriteStreams(dir string) error {
 
 // Anchors returns the anchors an honest operator would have committed for
 // the image's epochs.
-func (im *Image) Anchors() ([]verifier.Anchor, error) { return verifier.AnchorsFromLog(im) }
+func (im *Image) Anchors() ([]format.Anchor, error) { return verifier.AnchorsFromLog(im) }
 
 var errPos = errors.New("tamper: position out of range")
 
@@ -363,7 +363,7 @@ func (im *Image) Truncate(n int) error {
 // the digest of a different record, and every later header is re-linked.
 // It returns the anchors of the forged log — what the dishonest operator
 // would have anchored — because the attack is against the header itself.
-func (im *Image) LinearFake(t int) ([]verifier.Anchor, error) {
+func (im *Image) LinearFake(t int) ([]format.Anchor, error) {
 	h, err := im.header(t)
 	if err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/pdr"
 	"github.com/agentflightrecorder/afr/specs/afrspec"
 	"github.com/agentflightrecorder/afr/verifier"
@@ -39,7 +40,7 @@ var _ = Describe("An injected agent trying to drain the account", Label("anvil")
 		Expect(p.Evaluation.Allowed()).To(BeFalse(), "the policy denies it")
 
 		forged, err := pdr.SignPDR(w.Attacker().Key, pdr.ForCall(w.Domain(), drain, pdr.Terms{
-			Nonce: p.PDR.PDR.Nonce, Decision: pdr.Allow, Expiry: p.PDR.PDR.Expiry, EventID: p.EventID()}))
+			Nonce: p.PDR.PDR.Nonce, Decision: format.DecisionAllow, Expiry: p.PDR.PDR.Expiry, EventID: p.EventID()}))
 		Expect(err).NotTo(HaveOccurred())
 		res := w.Submit(ctx, w.Attacker(), &forged, drain)
 		Expect(res).To(afrspec.RevertWith("UnauthorizedPolicySigner", w.Attacker().Address))

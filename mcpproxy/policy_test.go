@@ -1,0 +1,66 @@
+package mcpproxy_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentflightrecorder/afr/mcpproxy"
+)
+
+func readPolicy(t *testing.T, body string) (*mcpproxy.Policy, error) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "policy.json")
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return mcpproxy.ReadPolicy(path)
+}
+
+// Policy ids are the name and a SHA-256 prefix of the rules' CBOR: they
+// stay the same for the same file (golden values computed when effects
+// were typed by package pdr; the first policy is docs/MCP.md's example).
+func TestPolicyIDsUnchanged(t *testing.T) {
+	for _, c := range []struct{ body, id string }{
+		{`{"name": "read-only", "rules": [
+			{"name": "reads",  "effect": "allow", "tools": ["read_*", "list_*", "search_files", "get_file_info"]},
+			{"name": "mkdir",  "effect": "allow", "tools": ["create_directory"], "require_approval": true},
+			{"name": "writes", "effect": "deny",  "tools": ["write_file", "edit_file", "move_file"]}]}`, "read-only@sha256:9e6745f914aedc8b"},
+		{`{"name":"open","rules":[{"name":"all","effect":"allow"}]}`, "open@sha256:24d1f83816568529"},
+		{`{"name":"none","rules":[]}`, "none@sha256:b0b2988b6bbe724b"},
+	} {
+		p, err := readPolicy(t, c.body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.ID() != c.id {
+			t.Errorf("policy id %s, want %s", p.ID(), c.id)
+		}
+	}
+}
+
+// A rule's effect is "allow" or "deny": a rule without one, or with any
+// other decision, is refused.
+func TestPolicyEffects(t *testing.T) {
+	for _, c := range []struct{ body, err string }{
+		{`{"name":"p","rules":[{"name":"w","tools":["write_file"]}]}`, `rules[0] ("w") has no "effect"`},
+		{`{"name":"p","rules":[{"name":"w","effect":null}]}`, `rules[0] ("w") has no "effect"`},
+		{`{"name":"p","rules":[{"name":"w","effect":"ask"}]}`, `effect "ask", want "allow" or "deny"`},
+		{`{"name":"p","rules":[{"name":"w","effect":"maybe"}]}`, `effect "maybe", want "allow" or "deny"`},
+		{`{"name":"p","rules":[{"name":"w","effect":1}]}`, `cannot unmarshal number`},
+	} {
+		if _, err := readPolicy(t, c.body); err == nil || !strings.Contains(err.Error(), c.err) {
+			t.Errorf("%s: %v, want an error containing %q", c.body, err, c.err)
+		}
+	}
+	p, err := readPolicy(t, `{"name":"p","rules":[{"name":"w","effect":"deny","tools":["write_*"]},{"name":"r","effect":"allow"}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for tool, want := range map[string]string{"write_file": "deny", "read_file": "allow"} {
+		if ev := p.Evaluate(tool); ev.Decision.String() != want {
+			t.Errorf("%s: %s, want %s", tool, ev.Decision, want)
+		}
+	}
+}
