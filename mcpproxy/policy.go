@@ -129,7 +129,9 @@ func (p *Policy) Evaluate(tool string) Evaluation {
 		if !r.matches(tool) {
 			continue
 		}
-		if r.Effect == format.DecisionDeny {
+		if r.Effect != format.DecisionAllow {
+			// deny, and any other effect (a rule built in Go without one):
+			// fail closed.
 			return Evaluation{Decision: format.DecisionDeny, Rule: r.Name, Reasons: []string{"denied: rule " + r.Name + " matched"}}
 		}
 		if allow == nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/mcpproxy"
 )
 
@@ -62,5 +63,18 @@ func TestPolicyEffects(t *testing.T) {
 		if ev := p.Evaluate(tool); ev.Decision.String() != want {
 			t.Errorf("%s: %s, want %s", tool, ev.Decision, want)
 		}
+	}
+}
+
+// A rule without an allowing effect — one built in Go with the zero
+// decision, which ReadPolicy would have refused — denies the tools it
+// matches: the gate fails closed.
+func TestPolicyZeroEffectDenies(t *testing.T) {
+	p := &mcpproxy.Policy{Name: "built-in-go", Rules: []mcpproxy.ToolRule{{Name: "no-effect", Tools: []string{"rm_*"}}, {Name: "all", Effect: format.DecisionAllow}}}
+	if ev := p.Evaluate("rm_rf"); ev.Decision != format.DecisionDeny || ev.Rule != "no-effect" {
+		t.Fatalf("Evaluate(rm_rf) = %+v, want deny by rule no-effect", ev)
+	}
+	if ev := p.Evaluate("read_file"); ev.Decision != format.DecisionAllow {
+		t.Fatalf("Evaluate(read_file) = %+v, want allow", ev)
 	}
 }

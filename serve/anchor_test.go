@@ -2,6 +2,7 @@ package serve_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -73,5 +74,20 @@ func TestAnchoring(t *testing.T) {
 	q, err := anchor.ReadQueue(dir)
 	if err != nil || len(q.Anchored) != 5 || len(q.Pending) != 0 {
 		t.Fatalf("anchor queue after shutdown: %+v %v", q, err)
+	}
+}
+
+// An anchorer that cannot be opened fails Start with its error, closing the
+// log: a typed nil returned beside the error is not kept (it used to make
+// Start's clean-up call a nil stop function).
+func TestAnchoringOpenFails(t *testing.T) {
+	refused := errors.New("no EpochAnchor there")
+	_, err := serve.Start(context.Background(), serve.Config{Dir: t.TempDir(), Recorder: recorder.Options{Recorder: "op"}, Listen: "127.0.0.1:0",
+		Anchor: &serve.Anchoring{Open: func(context.Context, string, func() recorder.Position) (serve.Anchorer, error) {
+			var a *anchor.Anchorer
+			return a, refused
+		}}})
+	if !errors.Is(err, refused) {
+		t.Fatalf("Start = %v, want the anchorer's error", err)
 	}
 }

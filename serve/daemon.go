@@ -135,9 +135,12 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	}
 	var window func() recorder.AnchorWindow
 	if a := cfg.Anchor; a != nil {
-		if d.anchorer, err = a.Open(ctx, cfg.Dir, rec.Position); err != nil {
+		an, err := a.Open(ctx, cfg.Dir, rec.Position)
+		if err != nil {
+			// an may be a typed nil (a nil *anchor.Anchorer): never keep it.
 			return fail(err)
 		}
+		d.anchorer = an
 		runCtx, stop := context.WithCancel(context.Background())
 		d.stopRun, d.ran = stop, make(chan error, 1)
 		go func() {
@@ -255,6 +258,3 @@ func Run(ctx context.Context, cfg Config, grace time.Duration, ready func(*Daemo
 	defer cancel()
 	return errors.Join(served, d.Shutdown(sctx))
 }
-
-// Anchorer is the in-process anchorer (nil without Anchoring).
-func (d *Daemon) Anchorer() Anchorer { return d.anchorer }
