@@ -25,9 +25,9 @@ type ChainEvent struct {
 // reconstruction and the grep baselines.
 func rq4(ctx context.Context, r *run) (*Table, error) {
 	r.progress(0, 3, "starting a World on the %s chain", r.cfg.Backend)
-	kind := backend.KindEmbedded
-	if r.cfg.Backend == "anvil" {
-		kind = backend.KindAnvil
+	kind, err := backend.ParseKind(r.cfg.Backend)
+	if err != nil {
+		return nil, err
 	}
 	dir := filepath.Join(r.tmp, "rq4")
 	w, err := world.New(ctx, world.Config{Backend: kind, EpochSize: 32, Dir: dir})

@@ -44,7 +44,7 @@ func ReadManifest(dir string) (*Manifest, error) {
 		return nil, fmt.Errorf("recorder: %s is not an AFR log (format %q)", dir, m.Format)
 	}
 	if m.Version > format.Version {
-		return nil, fmt.Errorf("recorder: %s: %w: version %d, this build reads up to %d (hint: upgrade afr)", dir, format.ErrNewerVersion, m.Version, format.Version)
+		return nil, fmt.Errorf("recorder: %s: %w: version %d, this build reads up to %d", dir, format.ErrNewerVersion, m.Version, format.Version)
 	}
 	if m.Version < 1 {
 		return nil, fmt.Errorf("recorder: %s/MANIFEST: version %d", dir, m.Version)

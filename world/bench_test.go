@@ -24,7 +24,7 @@ import (
 //     themselves;
 //   - isolated: World.Revert to a snapshot, then the body — a spec of a
 //     suite that shares one World through Isolate;
-//   - fresh-world: NewWorld, the body, Close — a spec that builds its own
+//   - fresh-world: world.New, the body, Close — a spec that builds its own
 //     World.
 //
 // The harness overhead per spec is isolated − raw (docs/PERFORMANCE.md,

@@ -19,12 +19,13 @@ import (
 func (w *World) openRecorder(ctx context.Context, dir string) error {
 	w.logDir = dir
 	opts := recorder.Options{Recorder: w.cfg.Recorder, Session: w.session, Encrypt: !w.cfg.Plaintext,
-		EpochSize: w.cfg.EpochSize, EpochMaxAge: -1, Sync: recorder.SyncWrite, Rand: w.rng}
+		EpochSize: w.cfg.EpochSize, Sync: recorder.SyncWrite}
 	if w.cfg.Durable {
 		opts.Sync = recorder.SyncGroup
 	}
 	if w.clock != nil {
-		opts.Now = w.clock.Now
+		// Deterministic: epochs seal by count only, never by age.
+		opts.Now, opts.Rand, opts.EpochMaxAge = w.clock.Now, w.rng, -1
 	}
 	rec, err := recorder.Open(w.logDir, opts)
 	if err != nil {
@@ -94,6 +95,10 @@ func (w *World) Keys() *recorder.Keyring { return w.keys }
 // Position is where the log stands: the next sequence number, the open
 // epoch and its events.
 func (w *World) Position() recorder.Position { return w.rec.Position() }
+
+// AnchorWindow is the unanchored window now: the events and time not yet
+// covered by a confirmed anchor.
+func (w *World) AnchorWindow() recorder.AnchorWindow { return w.anchorer.Window() }
 
 // AnchorQueue is the anchorer's queue: the epochs anchored (with their
 // transactions, gas and confirmation times) and those pending.

@@ -3,6 +3,7 @@ package world
 import (
 	"context"
 	"crypto/ecdsa"
+	cryptorand "crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -31,8 +32,9 @@ import (
 // World is one chain with AFR deployed on it, a recorder wired to an
 // anchorer, and the actors of a spec. Its state changes only through its
 // methods, which keep the chain, the log, the policy and the agent flow
-// consistent with one another. Methods are safe for use by one spec at a
-// time; Record may be called concurrently.
+// consistent with one another. Methods are for one goroutine at a time,
+// except Record, Position, AnchorWindow and AnchorQueue, which may also be
+// called from other goroutines — but not during Revert or after Close.
 type World struct {
 	cfg     Config
 	chain   backend.Backend
@@ -66,9 +68,9 @@ type World struct {
 	root  string // Dir or tmp: the log, snapshots and reverted logs
 	start uint64 // the chain's time when the World started
 	clock *stepClock
-	rng   *lockedRand
-	dirs  int    // snapshot and revert directories made so far
-	spent string // a reverted log directory to remove at the next Revert or Close
+	rng   *lockedRand // nil when the World follows the wall clock
+	dirs  int         // snapshot and revert directories made so far
+	spent string      // a reverted log directory to remove at the next Revert or Close
 	salt  uint64
 
 	closeMu  sync.Mutex
@@ -121,15 +123,19 @@ func New(ctx context.Context, cfg Config) (w *World, err error) {
 		}
 		w.root = w.tmp
 	}
-	w.rng = &lockedRand{r: rand.NewChaCha8([32]byte(crypto.Keccak256([]byte("afrspec recorder"), big.NewInt(int64(cfg.Seed)).Bytes())))}
-	if _, err := io.ReadFull(w.rng, w.session[:]); err != nil {
-		return w, err
-	}
-	// The log's clock starts at the chain's time and advances 1 ms per
-	// reading: event times, and so roots, repeat from run to run. A World
-	// whose blocks follow the wall clock takes the wall clock.
+	// The log's randomness derives from the seed and its clock starts at the
+	// chain's time and advances 1 ms per reading: session, keys, event
+	// times, and so roots, repeat from run to run. A World whose blocks
+	// follow the wall clock takes the wall clock and the system's
+	// randomness, as a deployed recorder does: its keys are its own.
+	var random io.Reader = cryptorand.Reader
 	if cfg.BlockTime == 0 {
+		w.rng = &lockedRand{r: rand.NewChaCha8([32]byte(crypto.Keccak256([]byte("afrspec recorder"), big.NewInt(int64(cfg.Seed)).Bytes())))}
 		w.clock = &stepClock{t: time.Unix(int64(w.start), 0).UTC()}
+		random = w.rng
+	}
+	if _, err := io.ReadFull(random, w.session[:]); err != nil {
+		return w, err
 	}
 	w.pace = &pace.Agent{Client: w.client, Domain: w.domain, Registry: w.registry,
 		PolicySigner: w.policySig.Key, Lifetime: PDRLifetime, Now: w.Clock}

@@ -209,14 +209,14 @@ type demoRun struct {
 
 // demo runs the whole flight, one step after the other, and returns its report
 // (nil if it failed before recording started).
-func demo(ctx context.Context, say func(string, ...any), kind, dir string, n int) (*demoReport, error) {
+func demo(ctx context.Context, say func(string, ...any), kind, dir string, n int) (rep *demoReport, err error) {
 	d := &demoRun{ctx: ctx, say: say, kind: kind, dir: dir, n: n, rep: &demoReport{Backend: kind, Dir: dir, Steps: map[string]float64{}}}
 	d.step = time.Now()
+	defer func() { err = errors.Join(err, d.close()) }()
 	// Until the World runs, a failure leaves no report.
 	if err := d.start(); err != nil {
 		return nil, err
 	}
-	defer d.w.Close()
 	d.lap("chain_and_deploy")
 	for _, s := range []struct {
 		name string
@@ -231,6 +231,19 @@ func demo(ctx context.Context, say func(string, ...any), kind, dir string, n int
 		d.lap(s.name)
 	}
 	return d.rep, d.conclude()
+}
+
+// close stops the window sampler, if it still runs, and closes the World.
+func (d *demoRun) close() error {
+	if d.stopWatch != nil {
+		d.stopWatch()
+		<-d.watchDone
+		d.stopWatch = nil
+	}
+	if d.w == nil {
+		return nil
+	}
+	return d.w.Close()
 }
 
 // conclude computes the outcome, writes the anchors file and prints where to

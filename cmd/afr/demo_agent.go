@@ -88,6 +88,9 @@ func treasuryAct(ctx context.Context, w *world.World, what string, call pdr.Call
 	case res.Succeeded():
 		da.Tx, da.GasUsed = res.Receipt.TxHash.Hex(), res.Receipt.GasUsed
 	case pr.Evaluation.Allowed() || !res.Reverted:
+		if res.Err != nil {
+			return da, fmt.Errorf("%s: %w", what, res.Err)
+		}
 		return da, fmt.Errorf("%s: %s", what, res)
 	default:
 		// The policy denied it and the account refused it (simulated, not

@@ -118,13 +118,17 @@ type fleetRun struct {
 	file string // the batches file
 }
 
-func (f *fleetRun) run() error {
+func (f *fleetRun) run() (err error) {
 	step := time.Now()
 	lap := func(name string) { f.rep.Steps[name] = time.Since(step).Seconds(); step = time.Now() }
+	defer func() {
+		if f.w != nil {
+			err = errors.Join(err, f.w.Close())
+		}
+	}()
 	if err := f.chain(); err != nil {
 		return err
 	}
-	defer f.w.Close()
 	lap("chain_and_deploy")
 	if err := f.recordAndAnchor(); err != nil {
 		return err

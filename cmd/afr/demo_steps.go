@@ -49,7 +49,7 @@ func (d *demoRun) start() error {
 	if err != nil {
 		return demoChainError(d.kind, err)
 	}
-	d.w = w
+	d.w = w // closed by demoRun.close, whatever happens next
 	dep := w.Deployment()
 	d.rep.ChainID, d.rep.Operator, d.rep.Deployment = w.ChainID(), w.Operator().Address, &dep
 	where := "go-ethereum's simulated chain, in this process"
@@ -72,9 +72,7 @@ func (d *demoRun) start() error {
 			case <-watch.Done():
 				return
 			case <-t.C:
-				q := w.AnchorQueue()
-				win := q.Window(w.Position().Next, time.Now())
-				if win.Events > d.peak.Load() {
+				if win := w.AnchorWindow(); win.Events > d.peak.Load() {
 					d.peak.Store(win.Events)
 				}
 			}
@@ -100,6 +98,7 @@ func (d *demoRun) record() error {
 	start := time.Now()
 	errs := make(chan error, 5)
 	var recorded sync.WaitGroup
+	defer recorded.Wait() // the agents finish recording, whatever the treasury agent met
 	for ag := 0; ag < 4; ag++ {
 		recorded.Add(1)
 		go func(ag int) {
@@ -166,11 +165,12 @@ func (d *demoRun) anchor() error {
 	}
 	d.stopWatch()
 	<-d.watchDone
+	d.stopWatch = nil
 	d.rep.Recording.Epochs = int(d.w.Position().OpenEpoch) // the last one sealed too
 	q := d.w.AnchorQueue()
 	d.rep.Anchoring = anchoringFigures(q, demoConfirmations)
 	d.rep.Anchoring.WindowPeak = d.peak.Load()
-	d.rep.Anchoring.WindowAfter = q.Window(d.w.Position().Next, time.Now()).Events
+	d.rep.Anchoring.WindowAfter = d.w.AnchorWindow().Events
 	an := d.rep.Anchoring
 	d.say("   %d epochs anchored: first %d gas, then %d–%d gas (mean %.0f); confirmation latency median %.0f ms, max %.0f ms",
 		an.Epochs, an.FirstGas, an.SteadyGasMin, an.SteadyGasMax, an.SteadyGasMean, an.LatencyMedianMs, an.LatencyMaxMs)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/agentflightrecorder/afr/anchor"
 	"github.com/agentflightrecorder/afr/checkpoint"
+	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/importer"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/serve"
@@ -48,6 +49,7 @@ var hints = []func(error) string{
 	as(func(*checkpoint.LeavesMissingError) string { return "afr checkpoint writes them beside it" }),
 	is(checkpoint.ErrDamagedLog, "afr verify says where"),
 	is(checkpoint.ErrWouldFork, "afr verify against the previous checkpoint says where"),
+	is(format.ErrNewerVersion, "a newer afr wrote it: upgrade afr"),
 }
 
 // findingHints say what to try about a verifier finding of a kind.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentflightrecorder/afr/anchor"
 	"github.com/agentflightrecorder/afr/checkpoint"
+	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/importer"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/serve"
@@ -53,6 +54,8 @@ func TestHints(t *testing.T) {
 		{fmt.Errorf("%w: leaf 1", checkpoint.ErrDamagedLog), "checkpoint: the log's epoch chain is damaged: leaf 1 (hint: afr verify says where)"},
 		{fmt.Errorf("%w: the log was rewritten", checkpoint.ErrWouldFork),
 			"checkpoint: the log does not extend the previous checkpoint: the log was rewritten (hint: afr verify against the previous checkpoint says where)"},
+		{fmt.Errorf("recorder: log: %w: version 9, this build reads up to 3", format.ErrNewerVersion),
+			"recorder: log: written by a newer format version: version 9, this build reads up to 3 (hint: a newer afr wrote it: upgrade afr)"},
 		{errors.New("no hint for this one"), "no hint for this one"},
 	} {
 		if got := withHint(tc.err); got != tc.want {

@@ -57,7 +57,7 @@ type VersionError struct {
 }
 
 func (e *VersionError) Error() string {
-	return fmt.Sprintf("segment: %s: %v: version %d, this build reads up to %d (hint: upgrade afr)", e.File, format.ErrNewerVersion, e.Version, Version)
+	return fmt.Sprintf("segment: %s: %v: version %d, this build reads up to %d", e.File, format.ErrNewerVersion, e.Version, Version)
 }
 
 func (e *VersionError) Unwrap() error { return format.ErrNewerVersion }

@@ -82,7 +82,7 @@ func ChangeTokenBalance(token common.Address, holder any, delta any) gtypes.Gome
 func (m *balanceMatcher) Match(actual any) (bool, error) {
 	r, ok := actual.(*world.TxResult)
 	if !ok || r == nil {
-		return false, fmt.Errorf("%s expects the *afrspec.TxResult of a World's transaction, got %T", m.matcher, actual)
+		return false, fmt.Errorf("%s expects the *world.TxResult of a World's transaction, got %T", m.matcher, actual)
 	}
 	if len(m.holders) != len(m.deltas) {
 		return false, fmt.Errorf("%s: %d holder(s) but %d delta(s)", m.matcher, len(m.holders), len(m.deltas))

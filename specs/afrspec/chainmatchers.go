@@ -137,14 +137,14 @@ func revertOf(matcher string, actual any) (revertSubject, error) {
 		}
 		return revertSubject{data: a, reverted: true}, nil
 	case error:
-		if rd, ok := chain.RevertData(a); ok {
+		if rd, ok := chain.Reverted(a); ok {
 			return revertSubject{data: rd, reverted: true}, nil
 		}
 		return revertSubject{outcome: fmt.Sprintf("error carries no revert data: %v", a)}, nil
 	case nil:
 		return revertSubject{outcome: "call succeeded (nil error)"}, nil
 	}
-	return revertSubject{}, fmt.Errorf("%s expects a *afrspec.TxResult, an error or revert data ([]byte), got %T", matcher, actual)
+	return revertSubject{}, fmt.Errorf("%s expects a *world.TxResult, an error or revert data ([]byte), got %T", matcher, actual)
 }
 
 type revertMatcher struct {
@@ -159,7 +159,7 @@ type revertMatcher struct {
 
 // RevertWith succeeds when the call reverted with the error name — a
 // custom error of any contract the World knows (every artifact it deployed
-// or loaded and every ABI added to w.Registry), "Error" for
+// or loaded and every ABI added to w.Registry()), "Error" for
 // require/revert strings (RevertWith("Error", "insufficient deposit")) or
 // "Panic" for panics — and, for each given argument, a decoded argument
 // equal to it (integers compare by value, addresses and hashes also as hex
@@ -282,7 +282,7 @@ type emitMatcher struct {
 
 // EmitEvent succeeds when the mined transaction emitted the event name of
 // any contract the World knows (every artifact it deployed or loaded, every
-// ABI added to w.Registry, the standard ERC-20/721 events) with arguments
+// ABI added to w.Registry(), the standard ERC-20/721 events) with arguments
 // that match. Arguments are given by position in Args{…} (as withArgs),
 // by name as name, value pairs or in a Fields{…} map, or both; values are
 // compared as in RevertWith, or matched by Gomega matchers. The actual
@@ -361,7 +361,7 @@ func receiptOf(actual any) (eventSubject, error) {
 		}
 		return eventSubject{rc: a}, nil
 	}
-	return eventSubject{}, fmt.Errorf("expected a *afrspec.TxResult or *types.Receipt, got %T", actual)
+	return eventSubject{}, fmt.Errorf("expected a *world.TxResult or *types.Receipt, got %T", actual)
 }
 
 func (m *emitMatcher) Match(actual any) (bool, error) {
@@ -506,7 +506,7 @@ func (m *gasMatcher) Match(actual any) (bool, error) {
 		}
 		m.used, m.desc = a.Receipt.GasUsed, "transaction "+a.Receipt.TxHash.Hex()
 	default:
-		return false, fmt.Errorf("UseGasAtMost expects a *afrspec.TxResult, *types.Receipt or uint64, got %T", actual)
+		return false, fmt.Errorf("UseGasAtMost expects a *world.TxResult, *types.Receipt or uint64, got %T", actual)
 	}
 	return m.used <= m.max, nil
 }

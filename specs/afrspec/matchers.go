@@ -38,14 +38,14 @@ func reportOf(actual any) (*world.Verification, error) {
 			return &world.Verification{Report: &r.Report}, nil
 		}
 	default:
-		return nil, fmt.Errorf("expected a verification report (*afrspec.Verification, *verifier.Report or *verifier.BundleReport), got %T", actual)
+		return nil, fmt.Errorf("expected a verification report (*world.Verification, *verifier.Report or *verifier.BundleReport), got %T", actual)
 	}
 	return nil, fmt.Errorf("expected a verification report, got a nil %T", actual)
 }
 
 // hints say what a finding usually means and what to check.
 var hints = map[verifier.FindingKind]string{
-	verifier.KindUnsealed:          "events were recorded after the last sealed epoch: call World.SealAndAnchor (or Recorder.Seal) before verifying",
+	verifier.KindUnsealed:          "events were recorded after the last sealed epoch: call World.SealAndAnchor before verifying",
 	verifier.KindUnanchored:        "epochs were sealed but their roots are not on chain yet: call World.SealAndAnchor and wait for it before verifying",
 	verifier.KindTruncated:         "the log ends before epochs that were anchored: a stale or truncated copy",
 	verifier.KindMerkleMismatch:    "a record of this epoch changed after the epoch was sealed",
