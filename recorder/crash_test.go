@@ -51,15 +51,28 @@ func TestCrashRecovery(t *testing.T) {
 			t.Fatal(err)
 		}
 		lines := make(chan []string)
+		first := make(chan struct{}) // closed at the child's first acknowledgement (or its end)
 		go func() {
 			var got []string
+			acked := false
 			sc := bufio.NewScanner(out)
 			for sc.Scan() {
 				got = append(got, sc.Text())
+				if !acked && len(strings.Fields(sc.Text())) == 2 {
+					acked = true
+					close(first)
+				}
+			}
+			if !acked {
+				close(first)
 			}
 			lines <- got
 		}()
-		time.Sleep(time.Duration(20+rng.IntN(60)) * time.Millisecond)
+		// Kill only once the child has created the log and acknowledged an
+		// event (on a loaded machine that can take longer than any fixed
+		// delay); the delay after it only varies where the kill lands.
+		<-first
+		time.Sleep(time.Duration(rng.IntN(60)) * time.Millisecond)
 		cmd.Process.Signal(syscall.SIGKILL)
 		got := <-lines
 		cmd.Wait()
