@@ -183,7 +183,7 @@ func (v *logVerifier) checkAnchors(idx map[uint64]format.Anchor) {
 	}
 	slices.Sort(anchored)
 	for _, e := range anchored {
-		if present[e] {
+		if present[e] || (v.newerEpochs != nil && e >= *v.newerEpochs) {
 			continue
 		}
 		if len(v.headers) > 0 && e < maxPresent {

@@ -334,3 +334,15 @@ func TestSegmentsPathNotAFile(t *testing.T) {
 		}
 	}
 }
+
+// The last file of the epochs stream in a newer format version: the
+// anchored epochs it holds are unread, not missing (incomplete,
+// unsupported_version), even with records after the last header read.
+func TestSegmentsNewerVersionLastEpochsFile(t *testing.T) {
+	l := makeSegLog(t, 4<<10)
+	files := l.files["epochs"]
+	rep := l.damaged(t, files[len(files)-1], func(b []byte) []byte { b[6] = segment.Version + 1; return b })
+	if rep.Verdict != verifier.Incomplete || !rep.Has(verifier.KindUnsupportedVersion) || rep.Has(verifier.KindEpochMissing) || rep.Has(verifier.KindTruncated) {
+		t.Fatalf("%s: %v", rep.Verdict, rep.Findings)
+	}
+}
