@@ -36,7 +36,8 @@ The verdict is verified (exit 0), tampered (exit 3) or incomplete (exit 4),
 with a finding per problem: kind, epoch, event, expected and found. Exit 1
 means the verification could not run (an unreadable file, an unreachable
 chain), never a verdict: a missing or damaged MANIFEST, a segment of a newer
-format version and keys that cannot be read are findings. The key
+format version, a segment path that is no regular file (a directory, a
+looping or dangling symlink) and keys that cannot be read are findings. The key
 directory is only read: its master key is used (with a warning) even if
 others can read it, and a missing epoch-salts file means every epoch's key
 is erased. Keys are derived for the session the records commit to, never
