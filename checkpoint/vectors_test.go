@@ -34,12 +34,13 @@ type vector struct {
 	Error string `json:"error,omitempty"`
 
 	// checkpoint: Note verified under the policy (OperatorVKey, WitnessVKeys,
-	// MinWitnesses) for the log LogID; with Leaves (an anchors file), the
+	// MinWitnesses, always present: the CLI's default of every witness
+	// does not apply) for the log LogID; with Leaves (an anchors file), the
 	// leaves are checked against it too. Valid ones read as Size and Root.
 	Note         string          `json:"note,omitempty"`
 	OperatorVKey string          `json:"operator_vkey,omitempty"`
 	WitnessVKeys []string        `json:"witness_vkeys,omitempty"`
-	MinWitnesses int             `json:"min_witnesses,omitempty"`
+	MinWitnesses *int            `json:"min_witnesses,omitempty"`
 	LogID        *format.Digest  `json:"log_id,omitempty"`
 	Leaves       []format.Anchor `json:"leaves,omitempty"`
 	Size         uint64          `json:"size,omitempty"`
@@ -95,7 +96,7 @@ func makeVectors(t *testing.T) map[string]vector {
 	cosigned := sign(body, op.signer, w1, w2)
 	cp := func(desc, n string, min int, valid bool, errName string) vector {
 		v := vector{Desc: desc, Type: "checkpoint", Note: n, OperatorVKey: op.vkey, WitnessVKeys: []string{w1vkey, w2vkey},
-			MinWitnesses: min, LogID: &id, Valid: valid, Error: errName}
+			MinWitnesses: &min, LogID: &id, Valid: valid, Error: errName}
 		if valid {
 			v.Size, v.Root = 7, &root
 		}
@@ -199,8 +200,11 @@ func checkVector(t *testing.T, name string, v vector) {
 	var err error
 	switch v.Type {
 	case "checkpoint":
+		if v.MinWitnesses == nil {
+			t.Fatalf("%s: min_witnesses missing: a checkpoint vector names its threshold", name)
+		}
 		var p *checkpoint.Policy
-		if p, err = checkpoint.NewPolicy(v.OperatorVKey, v.WitnessVKeys, v.MinWitnesses); err != nil {
+		if p, err = checkpoint.NewPolicy(v.OperatorVKey, v.WitnessVKeys, *v.MinWitnesses); err != nil {
 			t.Fatalf("%s: policy: %v", name, err)
 		}
 		var cp *checkpoint.Checkpoint

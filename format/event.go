@@ -396,7 +396,7 @@ type FileWrite struct {
 type APICall struct {
 	Method         string `cbor:"1,keyasint" json:"method"`
 	URL            string `cbor:"2,keyasint" json:"url"`
-	Status         int    `cbor:"3,keyasint,omitempty" json:"status,omitempty"`
+	Status         int64  `cbor:"3,keyasint,omitempty" json:"status,omitempty"`
 	RequestDigest  Bytes  `cbor:"4,keyasint,omitempty" json:"request_digest,omitempty"`
 	ResponseDigest Bytes  `cbor:"5,keyasint,omitempty" json:"response_digest,omitempty"`
 }

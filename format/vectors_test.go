@@ -267,7 +267,7 @@ func TestVectorsUpToDate(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("generator: %v\n%s", err, out)
 	}
-	for _, dir := range []string{"encoding", "crypto", "merkle", "segment", "bundle", "anchoring"} {
+	for _, dir := range []string{"encoding", "crypto", "merkle", "segment", "bundle", "anchoring", "log"} {
 		want, _ := filepath.Glob(filepath.Join(tmp, dir, "*.json"))
 		have, _ := filepath.Glob(filepath.Join(vectorDir, dir, "*.json"))
 		if len(want) != len(have) {

@@ -103,11 +103,13 @@ func Disclose(src Source, seqs []uint64, opts DiscloseOptions) (*Bundle, error) 
 	// Epochs of the wanted events.
 	var raws [][]byte
 	var headers []*format.EpochHeader
+	var spans []span
 	err := src.Epochs(func(_ uint64, raw []byte) error {
 		h, err := format.DecodeEpochHeader(raw)
 		if err != nil {
 			return err
 		}
+		spans = append(spans, spanOf(uint64(len(headers)), h))
 		raws, headers = append(raws, raw), append(headers, h)
 		return nil
 	})
@@ -116,8 +118,8 @@ func Disclose(src Source, seqs []uint64, opts DiscloseOptions) (*Bundle, error) 
 	}
 	// sealedEpoch is the position of the sealed epoch holding seq, or -1.
 	sealedEpoch := func(seq uint64) int {
-		if i := epochOf(headers, seq); i < uint64(len(headers)) && headers[i].FirstSeq <= seq {
-			return int(i)
+		if i, ok := locate(spans, seq); ok {
+			return int(spans[i].pos)
 		}
 		return -1
 	}

@@ -93,10 +93,7 @@ func (v *logVerifier) checkEpochs(anchors map[uint64]format.Anchor) {
 		}
 		nextSeq = h.FirstSeq + h.Count
 		prevRoot = hd.root
-		end := h.FirstSeq + h.Count
-		if end < h.FirstSeq { // overflow: a forged count
-			end = ^uint64(0)
-		}
+		end := spanOf(uint64(t), h).end
 		if end > uint64(len(v.records)) {
 			// The records stream ends inside this epoch. If the epoch is
 			// anchored, records it committed to were removed. If not, nothing
@@ -186,7 +183,7 @@ func (v *logVerifier) checkAnchors(idx map[uint64]format.Anchor) {
 	}
 	slices.Sort(anchored)
 	for _, e := range anchored {
-		if present[e] {
+		if present[e] || (v.newerEpochs != nil && e >= *v.newerEpochs) {
 			continue
 		}
 		if len(v.headers) > 0 && e < maxPresent {

@@ -43,10 +43,12 @@ func IndexLog(src Source, keys Keys) (*Index, error) {
 		}
 		return err
 	}
-	if err := src.Epochs(func(_ uint64, raw []byte) error {
+	var spans []span
+	if err := src.Epochs(func(t uint64, raw []byte) error {
 		h, err := format.DecodeEpochHeader(raw)
 		if err == nil {
 			ix.headers = append(ix.headers, h)
+			spans = append(spans, spanOf(t, h))
 		}
 		return nil
 	}); streamErr(err) != nil {
@@ -57,7 +59,7 @@ func IndexLog(src Source, keys Keys) (*Index, error) {
 		if err != nil || e.Seq != seq {
 			return nil
 		}
-		ev := &Event{Seq: seq, Epoch: epochOf(ix.headers, seq), Envelope: *e, digest: format.RecordDigest(raw)}
+		ev := &Event{Seq: seq, Epoch: epochOf(spans, seq), Envelope: *e, digest: format.RecordDigest(raw)}
 		ix.add(ev)
 		return nil
 	}); streamErr(err) != nil {
@@ -88,10 +90,42 @@ func IndexLog(src Source, keys Keys) (*Index, error) {
 // runID is an event id within its run.
 type runID struct{ run, id string }
 
-// epochOf returns the epoch of event seq given the log's headers in order:
-// events past the last header belong to the next epoch.
-func epochOf(headers []*format.EpochHeader, seq uint64) uint64 {
-	return uint64(sort.Search(len(headers), func(i int) bool { return headers[i].FirstSeq+headers[i].Count > seq }))
+// span is where a decodable epoch header sits in its log: its position in
+// the epochs stream and the events [first, end) it covers.
+type span struct{ pos, first, end uint64 }
+
+func spanOf(pos uint64, h *format.EpochHeader) span {
+	end := h.FirstSeq + h.Count
+	if end < h.FirstSeq { // overflow: a forged count
+		end = ^uint64(0)
+	}
+	return span{pos: pos, first: h.FirstSeq, end: end}
+}
+
+// epochOf returns the epoch of event seq (docs/SPEC.md, "Keys") given the
+// decodable headers of a log in stream order: the position of the header
+// that covers seq; for an event no decodable header covers (unsealed, or
+// under a header that does not decode), the position after the last
+// decodable header that ends at or before it, 0 if none. Frames of the
+// epochs stream that do not decode (a damaged header, or garbage after the
+// last one) thus never move an event to another epoch than the one its
+// neighbours place it in.
+func epochOf(spans []span, seq uint64) uint64 {
+	i, ok := locate(spans, seq)
+	switch {
+	case ok:
+		return spans[i].pos
+	case i == 0:
+		return 0
+	}
+	return spans[i-1].pos + 1
+}
+
+// locate returns the index of the first span that ends after seq, and
+// whether it covers seq.
+func locate(spans []span, seq uint64) (int, bool) {
+	i := sort.Search(len(spans), func(i int) bool { return spans[i].end > seq })
+	return i, i < len(spans) && spans[i].first <= seq
 }
 
 func (ix *Index) add(ev *Event) {

@@ -79,22 +79,15 @@ func (v *logVerifier) missingPayloads(from, to uint64) {
 	}
 }
 
-// epochIndex maps a sequence number to the epoch whose header covers it;
-// events past the last header belong to the next epoch.
+// epochIndex maps a sequence number to its epoch (epochOf).
 func (v *logVerifier) epochIndex() func(seq uint64) uint64 {
-	return func(seq uint64) uint64 {
-		lo, hi := 0, len(v.headers)
-		for lo < hi {
-			m := (lo + hi) / 2
-			h := v.headers[m].h
-			if h != nil && seq < h.FirstSeq+h.Count {
-				hi = m
-			} else {
-				lo = m + 1
-			}
+	var spans []span
+	for t, hd := range v.headers {
+		if hd.h != nil {
+			spans = append(spans, spanOf(uint64(t), hd.h))
 		}
-		return uint64(lo)
 	}
+	return func(seq uint64) uint64 { return epochOf(spans, seq) }
 }
 
 func (v *logVerifier) open(version int, seq, epoch uint64, frame []byte) {

@@ -288,3 +288,61 @@ func TestSegmentsNewerVersion(t *testing.T) {
 		}
 	}
 }
+
+// A segment path that is no regular file — a directory, a symbolic link
+// that loops or leads nowhere — is damage of that stream, a verdict: the
+// log's own layout is wrong, not the reader's access to it. In a file that
+// is not the last, the files after it are still read.
+func TestSegmentsPathNotAFile(t *testing.T) {
+	l := makeSegLog(t, 4<<10)
+	for name, replace := range map[string]func(path string) error{
+		"directory": func(path string) error { return os.Mkdir(path, 0o700) },
+		"symlink loop": func(path string) error {
+			return os.Symlink(filepath.Base(path), path)
+		},
+		"dangling symlink": func(path string) error { return os.Symlink("nowhere.seg", path) },
+	} {
+		for stream, files := range l.files {
+			for _, fi := range []int{0, len(files) - 1} {
+				file := files[fi]
+				dir := t.TempDir()
+				if err := os.CopyFS(dir, os.DirFS(l.dir)); err != nil {
+					t.Fatal(err)
+				}
+				path := filepath.Join(dir, file)
+				if err := os.Remove(path); err != nil {
+					t.Fatal(err)
+				}
+				if err := replace(path); err != nil {
+					t.Fatal(err)
+				}
+				log, err := recorder.OpenLog(dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rep, err := verifier.VerifyLog(context.Background(), log, verifier.AnchorList(l.anchors), verifier.Options{})
+				if err != nil {
+					t.Fatalf("%s %s: verification did not run: %v", name, file, err)
+				}
+				if rep.Verdict != verifier.Tampered || !rep.Has(verifier.KindSegmentCorrupt) || rep.Has(verifier.KindTornTail) {
+					t.Fatalf("%s %s: %s %v", name, file, rep.Verdict, rep.Findings)
+				}
+				if fi < len(files)-1 {
+					checkLaterFilesRead(t, file, stream, rep, l)
+				}
+			}
+		}
+	}
+}
+
+// The last file of the epochs stream in a newer format version: the
+// anchored epochs it holds are unread, not missing (incomplete,
+// unsupported_version), even with records after the last header read.
+func TestSegmentsNewerVersionLastEpochsFile(t *testing.T) {
+	l := makeSegLog(t, 4<<10)
+	files := l.files["epochs"]
+	rep := l.damaged(t, files[len(files)-1], func(b []byte) []byte { b[6] = segment.Version + 1; return b })
+	if rep.Verdict != verifier.Incomplete || !rep.Has(verifier.KindUnsupportedVersion) || rep.Has(verifier.KindEpochMissing) || rep.Has(verifier.KindTruncated) {
+		t.Fatalf("%s: %v", rep.Verdict, rep.Findings)
+	}
+}

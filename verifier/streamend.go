@@ -53,8 +53,11 @@ func (v *logVerifier) streamEnd(stream string, err error) error {
 			at, f.Kind, f.Detail = torn.Index, KindTornTail, "ends in a torn frame"
 		case errors.As(d, &version):
 			at, f.Kind, f.Detail = version.Index, KindUnsupportedVersion, "not checked (a newer format version)"
-			if stream == "records" {
+			switch {
+			case stream == "records":
 				v.newerRecords = append(v.newerRecords, at)
+			case stream == "epochs" && at >= uint64(len(v.headers)):
+				v.newerEpochs = u64(at) // the stream ends in it: no header from here on was read
 			}
 		}
 		f.Detail = fmt.Sprintf("%s stream %s from frame %d: %v", stream, f.Detail, at, d)

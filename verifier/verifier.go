@@ -198,6 +198,10 @@ type logVerifier struct {
 	// were not read are not missing, this build cannot read them.
 	newerRecords []uint64
 	newer        []bool // by position: unread for a newer version (newerVersion)
+	// newerEpochs is the first position of an epochs file of a newer
+	// format version the stream ends in: anchored epochs from it on are
+	// unread, not missing.
+	newerEpochs *uint64
 	// state of the in-order record checks
 	prev      format.Digest
 	prevClock uint64

@@ -36,7 +36,8 @@ The verdict is verified (exit 0), tampered (exit 3) or incomplete (exit 4),
 with a finding per problem: kind, epoch, event, expected and found. Exit 1
 means the verification could not run (an unreadable file, an unreachable
 chain), never a verdict: a missing or damaged MANIFEST, a segment of a newer
-format version and keys that cannot be read are findings. The key
+format version, a segment path that is no regular file (a directory, a
+looping or dangling symlink) and keys that cannot be read are findings. The key
 directory is only read: its master key is used (with a warning) even if
 others can read it, and a missing epoch-salts file means every epoch's key
 is erased. Keys are derived for the session the records commit to, never
@@ -53,7 +54,11 @@ endpoint must serve the file's chain), together with the log's entries in
 the operator's aggregate batches, whose contents come from the chain or
 from the operator's batches file (--batches FILE, or the deployment file's
 "batches_file"): a batch whose contents are missing makes the verdict at
-best incomplete (batch_withheld). An operator with no anchors for this log
+best incomplete (batch_withheld). Without a chain, --batches FILE alone
+takes the file as a trusted copy, like an anchors file: every line is a
+batch, its root must be the batch root of its entries, the batches must be
+0, 1, … linked by their back-pointers, and this log's entries in them are
+its anchors. An operator with no anchors for this log
 makes it incomplete, never tampered, and the report lists the addresses
 that anchored its log id (leads to check with the log's owner: anyone can
 anchor under any log id). Anchors also come from --anchors, a JSON file
@@ -271,8 +276,17 @@ func (a *anchorFlags) sources(ctx context.Context, logDir, bundleFile string) (v
 	switch {
 	case *a.file != "" && onChain:
 		return nil, nil, nil, usageError{"--anchors and a chain (--chain, --rpc, --deployment, --contract) exclude each other"}
+	case *a.batches != "" && *a.file != "" && !onChain:
+		return nil, nil, nil, usageError{"--batches without a chain and --anchors exclude each other: give the anchors of one trusted copy"}
 	case *a.batches != "" && !onChain:
-		return nil, nil, nil, usageError{"--batches needs a chain (--chain, --rpc or --deployment): the batch roots are read from it"}
+		// The offline form (docs/SPEC.md, "Batches file"): the file is the
+		// operator's own copy, as strong as an anchors file.
+		id, err := targetLogID(logDir, bundleFile)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		a.logID = &id
+		return verifier.BatchAnchors{Batches: verifier.BatchesFile(*a.batches), Log: id}, nil, func() {}, nil
 	case *a.file != "":
 		return verifier.AnchorsFile(*a.file), nil, func() {}, nil
 	case onChain:
@@ -354,6 +368,8 @@ func (a *anchorFlags) describe() string {
 	switch {
 	case *a.file != "":
 		return "the anchors file " + *a.file + " (not read from the chain by this report)"
+	case *a.batches != "" && !a.chain.given():
+		return "this log's entries in the batches file " + *a.batches + ", read as a trusted copy (its batch roots are not checked against the chain by this report)"
 	case a.chain.given():
 		where := a.rpc
 		if *a.chain.depFile != "" {

@@ -279,3 +279,57 @@ func TestNewerVersionFileSkipped(t *testing.T) {
 		t.Fatalf("%d frames read, want %d", len(seen), len(want)-len(l.starts[1]))
 	}
 }
+
+// Which names are part of a stream (docs/SPEC.md, "Segment files"): every
+// <kind>-*.seg, refused unless it is <kind>-<16 lowercase hex>.seg of its
+// header's first index; any other name is ignored. The directory's own
+// name is never a pattern.
+func TestStreamFileNames(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "log[1]*")
+	want := writeFrames(t, dir, 24, 160)
+	l := streamLayout(t, dir, want)
+	b, _ := os.ReadFile(l.files[1])
+	for _, ignored := range []string{"records-0000000000000001.seg.bak", "records.seg", "epochs-0000000000000000.seg", "README"} {
+		os.WriteFile(filepath.Join(dir, ignored), b, 0o600)
+	}
+	if seen, err := readAll(t, dir, want); err != nil || len(seen) != len(want) {
+		t.Fatalf("with ignored names: %d of %d frames, %v", len(seen), len(want), err)
+	}
+	for _, refused := range []string{"records-1.seg", "records-.seg", "records-zzzzzzzzzzzzzzzz.seg"} {
+		t.Run(refused, func(t *testing.T) {
+			dir := copyStream(t, dir)
+			name := filepath.Join(dir, refused)
+			os.Rename(filepath.Join(dir, filepath.Base(l.files[1])), name)
+			_, err := readAll(t, dir, want)
+			var ce *CorruptError
+			if !errors.As(err, &ce) {
+				t.Fatalf("ReadAll: %v, want a *CorruptError", err)
+			}
+		})
+	}
+}
+
+// A stream path that is no directory holds no segment files; one that is a
+// directory the reader may not list is an error, never an empty stream.
+func TestListStreamPath(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "records")
+	os.WriteFile(file, []byte("x"), 0o600)
+	loop := filepath.Join(dir, "loop")
+	os.Symlink("loop", loop)
+	for _, p := range []string{file, loop, filepath.Join(dir, "absent")} {
+		if files, err := List(p, "records"); err != nil || len(files) != 0 {
+			t.Fatalf("List(%s) = %v, %v; want none", p, files, err)
+		}
+	}
+	if os.Geteuid() == 0 {
+		t.Log("running as root: permissions do not apply")
+		return
+	}
+	locked := filepath.Join(dir, "locked")
+	os.Mkdir(locked, 0)
+	t.Cleanup(func() { os.Chmod(locked, 0o700) })
+	if _, err := List(locked, "records"); err == nil {
+		t.Fatal("List of an unreadable directory: no error")
+	}
+}

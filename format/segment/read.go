@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -218,7 +220,15 @@ func ReadAll(dir, kind string, visit func(Frame) error) error {
 	var next uint64  // index of the next frame
 	var unread int64 // bytes damage made unreadable since the last frame read
 	for i, name := range files {
-		b, err := os.ReadFile(name)
+		b, err := readFile(name)
+		var nf *notAFileError
+		if errors.As(err, &nf) {
+			// Not part of any stream a writer leaves: corruption, and it
+			// may have held any number of frames.
+			found = append(found, &CorruptError{File: name, Index: next, Reason: nf.Error()})
+			unread = math.MaxInt64
+			continue
+		}
 		if err != nil {
 			return err
 		}
@@ -244,6 +254,35 @@ func ReadAll(dir, kind string, visit func(Frame) error) error {
 	return errors.Join(found...)
 }
 
+// notAFileError reports a segment path that is no regular file: a
+// directory, or a symbolic link that loops or leads nowhere.
+type notAFileError struct{ err error }
+
+func (e *notAFileError) Error() string { return "not a regular file: " + e.err.Error() }
+
+// readFile reads the segment file name. A path that is no regular file is
+// a *notAFileError: the log's layout is wrong. Any other error (no
+// permission, an I/O error) is the reader's and is returned as it is.
+func readFile(name string) ([]byte, error) {
+	fi, err := os.Stat(name)
+	switch {
+	case err != nil && !errors.Is(err, fs.ErrPermission):
+		return nil, &notAFileError{err}
+	case err == nil && !fi.Mode().IsRegular():
+		return nil, &notAFileError{fmt.Errorf("%s is a %s", name, kindOf(fi.Mode()))}
+	case err != nil:
+		return nil, err
+	}
+	return os.ReadFile(name)
+}
+
+func kindOf(m fs.FileMode) string {
+	if m.IsDir() {
+		return "directory"
+	}
+	return "special file (" + m.Type().String() + ")"
+}
+
 // readSegment reads one file of a stream whose next frame has index next;
 // unread bytes before it were unreadable, so its first index may be up to
 // unread/(FrameOverhead+1) higher. confirm is the first index of the next
@@ -261,7 +300,7 @@ func readSegment(b []byte, name, kind string, next uint64, unread int64, confirm
 		err = &CorruptError{File: name, Offset: 8, Index: next, Reason: fmt.Sprintf("first index %d, want %d (or at most %d more, the frames the damage before it can hide)", first, next, unread/(FrameOverhead+1))}
 	}
 	if err != nil {
-		return nil, next, unread + int64(len(b)), []error{err}
+		return nil, next, addUnread(unread, int64(len(b))), []error{err}
 	}
 	var frames []Frame
 	var errs []error
@@ -297,6 +336,15 @@ func readSegment(b []byte, name, kind string, next uint64, unread int64, confirm
 		return frames, idx, int64(len(b)) - off, append(errs, stop)
 	}
 	return frames, idx, 0, errs
+}
+
+// addUnread adds n unreadable bytes to unread, which may be unbounded
+// (math.MaxInt64: a path that was no file).
+func addUnread(unread, n int64) int64 {
+	if unread > math.MaxInt64-n {
+		return math.MaxInt64
+	}
+	return unread + n
 }
 
 // firstIndex returns the first index in the header of segment file name,

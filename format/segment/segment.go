@@ -26,9 +26,10 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
+	"strings"
 
 	"github.com/agentflightrecorder/afr/internal/durable"
 )
@@ -161,14 +162,37 @@ func open(dir, kind string, maxSize int64, visit func(Frame) error, cutCorrupt b
 	return w, repairs, nil
 }
 
-// List returns the segment files of a stream in order.
+// List returns the segment files of a stream in order: the entries of dir
+// named <kind>-*.seg (a name that is not <kind>-<16 lowercase hex>.seg for
+// its header's first index is corruption, which the readers report); every
+// other entry is ignored. A dir that does not exist, or that is no
+// directory (a file, a symbolic link that loops or leads nowhere), holds
+// no segment files; any other error listing it is returned.
 func List(dir, kind string) ([]string, error) {
-	matches, err := filepath.Glob(filepath.Join(dir, kind+"-*.seg"))
+	entries, err := os.ReadDir(dir)
 	if err != nil {
+		if noDir(dir) {
+			return nil, nil
+		}
 		return nil, err
 	}
-	sort.Strings(matches) // fixed-width hex indices sort in stream order
-	return matches, nil
+	var files []string
+	for _, e := range entries { // sorted by name: fixed-width hex indices sort in stream order
+		if name := e.Name(); strings.HasPrefix(name, kind+"-") && strings.HasSuffix(name, ".seg") {
+			files = append(files, filepath.Join(dir, name))
+		}
+	}
+	return files, nil
+}
+
+// noDir reports whether path does not exist or is no directory; false
+// when it cannot tell (no permission).
+func noDir(path string) bool {
+	st, err := os.Stat(path)
+	if err != nil {
+		return !errors.Is(err, fs.ErrPermission)
+	}
+	return !st.IsDir()
 }
 
 func segmentName(dir, kind string, first uint64) string {
