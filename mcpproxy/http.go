@@ -7,12 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
 
+	"github.com/agentflightrecorder/afr/internal/loopback"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -147,9 +147,9 @@ func (h *HTTP) Close(ctx context.Context) {
 }
 
 func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && isLoopback(la.String()) && !isLoopback(r.Host) {
-		// A page in a browser must not reach a loopback proxy by DNS rebinding.
-		http.Error(w, fmt.Sprintf("afr mcp-proxy: Host %q is not a loopback name; the proxy listens on loopback only", r.Host), http.StatusForbidden)
+	if err := loopback.Check(r); err != nil {
+		// A page in a browser must not reach the proxy (DNS rebinding, cross-origin requests).
+		http.Error(w, "afr mcp-proxy: "+err.Error(), http.StatusForbidden)
 		return
 	}
 	switch r.Method {
@@ -345,19 +345,4 @@ func copyHeaders(dst, src http.Header) {
 			dst.Add(k, v)
 		}
 	}
-}
-
-// isLoopback reports whether a host (or host:port) is a loopback name or
-// address.
-func isLoopback(hostport string) bool {
-	host := hostport
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		host = h
-	}
-	host = strings.Trim(host, "[]")
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }

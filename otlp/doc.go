@@ -19,8 +19,10 @@
 // ExportTraceServiceResponse (partial_success counts the spans that could
 // not become events, with the reason), 400 for a body that does not
 // decode, 413 for one over Options.MaxBodyBytes (compressed or not), 415
-// for another content type or encoding, 503 when the sink fails. Nothing a
-// client sends makes it panic.
+// for another content type or encoding, 503 when the sink fails; 401 for a
+// request without Options.Token when one is set, and 403 for what a web
+// page could send (another host named on a loopback address, a cross-origin
+// browser request). Nothing a client sends makes it panic.
 //
 // Bodies are decoded with go.opentelemetry.io/collector/pdata, the
 // OpenTelemetry Collector's own OTLP data model, so the protobuf and the

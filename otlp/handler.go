@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/agentflightrecorder/afr/internal/loopback"
 	"github.com/agentflightrecorder/afr/recorder"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 	"google.golang.org/genproto/googleapis/rpc/status"
@@ -39,6 +40,11 @@ type Options struct {
 	// remembered to link children that arrive in later requests
 	// (DefaultSpanMemory when 0); older ones are forgotten first.
 	SpanMemory int
+	// Token, when not empty, is the bearer token every request must carry
+	// ("Authorization: Bearer <token>", which exporters send when told
+	// OTEL_EXPORTER_OTLP_HEADERS=Authorization=Bearer%20<token>); a
+	// request without it gets 401.
+	Token string
 }
 
 // Handler serves POST /v1/traces. It is safe for concurrent use.
@@ -74,8 +80,19 @@ func (e encoding) contentType() string {
 	return "application/x-protobuf"
 }
 
-// ServeHTTP implements http.Handler.
+// ServeHTTP implements http.Handler. It refuses what a web page could send
+// (a request to loopback naming another host, a cross-origin browser
+// request: 403) and, with Options.Token, a request without the token (401).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if err := loopback.Check(r); err != nil {
+		writeStatus(w, encJSON, http.StatusForbidden, err.Error()+": the receiver is for exporters on this host, not web pages")
+		return
+	}
+	if h.opts.Token != "" && !loopback.Bearer(r, h.opts.Token) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="afr"`)
+		writeStatus(w, encJSON, http.StatusUnauthorized, "missing or wrong bearer token: send the header Authorization: Bearer <token> (OTEL_EXPORTER_OTLP_HEADERS=Authorization=Bearer%20<token>)")
+		return
+	}
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		writeStatus(w, encJSON, http.StatusMethodNotAllowed, fmt.Sprintf("method %s: OTLP/HTTP exports are POSTed", r.Method))
@@ -205,6 +222,10 @@ func grpcCode(code int) int32 {
 		return 14 // UNAVAILABLE
 	case http.StatusUnsupportedMediaType, http.StatusMethodNotAllowed:
 		return 12 // UNIMPLEMENTED
+	case http.StatusUnauthorized:
+		return 16 // UNAUTHENTICATED
+	case http.StatusForbidden:
+		return 7 // PERMISSION_DENIED
 	}
 	return 13 // INTERNAL
 }

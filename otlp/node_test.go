@@ -18,8 +18,9 @@ import (
 
 // TestNodeExporter: the OpenTelemetry JS SDK's OTLP/HTTP exporter (npm
 // @opentelemetry/exporter-trace-otlp-http, installed by make setup) sends
-// an agent's GenAI spans to the receiver over loopback; the log verifies
-// and holds them as events linked as the spans were.
+// an agent's GenAI spans to the receiver over loopback, with the
+// receiver's bearer token given as OTEL_EXPORTER_OTLP_HEADERS; the log
+// verifies and holds them as events linked as the spans were.
 func TestNodeExporter(t *testing.T) {
 	node, err := exec.LookPath("node")
 	if err != nil {
@@ -28,12 +29,13 @@ func TestNodeExporter(t *testing.T) {
 	if _, err := os.Stat("../node_modules/@opentelemetry/exporter-trace-otlp-http/package.json"); err != nil {
 		t.Skip("the npm OpenTelemetry packages are not installed (run make setup): ", err)
 	}
-	r := newReceiver(t, otlp.Options{}, recorder.SyncGroup)
+	r := newReceiver(t, otlp.Options{Token: "4f7c0ffee"}, recorder.SyncGroup)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	var stdout, stderr bytes.Buffer
 	cmd := exec.CommandContext(ctx, node, "testdata/genai-export.cjs", r.url())
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.Env = append(os.Environ(), "OTEL_EXPORTER_OTLP_HEADERS=Authorization=Bearer%204f7c0ffee")
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("node exporter: %v\n%s", err, stderr.String())
 	}

@@ -29,6 +29,9 @@ func FuzzRecordVerify(f *testing.F) {
 	f.Add(uint16(3), uint8(3), uint8(1), uint8(1), uint32(1), "bad\xff\xfe", uint64(0), uint64(4))
 	f.Add(uint16(3), uint8(3), uint8(1), uint8(1), uint32(1), strings.Repeat("t", 1025), uint64(math.MaxUint64), uint64(1))
 	f.Add(uint16(3), uint8(3), uint8(9), uint8(1), uint32(1), "x", uint64(math.MaxUint64-1), uint64(16))
+	for _, after := range []uint64{recorder.MaxClockStep, recorder.MaxClockStep + 2, recorder.MaxAfter, recorder.MaxAfter + 1} { // the causal link's bounds
+		f.Add(uint16(3), uint8(3), uint8(1), uint8(1), uint32(1), "x", after, uint64(16))
+	}
 	f.Add(uint16(3), uint8(2), uint8(7), uint8(1), uint32(5), "span", uint64(1767225600), uint64(512|1024))
 	f.Add(uint16(3), uint8(2), uint8(8), uint8(1), uint32(69999), "é", uint64(7), uint64(512|1024|2))
 	f.Fuzz(func(t *testing.T, idLen uint16, epochSize, kind, depth uint8, width uint32, s string, after, seed uint64) {

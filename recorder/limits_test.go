@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -158,23 +159,83 @@ func TestRecordPayloadSizeLimit(t *testing.T) {
 }
 
 // TestRecordClockEnd: the logical clock must strictly increase, so once it
-// reaches its largest value nothing more can be recorded.
+// reaches its largest value (in a log written before the bounds of
+// CausalLinkError) nothing more can be recorded, also after a reopen.
 func TestRecordClockEnd(t *testing.T) {
 	dir := t.TempDir()
 	r := openT(t, dir, recorder.Options{})
 	recordN(t, r, 1)
-	rc, err := r.Record(context.Background(), format.Event{Tool: "t", Kind: format.KindToolCall, After: math.MaxUint64 - 1})
-	if err != nil || rc.Clock != math.MaxUint64 {
+	recorder.SetClock(r, math.MaxUint64-1)
+	if rc, err := r.Record(context.Background(), sampleEvent(0)); err != nil || rc.Clock != math.MaxUint64 {
 		t.Fatalf("clock %d, %v; want %d", rc.Clock, err, uint64(math.MaxUint64))
 	}
-	if _, err := r.Record(context.Background(), sampleEvent(0)); err == nil {
-		t.Fatal("an event after the clock's last value was accepted")
+	if _, err := r.Record(context.Background(), sampleEvent(0)); !errors.Is(err, format.ErrLimit) {
+		t.Fatalf("an event after the clock's last value: %v, want format.ErrLimit", err)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r = openT(t, dir, recorder.Options{})
+	if _, err := r.Record(context.Background(), sampleEvent(0)); !errors.Is(err, format.ErrLimit) {
+		t.Fatalf("after a reopen: %v, want format.ErrLimit", err)
 	}
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
 	}
 	if rep := verifyStore(t, dir); rep.Events != 2 {
 		t.Fatalf("%d events, want 2", rep.Events)
+	}
+}
+
+// TestRecordCausalLinkBound: an event's After may be at most MaxClockStep
+// past the log's clock and at most MaxAfter; one further is refused with a
+// *CausalLinkError naming both, nothing of it is written, and the log goes
+// on — also the event of the review, whose After would have left the
+// clock one short of its end and refused every later append of every
+// writer, after a reopen too.
+func TestRecordCausalLinkBound(t *testing.T) {
+	dir := t.TempDir()
+	r := openT(t, dir, recorder.Options{})
+	recordN(t, r, 1) // clock 1
+	ev := func(after uint64) format.Event {
+		return format.Event{Tool: "t", Kind: format.KindToolCall, After: after}
+	}
+	refuse := func(after, clock uint64) {
+		t.Helper()
+		_, err := r.Record(context.Background(), ev(after))
+		ce, ok := errors.AsType[*recorder.CausalLinkError](err)
+		if !ok || ce.After != after || ce.Clock != clock || !errors.Is(err, format.ErrLimit) {
+			t.Fatalf("after %d at clock %d: %v, want a *CausalLinkError wrapping format.ErrLimit", after, clock, err)
+		}
+		for _, s := range []string{fmt.Sprint(after), fmt.Sprint(clock), "causal link"} {
+			if !strings.Contains(err.Error(), s) {
+				t.Errorf("error %q does not name %s", err, s)
+			}
+		}
+	}
+	refuse(math.MaxUint64-1, 1)
+	refuse(1+recorder.MaxClockStep+1, 1)
+	if rc, err := r.Record(context.Background(), ev(1+recorder.MaxClockStep)); err != nil || rc.Clock != 2+recorder.MaxClockStep {
+		t.Fatalf("after the clock + MaxClockStep: clock %d, %v", rc.Clock, err)
+	}
+	recorder.SetClock(r, recorder.MaxAfter-2)
+	refuse(recorder.MaxAfter+1, recorder.MaxAfter-2)
+	if rc, err := r.Record(context.Background(), ev(recorder.MaxAfter)); err != nil || rc.Clock != recorder.MaxAfter+1 {
+		t.Fatalf("after MaxAfter: clock %d, %v", rc.Clock, err)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r = openT(t, dir, recorder.Options{})
+	refuse(math.MaxUint64-1, recorder.MaxAfter+1)
+	if rc, err := r.Record(context.Background(), sampleEvent(0)); err != nil || rc.Seq != 3 {
+		t.Fatalf("after a reopen: %+v, %v", rc, err)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if rep := verifyStore(t, dir); rep.Events != 4 {
+		t.Fatalf("%d events, want 4", rep.Events)
 	}
 }
 

@@ -134,6 +134,36 @@ type SealedEpoch struct {
 // Errors callers branch on.
 var ErrClosed = errors.New("recorder: closed")
 
+// Bounds of an event's causal link (format.Event.After), which the logical
+// clock takes when it is ahead (docs/SPEC.md, "Record"). A writer could
+// otherwise move the clock to its last value in one event and so end the
+// log for every writer after it, since clocks strictly increase.
+const (
+	// MaxClockStep is how far past the log's clock an After may be: no
+	// recorder's clock is 2^32 events ahead of another's it is linked to,
+	// and ending the clock then takes 2^32 appends.
+	MaxClockStep = 1 << 32
+	// MaxAfter is the largest After: 2^53 − 1, the largest integer every
+	// JSON reader (JavaScript's included) reads exactly. The clock then
+	// stays below 2^53 plus the number of events, far from 2^64 − 1.
+	MaxAfter = 1<<53 - 1
+)
+
+// CausalLinkError refuses an event whose After is more than MaxClockStep
+// past the log's clock, or over MaxAfter: it names a clock no recorder it
+// is linked to can have reached. Nothing of the event is written. It
+// wraps format.ErrLimit.
+type CausalLinkError struct {
+	After uint64 // the event's causal link
+	Clock uint64 // the log's logical clock when the event was refused
+}
+
+func (e *CausalLinkError) Error() string {
+	return fmt.Sprintf("recorder: causal link after %d refused: the log's clock is %d, and an event may be after at most the clock + %d and at most %d", e.After, e.Clock, uint64(MaxClockStep), uint64(MaxAfter))
+}
+
+func (e *CausalLinkError) Unwrap() error { return format.ErrLimit }
+
 // EventWriter is what appends events to a log: a *Recorder that holds the
 // log, or a client of the recorder daemon that does (serve.Client). The
 // importers, the MCP proxy, the OTLP receiver and pace's agents write
@@ -325,8 +355,11 @@ func (r *Recorder) append(ev *format.Event, plaintext []byte) (Receipt, error) {
 	if err := ev.CheckVersion(uint8(r.man.Version)); err != nil {
 		return Receipt{}, fmt.Errorf("recorder: %w", err)
 	}
-	if max(r.clock, ev.After) == math.MaxUint64 {
-		return Receipt{}, fmt.Errorf("recorder: the logical clock is at %d and the event is after %d: the clock cannot pass %d: %w", r.clock, ev.After, uint64(math.MaxUint64), format.ErrLimit)
+	if ev.After > MaxAfter || ev.After > r.clock && ev.After-r.clock > MaxClockStep {
+		return Receipt{}, &CausalLinkError{After: ev.After, Clock: r.clock}
+	}
+	if r.clock == math.MaxUint64 { // a log written before the bound above
+		return Receipt{}, fmt.Errorf("recorder: the logical clock is at %d and cannot pass it: %w", r.clock, format.ErrLimit)
 	}
 	if r.keys == nil {
 		if err := r.openEpochKey(); err != nil {

@@ -37,7 +37,8 @@ type Config struct {
 	// OTLP, when set, also serves the OTLP/HTTP trace receiver (package
 	// otlp: POST /v1/traces, OpenTelemetry GenAI spans as events) into the
 	// same log, on its own address (the OTLP convention is port 4318); the
-	// same loopback rule applies to it.
+	// same loopback rule applies to it, and it takes the API's bearer token
+	// (its Options.Token is replaced by it).
 	OTLP *OTLP
 	// Logf receives what the daemon reports (default: discarded).
 	Logf func(format string, args ...any)
@@ -159,7 +160,9 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 		if d.otlpLn, err = net.Listen("tcp", o.Listen); err != nil {
 			return fail(fmt.Errorf("serve: OTLP receiver: %w", err))
 		}
-		d.otlpSrv = &http.Server{Handler: otlp.NewHandler(rec, o.Options), ReadHeaderTimeout: 10 * time.Second}
+		oo := o.Options
+		oo.Token = d.token
+		d.otlpSrv = &http.Server{Handler: otlp.NewHandler(rec, oo), ReadHeaderTimeout: 10 * time.Second}
 		go func() {
 			if err := d.otlpSrv.Serve(d.otlpLn); err != nil && !errors.Is(err, http.ErrServerClosed) {
 				cfg.Logf("OTLP receiver stopped: %v", err)

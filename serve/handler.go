@@ -3,7 +3,6 @@ package serve
 import (
 	"bytes"
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/internal/loopback"
 	"github.com/agentflightrecorder/afr/recorder"
 )
 
@@ -50,7 +50,7 @@ func (l *Limits) setDefaults() {
 type Handler struct {
 	rec    *recorder.Recorder
 	dir    string
-	token  []byte
+	token  string
 	limits Limits
 	slots  chan struct{}
 	mux    *http.ServeMux
@@ -66,7 +66,7 @@ type Handler struct {
 // in-process anchorer.
 func NewHandler(rec *recorder.Recorder, dir, token string, limits Limits, window func() recorder.AnchorWindow) *Handler {
 	limits.setDefaults()
-	h := &Handler{rec: rec, dir: dir, token: []byte(token), limits: limits, slots: make(chan struct{}, limits.MaxInFlight), window: window, mux: http.NewServeMux()}
+	h := &Handler{rec: rec, dir: dir, token: token, limits: limits, slots: make(chan struct{}, limits.MaxInFlight), window: window, mux: http.NewServeMux()}
 	h.mux.HandleFunc("POST /v1/events", h.postEvent)
 	h.mux.HandleFunc("POST /v1/events:batch", h.postBatch)
 	h.mux.HandleFunc("GET /v1/status", h.status)
@@ -116,10 +116,15 @@ func writeError(w http.ResponseWriter, e apiError) {
 	writeJSON(w, e.Status, e)
 }
 
-// ServeHTTP checks the bearer token and the in-flight bound, then routes.
+// ServeHTTP refuses what a web page could send (loopback.Check), checks the
+// bearer token and the in-flight bound, then routes.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), h.token) != 1 {
+	if err := loopback.Check(r); err != nil {
+		writeError(w, apiError{Status: http.StatusForbidden, Error: err.Error(),
+			Hint: "the API is for programs on this host: name it as localhost or 127.0.0.1, and call it from a program, not a web page"})
+		return
+	}
+	if !loopback.Bearer(r, h.token) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="afr"`)
 		writeError(w, apiError{Status: http.StatusUnauthorized, Error: "missing or wrong bearer token",
 			Hint: "send the header Authorization: Bearer <token>, the token being the content of the daemon's token file (by default serve.token in the log directory)"})

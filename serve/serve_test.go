@@ -179,6 +179,38 @@ func methodOf(path string) string {
 	return "POST"
 }
 
+// TestCausalLinkBound: an event whose after is further past the log's
+// clock than a causal link can be (the review's 18446744073709551614, which
+// used to leave the clock one short of its end so that every later append
+// of every writer was refused) is a 400 naming the causal link and the
+// clock, also as the second event of a batch (the first is recorded, with
+// its receipt); the daemon goes on appending.
+func TestCausalLinkBound(t *testing.T) {
+	d := start(t, serve.Config{})
+	c := newClient(t, d)
+	c.receipt(event(0))
+	st, b := c.do("POST", "/v1/events", `{"tool":"shell","kind":"tool_call","after":18446744073709551614}`)
+	if st != http.StatusBadRequest || !strings.Contains(string(b), "causal link after 18446744073709551614") || !strings.Contains(string(b), "clock is 1") {
+		t.Fatalf("POST /v1/events: %d %s, want 400 naming the causal link and the clock", st, b)
+	}
+	st, b = c.do("POST", "/v1/events:batch", "["+event(1)+`,{"tool":"shell","kind":"tool_call","after":4294967299}]`)
+	var e struct {
+		Item     *int
+		Recorded int
+		Receipts []recorder.Receipt
+	}
+	decode(t, b, &e)
+	if st != http.StatusBadRequest || e.Item == nil || *e.Item != 1 || e.Recorded != 1 || len(e.Receipts) != 1 || e.Receipts[0].Clock != 2 {
+		t.Fatalf("POST /v1/events:batch: %d %s, want 400 for item 1 after one recorded", st, b)
+	}
+	if rc := c.receipt(`{"tool":"shell","kind":"tool_call","after":4294967298}`); rc.Seq != 2 || rc.Clock != 4294967299 {
+		t.Fatalf("an event after the clock + 2^32: %+v", rc)
+	}
+	if rc := c.receipt(event(3)); rc.Seq != 3 {
+		t.Fatalf("next event: %+v, want seq 3", rc)
+	}
+}
+
 // 16 clients at once get distinct, gapless sequence numbers.
 func TestConcurrentClients(t *testing.T) {
 	dir := t.TempDir()

@@ -52,7 +52,7 @@ func TestSlowBody(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	fmt.Fprintf(conn, "POST /v1/events HTTP/1.1\r\nHost: afr\r\nAuthorization: Bearer %s\r\nContent-Length: 1000\r\n\r\n%s", d.Token(), event(0)[:10])
+	fmt.Fprintf(conn, "POST /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\nContent-Length: 1000\r\n\r\n%s", d.Token(), event(0)[:10])
 	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	if err != nil {

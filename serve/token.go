@@ -9,6 +9,8 @@ import (
 	"net"
 	"os"
 	"strings"
+
+	"github.com/agentflightrecorder/afr/internal/loopback"
 )
 
 // LoadOrCreateToken returns the bearer token in path, creating the file
@@ -71,10 +73,7 @@ func CheckListen(addr string, allowRemote bool) error {
 	if err != nil {
 		return fmt.Errorf("serve: listen address %q: %w (want HOST:PORT, e.g. 127.0.0.1:8787)", addr, err)
 	}
-	if allowRemote || host == "localhost" {
-		return nil
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+	if allowRemote || loopback.IsLoopback(host) {
 		return nil
 	}
 	return &NotLoopbackError{Addr: addr}

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agentflightrecorder/afr/internal/loopback"
 	"github.com/agentflightrecorder/afr/mcpproxy"
 )
 
@@ -133,7 +134,7 @@ func serveMCPHTTP(e *env, h *mcpproxy.HTTP, listen, upstream string) error {
 	if err != nil {
 		return fmt.Errorf("--listen %s: %w", listen, err)
 	}
-	if host, _, _ := net.SplitHostPort(l.Addr().String()); !net.ParseIP(host).IsLoopback() {
+	if !loopback.IsLoopback(l.Addr().String()) {
 		fmt.Fprintf(e.stderr, "afr mcp-proxy: warning: listening on %s, which is not loopback: anyone who reaches it can call the server's tools (the proxy adds no authentication)\n", l.Addr())
 	}
 	fmt.Fprintf(e.stderr, "afr mcp-proxy: listening on http://%s/mcp, relaying to %s\n", l.Addr(), upstream)

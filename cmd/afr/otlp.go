@@ -11,7 +11,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agentflightrecorder/afr/internal/loopback"
 	"github.com/agentflightrecorder/afr/otlp"
+	"github.com/agentflightrecorder/afr/serve"
 )
 
 func init() {
@@ -36,13 +38,20 @@ whole mapping and what is kept and dropped.
 
 A request is answered only once its events are durable. Malformed bodies get
 400, bodies over --max-body 413, other content types 415; spans that cannot
-become events are counted in the answer's partial_success. The receiver has
-no authentication: it listens on loopback unless told otherwise. It runs
-until interrupted (Ctrl-C, SIGTERM), then finishes the requests under way,
-seals the open epoch and closes the log.
+become events are counted in the answer's partial_success. What a web page
+could send is refused with 403: a request to loopback naming another host
+(DNS rebinding) and a cross-origin browser request. With --token-file
+(created, mode 0600, if absent) every request needs the header
+"Authorization: Bearer TOKEN", which exporters send when given
+
+  OTEL_EXPORTER_OTLP_HEADERS=Authorization=Bearer%20TOKEN
+
+and get 401 without. It runs until interrupted (Ctrl-C, SIGTERM), then
+finishes the requests under way, seals the open epoch and closes the log.
 
 Examples:
   afr otlp --log ./afr-log --recorder ops-1
+  afr otlp --log ./afr-log --token-file ./afr-log/otlp.token
   afr otlp --log ./afr-log --listen 127.0.0.1:0 --keep-unknown=false`})
 }
 
@@ -53,6 +62,7 @@ func runOTLP(e *env, args []string) error {
 	listen := fs.String("listen", "127.0.0.1:4318", "address to serve OTLP/HTTP on (port 0 picks a free one)")
 	keepUnknown := fs.Bool("keep-unknown", true, "record spans without a GenAI operation as context observations (false: acknowledge and drop them)")
 	maxBody := fs.Int64("max-body", otlp.DefaultMaxBodyBytes, "largest request body in bytes, as sent and decompressed")
+	tokenFile := fs.String("token-file", "", "require the bearer token in this file, created (0600) if absent")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -62,6 +72,17 @@ func runOTLP(e *env, args []string) error {
 	if *maxBody <= 0 {
 		return usageError{fmt.Sprintf("--max-body %d: want a positive number of bytes", *maxBody)}
 	}
+	var token string
+	if *tokenFile != "" {
+		var created bool
+		var err error
+		if token, created, err = serve.LoadOrCreateToken(*tokenFile); err != nil {
+			return err
+		}
+		if created {
+			fmt.Fprintf(e.stderr, "afr otlp: created the bearer token file %s (mode 0600)\n", *tokenFile)
+		}
+	}
 	r, err := wf.open(e, *dir)
 	if err != nil {
 		return err
@@ -70,11 +91,11 @@ func runOTLP(e *env, args []string) error {
 	if err != nil {
 		return errors.Join(fmt.Errorf("--listen %s: %w", *listen, err), r.Close())
 	}
-	if host, _, _ := net.SplitHostPort(*listen); !isLoopback(host) {
-		fmt.Fprintf(e.stderr, "afr otlp: warning: listening on %s, beyond this machine, with no authentication\n", ln.Addr())
+	if !loopback.IsLoopback(ln.Addr().String()) && token == "" {
+		fmt.Fprintf(e.stderr, "afr otlp: warning: listening on %s, beyond this machine, with no authentication (hint: --token-file)\n", ln.Addr())
 	}
 	mux := http.NewServeMux()
-	mux.Handle(otlp.TracesPath, otlp.NewHandler(r, otlp.Options{MaxBodyBytes: *maxBody, KeepUnknown: *keepUnknown}))
+	mux.Handle(otlp.TracesPath, otlp.NewHandler(r, otlp.Options{MaxBodyBytes: *maxBody, KeepUnknown: *keepUnknown, Token: token}))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -93,13 +114,4 @@ func runOTLP(e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "afr otlp: stopped; %d events in the log, open epoch sealed\n", r.Position().Next)
 	}
 	return err
-}
-
-// isLoopback reports whether host (from --listen) names only loopback.
-func isLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }

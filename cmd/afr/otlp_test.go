@@ -6,6 +6,8 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -18,17 +20,19 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 )
 
-// TestOTLPCommand: afr otlp serves the receiver on a loopback port, records
-// an export, and on SIGINT finishes, seals the open epoch and closes the
-// log, which then verifies with every event in a sealed epoch.
+// TestOTLPCommand: afr otlp serves the receiver on a loopback port behind
+// the token of --token-file (created), refuses an export without it,
+// records one with it, and on SIGINT finishes, seals the open epoch and
+// closes the log, which then verifies with every event in a sealed epoch.
 func TestOTLPCommand(t *testing.T) {
 	dir := t.TempDir()
+	tokenFile := filepath.Join(t.TempDir(), "otlp.token")
 	pr, pw := io.Pipe()
 	var errOut bytes.Buffer
 	done := make(chan int, 1)
 	go func() {
 		done <- run(&env{stdin: strings.NewReader(""), stdout: pw, stderr: &errOut},
-			[]string{"otlp", "--log", dir, "--recorder", "ops-1", "--listen", "127.0.0.1:0"})
+			[]string{"otlp", "--log", dir, "--recorder", "ops-1", "--listen", "127.0.0.1:0", "--token-file", tokenFile})
 		pw.Close()
 	}()
 	lines := bufio.NewScanner(pr)
@@ -55,6 +59,20 @@ func TestOTLPCommand(t *testing.T) {
 	}
 	resp, err := http.Post(url, "application/x-protobuf", bytes.NewReader(body))
 	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("without the token: status %d, want 401", resp.StatusCode)
+	}
+	token, err := os.ReadFile(tokenFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest("POST", url, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/x-protobuf")
+	req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(token)))
+	if resp, err = http.DefaultClient.Do(req); err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()

@@ -34,7 +34,10 @@ event gets 400 naming it and what is wrong, and nothing of that request is
 recorded; the daemon goes on serving. Every request needs the header
 "Authorization: Bearer TOKEN", TOKEN being the content of --token-file,
 created (mode 0600) on the first start. Only loopback addresses are
-accepted without --allow-remote.
+accepted without --allow-remote. What a web page could send gets 403: a
+request to loopback naming another host (DNS rebinding) and a cross-origin
+browser request. The --otlp receiver takes the same token (exporters send
+it with OTEL_EXPORTER_OTLP_HEADERS=Authorization=Bearer%20TOKEN).
 
 While it runs no other writer can open the log: afr record and a second
 afr serve fail at once, naming this process. On SIGINT or SIGTERM it stops
