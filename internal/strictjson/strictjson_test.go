@@ -28,7 +28,7 @@ func TestRefusesEqualNames(t *testing.T) {
 		{`{"arguments":{"path":"/tmp","PATH":"/etc"}}`, "/arguments", "path", "PATH"},
 		{`{"items":[{"id":1},{"id":2,"ID":3}]}`, "/items/1", "id", "ID"},
 		{`[[{"x":{"y":1,"y":2}}]]`, "/0/0/x", "y", "y"},
-		{`{"kind":1,"\u212aind":2}`, "", "kind", "\u212aind"},  // Kelvin sign folds to k
+		{`{"kind":1,"\u212aind":2}`, "", "kind", "\u212aind"},     // Kelvin sign folds to k
 		{`{"class":1,"cla\u017f\u017f":2}`, "", "class", "claſſ"}, // long s folds to s
 		{`{"Σ":1,"ς":2}`, "", "Σ", "ς"},
 		{`{"n\u0061me":1,"name":2}`, "", "name", "name"}, // equal after unescaping
