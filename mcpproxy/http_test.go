@@ -26,7 +26,6 @@ import (
 	"github.com/agentflightrecorder/afr/internal/logtest"
 	"github.com/agentflightrecorder/afr/mcpproxy"
 	"github.com/agentflightrecorder/afr/recorder"
-	"github.com/agentflightrecorder/afr/verifier"
 )
 
 type sumIn struct {
@@ -262,7 +261,8 @@ func TestHTTPUpstreamGone(t *testing.T) {
 }
 
 // TestHTTPMalformedBody: a POST that is not JSON-RPC gets 400 with a
-// JSON-RPC parse error and never reaches the upstream.
+// JSON-RPC parse error, never reaches the upstream and is recorded as
+// refused.
 func TestHTTPMalformedBody(t *testing.T) {
 	up, posts, _ := goUpstream(t, make(chan struct{}, 1))
 	url, logDir, stop := httpProxy(t, up.URL)
@@ -293,16 +293,14 @@ func TestHTTPMalformedBody(t *testing.T) {
 		t.Errorf("PUT: %s, want 405", resp.Status)
 	}
 	stop()
-	l, err := recorder.OpenLog(logDir)
-	if err != nil {
-		t.Fatal(err)
+	evs := logEvents(t, logDir)
+	if len(evs) != 3 {
+		t.Fatalf("%d events recorded for 3 malformed requests, want 3 refusals", len(evs))
 	}
-	ix, err := verifier.IndexLog(l, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ix.Len() != 0 {
-		t.Errorf("%d events recorded for malformed requests", ix.Len())
+	for _, ev := range evs {
+		if ev.Envelope.Tool != "mcp/refused" || ev.Payload.Ext[mcpproxy.ExtOutcome] != "refused" {
+			t.Errorf("a malformed request recorded as %s %v, want a refusal", ev.Envelope.Tool, ev.Payload.Ext)
+		}
 	}
 }
 
