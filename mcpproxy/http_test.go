@@ -74,9 +74,15 @@ func goUpstream(t testing.TB, started chan<- struct{}) (up *httptest.Server, pos
 // a new log; stop ends it and closes the log.
 func httpProxy(t testing.TB, upstream string) (url, logDir string, stop func()) {
 	t.Helper()
+	return httpProxyWith(t, upstream, nil)
+}
+
+// httpProxyWith is httpProxy gating calls with policy (nil: none).
+func httpProxyWith(t testing.TB, upstream string, policy *mcpproxy.Policy) (url, logDir string, stop func()) {
+	t.Helper()
 	logDir = filepath.Join(t.TempDir(), "log")
 	r := logtest.Open(t, logDir, recorder.Options{Recorder: "mcp-test", Sync: recorder.SyncGroup})
-	h, err := mcpproxy.NewHTTP(upstream, mcpproxy.Options{Recorder: r, Log: os.Stderr})
+	h, err := mcpproxy.NewHTTP(upstream, mcpproxy.Options{Recorder: r, Policy: policy, Log: os.Stderr})
 	if err != nil {
 		t.Fatal(err)
 	}
