@@ -118,6 +118,12 @@ func (p *Proxy) FromClient(ctx context.Context, frame []byte) (forward, reply []
 		return nil, errorFrame(jsonrpc.ID{}, CodeMalformedFrame, "afr mcp-proxy: malformed JSON-RPC frame: "+err.Error())
 	}
 	req, ok := msg.(*jsonrpc.Request)
+	if ok && !req.IsCall() && req.Method == "tools/call" {
+		// A call without an id would pass unrecorded (there is no answer to pair).
+		p.logf("a tools/call without an id, not forwarded")
+		p.refused(ctx, frame, jsonrpc.ID{}, req.Method, "a tools/call without an id")
+		return nil, errorFrame(jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "afr mcp-proxy: a tools/call needs an id")
+	}
 	if !ok || !req.IsCall() {
 		if ok && req.Method == "notifications/cancelled" {
 			if req, err = p.cancelled(ctx, req); err != nil {
@@ -497,6 +503,9 @@ func decode(frame []byte) (jsonrpc.Message, error) {
 	// Compact as encode writes them, so that a digest is of the bytes sent.
 	switch m := msg.(type) {
 	case *jsonrpc.Request:
+		if m.Method == "" { // the SDK's encoding would drop it, making the message another
+			return nil, errors.New("a request with an empty method")
+		}
 		m.Params, err = compact(m.Params)
 	case *jsonrpc.Response:
 		m.Result, err = compact(m.Result)
