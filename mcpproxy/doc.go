@@ -1,10 +1,11 @@
 // Package mcpproxy records an MCP server's tool calls into an AFR log: it sits between an MCP
-// client and the server and relays every JSON-RPC message in both directions byte for byte,
-// recording what the session did (docs/MCP.md is the user's guide; the events are those of
+// client and the server and relays every JSON-RPC message in both directions, re-encoded from
+// what it read and recorded, recording what the session did (docs/MCP.md is the user's guide; the events are those of
 // docs/SPEC.md, "Payload"). Neither the client nor the server changes.
 //
 // Proxy is the recording core of one session, whatever the transport: FromClient and FromServer
-// see each frame, decode it with the MCP Go SDK's jsonrpc package and say what to forward. It
+// see each frame, read it strictly (internal/strictjson, then the MCP Go SDK's jsonrpc package)
+// and return what to forward. It
 // records the initialize and tools/list answers as observations, each tools/call as an intent
 // before the request is forwarded, and its answer as an execution (paired by request id, caused
 // by the intent; output digest, short output text, effects of the reference filesystem server's
@@ -31,9 +32,13 @@
 //
 // The log is evidence only if nothing reaches the server unrecorded: an intent is durable
 // (under the recorder's sync policy) before its request is forwarded, and an execution before
-// its answer is. Messages are relayed unchanged, so the proxy neither hides nor alters what the
-// client and the server say; a malformed frame is dropped, not forwarded. The policy gate is
-// the only place the proxy refuses a call. Tool arguments and output text (up to
+// its answer is. A frame is read as every conforming peer reads it: one with duplicate keys, or
+// keys equal under case folding, is refused (recorded as refused), and what is forwarded is the
+// message re-encoded from what was read, a tools/call's name and arguments from the recorded
+// intent, so a server never sees what the log does not hold (FuzzForwardedFrame checks it
+// against the Go SDK's reading). Event streams are read as the WHATWG standard says and each
+// event written again; bytes that were not read are not forwarded. A request reusing the id of
+// a call in flight is refused; a cancelled call's late answer is recorded. Tool arguments and output text (up to
 // Options.MaxOutput bytes) are in the events' payloads: a log whose recorder does not encrypt
 // payloads (recorder.Options.Encrypt) shows them to anyone who reads it.
 //

@@ -1,7 +1,6 @@
 package mcpproxy
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -187,7 +186,7 @@ func (h *HTTP) post(w http.ResponseWriter, r *http.Request) {
 	// HTTP a disconnection is not a cancellation: the answer is recorded).
 	rctx := context.WithoutCancel(r.Context())
 	forward, reply := p.FromClient(rctx, body)
-	if !forward {
+	if forward == nil {
 		status := http.StatusOK
 		if !isCall {
 			status = http.StatusBadRequest // the message itself is at fault (a parse error)
@@ -207,7 +206,7 @@ func (h *HTTP) post(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(errorFrame(id, CodeServerGone, "afr mcp-proxy: the MCP server at "+h.upstream+" did not answer: "+err.Error()))
 	}
-	h.relayTo(w, r, rctx, body, p, id, isCall, initialize, failed)
+	h.relayTo(w, r, rctx, forward, p, id, isCall, initialize, failed)
 }
 
 // relay passes a GET (an event stream) or DELETE on to the upstream.
@@ -268,13 +267,15 @@ func (h *HTTP) relayTo(w http.ResponseWriter, r *http.Request, ctx context.Conte
 			failed(err)
 			return
 		}
-		if !p.FromServer(ctx, msg) {
+		forward := p.FromServer(ctx, msg)
+		if forward == nil {
 			failed(errors.New("its answer is not a JSON-RPC message"))
 			return
 		}
 		copyHeaders(w.Header(), resp.Header)
+		w.Header().Del("Content-Length")
 		w.WriteHeader(resp.StatusCode)
-		w.Write(msg)
+		w.Write(forward)
 		return
 	}
 	copyHeaders(w.Header(), resp.Header)
@@ -288,9 +289,20 @@ func (h *HTTP) relayTo(w http.ResponseWriter, r *http.Request, ctx context.Conte
 		flush = f.Flush
 	}
 	flush()
-	err = relayEvents(resp.Body, func(event, data []byte) {
-		if len(bytes.TrimSpace(data)) > 0 && !p.FromServer(ctx, data) {
-			return // not JSON-RPC: dropped, as in stdio mode
+	err = readEvents(resp.Body, DefaultMaxBody, func(ev *sseEvent) {
+		var data []byte
+		if ev.HasData && len(bytes.TrimSpace(ev.Data)) > 0 { // an empty one (a priming event's) carries no message
+			if !ev.message() || ev.Invalid {
+				h.logf("an event of type %q (UTF-8: %v) from the server is not a JSON-RPC message of MCP, not forwarded", ev.Type, !ev.Invalid)
+				return
+			}
+			if data = p.FromServer(ctx, ev.Data); data == nil {
+				return // not one JSON-RPC message: dropped, as in stdio mode
+			}
+		}
+		event := appendEvent(nil, ev, data)
+		if event == nil {
+			return
 		}
 		if _, err := w.Write(event); err != nil {
 			return // the client left; the stream is still read and recorded
@@ -301,41 +313,6 @@ func (h *HTTP) relayTo(w http.ResponseWriter, r *http.Request, ctx context.Conte
 		h.logf("the event stream of request %v broke before the answer: %v", id.Raw(), err)
 		w.Write(append(append([]byte("event: message\ndata: "), bytes.TrimSpace(errorFrame(id, CodeServerGone, "afr mcp-proxy: the MCP server's event stream broke before the answer: "+err.Error()))...), "\n\n"...))
 		flush()
-	}
-}
-
-// relayEvents reads a text/event-stream and calls fn with each event as
-// it was sent (its lines, up to and including the blank line ending it)
-// and its data (the data lines joined by newlines). It returns nil at the
-// stream's clean end and the read error otherwise.
-func relayEvents(r io.Reader, fn func(event, data []byte)) error {
-	br := bufio.NewReaderSize(r, 64<<10)
-	var event, data []byte
-	hasData := false
-	for {
-		line, err := br.ReadBytes('\n')
-		if len(line) > 0 && err == nil {
-			event = append(event, line...)
-			text := bytes.TrimRight(line, "\r\n")
-			if len(text) == 0 {
-				fn(event, data)
-				event, data, hasData = nil, nil, false
-				continue
-			}
-			if v, ok := bytes.CutPrefix(text, []byte("data:")); ok {
-				if hasData {
-					data = append(data, '\n')
-				}
-				data = append(data, bytes.TrimPrefix(v, []byte(" "))...)
-				hasData = true
-			}
-		}
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil // an event cut off by the stream's end is discarded, as SSE says
-			}
-			return err
-		}
 	}
 }
 

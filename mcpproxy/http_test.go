@@ -26,7 +26,6 @@ import (
 	"github.com/agentflightrecorder/afr/internal/logtest"
 	"github.com/agentflightrecorder/afr/mcpproxy"
 	"github.com/agentflightrecorder/afr/recorder"
-	"github.com/agentflightrecorder/afr/verifier"
 )
 
 type sumIn struct {
@@ -75,9 +74,15 @@ func goUpstream(t testing.TB, started chan<- struct{}) (up *httptest.Server, pos
 // a new log; stop ends it and closes the log.
 func httpProxy(t testing.TB, upstream string) (url, logDir string, stop func()) {
 	t.Helper()
+	return httpProxyWith(t, upstream, nil)
+}
+
+// httpProxyWith is httpProxy gating calls with policy (nil: none).
+func httpProxyWith(t testing.TB, upstream string, policy *mcpproxy.Policy) (url, logDir string, stop func()) {
+	t.Helper()
 	logDir = filepath.Join(t.TempDir(), "log")
 	r := logtest.Open(t, logDir, recorder.Options{Recorder: "mcp-test", Sync: recorder.SyncGroup})
-	h, err := mcpproxy.NewHTTP(upstream, mcpproxy.Options{Recorder: r, Log: os.Stderr})
+	h, err := mcpproxy.NewHTTP(upstream, mcpproxy.Options{Recorder: r, Policy: policy, Log: os.Stderr})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +267,8 @@ func TestHTTPUpstreamGone(t *testing.T) {
 }
 
 // TestHTTPMalformedBody: a POST that is not JSON-RPC gets 400 with a
-// JSON-RPC parse error and never reaches the upstream.
+// JSON-RPC parse error, never reaches the upstream and is recorded as
+// refused.
 func TestHTTPMalformedBody(t *testing.T) {
 	up, posts, _ := goUpstream(t, make(chan struct{}, 1))
 	url, logDir, stop := httpProxy(t, up.URL)
@@ -293,16 +299,14 @@ func TestHTTPMalformedBody(t *testing.T) {
 		t.Errorf("PUT: %s, want 405", resp.Status)
 	}
 	stop()
-	l, err := recorder.OpenLog(logDir)
-	if err != nil {
-		t.Fatal(err)
+	evs := logEvents(t, logDir)
+	if len(evs) != 3 {
+		t.Fatalf("%d events recorded for 3 malformed requests, want 3 refusals", len(evs))
 	}
-	ix, err := verifier.IndexLog(l, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ix.Len() != 0 {
-		t.Errorf("%d events recorded for malformed requests", ix.Len())
+	for _, ev := range evs {
+		if ev.Envelope.Tool != "mcp/refused" || ev.Payload.Ext[mcpproxy.ExtOutcome] != "refused" {
+			t.Errorf("a malformed request recorded as %s %v, want a refusal", ev.Envelope.Tool, ev.Payload.Ext)
+		}
 	}
 }
 

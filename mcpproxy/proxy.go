@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/internal/strictjson"
 	"github.com/agentflightrecorder/afr/recorder"
 )
 
@@ -42,7 +43,9 @@ const (
 	ExtOutput    = "mcp.output"     // a tool's output text, when short enough
 	ExtOutputLen = "mcp.output_bytes"
 	ExtIsError   = "mcp.is_error" // the tool reported an error (isError)
-	ExtOutcome   = "mcp.outcome"  // ok, tool_error, rpc_error, denied, cancelled, server_exited, upstream_failed, abandoned
+	ExtOutcome   = "mcp.outcome"  // ok, tool_error, rpc_error, denied, cancelled, server_exited, upstream_failed, abandoned, refused
+	ExtLate      = "mcp.late"     // the answer came after the client cancelled the call
+	ExtError     = "mcp.error"    // why a frame was refused
 )
 
 // Options configure a Proxy.
@@ -67,7 +70,7 @@ type Proxy struct {
 	opts Options
 
 	mu        sync.Mutex
-	pending   map[jsonrpc.ID]*call // client requests awaiting the server's answer
+	pending   map[jsonrpc.ID]*call // client requests awaiting the server's answer (and cancelled calls)
 	contextSq []uint64             // the latest initialize / tools/list observation
 	server    string               // name@version, from initialize
 }
@@ -80,6 +83,9 @@ type call struct {
 	intent  uint64   // seq of the intent event (tools/call)
 	parents []uint64 // intent and policy events
 	start   time.Time
+	// cancelled is the seq of the execution recorded when the client
+	// cancelled the call (0: not cancelled); a late answer names it.
+	cancelled uint64
 }
 
 // New returns a proxy recording into opts.Recorder.
@@ -97,45 +103,98 @@ func (p *Proxy) logf(format string, args ...any) {
 	fmt.Fprintf(p.opts.Log, "afr mcp-proxy: "+format+"\n", args...)
 }
 
-// FromClient handles one frame from the client. It returns whether to
-// forward the frame to the server unchanged, and otherwise the frame to
-// answer the client with (nil: none).
-func (p *Proxy) FromClient(ctx context.Context, frame []byte) (forward bool, reply []byte) {
+// FromClient handles one frame from the client. It returns the frame to
+// forward to the server (nil: none), which is the message re-encoded from
+// what the proxy read and recorded, never the client's bytes, and
+// otherwise the frame to answer the client with (nil: none). A frame is
+// refused, and the refusal recorded, when it is not one JSON-RPC message
+// read strictly (see decode), when a call reuses the id of one in flight,
+// or when a tools/call or a cancellation has params the proxy cannot read.
+func (p *Proxy) FromClient(ctx context.Context, frame []byte) (forward, reply []byte) {
 	msg, err := decode(frame)
 	if err != nil {
 		p.logf("malformed frame from the client, not forwarded: %v", err)
-		return false, errorFrame(jsonrpc.ID{}, CodeMalformedFrame, "afr mcp-proxy: malformed JSON-RPC frame: "+err.Error())
+		p.refused(ctx, frame, jsonrpc.ID{}, "", "malformed JSON-RPC frame: "+err.Error())
+		return nil, errorFrame(jsonrpc.ID{}, CodeMalformedFrame, "afr mcp-proxy: malformed JSON-RPC frame: "+err.Error())
 	}
 	req, ok := msg.(*jsonrpc.Request)
+	if ok && !req.IsCall() && req.Method == "tools/call" {
+		// A call without an id would pass unrecorded (there is no answer to pair).
+		p.logf("a tools/call without an id, not forwarded")
+		p.refused(ctx, frame, jsonrpc.ID{}, req.Method, "a tools/call without an id")
+		return nil, errorFrame(jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "afr mcp-proxy: a tools/call needs an id")
+	}
 	if !ok || !req.IsCall() {
 		if ok && req.Method == "notifications/cancelled" {
-			p.cancelled(ctx, req)
+			if req, err = p.cancelled(ctx, req); err != nil {
+				p.logf("%v, not forwarded", err)
+				p.refused(ctx, frame, jsonrpc.ID{}, "notifications/cancelled", err.Error())
+				return nil, nil // a notification has no answer
+			}
 		}
-		return true, nil
+		return encode(msg), nil
 	}
-	switch req.Method {
-	case "initialize", "tools/list":
-		p.mu.Lock()
+	p.mu.Lock()
+	_, reused := p.pending[req.ID]
+	if !reused && (req.Method == "initialize" || req.Method == "tools/list") {
 		p.pending[req.ID] = &call{method: req.Method, start: time.Now()}
-		p.mu.Unlock()
-		return true, nil
-	case "tools/call":
-		return p.toolCall(ctx, req)
 	}
-	return true, nil
+	p.mu.Unlock()
+	if reused {
+		msg := fmt.Sprintf("request id %v is already in use by a call in flight; the request was not sent", req.ID.Raw())
+		p.logf("%s (%s)", msg, req.Method)
+		p.refused(ctx, frame, req.ID, req.Method, msg)
+		return nil, errorFrame(req.ID, jsonrpc.CodeInvalidRequest, "afr mcp-proxy: "+msg)
+	}
+	if req.Method == "tools/call" {
+		return p.toolCall(ctx, frame, req)
+	}
+	return encode(req), nil
 }
 
-// toolCall records the intent (and the policy's decision) of a tools/call.
-func (p *Proxy) toolCall(ctx context.Context, req *jsonrpc.Request) (bool, []byte) {
+// refused records a frame from the client that was not forwarded, by the
+// digest of its bytes (they were not read, so nothing else of them is
+// trusted) and why.
+func (p *Proxy) refused(ctx context.Context, frame []byte, id jsonrpc.ID, method, why string) {
+	ext := map[string]any{ExtOutcome: "refused", ExtError: why}
+	if method != "" {
+		ext[ExtMethod] = method
+	}
+	if id.IsValid() {
+		ext[ExtRequestID] = idText(id)
+	}
+	_, err := p.opts.Recorder.Record(ctx, format.Event{Tool: "mcp/refused", Kind: format.KindObservation, Payload: format.Payload{
+		Context: &format.ContextProvenance{Inputs: []format.Input{{Source: "mcp:client", Digest: digest(bytes.TrimSpace(frame))}}},
+		Ext:     ext,
+	}})
+	if err != nil {
+		p.logf("recording a refused frame failed: %v", err)
+	}
+}
+
+// toolCall records the intent (and the policy's decision) of a tools/call
+// and returns the request to forward: its params re-encoded with the tool
+// name and the arguments as recorded.
+func (p *Proxy) toolCall(ctx context.Context, frame []byte, req *jsonrpc.Request) (forward, reply []byte) {
 	var params mcp.CallToolParamsRaw
-	if err := json.Unmarshal(req.Params, &params); err != nil || params.Name == "" {
-		p.logf("tools/call %v without a tool name, not forwarded", req.ID.Raw())
-		return false, errorFrame(req.ID, jsonrpc.CodeInvalidParams, "afr mcp-proxy: tools/call needs params.name")
+	if err := strictjson.Unmarshal(req.Params, &params); err != nil || params.Name == "" {
+		why := "tools/call needs params.name"
+		if err != nil {
+			why = "tools/call params: " + err.Error()
+		}
+		p.logf("tools/call %v: %s, not forwarded", req.ID.Raw(), why)
+		p.refused(ctx, frame, req.ID, req.Method, why)
+		return nil, errorFrame(req.ID, jsonrpc.CodeInvalidParams, "afr mcp-proxy: "+why)
 	}
 	args, err := parseArgs(params.Name, params.Arguments)
+	var fwd []byte
+	if err == nil {
+		fwd, err = callParams(req, params.Name, args)
+	}
 	if err != nil {
 		p.logf("tools/call %s: %v", params.Name, err)
-		return false, errorFrame(req.ID, jsonrpc.CodeInvalidParams, "afr mcp-proxy: "+err.Error())
+		p.refused(ctx, frame, req.ID, req.Method, err.Error())
+		return nil, errorFrame(req.ID, jsonrpc.CodeInvalidParams, "afr mcp-proxy: "+err.Error())
 	}
 	p.mu.Lock()
 	parents := append([]uint64(nil), p.contextSq...)
@@ -150,7 +209,7 @@ func (p *Proxy) toolCall(ctx context.Context, req *jsonrpc.Request) (bool, []byt
 	rc, err := p.opts.Recorder.Record(ctx, ev)
 	if err != nil {
 		p.logf("tools/call %s: recording the intent failed, call not forwarded: %v", params.Name, err)
-		return false, errorFrame(req.ID, CodeNotRecorded, "afr mcp-proxy: the call could not be recorded, so it was not sent: "+err.Error())
+		return nil, errorFrame(req.ID, CodeNotRecorded, "afr mcp-proxy: the call could not be recorded, so it was not sent: "+err.Error())
 	}
 	c := &call{method: req.Method, tool: params.Name, args: args, intent: rc.Seq, parents: []uint64{rc.Seq}}
 	if p.opts.Policy != nil {
@@ -166,7 +225,7 @@ func (p *Proxy) toolCall(ctx context.Context, req *jsonrpc.Request) (bool, []byt
 		}})
 		if err != nil {
 			p.logf("tools/call %s: recording the policy decision failed, call not forwarded: %v", params.Name, err)
-			return false, errorFrame(req.ID, CodeNotRecorded, "afr mcp-proxy: the policy decision could not be recorded, so the call was not sent: "+err.Error())
+			return nil, errorFrame(req.ID, CodeNotRecorded, "afr mcp-proxy: the policy decision could not be recorded, so the call was not sent: "+err.Error())
 		}
 		c.parents = append(c.parents, prc.Seq)
 		if ev.Decision != format.DecisionAllow && !approved {
@@ -175,32 +234,68 @@ func (p *Proxy) toolCall(ctx context.Context, req *jsonrpc.Request) (bool, []byt
 				code, msg = CodeApproval, fmt.Sprintf("tool %s requires human approval under policy %s (rule %s); the call was not sent", params.Name, p.opts.Policy.Name, ev.Rule)
 			}
 			p.finish(ctx, c, req.ID, &format.Execution{Status: format.StatusDenied, Error: msg}, nil, "denied")
-			return false, errorFrame(req.ID, code, msg)
+			return nil, errorFrame(req.ID, code, msg)
 		}
 	}
 	c.start = time.Now()
 	p.mu.Lock()
-	p.pending[req.ID] = c
+	_, reused := p.pending[req.ID] // a call with the same id came in since the check
+	if !reused {
+		p.pending[req.ID] = c
+	}
 	p.mu.Unlock()
-	return true, nil
+	if reused {
+		msg := fmt.Sprintf("request id %v is already in use by a call in flight; the request was not sent", req.ID.Raw())
+		p.finish(ctx, c, req.ID, &format.Execution{Status: format.StatusDenied, Error: msg}, nil, "refused")
+		return nil, errorFrame(req.ID, jsonrpc.CodeInvalidRequest, "afr mcp-proxy: "+msg)
+	}
+	return fwd, nil
 }
 
-// cancelled records a client's cancellation of a pending tools/call: the
-// call's outcome is unknown, and a late answer is forwarded unrecorded.
-func (p *Proxy) cancelled(ctx context.Context, req *jsonrpc.Request) {
+// callParams is the tools/call request to forward: the client's params
+// with the name and the arguments re-encoded from the recorded values
+// (the other members, such as _meta, as read).
+func callParams(req *jsonrpc.Request, tool string, args map[string]any) ([]byte, error) {
+	var members map[string]json.RawMessage
+	if err := strictjson.Unmarshal(req.Params, &members); err != nil {
+		return nil, fmt.Errorf("tools/call %s: params: %w", tool, err)
+	}
+	var err error
+	if members["name"], err = marshal(tool); err != nil {
+		return nil, err
+	}
+	if _, ok := members["arguments"]; ok {
+		if members["arguments"], err = marshal(args); err != nil {
+			return nil, fmt.Errorf("tools/call %s: arguments: %w", tool, err)
+		}
+	}
+	b, err := marshal(members)
+	if err != nil {
+		return nil, err
+	}
+	return encode(&jsonrpc.Request{ID: req.ID, Method: req.Method, Params: b}), nil
+}
+
+// cancelled records a client's cancellation of a pending tools/call (the
+// call's outcome is unknown; a late answer is recorded too) and returns
+// the notification to forward, its params re-encoded from what was read.
+func (p *Proxy) cancelled(ctx context.Context, req *jsonrpc.Request) (*jsonrpc.Request, error) {
 	var params mcp.CancelledParams
-	if json.Unmarshal(req.Params, &params) != nil {
-		return
+	if err := strictjson.Unmarshal(req.Params, &params); err != nil {
+		return nil, fmt.Errorf("notifications/cancelled params: %w", err)
 	}
 	id, err := jsonrpc.MakeID(params.RequestID)
+	if err != nil || !id.IsValid() {
+		return nil, fmt.Errorf("notifications/cancelled: requestId %v is not a request id", params.RequestID)
+	}
+	params.RequestID = id.Raw()
+	b, err := marshal(&params)
 	if err != nil {
-		return
+		return nil, fmt.Errorf("notifications/cancelled params: %w", err)
 	}
 	p.mu.Lock()
 	c := p.pending[id]
-	if c != nil && c.method == "tools/call" {
-		delete(p.pending, id)
-	} else {
+	if c == nil || c.method != "tools/call" || c.cancelled != 0 {
 		c = nil
 	}
 	p.mu.Unlock()
@@ -209,29 +304,35 @@ func (p *Proxy) cancelled(ctx context.Context, req *jsonrpc.Request) {
 		if params.Reason != "" {
 			msg += ": " + params.Reason
 		}
-		p.finish(ctx, c, id, &format.Execution{Status: format.StatusFailed, Error: msg}, nil, "cancelled")
+		seq := p.finish(ctx, c, id, &format.Execution{Status: format.StatusFailed, Error: msg}, nil, "cancelled")
+		p.mu.Lock()
+		c.cancelled = max(seq, 1) // the id stays in use until the answer, recorded as late
+		p.mu.Unlock()
 	}
+	return &jsonrpc.Request{Method: req.Method, Params: b}, nil
 }
 
-// FromServer handles one frame from the server and reports whether to
-// forward it to the client. A response to a watched request is recorded
-// durably before it is forwarded; a frame that is not JSON-RPC is dropped.
-func (p *Proxy) FromServer(ctx context.Context, frame []byte) bool {
+// FromServer handles one frame from the server and returns the frame to
+// forward to the client (nil: none), re-encoded from what the proxy read.
+// A response to a watched request is recorded durably before it is
+// returned; a frame that is not one JSON-RPC message read strictly is
+// dropped.
+func (p *Proxy) FromServer(ctx context.Context, frame []byte) []byte {
 	msg, err := decode(frame)
 	if err != nil {
 		p.logf("malformed frame from the server, not forwarded: %v", err)
-		return false
+		return nil
 	}
 	resp, ok := msg.(*jsonrpc.Response)
 	if !ok {
-		return true // notifications (progress, logging) and server requests pass untouched
+		return encode(msg) // notifications (progress, logging) and server requests
 	}
 	p.mu.Lock()
 	c := p.pending[resp.ID]
 	delete(p.pending, resp.ID)
 	p.mu.Unlock()
 	if c == nil {
-		return true
+		return encode(resp)
 	}
 	switch c.method {
 	case "initialize":
@@ -241,12 +342,12 @@ func (p *Proxy) FromServer(ctx context.Context, frame []byte) bool {
 	case "tools/call":
 		p.answered(ctx, c, resp)
 	}
-	return true
+	return encode(resp)
 }
 
 func (p *Proxy) initialized(ctx context.Context, resp *jsonrpc.Response) {
 	var res mcp.InitializeResult
-	if resp.Error != nil || json.Unmarshal(resp.Result, &res) != nil || res.ServerInfo == nil {
+	if resp.Error != nil || strictjson.Unmarshal(resp.Result, &res) != nil || res.ServerInfo == nil {
 		return
 	}
 	server := res.ServerInfo.Name + "@" + res.ServerInfo.Version
@@ -267,7 +368,7 @@ func (p *Proxy) initialized(ctx context.Context, resp *jsonrpc.Response) {
 
 func (p *Proxy) listed(ctx context.Context, resp *jsonrpc.Response) {
 	var res mcp.ListToolsResult
-	if resp.Error != nil || json.Unmarshal(resp.Result, &res) != nil {
+	if resp.Error != nil || strictjson.Unmarshal(resp.Result, &res) != nil {
 		return
 	}
 	names := make([]any, 0, len(res.Tools))
@@ -304,7 +405,7 @@ func (p *Proxy) answered(ctx context.Context, c *call, resp *jsonrpc.Response) {
 		ex.Status, ex.Error, ex.OutputDigest, outcome = format.StatusFailed, resp.Error.Error(), nil, "rpc_error"
 	} else {
 		var res mcp.CallToolResult
-		if err := json.Unmarshal(resp.Result, &res); err != nil {
+		if err := strictjson.Unmarshal(resp.Result, &res); err != nil {
 			ex.Status, ex.Error, outcome = format.StatusFailed, "the server's result is not a CallToolResult: "+err.Error(), "rpc_error"
 		} else {
 			text := outputText(&res)
@@ -320,6 +421,10 @@ func (p *Proxy) answered(ctx context.Context, c *call, resp *jsonrpc.Response) {
 			}
 		}
 	}
+	if c.cancelled != 0 {
+		ext[ExtLate] = true
+		c.parents = append(c.parents, c.cancelled)
+	}
 	p.finishExt(ctx, c, resp.ID, ex, effects, outcome, ext)
 }
 
@@ -332,6 +437,9 @@ func (p *Proxy) Abandon(ctx context.Context, outcome, reason string) []jsonrpc.I
 	p.mu.Unlock()
 	var ids []jsonrpc.ID
 	for id, c := range calls {
+		if c.cancelled != 0 {
+			continue // recorded as cancelled; the client awaits no answer
+		}
 		ids = append(ids, id)
 		if c.method == "tools/call" {
 			p.finish(ctx, c, id, &format.Execution{Status: format.StatusFailed, Error: reason}, nil, outcome)
@@ -347,41 +455,92 @@ func (p *Proxy) AbandonCall(ctx context.Context, id jsonrpc.ID, outcome, reason 
 	c := p.pending[id]
 	delete(p.pending, id)
 	p.mu.Unlock()
-	if c != nil && c.method == "tools/call" {
+	if c != nil && c.method == "tools/call" && c.cancelled == 0 {
 		p.finish(ctx, c, id, &format.Execution{Status: format.StatusFailed, Error: reason}, nil, outcome)
 	}
-	return c != nil
+	return c != nil && c.cancelled == 0
 }
 
-func (p *Proxy) finish(ctx context.Context, c *call, id jsonrpc.ID, ex *format.Execution, effects []format.Effect, outcome string) {
-	p.finishExt(ctx, c, id, ex, effects, outcome, map[string]any{})
+func (p *Proxy) finish(ctx context.Context, c *call, id jsonrpc.ID, ex *format.Execution, effects []format.Effect, outcome string) uint64 {
+	return p.finishExt(ctx, c, id, ex, effects, outcome, map[string]any{})
 }
 
 // finishExt records the execution event of call c, caused by its intent
-// (and policy) events.
-func (p *Proxy) finishExt(ctx context.Context, c *call, id jsonrpc.ID, ex *format.Execution, effects []format.Effect, outcome string, ext map[string]any) {
+// (and policy) events, and returns its seq (0 when it was not recorded).
+func (p *Proxy) finishExt(ctx context.Context, c *call, id jsonrpc.ID, ex *format.Execution, effects []format.Effect, outcome string, ext map[string]any) uint64 {
 	if !c.start.IsZero() {
 		ex.Start, ex.End = c.start.UnixNano(), time.Now().UnixNano()
 	}
 	ext[ExtRequestID] = idText(id)
 	ext[ExtOutcome] = outcome
-	_, err := p.opts.Recorder.Record(ctx, format.Event{Tool: c.tool, Kind: format.KindToolCall, Payload: format.Payload{
+	rc, err := p.opts.Recorder.Record(ctx, format.Event{Tool: c.tool, Kind: format.KindToolCall, Payload: format.Payload{
 		Execution: ex, Effects: effects, Context: contextOf(c.parents), Ext: ext,
 	}})
 	if err != nil {
 		p.logf("tools/call %s (intent seq %d): recording the outcome failed: %v", c.tool, c.intent, err)
+		return 0
 	}
+	return rc.Seq
 }
 
-// decode parses one frame as a single JSON-RPC message; a batch is
-// refused (MCP no longer has batches, and a call inside one would pass
-// unrecorded).
+// decode parses one frame as a single JSON-RPC message, read strictly
+// (strictjson: one value, valid UTF-8, no two keys of an object equal or
+// equal under case folding), so that its fields are those every peer
+// reads; a batch is refused (MCP no longer has batches, and a call inside
+// one would pass unrecorded).
 func decode(frame []byte) (jsonrpc.Message, error) {
 	frame = bytes.TrimSpace(frame)
 	if len(frame) > 0 && frame[0] == '[' {
 		return nil, errors.New("JSON-RPC batches are not relayed")
 	}
-	return jsonrpc.DecodeMessage(frame)
+	if err := strictjson.Check(frame); err != nil {
+		return nil, err
+	}
+	msg, err := jsonrpc.DecodeMessage(frame)
+	if err != nil {
+		return nil, err
+	}
+	// Compact as encode writes them, so that a digest is of the bytes sent.
+	switch m := msg.(type) {
+	case *jsonrpc.Request:
+		if m.Method == "" { // the SDK's encoding would drop it, making the message another
+			return nil, errors.New("a request with an empty method")
+		}
+		m.Params, err = compact(m.Params)
+	case *jsonrpc.Response:
+		m.Result, err = compact(m.Result)
+	}
+	return msg, err
+}
+
+func compact(raw json.RawMessage) (json.RawMessage, error) {
+	if raw == nil {
+		return nil, nil
+	}
+	var buf bytes.Buffer
+	err := json.Compact(&buf, raw)
+	return buf.Bytes(), err
+}
+
+// encode is the wire form of a message that decode returned (or one built
+// from its parts): the envelope re-encoded, params and result compact.
+func encode(msg jsonrpc.Message) []byte {
+	b, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		panic("mcpproxy: encoding a decoded message: " + err.Error()) // its parts were read from JSON
+	}
+	return b
+}
+
+// marshal is JSON without HTML escapes, as the SDK writes messages.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // errorFrame is a JSON-RPC error response, newline-terminated.

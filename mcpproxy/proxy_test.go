@@ -39,7 +39,14 @@ type childConfig struct {
 	Server     []string `json:"server"`
 }
 
+// serverEnv makes the test binary a minimal MCP server over its standard
+// streams (runServer).
+const serverEnv = "AFR_MCPPROXY_TEST_SERVER"
+
 func TestMain(m *testing.M) {
+	if os.Getenv(serverEnv) != "" { // before childEnv, which the proxy passes on to its server
+		os.Exit(runServer(os.Stdin, os.Stdout))
+	}
 	if cfg := os.Getenv(childEnv); cfg != "" {
 		os.Exit(runChild(cfg))
 	}

@@ -74,8 +74,8 @@ func (p *Proxy) Stdio(ctx context.Context, clientIn io.Reader, clientOut io.Writ
 		defer serverIn.Close()
 		readFrames(clientIn, func(frame []byte) {
 			forward, reply := p.FromClient(rctx, frame)
-			if forward {
-				if _, err := serverIn.Write(frame); err != nil {
+			if forward != nil {
+				if _, err := serverIn.Write(append(forward, '\n')); err != nil {
 					p.logf("writing to the server: %v", err)
 				}
 			} else if reply != nil {
@@ -86,8 +86,8 @@ func (p *Proxy) Stdio(ctx context.Context, clientIn io.Reader, clientOut io.Writ
 	serverDone := make(chan struct{})
 	go stopServer(ctx, cmd, serverIn, leave, leaving, serverDone)
 	readFrames(serverOut, func(frame []byte) {
-		if p.FromServer(rctx, frame) {
-			toClient(frame)
+		if forward := p.FromServer(rctx, frame); forward != nil {
+			toClient(append(forward, '\n'))
 		}
 	}, p.logf)
 	close(serverDone)
