@@ -48,7 +48,7 @@ func TestPolicyEffects(t *testing.T) {
 		{`{"name":"p","rules":[{"name":"w","effect":null}]}`, `rules[0] ("w") has no "effect"`},
 		{`{"name":"p","rules":[{"name":"w","effect":"ask"}]}`, `effect "ask", want "allow" or "deny"`},
 		{`{"name":"p","rules":[{"name":"w","effect":"maybe"}]}`, `effect "maybe", want "allow" or "deny"`},
-		{`{"name":"p","rules":[{"name":"w","effect":1}]}`, `cannot unmarshal JSON number`},
+		{`{"name":"p","rules":[{"name":"w","effect":1}]}`, `unmarshal JSON number into Go`},
 	} {
 		if _, err := readPolicy(t, c.body); err == nil || !strings.Contains(err.Error(), c.err) {
 			t.Errorf("%s: %v, want an error containing %q", c.body, err, c.err)
