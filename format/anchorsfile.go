@@ -1,12 +1,12 @@
 package format
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
+
+	"github.com/agentflightrecorder/afr/internal/strictjson"
 )
 
 // Anchor is one epoch root as committed on chain (or by any other party a
@@ -105,16 +105,8 @@ func WriteAnchorsFile(path string, anchors []Anchor) error {
 }
 
 // decodeJSONObject decodes b, which must hold exactly one JSON value, into
-// v, refusing fields v does not have: how the anchors file and each line of
-// the batches file are read.
+// v as docs/SPEC.md "Reading JSON" says, refusing fields v does not have:
+// how the anchors file and each line of the batches file are read.
 func decodeJSONObject(b []byte, v any) error {
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.DisallowUnknownFields()
-	if err := d.Decode(v); err != nil {
-		return err
-	}
-	if _, err := d.Token(); err != io.EOF {
-		return errors.New("data after the object")
-	}
-	return nil
+	return strictjson.UnmarshalKnown(b, v)
 }

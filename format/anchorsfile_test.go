@@ -95,3 +95,23 @@ func FuzzParseAnchors(f *testing.F) {
 		}
 	})
 }
+
+// An anchors file is read as every reader reads it (docs/SPEC.md, "Reading
+// JSON"): a name given twice, or in two spellings equal under case folding,
+// is refused, and names match exactly. Before, the last "anchors" won and
+// "Anchors" was read as "anchors".
+func TestAnchorsFileRefusesEqualNames(t *testing.T) {
+	entry := `{"epoch":0,"root":"0x` + strings.Repeat("11", 32) + `","prev_root":"0x` + strings.Repeat("00", 32) + `"}`
+	for name, body := range map[string]string{
+		"duplicate-anchors":   `{"anchors":[],"anchors":[` + entry + `]}`,
+		"case-folded-anchors": `{"anchors":[],"ANCHORS":[` + entry + `]}`,
+		"duplicate-epoch":     `{"anchors":[{"epoch":0,"epoch":1,` + entry[len(`{"epoch":0,`):] + `]}`,
+		"long-s":              `{"anchors":[` + strings.TrimSuffix(entry, "}") + `,"source":"a","\u017fource":"b"}]}`,
+		"upper-case-name":     `{"Anchors":[` + entry + `]}`,
+		"upper-case-field":    `{"anchors":[` + strings.Replace(entry, `"root"`, `"Root"`, 1) + `]}`,
+	} {
+		if as, err := ParseAnchors([]byte(body)); !errors.Is(err, ErrAnchorsFile) {
+			t.Errorf("%s: read %+v (%v), want ErrAnchorsFile", name, as, err)
+		}
+	}
+}

@@ -53,3 +53,26 @@ func TestBatchesFile(t *testing.T) {
 		t.Fatalf("a line whose root is not its entries': %v", err)
 	}
 }
+
+// A line of the batches file is read as every reader reads it (docs/SPEC.md,
+// "Reading JSON"): a name given twice, or in two spellings equal under case
+// folding, is refused. Before, the last one won.
+func TestBatchesFileRefusesEqualNames(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "batches.jsonl")
+	es := testEntries(2)
+	if _, err := AppendBatch(path, 0, Digest{}, es); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(path)
+	line := strings.TrimSuffix(string(raw), "\n")
+	for name, l := range map[string]string{
+		"duplicate-batch":   `{"batch":7,` + line[1:],
+		"case-folded-batch": `{"BATCH":7,` + line[1:],
+		"duplicate-root":    `{"root":"0x` + strings.Repeat("22", 32) + `",` + line[1:],
+		"folded-entry-name": strings.Replace(line, `"epoch":`, `"Epoch":9,"epoch":`, 1),
+	} {
+		if bs, err := ParseBatches([]byte(l + "\n")); !errors.Is(err, ErrBatchesFile) {
+			t.Errorf("%s: read %+v (%v), want ErrBatchesFile", name, bs, err)
+		}
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"math"
 	"reflect"
 	"strconv"
+
+	"github.com/agentflightrecorder/afr/internal/strictjson"
 )
 
 // ParseEventJSON parses one event in AFR's JSON form (docs/SPEC.md, "Event
@@ -30,6 +32,13 @@ func ParseEventJSON(b []byte) (Event, error) {
 	}
 	if raw == nil {
 		return Event{}, fmt.Errorf("format: event JSON: want an object, got null")
+	}
+	// Check refuses a pair of equal or case-folded equal names (and invalid
+	// UTF-8); checkJSON then matches every name exactly against Event's, so
+	// the decoding below, case-insensitive on its own, reads what any peer
+	// reads (docs/SPEC.md, "Reading JSON").
+	if err := strictjson.Check(b); err != nil {
+		return Event{}, fmt.Errorf("format: event JSON: %w", err)
 	}
 	if err := checkJSON("", raw, reflect.TypeFor[Event]()); err != nil {
 		return Event{}, fmt.Errorf("format: event JSON: %w", err)

@@ -64,6 +64,27 @@ func TestEventJSONRoundTrip(t *testing.T) {
 	}
 }
 
+// Event JSON is read as every reader reads it (docs/SPEC.md, "Reading
+// JSON"): a name given twice, or in two spellings equal under case folding,
+// is refused at any depth, with the object's path. Before, the last one won
+// (in payload.intent.args and payload.ext, which no schema checks).
+func TestEventJSONRefusesEqualNames(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`{"tool":"x","tool":"y","kind":"tool_call","payload":{}}`, `duplicate key "tool" in the top-level object`},
+		{`{"tool":"x","kind":"tool_call","payload":{"intent":{"tool":"sh","args":{"cmd":"ls","CMD":"rm -rf /"}}}}`,
+			`keys "cmd" and "CMD" in the object at "/payload/intent/args" are equal under case folding`},
+		{`{"tool":"x","kind":"tool_call","payload":{"ext":{"a":[{"k":1,"\u212a":2}]}}}`,
+			`keys "k" and "` + "\u212a" + `" in the object at "/payload/ext/a/0" are equal under case folding`},
+		{`{"tool":"x","kind":"tool_call","payload":{"intent":{"tool":"a"},"intent":{"tool":"b"}}}`, `duplicate key "intent"`},
+		{"{\"tool\":\"x\xff\",\"kind\":\"tool_call\",\"payload\":{}}", `invalid UTF-8`},
+	} {
+		_, err := format.ParseEventJSON([]byte(c.in))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s:\n got %v\nwant …%s…", c.in, err, c.want)
+		}
+	}
+}
+
 // Every refusal names what is wrong and where: the field's full path, the
 // names a field or enumeration accepts, the type a value must have.
 func TestEventJSONErrors(t *testing.T) {

@@ -25,6 +25,7 @@ import (
 	"strings"
 
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/internal/strictjson"
 	"github.com/agentflightrecorder/afr/recorder"
 )
 
@@ -208,10 +209,10 @@ func jsonShape(b []byte) string {
 
 // syntaxError explains why a whole file is not JSON.
 func (f *File) syntaxError(b []byte, err error) error {
-	var se *json.SyntaxError
+	var se *strictjson.SyntaxError
 	if errors.As(err, &se) {
-		line := strings.Count(string(b[:min(int(se.Offset), len(b))]), "\n") + 1
-		return f.fail("", -1, "not valid JSON at line %d (byte %d): %v (a truncated or damaged file?)", line, se.Offset, se)
+		line := strings.Count(string(b[:min(int(se.ByteOffset), len(b))]), "\n") + 1
+		return f.fail("", -1, "not valid JSON at line %d (byte %d): %v (a truncated or damaged file?)", line, se.ByteOffset, se)
 	}
 	return f.fail("", -1, "%v", err)
 }

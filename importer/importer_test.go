@@ -319,6 +319,9 @@ func TestMalformed(t *testing.T) {
 		{"object.json", "openhands", `{"trajectory":[]}`, "the top level is an object, want an OpenHands event stream"},
 		{"cause.json", "openhands", `[{"id":1,"source":"agent","action":"run","args":{"command":"ls"}},{"id":2,"observation":"run","cause":7}]`, "event 1: its cause 7"},
 		{"neither.json", "openhands", `[{"id":1,"source":"agent"}]`, "event 0: neither"},
+		{"duplicate.traj", "swe-agent", `{"trajectory":[{"action":"ls","state":{},"action":"rm -rf /"}]}`, `duplicate key "action"`},
+		{"folded-state.traj", "swe-agent", `{"trajectory":[{"action":"ls","state":"{\"working_dir\": \"/r\", \"WORKING_DIR\": \"/\"}"}]}`, "equal under case folding"},
+		{"folded.json", "openhands", `[{"id":1,"source":"agent","action":"run","args":{"command":"ls","COMMAND":"rm -rf /"}}]`, "equal under case folding"},
 		{"bad.jsonl", "jsonl", "{\"tool\":\"ls\",\"kind\":\"tool_call\"}\n{\"tool\":\"ls\",\"kind\":\"thinking\"}\n", "line 2:"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/internal/strictjson"
 )
 
 // An OpenHands event stream is a JSON array of events, each with an id, a
@@ -30,11 +31,11 @@ var ohCategory = map[string]string{
 }
 
 func (f *File) openHands(b []byte) error {
-	if !json.Valid(b) {
-		return f.syntaxError(b, json.Unmarshal(b, new(any)))
+	if err := strictjson.Check(b); err != nil {
+		return f.syntaxError(b, err)
 	}
 	var stream []json.RawMessage
-	if shape := jsonShape(b); shape != "an array" || json.Unmarshal(b, &stream) != nil {
+	if shape := jsonShape(b); shape != "an array" || strictjson.Unmarshal(b, &stream) != nil {
 		e := &ShapeError{Shape: shape, Want: "an OpenHands event stream (an array of events)"}
 		if shape == "an object" {
 			e.Other = "swe-agent"
@@ -47,7 +48,7 @@ func (f *File) openHands(b []byte) error {
 	byID := map[int64]int{} // OpenHands event id → index into f.Events
 	for i, raw := range stream {
 		var e ohEvent
-		if err := json.Unmarshal(raw, &e); err != nil {
+		if err := strictjson.Unmarshal(raw, &e); err != nil {
 			return f.fail("event", i, "not an OpenHands event: %v", err)
 		}
 		if e.ID == nil {

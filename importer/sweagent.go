@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/internal/strictjson"
 )
 
 // A SWE-agent trajectory (.traj) is a JSON object with "trajectory" (one
@@ -47,11 +48,11 @@ type sweState struct {
 }
 
 func (f *File) sweAgent(b []byte) error {
-	if !json.Valid(b) {
-		return f.syntaxError(b, json.Unmarshal(b, new(any)))
+	if err := strictjson.Check(b); err != nil {
+		return f.syntaxError(b, err)
 	}
 	var top map[string]json.RawMessage
-	if shape := jsonShape(b); shape != "an object" || json.Unmarshal(b, &top) != nil {
+	if shape := jsonShape(b); shape != "an object" || strictjson.Unmarshal(b, &top) != nil {
 		e := &ShapeError{Shape: shape, Want: `a SWE-agent trajectory object with "trajectory" or "history"`}
 		if shape == "an array" {
 			e.Other = "openhands"
@@ -61,13 +62,13 @@ func (f *File) sweAgent(b []byte) error {
 	var traj []json.RawMessage
 	var hist []json.RawMessage
 	for key, v := range map[string]*[]json.RawMessage{"trajectory": &traj, "history": &hist} {
-		if raw, ok := top[key]; ok && json.Unmarshal(raw, v) != nil {
+		if raw, ok := top[key]; ok && strictjson.Unmarshal(raw, v) != nil {
 			return f.fail("", -1, "%q is %s, want a list", key, jsonShape(raw))
 		}
 	}
 	msgs := make([]sweMessage, len(hist))
 	for i, raw := range hist {
-		if err := json.Unmarshal(raw, &msgs[i]); err != nil {
+		if err := strictjson.Unmarshal(raw, &msgs[i]); err != nil {
 			return f.fail("message", i, "not a SWE-agent history message: %v", err)
 		}
 	}
@@ -87,7 +88,7 @@ func (f *File) sweTrajectory(traj, hist []json.RawMessage, msgs []sweMessage) er
 	next := 0 // the first history message not yet matched with a step
 	for i, raw := range traj {
 		var s sweStep
-		if err := json.Unmarshal(raw, &s); err != nil {
+		if err := strictjson.Unmarshal(raw, &s); err != nil {
 			return f.fail("step", i, "not a SWE-agent trajectory step: %v", err)
 		}
 		if s.Action == nil {
@@ -167,7 +168,7 @@ func (f *File) sweAction(step int, form string, raw json.RawMessage, action stri
 	tool, args := Command(action), map[string]any{"command": action}
 	if call != nil {
 		var a map[string]any
-		if err := json.Unmarshal([]byte(call.Function.Arguments), &a); err != nil {
+		if err := strictjson.Unmarshal([]byte(call.Function.Arguments), &a); err != nil {
 			return f.fail("step", step, "the arguments of tool call %q are not a JSON object: %v", call.ID, err)
 		}
 		if a == nil {
@@ -209,13 +210,13 @@ func parseState(raw json.RawMessage) (sweState, string, error) {
 	switch {
 	case len(raw) > 0 && raw[0] == '"':
 		var s string
-		json.Unmarshal(raw, &s)
-		if err := json.Unmarshal([]byte(s), &st); err != nil {
+		strictjson.Unmarshal(raw, &s)
+		if err := strictjson.Unmarshal([]byte(s), &st); err != nil {
 			return st, "", fmt.Errorf("the state is a string but not a JSON object (old form): %v", err)
 		}
 		return st, "old", nil
 	case len(raw) > 0 && raw[0] == '{':
-		if err := json.Unmarshal(raw, &st); err != nil {
+		if err := strictjson.Unmarshal(raw, &st); err != nil {
 			return st, "", fmt.Errorf("the state object is not SWE-agent's (open_file, working_dir): %v", err)
 		}
 		return st, "new", nil
@@ -226,7 +227,7 @@ func parseState(raw json.RawMessage) (sweState, string, error) {
 // messageAction is a history message's action, trimmed ("" for none).
 func messageAction(m sweMessage) string {
 	var a string
-	json.Unmarshal(m.Action, &a)
+	strictjson.Unmarshal(m.Action, &a)
 	return strings.TrimSpace(a)
 }
 

@@ -1,15 +1,14 @@
 package mcpproxy
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path"
 
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/internal/strictjson"
 )
 
 // Policy gates tool calls by tool name. It is evaluated as pdr.Policy is:
@@ -70,9 +69,7 @@ func ReadPolicy(file string) (*Policy, error) {
 			RequireApproval bool     `json:"require_approval"`
 		} `json:"rules"`
 	}
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.DisallowUnknownFields()
-	if err := d.Decode(&raw); err != nil {
+	if err := strictjson.UnmarshalKnown(b, &raw); err != nil {
 		return nil, fmt.Errorf("policy %s: %w", file, err)
 	}
 	p := &Policy{Name: raw.Name}

@@ -49,7 +49,7 @@ func TestPolicyEffects(t *testing.T) {
 		{`{"name":"p","rules":[{"name":"w","effect":null}]}`, `rules[0] ("w") has no "effect"`},
 		{`{"name":"p","rules":[{"name":"w","effect":"ask"}]}`, `effect "ask", want "allow" or "deny"`},
 		{`{"name":"p","rules":[{"name":"w","effect":"maybe"}]}`, `effect "maybe", want "allow" or "deny"`},
-		{`{"name":"p","rules":[{"name":"w","effect":1}]}`, `cannot unmarshal number`},
+		{`{"name":"p","rules":[{"name":"w","effect":1}]}`, `unmarshal JSON number into Go`},
 	} {
 		if _, err := readPolicy(t, c.body); err == nil || !strings.Contains(err.Error(), c.err) {
 			t.Errorf("%s: %v, want an error containing %q", c.body, err, c.err)
@@ -76,5 +76,22 @@ func TestPolicyZeroEffectDenies(t *testing.T) {
 	}
 	if ev := p.Evaluate("read_file"); ev.Decision != format.DecisionAllow {
 		t.Fatalf("Evaluate(read_file) = %+v, want allow", ev)
+	}
+}
+
+// A policy file is read as every reader reads it (docs/SPEC.md, "Reading
+// JSON"): a name given twice, or in two spellings equal under case folding,
+// is refused, and names match exactly. Before, the last one won, matched
+// case-insensitively: the second "effect" below made the rule allow.
+func TestPolicyRefusesEqualNames(t *testing.T) {
+	for _, body := range []string{
+		`{"name":"p","rules":[{"name":"w","effect":"deny","effect":"allow","tools":["write_*"]}]}`,
+		`{"name":"p","rules":[{"name":"w","effect":"deny","Effect":"allow","tools":["write_*"]}]}`,
+		`{"name":"p","rules":[{"name":"w","effect":"deny","tools":["write_*"]}],"RULES":[]}`,
+		`{"name":"p","rules":[{"name":"w","Effect":"allow","tools":["write_*"]}]}`,
+	} {
+		if p, err := readPolicy(t, body); err == nil {
+			t.Errorf("%s: read %+v", body, p)
+		}
 	}
 }

@@ -1,7 +1,6 @@
 package pdr
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/internal/strictjson"
 )
 
 // cborDecoder bounds the CBOR of PDRs, delegations and policies, which come
@@ -263,9 +263,7 @@ func (s *Signature) UnmarshalText(text []byte) error {
 // ---- helpers ----
 
 func strictJSON(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	if err := strictjson.UnmarshalKnown(data, v); err != nil {
 		return fmt.Errorf("pdr: json: %w", err)
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -249,5 +250,31 @@ func TestParseExecutedRejectsNonCanonical(t *testing.T) {
 		if _, err := pdr.ParseExecuted(m); err == nil {
 			t.Errorf("mutated log %+v accepted", m)
 		}
+	}
+}
+
+// A PDR's JSON is read as every reader reads it (docs/SPEC.md, "Reading
+// JSON"): a name given twice, or in two spellings equal under case folding,
+// is refused, and names match exactly. Before, the last one won, matched
+// case-insensitively: {"decision":"deny","Decision":"allow"} was an allow.
+func TestJSONRefusesEqualNames(t *testing.T) {
+	js, err := json.Marshal(samplePDR(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, doc := range map[string]string{
+		"duplicate":    strings.Replace(string(js), `"decision":"allow"`, `"decision":"deny","decision":"allow"`, 1),
+		"case-folded":  strings.Replace(string(js), `"decision":"allow"`, `"decision":"deny","Decision":"allow"`, 1),
+		"upper-case":   strings.Replace(string(js), `"decision":"allow"`, `"DECISION":"allow"`, 1),
+		"outer-folded": strings.Replace(string(js), `"approvals":`, `"Approvals":[],"approvals":`, 1),
+	} {
+		var back pdr.SignedPDR
+		if err := json.Unmarshal([]byte(doc), &back); err == nil {
+			t.Errorf("%s: read %+v", name, back.PDR)
+		}
+	}
+	var p pdr.Policy
+	if err := json.Unmarshal([]byte(`{"name":"p","rules":[{"name":"r","effect":"deny","EFFECT":"allow"}]}`), &p); err == nil {
+		t.Errorf("a rule with two case-folded effects: read %+v", p)
 	}
 }

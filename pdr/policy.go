@@ -2,7 +2,6 @@ package pdr
 
 import (
 	"crypto/ecdsa"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
@@ -13,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/internal/strictjson"
 )
 
 // Policy is a named set of rules evaluated against an intent. Evaluation is deny-overrides:
@@ -214,7 +214,7 @@ func (w *ruleEffect) done(r *Rule) error {
 // Validate would refuse (wei amounts and integer conditions out of range among others).
 func (r *Rule) UnmarshalJSON(data []byte) error {
 	var w ruleEffect
-	if err := json.Unmarshal(data, &w); err != nil {
+	if err := strictjson.UnmarshalKnown(data, &w); err != nil {
 		return err
 	}
 	return w.done(r)

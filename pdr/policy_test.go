@@ -181,7 +181,7 @@ func TestPolicyRuleEffectRequired(t *testing.T) {
 		{"no effect", `{"name":"p","rules":[{"name":"r","targets":[]}]}`, `rule "r" has no effect, want allow or deny`},
 		{"null effect", `{"name":"p","rules":[{"name":"r","effect":null}]}`, `rule "r" has no effect`},
 		{"unknown effect", `{"name":"p","rules":[{"name":"r","effect":"maybe"}]}`, `decision "maybe", want "allow" or "deny"`},
-		{"numeric effect", `{"name":"p","rules":[{"name":"r","effect":1}]}`, `cannot unmarshal number`},
+		{"numeric effect", `{"name":"p","rules":[{"name":"r","effect":1}]}`, `unmarshal JSON number into Go`},
 	} {
 		var p pdr.Policy
 		err := json.Unmarshal([]byte(c.json), &p)

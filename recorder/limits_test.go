@@ -1,6 +1,7 @@
 package recorder_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -322,5 +323,30 @@ func TestOpenRefusesInvalidRecorderID(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "MANIFEST")); err == nil {
 		t.Fatal("refused, but a MANIFEST was written")
+	}
+}
+
+// MANIFEST is read as every reader reads it (docs/SPEC.md, "Reading JSON"):
+// a name given twice, or in two spellings equal under case folding, is
+// refused. Before, the last one won.
+func TestManifestRefusesEqualNames(t *testing.T) {
+	dir := t.TempDir()
+	r := openT(t, dir, recorder.Options{})
+	recordN(t, r, 1)
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile(filepath.Join(dir, "MANIFEST"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, prefix := range []string{`{"encrypted":true,`, `{"Encrypted":true,`, `{"RECORDER":"other",`} {
+		b := append([]byte(prefix), bytes.TrimPrefix(bytes.TrimSpace(good), []byte("{"))...)
+		if err := os.WriteFile(filepath.Join(dir, "MANIFEST"), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if m, err := recorder.ReadManifest(dir); err == nil || !strings.Contains(err.Error(), "MANIFEST") {
+			t.Errorf("%s: read %+v (%v), want a refusal naming MANIFEST", b, m, err)
+		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/agentflightrecorder/afr/internal/strictjson"
 )
 
 // LockFile is the writer lock in a log directory (docs/SPEC.md, "Log:
@@ -55,7 +57,7 @@ func lockDir(dir string) (*os.File, error) {
 		}
 		le := &LockedError{Dir: dir}
 		var h LockHolder
-		if b, err := io.ReadAll(f); err == nil && json.Unmarshal(b, &h) == nil {
+		if b, err := io.ReadAll(f); err == nil && strictjson.Unmarshal(b, &h) == nil {
 			le.Holder = &h
 		}
 		return nil, le

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/internal/durable"
+	"github.com/agentflightrecorder/afr/internal/strictjson"
 )
 
 // Manifest returns the store's identity.
@@ -37,7 +38,7 @@ func ReadManifest(dir string) (*Manifest, error) {
 		return nil, err
 	}
 	var m Manifest
-	if err := json.Unmarshal(b, &m); err != nil {
+	if err := strictjson.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("recorder: %s/MANIFEST: %w", dir, err)
 	}
 	if m.Format != manifestFormat {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/internal/strictjson"
 )
 
 // EventError is a request body that holds an event the daemon refuses.
@@ -55,7 +56,7 @@ func ParseBatch(body []byte) ([]format.Event, error) {
 	var lines []int
 	if len(body) > 0 && body[0] == '[' {
 		var raw []json.RawMessage
-		if err := json.Unmarshal(body, &raw); err != nil {
+		if err := strictjson.Unmarshal(body, &raw); err != nil {
 			return nil, &EventError{Item: -1, Err: fmt.Errorf("the batch is not a JSON array of events: %w", err)}
 		}
 		for _, r := range raw {

@@ -17,6 +17,7 @@ import (
 	"github.com/agentflightrecorder/afr/chain"
 	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/chain/backend/anvil"
+	"github.com/agentflightrecorder/afr/internal/strictjson"
 	"github.com/agentflightrecorder/afr/recorder"
 )
 
@@ -106,7 +107,7 @@ func readJSONFile(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	if err := json.Unmarshal(b, v); err != nil {
+	if err := strictjson.Unmarshal(b, v); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/big"
 	"os"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/agentflightrecorder/afr/calldata"
 	"github.com/agentflightrecorder/afr/evm"
+	"github.com/agentflightrecorder/afr/internal/strictjson"
 	"github.com/agentflightrecorder/afr/tracesim"
 )
 
@@ -186,9 +185,7 @@ func readOverrides(path, flagName string, v any) error {
 	if err != nil {
 		return usageError{fmt.Sprintf("%s: %v", flagName, err)}
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	if err := strictjson.UnmarshalKnown(b, v); err != nil {
 		return usageError{fmt.Sprintf("%s %s: %v (want eth_call's override JSON)", flagName, path, err)}
 	}
 	return nil

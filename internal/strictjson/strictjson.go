@@ -57,6 +57,10 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("strictjson: keys %q and %q in %s are equal under case folding", e.First, e.Second, where)
 }
 
+// SyntaxError is the error of a document that is not JSON (or not UTF-8):
+// ByteOffset says where it broke, JSONPointer in which value.
+type SyntaxError = jsontext.SyntacticError
+
 // Check reports whether data is one JSON value that the package accepts
 // (see the package documentation), without decoding it: for bytes that are
 // forwarded as they are.

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/internal/strictjson"
 	"github.com/agentflightrecorder/afr/verifier"
 )
 
@@ -141,7 +142,7 @@ func rpcLogs(b []byte) ([]rpcLog, error) {
 	b = bytes.TrimSpace(b)
 	var logs []rpcLog
 	if len(b) > 0 && b[0] == '[' {
-		if err := json.Unmarshal(b, &logs); err != nil {
+		if err := strictjson.Unmarshal(b, &logs); err != nil {
 			return nil, fmt.Errorf("eth_getLogs answer: %w", err)
 		}
 		return logs, nil
@@ -153,7 +154,7 @@ func rpcLogs(b []byte) ([]rpcLog, error) {
 			Message string `json:"message"`
 		} `json:"error"`
 	}
-	if err := json.Unmarshal(b, &resp); err != nil {
+	if err := strictjson.Unmarshal(b, &resp); err != nil {
 		return nil, fmt.Errorf("eth_getLogs answer is not JSON-RPC: %w", err)
 	}
 	switch {

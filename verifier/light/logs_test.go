@@ -33,6 +33,8 @@ func TestAnchorsFromLogsInput(t *testing.T) {
 		"another log":      {"[" + log(epoch1, data, false) + "]", contract, operator, "0x" + strings.Repeat("cd", 32), "another log"},
 		"short data":       {"[" + log(epoch1, data[:66], false) + "]", contract, operator, logID, "32 bytes, want 64"},
 		"epoch over 2^64":  {"[" + log("0x01"+epoch1[4:], data, false) + "]", contract, operator, logID, "not a uint64"},
+		"removed twice":    {"[" + strings.Replace(log(epoch1, data, false), `"removed":false`, `"removed":true,"removed":false`, 1) + "]", contract, operator, logID, `duplicate key "removed"`},
+		"folded topics":    {"[" + strings.Replace(log(epoch1, data, false), `"topics":`, `"Topics":[],"topics":`, 1) + "]", contract, operator, logID, "equal under case folding"},
 		"removed and kept": {"[" + log(epoch1, "0x", true) + "," + log(epoch1, data, false) + "]", contract, operator, logID, ""},
 	} {
 		out, err := light.AnchorsFromLogs([]byte(c.answer), c.contract, c.operator, c.logID)
