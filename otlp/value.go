@@ -1,6 +1,8 @@
 package otlp
 
 import (
+	"github.com/agentflightrecorder/afr/internal/strictjson"
+
 	"encoding/json"
 	"fmt"
 	"math"
@@ -37,6 +39,12 @@ func clean(v any) any {
 // (the string itself, or the value's JSON).
 func structured(v any) (any, []byte) {
 	if s, ok := v.(string); ok {
+		// Structured only when every reader would read the same value
+		// (docs/SPEC.md, "Reading JSON"): text with a name given twice, or
+		// in two case-folded spellings, stays text.
+		if strictjson.Check([]byte(s)) != nil {
+			return clean(s), []byte(s)
+		}
 		d := json.NewDecoder(strings.NewReader(s))
 		d.UseNumber()
 		var parsed any
