@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"net/url"
-	"strings"
 	"sync"
 
 	"github.com/agentflightrecorder/afr/internal/loopback"
@@ -242,6 +242,12 @@ func (h *HTTP) relayTo(w http.ResponseWriter, r *http.Request, ctx context.Conte
 			up.Header.Add(k, v)
 		}
 	}
+	if body != nil {
+		// The body is what the proxy re-encoded: UTF-8 JSON, whatever
+		// charset the client's header named (a server decoding it in
+		// another charset would read other names and values).
+		up.Header.Set("Content-Type", "application/json")
+	}
 	resp, err := h.client.Do(up)
 	if err != nil {
 		failed(err)
@@ -259,8 +265,16 @@ func (h *HTTP) relayTo(w http.ResponseWriter, r *http.Request, ctx context.Conte
 		// its answer is relayed and the call recorded as failed.
 		p.AbandonCall(ctx, id, "upstream_failed", "the MCP server answered HTTP "+resp.Status)
 	}
-	mediaType, _, _ := strings.Cut(resp.Header.Get("Content-Type"), ";")
-	mediaType = strings.TrimSpace(strings.ToLower(mediaType))
+	mediaType := ""
+	if cts := resp.Header.Values("Content-Type"); len(cts) == 1 {
+		mediaType, _, _ = mime.ParseMediaType(cts[0])
+	}
+	if resp.StatusCode/100 == 2 && resp.StatusCode != http.StatusAccepted && mediaType != "application/json" && mediaType != "text/event-stream" {
+		// Neither a message nor a stream the proxy reads: a client that
+		// reads it all the same would act on an answer the log never saw.
+		failed(fmt.Errorf("its answer is %q, neither application/json nor text/event-stream", resp.Header.Values("Content-Type")))
+		return
+	}
 	if mediaType == "application/json" && resp.StatusCode/100 == 2 {
 		msg, err := io.ReadAll(resp.Body)
 		if err != nil {
@@ -274,16 +288,22 @@ func (h *HTTP) relayTo(w http.ResponseWriter, r *http.Request, ctx context.Conte
 		}
 		copyHeaders(w.Header(), resp.Header)
 		w.Header().Del("Content-Length")
+		w.Header().Set("Content-Type", "application/json") // what the proxy re-encoded, in UTF-8
 		w.WriteHeader(resp.StatusCode)
 		w.Write(forward)
 		return
 	}
 	copyHeaders(w.Header(), resp.Header)
-	w.WriteHeader(resp.StatusCode)
 	if mediaType != "text/event-stream" {
-		io.Copy(w, resp.Body) // an HTTP error or 202 Accepted: no JSON-RPC message
+		// An HTTP error or 202 Accepted: no JSON-RPC message. The status is
+		// relayed, the body (unread) is not.
+		w.Header().Del("Content-Type")
+		w.Header().Del("Content-Length")
+		w.WriteHeader(resp.StatusCode)
 		return
 	}
+	w.Header().Set("Content-Type", "text/event-stream") // re-serialised by the proxy, in UTF-8
+	w.WriteHeader(resp.StatusCode)
 	flush := func() {}
 	if f, ok := w.(http.Flusher); ok {
 		flush = f.Flush

@@ -134,9 +134,11 @@ func (p *Proxy) FromClient(ctx context.Context, frame []byte) (forward, reply []
 		}
 		return encode(msg), nil
 	}
+	// Every request's id is in flight until its answer: a second request
+	// with the id, of any method, would take the first one's answer.
 	p.mu.Lock()
 	_, reused := p.pending[req.ID]
-	if !reused && (req.Method == "initialize" || req.Method == "tools/list") {
+	if !reused && req.Method != "tools/call" {
 		p.pending[req.ID] = &call{method: req.Method, start: time.Now()}
 	}
 	p.mu.Unlock()
@@ -156,6 +158,12 @@ func (p *Proxy) FromClient(ctx context.Context, frame []byte) (forward, reply []
 // digest of its bytes (they were not read, so nothing else of them is
 // trusted) and why.
 func (p *Proxy) refused(ctx context.Context, frame []byte, id jsonrpc.ID, method, why string) {
+	p.refusedFrom(ctx, "mcp:client", frame, id, method, why)
+}
+
+// refusedFrom records a frame from source ("mcp:client" or "mcp:server")
+// that was not forwarded.
+func (p *Proxy) refusedFrom(ctx context.Context, source string, frame []byte, id jsonrpc.ID, method, why string) {
 	ext := map[string]any{ExtOutcome: "refused", ExtError: why}
 	if method != "" {
 		ext[ExtMethod] = method
@@ -164,7 +172,7 @@ func (p *Proxy) refused(ctx context.Context, frame []byte, id jsonrpc.ID, method
 		ext[ExtRequestID] = idText(id)
 	}
 	_, err := p.opts.Recorder.Record(ctx, format.Event{Tool: "mcp/refused", Kind: format.KindObservation, Payload: format.Payload{
-		Context: &format.ContextProvenance{Inputs: []format.Input{{Source: "mcp:client", Digest: digest(bytes.TrimSpace(frame))}}},
+		Context: &format.ContextProvenance{Inputs: []format.Input{{Source: source, Digest: digest(bytes.TrimSpace(frame))}}},
 		Ext:     ext,
 	}})
 	if err != nil {
@@ -332,7 +340,13 @@ func (p *Proxy) FromServer(ctx context.Context, frame []byte) []byte {
 	delete(p.pending, resp.ID)
 	p.mu.Unlock()
 	if c == nil {
-		return encode(resp)
+		// An answer to no request in flight (an id the client never sent,
+		// or sent as another type: "7" for 7) is not forwarded: a client
+		// that pairs ids loosely would take it as an answer the log never
+		// paired with a call.
+		p.logf("a response with id %v, which no request in flight has, not forwarded", resp.ID.Raw())
+		p.refusedFrom(ctx, "mcp:server", frame, resp.ID, "", "a response to no request in flight")
+		return nil
 	}
 	switch c.method {
 	case "initialize":
