@@ -8,7 +8,10 @@ require (
 	golang.org/x/mod v0.41.0
 )
 
-require golang.org/x/sys v0.48.0 // indirect
+require (
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
+	golang.org/x/sys v0.48.0 // indirect
+)
 
 require (
 	filippo.io/mldsa v0.0.0-20260215214346-43d0283efc3e // indirect
