@@ -46,3 +46,30 @@ func TestResponseToNoRequestDropped(t *testing.T) {
 		t.Fatal("the real answer was not forwarded")
 	}
 }
+
+// A response with both a result and an error is dropped: the proxy would
+// record the error while a client that tests for "result" first acts on
+// the result.
+func TestResponseWithResultAndErrorDropped(t *testing.T) {
+	rec := &memRecorder{}
+	p := New(Options{Recorder: rec})
+	ctx := context.Background()
+	if fwd, _ := p.FromClient(ctx, []byte(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{}}}`)); fwd == nil {
+		t.Fatal("the call was not forwarded")
+	}
+	frame := `{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"INJECT"}]},"error":{"code":-32000,"message":"failed"}}`
+	if fwd := p.FromServer(ctx, []byte(frame)); fwd != nil {
+		t.Fatalf("forwarded %s", fwd)
+	}
+}
+
+// Only JSON's own whitespace is trimmed around a frame: one led by a
+// no-break space (U+00A0), which bytes.TrimSpace removed, is not JSON for
+// any reader and is refused.
+func TestFrameUnicodeSpaceRefused(t *testing.T) {
+	p := New(Options{Recorder: &memRecorder{}})
+	fwd, reply := p.FromClient(context.Background(), []byte("\u00a0"+`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	if fwd != nil || reply == nil {
+		t.Fatalf("forwarded %q, reply %q; want refused", fwd, reply)
+	}
+}

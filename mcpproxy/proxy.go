@@ -172,7 +172,7 @@ func (p *Proxy) refusedFrom(ctx context.Context, source string, frame []byte, id
 		ext[ExtRequestID] = idText(id)
 	}
 	_, err := p.opts.Recorder.Record(ctx, format.Event{Tool: "mcp/refused", Kind: format.KindObservation, Payload: format.Payload{
-		Context: &format.ContextProvenance{Inputs: []format.Input{{Source: source, Digest: digest(bytes.TrimSpace(frame))}}},
+		Context: &format.ContextProvenance{Inputs: []format.Input{{Source: source, Digest: digest(strictjson.TrimSpace(frame))}}},
 		Ext:     ext,
 	}})
 	if err != nil {
@@ -503,7 +503,7 @@ func (p *Proxy) finishExt(ctx context.Context, c *call, id jsonrpc.ID, ex *forma
 // reads; a batch is refused (MCP no longer has batches, and a call inside
 // one would pass unrecorded).
 func decode(frame []byte) (jsonrpc.Message, error) {
-	frame = bytes.TrimSpace(frame)
+	frame = strictjson.TrimSpace(frame)
 	if len(frame) > 0 && frame[0] == '[' {
 		return nil, errors.New("JSON-RPC batches are not relayed")
 	}
@@ -522,6 +522,11 @@ func decode(frame []byte) (jsonrpc.Message, error) {
 		}
 		m.Params, err = compact(m.Params)
 	case *jsonrpc.Response:
+		if m.Error != nil && m.Result != nil {
+			// Readers disagree on which one a response is (the proxy records
+			// the error, clients that test for "result" first act on it).
+			return nil, errors.New("a response with both a result and an error")
+		}
 		m.Result, err = compact(m.Result)
 	}
 	return msg, err

@@ -51,6 +51,9 @@ func TestBadRequests(t *testing.T) {
 		{"JSON sent as protobuf", "application/x-protobuf", "", jsonBody(t, genAITraces()), 400, "not an OTLP"},
 		{"malformed JSON", "application/json", "", []byte(`{"resourceSpans": [{"scopeSpans": [`), 400, "not an OTLP"},
 		{"JSON of the wrong shape", "application/json", "", []byte(`{"resourceSpans": {"a": 1}}`), 400, "not an OTLP"},
+		// docs/SPEC.md, "Reading JSON": pdata's reader took one of two equal names.
+		{"JSON with a name twice", "application/json", "", []byte(`{"resourceSpans":[],"resourceSpans":[]}`), 400, "not an OTLP"},
+		{"JSON with case-folded names", "application/json", "", []byte(`{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"5b8efff798038103d269b633813fc60c","TraceId":"eee19b7ec3c1b174a5b5b3b1a3a3a3a3","spanId":"eee19b7ec3c1b174","name":"x"}]}]}]}`), 400, "not an OTLP"},
 		{"oversized", "application/x-protobuf", "", bytes.Repeat([]byte{0}, limit+1), 413, "over the limit"},
 		{"gzip bomb", "application/x-protobuf", "gzip", bomb, 413, "over the limit"},
 		{"not gzip", "application/x-protobuf", "gzip", valid, 400, "gzip"},

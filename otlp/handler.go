@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agentflightrecorder/afr/internal/loopback"
+	"github.com/agentflightrecorder/afr/internal/strictjson"
 	"github.com/agentflightrecorder/afr/recorder"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 	"google.golang.org/genproto/googleapis/rpc/status"
@@ -117,7 +118,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	req := ptraceotlp.NewExportRequest()
 	if enc == encJSON {
-		err = req.UnmarshalJSON(body)
+		// Read as every reader reads it (docs/SPEC.md, "Reading JSON"):
+		// pdata's reader would take one of two equal names.
+		if err = strictjson.Check(body); err == nil {
+			err = req.UnmarshalJSON(body)
+		}
 	} else {
 		err = req.UnmarshalProto(body)
 	}

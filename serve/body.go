@@ -39,7 +39,7 @@ var errEmptyBatch = errors.New("the batch holds no event (want a JSON array of e
 // JSON of docs/SPEC.md "Event JSON", parsed as afr record parses a line
 // (format.ParseEventJSON). Surrounding white space is allowed.
 func ParseEvent(body []byte) (format.Event, error) {
-	ev, err := format.ParseEventJSON(bytes.TrimSpace(body))
+	ev, err := format.ParseEventJSON(strictjson.TrimSpace(body))
 	if err != nil {
 		return format.Event{}, &EventError{Item: -1, Err: err}
 	}
@@ -51,7 +51,7 @@ func ParseEvent(body []byte) (format.Event, error) {
 // item is parsed before any is returned: the first bad one is an
 // *EventError naming its index (and line), so a batch is refused as a whole.
 func ParseBatch(body []byte) ([]format.Event, error) {
-	body = bytes.TrimSpace(body)
+	body = strictjson.TrimSpace(body)
 	var items [][]byte
 	var lines []int
 	if len(body) > 0 && body[0] == '[' {
@@ -64,7 +64,7 @@ func ParseBatch(body []byte) ([]format.Event, error) {
 		}
 	} else {
 		for i, l := range bytes.Split(body, []byte("\n")) {
-			if l = bytes.TrimSpace(l); len(l) > 0 {
+			if l = strictjson.TrimSpace(l); len(l) > 0 {
 				items, lines = append(items, l), append(lines, i+1)
 			}
 		}

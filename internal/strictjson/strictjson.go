@@ -173,3 +173,9 @@ func foldASCII(name string) string {
 	}
 	return name
 }
+
+// TrimSpace removes JSON's whitespace (space, tab, LF, CR: RFC 8259) from
+// both ends of data, and nothing else: bytes.TrimSpace also removes
+// Unicode spaces (U+0085, U+00A0), which make a document invalid for
+// every JSON reader.
+func TrimSpace(data []byte) []byte { return bytes.Trim(data, " \t\n\r") }

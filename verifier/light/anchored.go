@@ -139,7 +139,7 @@ func AnchorsFromLogs(logsJSON []byte, contract, operator, logID string) (string,
 
 // rpcLogs reads a JSON-RPC response or a bare array of logs.
 func rpcLogs(b []byte) ([]rpcLog, error) {
-	b = bytes.TrimSpace(b)
+	b = strictjson.TrimSpace(b)
 	var logs []rpcLog
 	if len(b) > 0 && b[0] == '[' {
 		if err := strictjson.Unmarshal(b, &logs); err != nil {
