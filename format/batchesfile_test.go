@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agentflightrecorder/afr/internal/strictjson"
 )
 
 // The batches file round-trips through AppendBatch and ReadBatchesFile; a
@@ -54,6 +56,25 @@ func TestBatchesFile(t *testing.T) {
 	}
 }
 
+// A line holding only Unicode spaces (U+00A0, U+0085) is a malformed
+// line, not a blank one: JSON's white space is space, tab, LF and CR, and
+// a reader of JSON lines refuses it. Before, bytes.TrimSpace made it blank.
+func TestBatchesFileUnicodeSpaceLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "batches.jsonl")
+	if _, err := AppendBatch(path, 0, Digest{}, testEntries(2)); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(path)
+	for _, sp := range []string{"\u00a0", "\u0085", " \u00a0\t"} {
+		if bs, err := ParseBatches(append([]byte(sp+"\n"), raw...)); !errors.Is(err, ErrBatchesFile) || !strings.Contains(err.Error(), "line 1") {
+			t.Errorf("%q line: read %d batches (%v), want ErrBatchesFile naming line 1", sp, len(bs), err)
+		}
+	}
+	if bs, err := ParseBatches(append([]byte(" \t\r\n"), raw...)); err != nil || len(bs) != 1 {
+		t.Errorf("a line of JSON white space: %d batches, %v; want it skipped", len(bs), err)
+	}
+}
+
 // A line of the batches file is read as every reader reads it (docs/SPEC.md,
 // "Reading JSON"): a name given twice, or in two spellings equal under case
 // folding, is refused. Before, the last one won.
@@ -75,4 +96,41 @@ func TestBatchesFileRefusesEqualNames(t *testing.T) {
 			t.Errorf("%s: read %+v (%v), want ErrBatchesFile", name, bs, err)
 		}
 	}
+}
+
+// FuzzParseBatches: no input makes the reader panic; every line holding
+// more than JSON's white space is a batch whose root is its entries' or an
+// error, but for a torn last line; only JSON's white space makes a line
+// blank.
+func FuzzParseBatches(f *testing.F) {
+	path := filepath.Join(f.TempDir(), "batches.jsonl")
+	root, err := AppendBatch(path, 0, Digest{}, testEntries(2))
+	if err != nil {
+		f.Fatal(err)
+	}
+	if _, err := AppendBatch(path, 1, root, testEntries(3)[2:]); err != nil {
+		f.Fatal(err)
+	}
+	raw, _ := os.ReadFile(path)
+	f.Add(raw)
+	f.Add(append([]byte("\u00a0\n \r\n"), raw...))
+	f.Add(raw[:len(raw)-20])
+	f.Fuzz(func(t *testing.T, b []byte) {
+		bs, errs := ScanBatches(b)
+		lines := bytes.Split(b, []byte("\n"))
+		n := 0
+		for _, l := range lines {
+			if len(strictjson.TrimSpace(l)) > 0 {
+				n++
+			}
+		}
+		if got := len(bs) + len(errs); got != n && (got != n-1 || len(strictjson.TrimSpace(lines[len(lines)-1])) == 0) {
+			t.Fatalf("%d batches and %d errors for %d lines", len(bs), len(errs), n)
+		}
+		for _, bt := range bs {
+			if r, err := BatchRoot(bt.Number, bt.Entries); err != nil || r != bt.Root {
+				t.Fatalf("batch %d: root %s, entries give %s (%v)", bt.Number, bt.Root, r, err)
+			}
+		}
+	})
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"reflect"
 	"strconv"
 
@@ -106,17 +105,11 @@ func normalizeMap(path string, m map[string]any) (map[string]any, error) {
 func normalizeJSON(path string, v any) (any, error) {
 	switch x := v.(type) {
 	case json.Number:
-		if u, err := strconv.ParseUint(x.String(), 10, 64); err == nil {
-			return u, nil
+		n, err := strictjson.Number(x.String())
+		if err != nil {
+			return nil, fmt.Errorf("format: event JSON: %s: %w", path, err)
 		}
-		if i, err := strconv.ParseInt(x.String(), 10, 64); err == nil {
-			return i, nil
-		}
-		f, err := x.Float64()
-		if err != nil || math.IsInf(f, 0) {
-			return nil, fmt.Errorf("format: event JSON: %s: number %s out of range", path, x)
-		}
-		return f, nil
+		return n, nil
 	case map[string]any:
 		return normalizeMap(path, x)
 	case []any:

@@ -124,13 +124,44 @@ func TestEventJSONErrors(t *testing.T) {
 		{`{"kind":"tool_call","payload":{}}`, `tool is required`},
 		{`{"tool":"x","payload":{}}`, `kind is required (one of tool_call, approval, delegation, chain_tx, policy, observation, response, reasoning)`},
 		{`{"tool":"x","kind":"tool_call","payload":{}} {}`, `data after the event object`},
-		{`{"tool":"x","kind":"tool_call","payload":{"ext":{"a":[1,2,1e999]}}}`, `payload.ext.a.2: number 1e999 out of range`},
+		{`{"tool":"x","kind":"tool_call","payload":{"ext":{"a":[1,2,1e999]}}}`, `payload.ext.a.2: number 1e999 is out of the range of a float64`},
 		{`{"tool":"x","kind":"chain_tx","payload":{"intent":{"tool":"t","target":"0x01"}}}`, `payload: format: invalid payload: intent: target is 1 bytes, want 20`},
 	} {
 		_, err := format.ParseEventJSON([]byte(c.in))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s:\n got %v\nwant …%s…", c.in, err, c.want)
 		}
+	}
+}
+
+// TestEventJSONIntegerBeyond64Bits: an integer literal that no CBOR
+// integer holds is refused, naming its path, not rounded to the nearest
+// float64 (2^64 would be recorded as 18446744073709551616.0, 2^64+1 as the
+// same); integers at the limits and non-integers keep their value.
+func TestEventJSONIntegerBeyond64Bits(t *testing.T) {
+	for _, c := range []struct{ num, path string }{
+		{"18446744073709551616", "payload.intent.args.a"},
+		{"18446744073709551617", "payload.intent.args.a"},
+		{"-9223372036854775809", "payload.intent.args.a"},
+		{"123456789012345678901234567890", "payload.intent.args.a"},
+	} {
+		in := `{"tool":"x","kind":"tool_call","payload":{"intent":{"tool":"x","args":{"a":` + c.num + `}}}}`
+		_, err := format.ParseEventJSON([]byte(in))
+		if err == nil || !strings.Contains(err.Error(), c.path+": number ") || !strings.Contains(err.Error(), "exceeds 64 bits; send it as a string") {
+			t.Errorf("%s: got %v, want a refusal naming %s", c.num, err, c.path)
+		}
+	}
+	_, err := format.ParseEventJSON([]byte(`{"tool":"x","kind":"tool_call","payload":{"ext":{"l":[1,{"b":-18446744073709551615}]}}}`))
+	if err == nil || !strings.Contains(err.Error(), "payload.ext.l.1.b: number -18446744073709551615 exceeds 64 bits") {
+		t.Errorf("nested: got %v", err)
+	}
+	ev, err := format.ParseEventJSON([]byte(`{"tool":"x","kind":"tool_call","payload":{"intent":{"tool":"x","args":{"max":18446744073709551615,"min":-9223372036854775808,"big":1e30,"f":18446744073709551616.0}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := ev.Payload.Intent.Args
+	if args["max"] != uint64(1<<64-1) || args["min"] != int64(-1<<63) || args["big"] != 1e30 || args["f"] != float64(1<<64) {
+		t.Fatalf("args %#v", args)
 	}
 }
 

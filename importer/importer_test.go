@@ -323,6 +323,9 @@ func TestMalformed(t *testing.T) {
 		{"folded-state.traj", "swe-agent", `{"trajectory":[{"action":"ls","state":"{\"working_dir\": \"/r\", \"WORKING_DIR\": \"/\"}"}]}`, "equal under case folding"},
 		{"folded.json", "openhands", `[{"id":1,"source":"agent","action":"run","args":{"command":"ls","COMMAND":"rm -rf /"}}]`, "equal under case folding"},
 		{"bad.jsonl", "jsonl", "{\"tool\":\"ls\",\"kind\":\"tool_call\"}\n{\"tool\":\"ls\",\"kind\":\"thinking\"}\n", "line 2:"},
+		// Before, bytes.TrimSpace took U+00A0 and U+0085 off the line, which
+		// afr record (and any JSON reader) refuses.
+		{"nbsp.jsonl", "jsonl", "{\"tool\":\"ls\",\"kind\":\"tool_call\"}\n\u00a0{\"tool\":\"ls\",\"kind\":\"tool_call\"}\u0085\n", "line 2:"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			log := filepath.Join(t.TempDir(), "log")

@@ -33,9 +33,34 @@ func oddTraces() ptrace.Traces {
 	return td
 }
 
+// repeatedSpans counts the spans whose own attribute list holds a key
+// twice, exactly as sent.
+func repeatedSpans(td ptrace.Traces) int64 {
+	var n int64
+	rss := td.ResourceSpans()
+	for i := range rss.Len() {
+		sss := rss.At(i).ScopeSpans()
+		for j := range sss.Len() {
+			spans := sss.At(j).Spans()
+			for k := range spans.Len() {
+				seen := map[string]bool{}
+				for key := range spans.At(k).Attributes().All() {
+					if seen[key] {
+						n++
+						break
+					}
+					seen[key] = true
+				}
+			}
+		}
+	}
+	return n
+}
+
 // FuzzTracesBody: no body makes the handler panic or answer other than 200
 // (with a response that decodes) or 400; a 200 never reports more rejected
-// spans than the request had.
+// spans than the request had, nor fewer than those repeating an attribute
+// key.
 func FuzzTracesBody(f *testing.F) {
 	for _, td := range []ptrace.Traces{genAITraces(), oddTraces()} {
 		f.Add(protoBody(f, td), false)
@@ -43,6 +68,12 @@ func FuzzTracesBody(f *testing.F) {
 	}
 	f.Add([]byte(`{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"zz"}]}]}]}`), true)
 	f.Add([]byte{0x0a, 0x02, 0x12, 0x00}, false)
+	repeated := genAITraces()
+	repeated.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes().PutStr("gen_ai.tool.nam#", "delete_file")
+	for _, b := range [][]byte{protoBody(f, repeated), jsonBody(f, repeated)} {
+		f.Add(bytes.ReplaceAll(b, []byte("gen_ai.tool.nam#"), []byte("gen_ai.tool.name")), b[0] == '{')
+	}
+	f.Add([]byte(`{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"5b8efff798038103d269b633813fc60c","spanId":"eee19b7ec3c1b174","attributes":[{"key":"a","value":{"stringValue":"x"}},{"key":"a","value":{"intValue":"1"}}]}]}]}]}`), true)
 	rec := logtest.Open(f, f.TempDir(), recorder.Options{Recorder: "fuzz", Sync: recorder.SyncNone})
 	h := otlp.NewHandler(rec, otlp.Options{KeepUnknown: true, MaxBodyBytes: 1 << 20})
 	f.Fuzz(func(t *testing.T, body []byte, asJSON bool) {
@@ -76,8 +107,8 @@ func FuzzTracesBody(f *testing.F) {
 			if err != nil {
 				t.Fatalf("response does not decode: %v", err)
 			}
-			if n := resp.PartialSuccess().RejectedSpans(); n < 0 || n > int64(in.Traces().SpanCount()) {
-				t.Fatalf("%d rejected of %d spans", n, in.Traces().SpanCount())
+			if n := resp.PartialSuccess().RejectedSpans(); n < 0 || n > int64(in.Traces().SpanCount()) || n < repeatedSpans(in.Traces()) {
+				t.Fatalf("%d rejected of %d spans, %d of which repeat an attribute key", n, in.Traces().SpanCount(), repeatedSpans(in.Traces()))
 			}
 		default:
 			t.Fatalf("status %d: %s", w.Code, w.Body)

@@ -119,8 +119,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	req := ptraceotlp.NewExportRequest()
 	if enc == encJSON {
 		// Read as every reader reads it (docs/SPEC.md, "Reading JSON"):
-		// pdata's reader would take one of two equal names.
-		if err = strictjson.Check(body); err == nil {
+		// pdata's reader would take the last of two equal names, of a
+		// field's two names ("traceId", "trace_id") and of two values of
+		// one AnyValue.
+		if err = strictjson.CheckProto(body, anyValueFields); err == nil {
 			err = req.UnmarshalJSON(body)
 		}
 	} else {

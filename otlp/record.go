@@ -108,6 +108,10 @@ func (h *Handler) record(ctx context.Context, td ptrace.Traces) (result, error) 
 		if v, ok := rs.Resource().Attributes().Get("service.name"); ok {
 			service = v.AsString()
 		}
+		resourceErr := uniqueKeys(rs.Resource().Attributes())
+		if resourceErr != nil {
+			resourceErr = fmt.Errorf("resource: %w", resourceErr)
+		}
 		sss := rs.ScopeSpans()
 		for j := range sss.Len() {
 			ss := sss.At(j)
@@ -116,6 +120,10 @@ func (h *Handler) record(ctx context.Context, td ptrace.Traces) (result, error) 
 				sp := spans.At(k)
 				if sp.TraceID().IsEmpty() || sp.SpanID().IsEmpty() {
 					res.reject(fmt.Sprintf("span %q has an empty trace or span id", sp.Name()))
+					continue
+				}
+				if err := cmp.Or(spanKeys(sp), resourceErr); err != nil {
+					res.reject(fmt.Sprintf("span %s of trace %s: %v (OTLP attribute keys are unique)", sp.SpanID(), sp.TraceID(), err))
 					continue
 				}
 				ev, ok := spanEvent(sp, service, ss.Scope().Name(), h.opts.KeepUnknown)

@@ -5,7 +5,6 @@ import (
 
 	"encoding/json"
 	"fmt"
-	"math"
 	"strings"
 	"unicode/utf8"
 )
@@ -35,21 +34,16 @@ func clean(v any) any {
 
 // structured returns an attribute that may carry JSON as text (the GenAI
 // conventions allow arguments, results and messages either structured or
-// as a JSON string) as a structured value, and the bytes it was sent as
-// (the string itself, or the value's JSON).
+// as a JSON text) as a structured value, and the bytes it was sent as (the
+// string itself, or the value's JSON). Text is structured only when every
+// reader reads the same value from it (docs/SPEC.md, "Reading JSON": no
+// name given twice, or in two case-folded spellings) and every number in
+// it keeps its value (an integer beyond 64 bits would be rounded); other
+// text stays text.
 func structured(v any) (any, []byte) {
 	if s, ok := v.(string); ok {
-		// Structured only when every reader would read the same value
-		// (docs/SPEC.md, "Reading JSON"): text with a name given twice, or
-		// in two case-folded spellings, stays text.
-		if strictjson.Check([]byte(s)) != nil {
-			return clean(s), []byte(s)
-		}
-		d := json.NewDecoder(strings.NewReader(s))
-		d.UseNumber()
-		var parsed any
-		if err := d.Decode(&parsed); err == nil && !d.More() {
-			return clean(fromJSON(parsed)), []byte(s)
+		if parsed, err := strictjson.Value([]byte(s)); err == nil {
+			return clean(parsed), []byte(s)
 		}
 		return clean(s), []byte(s)
 	}
@@ -59,30 +53,6 @@ func structured(v any) (any, []byte) {
 		raw = fmt.Appendf(nil, "%v", v)
 	}
 	return v, raw
-}
-
-// fromJSON turns json.Numbers into int64 when they are integers that fit,
-// else float64.
-func fromJSON(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		if i, err := x.Int64(); err == nil {
-			return i
-		}
-		if f, err := x.Float64(); err == nil && !math.IsInf(f, 0) {
-			return f
-		}
-		return x.String()
-	case []any:
-		for i := range x {
-			x[i] = fromJSON(x[i])
-		}
-	case map[string]any:
-		for k, e := range x {
-			x[k] = fromJSON(e)
-		}
-	}
-	return v
 }
 
 // truncate cuts s to at most n bytes at a rune boundary.

@@ -47,10 +47,6 @@ var jsonExceptions = map[string]struct {
 	"verifier/index.go":                {1, "json.Marshal's output of a payload the verifier decoded"},
 	"world/forensics.go":               {1, "the World's own log of its session"},
 	"specs/afrspec/gas.go":             {1, "the spec harness's checked-in gas snapshot"},
-	// The MCP proxy's frames and the OTLP receiver are read through
-	// internal/strictjson by their own changes (issue 25); then these
-	// entries go.
-	"otlp/value.go": {1, "OTLP attribute values, moving to internal/strictjson"},
 }
 
 // jsonCalls counts, in one Go file, the calls of the decoders of

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	stdjson "encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -23,7 +24,11 @@ func sdkUnmarshal(data []byte, v any) error {
 // foldPair reports whether an object in data holds two names equal under
 // strings.EqualFold, read with encoding/json's tokenizer (an oracle
 // independent of Check's).
-func foldPair(data []byte) bool {
+func foldPair(data []byte) bool { return pair(data, strings.EqualFold) }
+
+// pair reports whether an object in data holds two names that equal
+// says are equal.
+func pair(data []byte, equal func(a, b string) bool) bool {
 	d := stdjson.NewDecoder(bytes.NewReader(data))
 	type frame struct {
 		object bool
@@ -42,7 +47,7 @@ func foldPair(data []byte) bool {
 		}
 		if s, ok := tok.(string); ok && top != nil && top.object && top.name {
 			for _, n := range top.names {
-				if strings.EqualFold(n, s) {
+				if equal(n, s) {
 					return true
 				}
 			}
@@ -109,6 +114,42 @@ func FuzzUnmarshal(f *testing.F) {
 		var gotAny, wantAny any
 		if Unmarshal(data, &gotAny) == nil && sdkUnmarshal(data, &wantAny) == nil && !reflect.DeepEqual(gotAny, wantAny) {
 			t.Fatalf("strictjson read %#v, the SDK %#v", gotAny, wantAny)
+		}
+	})
+}
+
+// protoEqual is CheckProto's equality of two names, for the oneof
+// anyValue: one field's names, or two fields of the oneof.
+func protoEqual(a, b string) bool {
+	field := func(s string) string { return strings.ReplaceAll(s, "_", "") }
+	a, b = field(a), field(b)
+	in := func(s string) bool {
+		return slices.ContainsFunc(anyValue, func(o string) bool { return strings.EqualFold(o, s) })
+	}
+	return strings.EqualFold(a, b) || in(a) && in(b)
+}
+
+// FuzzCheckProto: CheckProto refuses exactly what Check refuses and the
+// documents in which an object holds two names of one protobuf field or two
+// fields of one oneof.
+func FuzzCheckProto(f *testing.F) {
+	for _, seed := range []string{
+		`{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"01","spanId":"02","attributes":[{"key":"k","value":{"stringValue":"x"}}]}]}]}]}`,
+		`{"traceId":"01","trace_id":"02"}`, `{"value":{"stringValue":"x","intValue":"5"}}`,
+		`{"value":{"string_value":"x"}}`, `{"a_b":1,"A__B":2}`, `{"name":"a","Name":"b"}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		err := CheckProto(data, anyValue)
+		if Check(data) != nil {
+			if err == nil {
+				t.Fatal("CheckProto accepted what Check refuses")
+			}
+			return
+		}
+		if p := pair(data, protoEqual); (err == nil) == p {
+			t.Fatalf("CheckProto: %v, but a pair: %v", err, p)
 		}
 	})
 }

@@ -32,6 +32,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -51,10 +52,13 @@ func (e *Error) Error() string {
 	if e.Pointer != "" {
 		where = fmt.Sprintf("the object at %q", e.Pointer)
 	}
-	if e.First == e.Second {
+	switch {
+	case e.First == e.Second:
 		return fmt.Sprintf("strictjson: duplicate key %q in %s", e.First, where)
+	case fold(e.First) == fold(e.Second):
+		return fmt.Sprintf("strictjson: keys %q and %q in %s are equal under case folding", e.First, e.Second, where)
 	}
-	return fmt.Sprintf("strictjson: keys %q and %q in %s are equal under case folding", e.First, e.Second, where)
+	return fmt.Sprintf("strictjson: keys %q and %q in %s name one protobuf field, or two fields of one oneof", e.First, e.Second, where)
 }
 
 // SyntaxError is the error of a document that is not JSON (or not UTF-8):
@@ -64,7 +68,36 @@ type SyntaxError = jsontext.SyntacticError
 // Check reports whether data is one JSON value that the package accepts
 // (see the package documentation), without decoding it: for bytes that are
 // forwarded as they are.
-func Check(data []byte) error {
+func Check(data []byte) error { return check(data, fold) }
+
+// CheckProto is Check for the JSON form of a protobuf message (ProtoJSON,
+// as OTLP/JSON uses it), where readers accept a field under its JSON name
+// and its proto name ("traceId", "trace_id") and keep the last of the
+// members of a oneof: it also refuses an object naming one field twice
+// (names equal once underscores are removed, under case folding) or two
+// members of one of oneofs (each a list of the JSON names of one oneof's
+// fields), for a reader that takes the first would read another message.
+// It is for messages none of whose distinct fields have names equal
+// without underscores.
+func CheckProto(data []byte, oneofs ...[]string) error {
+	field := func(name string) string { return fold(strings.ReplaceAll(name, "_", "")) }
+	class := map[string]string{}
+	for i, o := range oneofs {
+		for _, name := range o {
+			class[field(name)] = fmt.Sprintf("oneof %d", i)
+		}
+	}
+	return check(data, func(name string) string {
+		f := field(name)
+		if c, ok := class[f]; ok {
+			return c
+		}
+		return f
+	})
+}
+
+// check is Check refusing two names of one object whose keys are equal.
+func check(data []byte, key func(string) string) error {
 	d := jsontext.NewDecoder(bytes.NewReader(data), jsontext.AllowDuplicateNames(true))
 	// names[i] holds the folded names seen in the object open at depth i+1;
 	// the maps are reused for sibling objects.
@@ -90,11 +123,11 @@ func Check(data []byte) error {
 			}
 			name := tok.String()
 			seen := names[depth-1]
-			key := fold(name)
-			if first, dup := seen[key]; dup {
+			k := key(name)
+			if first, dup := seen[k]; dup {
 				return &Error{Pointer: string(d.StackPointer().Parent()), First: first, Second: name}
 			}
-			seen[key] = name
+			seen[k] = name
 		}
 		if depth == 0 {
 			break

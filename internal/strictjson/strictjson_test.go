@@ -150,3 +150,29 @@ func TestFold(t *testing.T) {
 		}
 	}
 }
+
+// anyValue is the oneof of OTLP's AnyValue, by JSON name.
+var anyValue = []string{"stringValue", "boolValue", "intValue", "doubleValue", "arrayValue", "kvlistValue", "bytesValue"}
+
+func TestCheckProto(t *testing.T) {
+	for _, c := range []struct{ doc, want string }{
+		{`{"spans":[{"traceId":"01","trace_id":"02"}]}`, `strictjson: keys "traceId" and "trace_id" in the object at "/spans/0" name one protobuf field, or two fields of one oneof`},
+		{`{"trace_id":"01","TraceId":"02"}`, `strictjson: keys "trace_id" and "TraceId" in the top-level object name one protobuf field, or two fields of one oneof`},
+		{`{"value":{"stringValue":"x","intValue":"5"}}`, `strictjson: keys "stringValue" and "intValue" in the object at "/value" name one protobuf field, or two fields of one oneof`},
+		{`{"value":{"string_value":"x","kvlistValue":{}}}`, `strictjson: keys "string_value" and "kvlistValue" in the object at "/value" name one protobuf field, or two fields of one oneof`},
+		{`{"name":"a","Name":"b"}`, `strictjson: keys "name" and "Name" in the top-level object are equal under case folding`},
+		{`{"name":"a","name":"b"}`, `strictjson: duplicate key "name" in the top-level object`},
+	} {
+		if err := CheckProto([]byte(c.doc), anyValue); err == nil || err.Error() != c.want {
+			t.Errorf("%s:\n got %v\nwant %s", c.doc, err, c.want)
+		}
+	}
+	for _, doc := range []string{
+		`{"traceId":"01","spanId":"02","parentSpanId":"03","attributes":[{"key":"k","value":{"stringValue":"x"}},{"key":"k2","value":{"intValue":"5"}}]}`,
+		`{"value":{"arrayValue":{"values":[{"stringValue":"a"},{"boolValue":true}]}}}`,
+	} {
+		if err := CheckProto([]byte(doc), anyValue); err != nil {
+			t.Errorf("%s: %v", doc, err)
+		}
+	}
+}
