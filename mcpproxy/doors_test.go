@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/internal/strictjson"
 )
 
 // refusedEvents are the mcp/refused observations of rec from source.
@@ -231,4 +233,76 @@ func sameID(written any, id jsonrpc.ID) bool {
 		return ok && strconv.FormatInt(n, 10) == w.String()
 	}
 	return false
+}
+
+// FuzzReadFrames: every line of a stream longer than max bytes is handed
+// over as its first max bytes and its size, every other non-blank line
+// whole (with its newline), in order.
+func FuzzReadFrames(f *testing.F) {
+	f.Add([]byte("a\n\nbb\r\n"+strings.Repeat("c", 40)+"\nd"), uint16(8))
+	f.Add([]byte(frameSeeds[3]+"\n"+frameSeeds[4]), uint16(64))
+	f.Fuzz(func(t *testing.T, stream []byte, max uint16) {
+		if max == 0 {
+			return
+		}
+		var got []string
+		readFrames(bytes.NewReader(stream), int(max), func(frame []byte) { got = append(got, "ok:"+string(frame)) },
+			func(head []byte, size int64) { got = append(got, fmt.Sprintf("big:%d:%s", size, head)) }, t.Logf)
+		var want []string
+		for _, line := range strings.SplitAfter(string(stream), "\n") {
+			body := strings.TrimSuffix(line, "\n")
+			switch {
+			case len(body) > int(max): // blank or not: the bound holds for every line
+				want = append(want, fmt.Sprintf("big:%d:%s", len(body), body[:max]))
+			case len(strictjson.TrimSpace([]byte(line))) == 0:
+			default:
+				want = append(want, "ok:"+body+"\n")
+			}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("read %q, want %q", got, want)
+		}
+	})
+}
+
+// FuzzWideInteger: wideInteger finds an integer beyond 64 bits exactly
+// when Go's encoding/json, keeping numbers as text, holds one.
+func FuzzWideInteger(f *testing.F) {
+	for _, s := range []string{`{"n":18446744073709551616}`, `{"a":{"b":[1,-9223372036854775809]}}`, `{"s":"1e999 \"-99999999999999999999\"","n":1e400}`, `[18446744073709551615,-9223372036854775808,0.5]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		d := json.NewDecoder(bytes.NewReader(raw))
+		d.UseNumber()
+		var v any
+		if d.Decode(&v) != nil || d.More() {
+			return
+		}
+		want := ""
+		var walk func(any)
+		walk = func(v any) {
+			switch x := v.(type) {
+			case json.Number:
+				if s := x.String(); want == "" && !strings.ContainsAny(s, ".eE") {
+					_, ierr := strconv.ParseInt(s, 10, 64)
+					_, uerr := strconv.ParseUint(s, 10, 64)
+					if ierr != nil && uerr != nil {
+						want = s
+					}
+				}
+			case []any:
+				for _, e := range x {
+					walk(e)
+				}
+			case map[string]any:
+				for _, e := range x {
+					walk(e)
+				}
+			}
+		}
+		walk(v)
+		if got := wideInteger(raw); (got == "") != (want == "") {
+			t.Fatalf("wideInteger(%s) = %q, encoding/json holds %q", raw, got, want)
+		}
+	})
 }

@@ -34,10 +34,11 @@ var (
 // each JSON-RPC response recorded durably before it is forwarded. A GET
 // (the server's own event stream, or a resumption with Last-Event-ID)
 // is relayed the same way; a DELETE ends the session. A tools/call whose
-// upstream request fails, or whose event stream breaks, before the answer
-// is recorded with outcome upstream_failed and answered with error
-// CodeServerGone; one the upstream refuses with an HTTP error is recorded
-// so too and the upstream's answer relayed.
+// upstream request fails, whose answer is over Options.MaxMessage, or
+// whose event stream breaks, or ends without an event id to resume it,
+// before the answer is recorded with outcome upstream_failed and answered
+// with error CodeServerGone; one the upstream refuses with an HTTP error
+// is recorded so too and the HTTP status relayed.
 type HTTP struct {
 	upstream string
 	opts     Options
