@@ -269,13 +269,16 @@ func (h *HTTP) relayTo(w http.ResponseWriter, r *http.Request, ctx context.Conte
 	if cts := resp.Header.Values("Content-Type"); len(cts) == 1 {
 		mediaType, _, _ = mime.ParseMediaType(cts[0])
 	}
-	if resp.StatusCode/100 == 2 && resp.StatusCode != http.StatusAccepted && mediaType != "application/json" && mediaType != "text/event-stream" {
+	// An HTTP error, 202 Accepted and a DELETE's answer carry no JSON-RPC
+	// message: their status is relayed, their body (unread) is not.
+	message := resp.StatusCode/100 == 2 && resp.StatusCode != http.StatusAccepted && r.Method != http.MethodDelete
+	if message && mediaType != "application/json" && mediaType != "text/event-stream" {
 		// Neither a message nor a stream the proxy reads: a client that
 		// reads it all the same would act on an answer the log never saw.
 		failed(fmt.Errorf("its answer is %q, neither application/json nor text/event-stream", resp.Header.Values("Content-Type")))
 		return
 	}
-	if mediaType == "application/json" && resp.StatusCode/100 == 2 {
+	if message && mediaType == "application/json" {
 		msg, err := io.ReadAll(io.LimitReader(resp.Body, int64(h.opts.MaxMessage)+1))
 		if err != nil {
 			failed(err)
@@ -299,9 +302,7 @@ func (h *HTTP) relayTo(w http.ResponseWriter, r *http.Request, ctx context.Conte
 		return
 	}
 	copyHeaders(w.Header(), resp.Header)
-	if mediaType != "text/event-stream" {
-		// An HTTP error or 202 Accepted: no JSON-RPC message. The status is
-		// relayed, the body (unread) is not.
+	if !message {
 		w.Header().Del("Content-Type")
 		w.Header().Del("Content-Length")
 		w.WriteHeader(resp.StatusCode)
