@@ -38,7 +38,12 @@
 // intent, so a server never sees what the log does not hold (FuzzForwardedFrame checks it
 // against the Go SDK's reading). Event streams are read as the WHATWG standard says and each
 // event written again; bytes that were not read are not forwarded. A request reusing the id of
-// a call in flight is refused; a cancelled call's late answer is recorded. Tool arguments and output text (up to
+// a call in flight is refused, and so is an id that peers read differently (one not a string
+// nor an integer within 2^53 written as one: the SDK reads 7.5 as 7); a cancelled call's late
+// answer is recorded. An integer beyond 64 bits in tool arguments is refused (the log would hold
+// a float64). A server's result the proxy cannot read is not forwarded: the client gets
+// CodeRefusedAnswer. A message larger than Options.MaxMessage is not read (CodeTooLarge). Every
+// frame not forwarded, from either side, is recorded as refused. Tool arguments and output text (up to
 // Options.MaxOutput bytes) are in the events' payloads: a log whose recorder does not encrypt
 // payloads (recorder.Options.Encrypt) shows them to anyone who reads it.
 //

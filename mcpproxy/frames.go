@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -22,12 +23,22 @@ import (
 // equal under case folding), so that its fields are those every peer
 // reads; a batch is refused (MCP no longer has batches, and a call inside
 // one would pass unrecorded).
+//
+// The id must be one every peer reads alike (checkID): the SDK reads a
+// number id as a float64 truncated to an integer (7.5 as 7), which it
+// then writes back as another id than the client sent.
 func decode(frame []byte) (jsonrpc.Message, error) {
 	frame = strictjson.TrimSpace(frame)
 	if len(frame) > 0 && frame[0] == '[' {
 		return nil, errors.New("JSON-RPC batches are not relayed")
 	}
-	if err := strictjson.Check(frame); err != nil {
+	var envelope struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if err := strictjson.Unmarshal(frame, &envelope); err != nil {
+		return nil, err
+	}
+	if err := checkID(envelope.ID); err != nil {
 		return nil, err
 	}
 	msg, err := jsonrpc.DecodeMessage(frame)
@@ -50,6 +61,60 @@ func decode(frame []byte) (jsonrpc.Message, error) {
 		m.Result, err = compact(m.Result)
 	}
 	return msg, err
+}
+
+// maxID is the largest magnitude of a number id: 2^53-1, the integers a
+// float64 (the Go SDK's reading, and JavaScript's) holds exactly.
+const maxID = 1<<53 - 1
+
+// checkID accepts a JSON-RPC id (its JSON text; nil when absent) that every
+// peer reads as the proxy does: null, a string, or an integer of at most
+// 53 bits written without fraction, exponent or a minus zero. Others (7.5,
+// 1e2, -0, 9007199254740993) are read by the Go SDK as another integer
+// than a TypeScript or Python peer reads, and refused. Other JSON types
+// are left to the SDK's decoder, which refuses them.
+func checkID(raw json.RawMessage) error {
+	s := string(raw)
+	if s == "" || (s[0] != '-' && (s[0] < '0' || s[0] > '9')) {
+		return nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || strconv.FormatInt(n, 10) != s || n > maxID || n < -maxID {
+		return fmt.Errorf("the id %s is not an integer of at most 53 bits written as one (nor a string)", s)
+	}
+	return nil
+}
+
+// wideInteger returns the first integer literal of raw (valid JSON: no
+// fraction, no exponent) that neither an int64 nor a uint64 holds, or "".
+// The event JSON would keep it as the nearest float64, so that the proxy
+// would record and forward another number than the client sent.
+func wideInteger(raw []byte) string {
+	for i := 0; i < len(raw); i++ {
+		switch c := raw[i]; {
+		case c == '"':
+			for i++; raw[i] != '"'; i++ {
+				if raw[i] == '\\' {
+					i++
+				}
+			}
+		case c == '-' || '0' <= c && c <= '9':
+			j := i + 1
+			for j < len(raw) && strings.IndexByte("+-.0123456789eE", raw[j]) >= 0 {
+				j++
+			}
+			lit := string(raw[i:j])
+			if !strings.ContainsAny(lit, ".eE") {
+				if _, err := strconv.ParseInt(lit, 10, 64); err != nil {
+					if _, err := strconv.ParseUint(lit, 10, 64); err != nil {
+						return lit
+					}
+				}
+			}
+			i = j - 1
+		}
+	}
+	return ""
 }
 
 func compact(raw json.RawMessage) (json.RawMessage, error) {
@@ -82,7 +147,8 @@ func marshal(v any) ([]byte, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
-// errorFrame is a JSON-RPC error response, newline-terminated.
+// errorFrame is a JSON-RPC error response (without a newline, as encode's
+// messages).
 func errorFrame(id jsonrpc.ID, code int, msg string) []byte {
 	wire := struct {
 		Version string         `json:"jsonrpc"`
@@ -90,7 +156,7 @@ func errorFrame(id jsonrpc.ID, code int, msg string) []byte {
 		Error   *jsonrpc.Error `json:"error"`
 	}{"2.0", id.Raw(), &jsonrpc.Error{Code: int64(code), Message: msg}}
 	b, _ := json.Marshal(wire) // an integer or text id and two plain fields always encode
-	return append(b, '\n')
+	return b
 }
 
 // parseArgs reads tool arguments (a JSON object) into intent args with
@@ -101,6 +167,9 @@ func parseArgs(tool string, raw json.RawMessage) (map[string]any, error) {
 	}
 	if bytes.TrimSpace(raw)[0] != '{' {
 		return nil, fmt.Errorf("tools/call %s: arguments must be a JSON object", tool)
+	}
+	if lit := wideInteger(raw); lit != "" {
+		return nil, fmt.Errorf("tools/call %s: arguments: number %s exceeds 64 bits", tool, lit)
 	}
 	toolJSON, err := json.Marshal(tool)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	segjson "github.com/segmentio/encoding/json"
 
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/internal/strictjson"
 	"github.com/agentflightrecorder/afr/recorder"
 )
 
@@ -49,6 +50,13 @@ var frameSeeds = []string{
 	`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"write_file","Name":"read_text_file","arguments":{}}}`,
 	`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"a","arguments":{"k":1,"\u212a":2}}}`,
 	`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"a\u0000b","arguments":null}}`,
+	`{"jsonrpc":"2.0","id":7.5,"method":"ping"}`,
+	`{"jsonrpc":"2.0","id":1e2,"method":"tools/call","params":{"name":"echo","arguments":{}}}`,
+	`{"jsonrpc":"2.0","id":-0,"method":"ping"}`,
+	`{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}`,
+	`{"jsonrpc":"2.0","id":-9007199254740991,"method":"ping"}`,
+	`{"jsonrpc":"2.0","id":"\u0037","method":"ping"}`,
+	`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"sum","arguments":{"a":18446744073709551616,"b":-9223372036854775808}}}`,
 }
 
 // FuzzForwardedFrame is the differential check of the proxy's reading
@@ -87,6 +95,9 @@ func FuzzForwardedFrame(f *testing.F) {
 		sreq := theirs.(*jsonrpc.Request)
 		if req.Method != sreq.Method || req.ID != sreq.ID {
 			t.Fatalf("the proxy read %s %v, the SDK %s %v", req.Method, req.ID.Raw(), sreq.Method, sreq.ID.Raw())
+		}
+		if written, ok := writtenID(strictjson.TrimSpace(frame)); ok && !sameID(written, req.ID) {
+			t.Fatalf("the client wrote id %v, the proxy forwarded %v", written, req.ID.Raw())
 		}
 		if req.Method != "tools/call" {
 			return
@@ -137,7 +148,7 @@ func FuzzReadEvents(f *testing.F) {
 		var out []byte
 		if err := readEvents(bytes.NewReader(stream), 1<<20, func(ev *sseEvent) {
 			var data []byte
-			if ev.HasData && !ev.Invalid && !bytes.ContainsAny(ev.Data, "\r\n") {
+			if ev.HasData && ev.Invalid == nil && !bytes.ContainsAny(ev.Data, "\r\n") {
 				data = ev.Data
 			}
 			if b := appendEvent(nil, ev, data); b != nil {

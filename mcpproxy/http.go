@@ -12,12 +12,9 @@ import (
 	"sync"
 
 	"github.com/agentflightrecorder/afr/internal/loopback"
+	"github.com/agentflightrecorder/afr/internal/strictjson"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
-
-// DefaultMaxBody bounds the body of a client's POST (one JSON-RPC
-// message); a longer body is refused with 413.
-const DefaultMaxBody = 16 << 20
 
 // Headers relayed between the client and the upstream server in the
 // streamable-HTTP mode; others (cookies, hop-by-hop headers) are not.
@@ -37,10 +34,11 @@ var (
 // each JSON-RPC response recorded durably before it is forwarded. A GET
 // (the server's own event stream, or a resumption with Last-Event-ID)
 // is relayed the same way; a DELETE ends the session. A tools/call whose
-// upstream request fails, or whose event stream breaks, before the answer
-// is recorded with outcome upstream_failed and answered with error
-// CodeServerGone; one the upstream refuses with an HTTP error is recorded
-// so too and the upstream's answer relayed.
+// upstream request fails, whose answer is over Options.MaxMessage, or
+// whose event stream breaks, or ends without an event id to resume it,
+// before the answer is recorded with outcome upstream_failed and answered
+// with error CodeServerGone; one the upstream refuses with an HTTP error
+// is recorded so too and the HTTP status relayed.
 type HTTP struct {
 	upstream string
 	opts     Options
@@ -58,10 +56,7 @@ func NewHTTP(upstream string, opts Options) (*HTTP, error) {
 		return nil, err
 	}
 	u, _ := url.Parse(upstream)
-	if opts.Log == nil {
-		opts.Log = io.Discard
-	}
-	return &HTTP{upstream: u.String(), opts: opts, client: &http.Client{}, sessions: map[string]*Proxy{}}, nil
+	return &HTTP{upstream: u.String(), opts: opts.withDefaults(), client: &http.Client{}, sessions: map[string]*Proxy{}}, nil
 }
 
 // CheckUpstream says whether upstream is an http or https URL with a host.
@@ -164,11 +159,16 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // post relays one JSON-RPC message from the client.
 func (h *HTTP) post(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, DefaultMaxBody))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(h.opts.MaxMessage)))
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			http.Error(w, fmt.Sprintf("afr mcp-proxy: the request body is larger than %d bytes", tooBig.Limit), http.StatusRequestEntityTooLarge)
+			// Recorded, by the digest of the part read, in no session: the
+			// body's session id and request id are not read.
+			reply := New(h.opts).tooLarge(context.WithoutCancel(r.Context()), "mcp:client", body, 0)
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusRequestEntityTooLarge)
+			w.Write(reply)
 			return
 		}
 		http.Error(w, "afr mcp-proxy: reading the request body: "+err.Error(), http.StatusBadRequest)
@@ -269,16 +269,24 @@ func (h *HTTP) relayTo(w http.ResponseWriter, r *http.Request, ctx context.Conte
 	if cts := resp.Header.Values("Content-Type"); len(cts) == 1 {
 		mediaType, _, _ = mime.ParseMediaType(cts[0])
 	}
-	if resp.StatusCode/100 == 2 && resp.StatusCode != http.StatusAccepted && mediaType != "application/json" && mediaType != "text/event-stream" {
+	// An HTTP error, 202 Accepted and a DELETE's answer carry no JSON-RPC
+	// message: their status is relayed, their body (unread) is not.
+	message := resp.StatusCode/100 == 2 && resp.StatusCode != http.StatusAccepted && r.Method != http.MethodDelete
+	if message && mediaType != "application/json" && mediaType != "text/event-stream" {
 		// Neither a message nor a stream the proxy reads: a client that
 		// reads it all the same would act on an answer the log never saw.
 		failed(fmt.Errorf("its answer is %q, neither application/json nor text/event-stream", resp.Header.Values("Content-Type")))
 		return
 	}
-	if mediaType == "application/json" && resp.StatusCode/100 == 2 {
-		msg, err := io.ReadAll(resp.Body)
+	if message && mediaType == "application/json" {
+		msg, err := io.ReadAll(io.LimitReader(resp.Body, int64(h.opts.MaxMessage)+1))
 		if err != nil {
 			failed(err)
+			return
+		}
+		if len(msg) > h.opts.MaxMessage {
+			p.tooLarge(ctx, "mcp:server", msg[:h.opts.MaxMessage], 0)
+			failed(fmt.Errorf("its answer is larger than the limit of %d bytes", h.opts.MaxMessage))
 			return
 		}
 		forward := p.FromServer(ctx, msg)
@@ -294,9 +302,7 @@ func (h *HTTP) relayTo(w http.ResponseWriter, r *http.Request, ctx context.Conte
 		return
 	}
 	copyHeaders(w.Header(), resp.Header)
-	if mediaType != "text/event-stream" {
-		// An HTTP error or 202 Accepted: no JSON-RPC message. The status is
-		// relayed, the body (unread) is not.
+	if !message {
 		w.Header().Del("Content-Type")
 		w.Header().Del("Content-Length")
 		w.WriteHeader(resp.StatusCode)
@@ -309,15 +315,26 @@ func (h *HTTP) relayTo(w http.ResponseWriter, r *http.Request, ctx context.Conte
 		flush = f.Flush
 	}
 	flush()
-	err = readEvents(resp.Body, DefaultMaxBody, func(ev *sseEvent) {
+	lastID := "" // the client's last event id: "" when it cannot resume the stream
+	err = readEvents(resp.Body, h.opts.MaxMessage, func(ev *sseEvent) {
+		if ev.Invalid != nil {
+			h.logf("an event whose lines are not UTF-8 from the server, not forwarded")
+			p.refusedFrom(ctx, "mcp:server", ev.Invalid, jsonrpc.ID{}, "", "an event with a line that is not UTF-8")
+			return
+		}
+		if ev.HasID {
+			lastID = ev.ID
+		}
 		var data []byte
-		if ev.HasData && len(bytes.TrimSpace(ev.Data)) > 0 { // an empty one (a priming event's) carries no message
-			if !ev.message() || ev.Invalid {
-				h.logf("an event of type %q (UTF-8: %v) from the server is not a JSON-RPC message of MCP, not forwarded", ev.Type, !ev.Invalid)
+		if ev.HasData && len(strictjson.TrimSpace(ev.Data)) > 0 { // an empty one (a priming event's) carries no message
+			if !ev.message() {
+				why := fmt.Sprintf("an event of type %q, not a message of MCP", ev.Type)
+				h.logf("%s from the server, not forwarded", why)
+				p.refusedFrom(ctx, "mcp:server", ev.Data, jsonrpc.ID{}, "", why)
 				return
 			}
 			if data = p.FromServer(ctx, ev.Data); data == nil {
-				return // not one JSON-RPC message: dropped, as in stdio mode
+				return // not one JSON-RPC message: dropped and recorded, as in stdio mode
 			}
 		}
 		event := appendEvent(nil, ev, data)
@@ -329,9 +346,22 @@ func (h *HTTP) relayTo(w http.ResponseWriter, r *http.Request, ctx context.Conte
 		}
 		flush()
 	})
-	if err != nil && isCall && p.AbandonCall(ctx, id, "upstream_failed", "the MCP server's event stream broke before the answer: "+err.Error()) {
-		h.logf("the event stream of request %v broke before the answer: %v", id.Raw(), err)
-		w.Write(append(append([]byte("event: message\ndata: "), bytes.TrimSpace(errorFrame(id, CodeServerGone, "afr mcp-proxy: the MCP server's event stream broke before the answer: "+err.Error()))...), "\n\n"...))
+	var tooBig *eventTooLargeError
+	if errors.As(err, &tooBig) {
+		p.tooLarge(ctx, "mcp:server", tooBig.Head, 0)
+	}
+	why := ""
+	switch {
+	case err != nil:
+		why = "the MCP server's event stream broke before the answer: " + err.Error()
+	case lastID == "":
+		// Without an event id the client cannot resume the stream (with
+		// one, it resumes with a GET, and the answer is recorded there).
+		why = "the MCP server's event stream ended before the answer"
+	}
+	if why != "" && isCall && p.AbandonCall(ctx, id, "upstream_failed", why) {
+		h.logf("request %v: %s", id.Raw(), why)
+		w.Write(appendEvent(nil, &sseEvent{}, errorFrame(id, CodeServerGone, "afr mcp-proxy: "+why)))
 		flush()
 	}
 }

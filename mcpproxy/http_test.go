@@ -80,9 +80,16 @@ func httpProxy(t testing.TB, upstream string) (url, logDir string, stop func()) 
 // httpProxyWith is httpProxy gating calls with policy (nil: none).
 func httpProxyWith(t testing.TB, upstream string, policy *mcpproxy.Policy) (url, logDir string, stop func()) {
 	t.Helper()
+	return httpProxyOpts(t, upstream, mcpproxy.Options{Policy: policy})
+}
+
+// httpProxyOpts is httpProxy with opts (its Recorder and Log set here).
+func httpProxyOpts(t testing.TB, upstream string, opts mcpproxy.Options) (url, logDir string, stop func()) {
+	t.Helper()
 	logDir = filepath.Join(t.TempDir(), "log")
 	r := logtest.Open(t, logDir, recorder.Options{Recorder: "mcp-test", Sync: recorder.SyncGroup})
-	h, err := mcpproxy.NewHTTP(upstream, mcpproxy.Options{Recorder: r, Policy: policy, Log: os.Stderr})
+	opts.Recorder, opts.Log = r, os.Stderr
+	h, err := mcpproxy.NewHTTP(upstream, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

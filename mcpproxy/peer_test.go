@@ -62,3 +62,34 @@ func TestHTTPUnreadMediaTypeNotRelayed(t *testing.T) {
 		t.Fatalf("recorded calls %+v, want one upstream_failed", ps)
 	}
 }
+
+// A DELETE (the end of a session) has its answer's status relayed: it
+// carries no JSON-RPC message, so the media-type rule for answers does not
+// apply (before, the Go SDK server's bodiless 2xx became a 502).
+func TestHTTPDeleteRelayed(t *testing.T) {
+	up, _, _ := goUpstream(t, make(chan struct{}, 1))
+	url, _, stop := httpProxy(t, up.URL)
+	defer stop()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if sid == "" {
+		t.Fatalf("initialize: %s without a session id", resp.Status)
+	}
+	req, _ = http.NewRequest(http.MethodDelete, url, nil)
+	req.Header.Set("Mcp-Session-Id", sid)
+	if resp, err = http.DefaultClient.Do(req); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		t.Fatalf("DELETE: %s, want the upstream's 2xx", resp.Status)
+	}
+}

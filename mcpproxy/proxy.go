@@ -1,6 +1,7 @@
 package mcpproxy
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -21,6 +22,10 @@ import (
 // the log by default; longer output is kept as its digest only.
 const DefaultMaxOutput = 64 << 10
 
+// DefaultMaxMessage bounds one JSON-RPC message by default, in either
+// direction: a stdio frame, an HTTP body, an event of an event stream.
+const DefaultMaxMessage = 16 << 20
+
 // Error codes of the responses the proxy itself sends (JSON-RPC
 // implementation-defined server errors).
 const (
@@ -28,6 +33,8 @@ const (
 	CodeApproval       = -32002 // the policy requires approval
 	CodeNotRecorded    = -32003 // the call could not be recorded, so it was not forwarded
 	CodeServerGone     = -32004 // the server exited before answering
+	CodeTooLarge       = -32005 // a message larger than Options.MaxMessage, not read
+	CodeRefusedAnswer  = -32006 // the server's answer could not be read, so it was not forwarded
 	CodeMalformedFrame = jsonrpc.CodeParseError
 )
 
@@ -59,6 +66,10 @@ type Options struct {
 	// MaxOutput bounds the output text kept per call (default
 	// DefaultMaxOutput); longer output is kept as its digest.
 	MaxOutput int
+	// MaxMessage bounds one JSON-RPC message in either direction
+	// (default DefaultMaxMessage): a longer one is not read, but refused
+	// and recorded.
+	MaxMessage int
 }
 
 // Proxy is the recording core of one MCP session, whatever the transport:
@@ -87,13 +98,20 @@ type call struct {
 
 // New returns a proxy recording into opts.Recorder.
 func New(opts Options) *Proxy {
-	if opts.MaxOutput <= 0 {
-		opts.MaxOutput = DefaultMaxOutput
+	return &Proxy{opts: opts.withDefaults(), pending: map[jsonrpc.ID]*call{}}
+}
+
+func (o Options) withDefaults() Options {
+	if o.MaxOutput <= 0 {
+		o.MaxOutput = DefaultMaxOutput
 	}
-	if opts.Log == nil {
-		opts.Log = io.Discard
+	if o.MaxMessage <= 0 {
+		o.MaxMessage = DefaultMaxMessage
 	}
-	return &Proxy{opts: opts, pending: map[jsonrpc.ID]*call{}}
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	return o
 }
 
 func (p *Proxy) logf(format string, args ...any) {
@@ -156,6 +174,20 @@ func (p *Proxy) FromClient(ctx context.Context, frame []byte) (forward, reply []
 // trusted) and why.
 func (p *Proxy) refused(ctx context.Context, frame []byte, id jsonrpc.ID, method, why string) {
 	p.refusedFrom(ctx, "mcp:client", frame, id, method, why)
+}
+
+// tooLarge records a message from source ("mcp:client" or "mcp:server")
+// that was not read because it is larger than Options.MaxMessage (size
+// bytes; 0: unknown), by the digest of the part that was read (head), and
+// returns the error to answer the client with.
+func (p *Proxy) tooLarge(ctx context.Context, source string, head []byte, size int64) []byte {
+	why := fmt.Sprintf("a message larger than the limit of %d bytes", p.opts.MaxMessage)
+	if size > 0 {
+		why = fmt.Sprintf("a message of %d bytes, larger than the limit of %d bytes", size, p.opts.MaxMessage)
+	}
+	p.logf("%s from %s, not forwarded", why, source)
+	p.refusedFrom(ctx, source, head, jsonrpc.ID{}, "", why)
+	return errorFrame(jsonrpc.ID{}, CodeTooLarge, "afr mcp-proxy: "+why+"; it was not forwarded")
 }
 
 // refusedFrom records a frame from source ("mcp:client" or "mcp:server")
@@ -286,8 +318,14 @@ func callParams(req *jsonrpc.Request, tool string, args map[string]any) ([]byte,
 // the notification to forward, its params re-encoded from what was read.
 func (p *Proxy) cancelled(ctx context.Context, req *jsonrpc.Request) (*jsonrpc.Request, error) {
 	var params mcp.CancelledParams
+	var raw struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
 	if err := strictjson.Unmarshal(req.Params, &params); err != nil {
 		return nil, fmt.Errorf("notifications/cancelled params: %w", err)
+	}
+	if err := cmp.Or(strictjson.Unmarshal(req.Params, &raw), checkID(raw.RequestID)); err != nil {
+		return nil, fmt.Errorf("notifications/cancelled: requestId: %w", err)
 	}
 	id, err := jsonrpc.MakeID(params.RequestID)
 	if err != nil || !id.IsValid() {
@@ -320,12 +358,16 @@ func (p *Proxy) cancelled(ctx context.Context, req *jsonrpc.Request) (*jsonrpc.R
 // FromServer handles one frame from the server and returns the frame to
 // forward to the client (nil: none), re-encoded from what the proxy read.
 // A response to a watched request is recorded durably before it is
-// returned; a frame that is not one JSON-RPC message read strictly is
-// dropped.
+// returned; one whose result the proxy cannot read (an initialize,
+// tools/list or tools/call result not of its MCP type) is recorded as
+// refused and the client answered with CodeRefusedAnswer instead. A frame
+// that is not one JSON-RPC message read strictly is dropped, and the
+// refusal recorded.
 func (p *Proxy) FromServer(ctx context.Context, frame []byte) []byte {
 	msg, err := decode(frame)
 	if err != nil {
 		p.logf("malformed frame from the server, not forwarded: %v", err)
+		p.refusedFrom(ctx, "mcp:server", frame, jsonrpc.ID{}, "", "malformed JSON-RPC frame: "+err.Error())
 		return nil
 	}
 	resp, ok := msg.(*jsonrpc.Response)
@@ -347,40 +389,65 @@ func (p *Proxy) FromServer(ctx context.Context, frame []byte) []byte {
 	}
 	switch c.method {
 	case "initialize":
-		p.initialized(ctx, resp)
+		err = p.initialized(ctx, resp)
 	case "tools/list":
-		p.listed(ctx, resp)
+		err = p.listed(ctx, resp)
 	case "tools/call":
-		p.answered(ctx, c, resp)
+		if err = p.answered(ctx, c, resp); err != nil {
+			// The execution, recorded as refused, says why.
+			p.logf("the answer to tools/call %v, not forwarded: %v", resp.ID.Raw(), err)
+			return errorFrame(resp.ID, CodeRefusedAnswer, "afr mcp-proxy: "+err.Error())
+		}
+	}
+	if err != nil {
+		p.logf("the answer to %s %v, not forwarded: %v", c.method, resp.ID.Raw(), err)
+		p.refusedFrom(ctx, "mcp:server", frame, resp.ID, c.method, err.Error())
+		return errorFrame(resp.ID, CodeRefusedAnswer, "afr mcp-proxy: "+err.Error())
 	}
 	return encode(resp)
 }
 
-func (p *Proxy) initialized(ctx context.Context, resp *jsonrpc.Response) {
-	var res mcp.InitializeResult
-	if resp.Error != nil || strictjson.Unmarshal(resp.Result, &res) != nil || res.ServerInfo == nil {
-		return
+// initialized records the server's initialize result; one the proxy
+// cannot read is an error (a JSON-RPC error answer is not recorded).
+func (p *Proxy) initialized(ctx context.Context, resp *jsonrpc.Response) error {
+	if resp.Error != nil {
+		return nil
 	}
-	server := res.ServerInfo.Name + "@" + res.ServerInfo.Version
+	var res mcp.InitializeResult
+	if err := strictjson.Unmarshal(resp.Result, &res); err != nil {
+		return fmt.Errorf("the server's initialize result is not an InitializeResult, so it was not forwarded: %w", err)
+	}
+	info, server := res.ServerInfo, ""
+	if info == nil { // recorded all the same, without a server identity
+		info = &mcp.Implementation{}
+	} else {
+		server = info.Name + "@" + info.Version
+	}
 	rc, err := p.opts.Recorder.Record(ctx, format.Event{Tool: "mcp/initialize", Kind: format.KindObservation, Payload: format.Payload{
 		Context: &format.ContextProvenance{Inputs: []format.Input{{Source: "mcp:initialize", Digest: digest(resp.Result)}}},
 		Code:    codeOf(server),
 		Ext: map[string]any{ExtMethod: "initialize", ExtServer: map[string]any{
-			"name": res.ServerInfo.Name, "version": res.ServerInfo.Version, "protocol_version": res.ProtocolVersion}},
+			"name": info.Name, "version": info.Version, "protocol_version": res.ProtocolVersion}},
 	}})
 	if err != nil {
 		p.logf("recording initialize failed: %v", err)
-		return
+		return nil
 	}
 	p.mu.Lock()
 	p.server, p.contextSq = server, []uint64{rc.Seq}
 	p.mu.Unlock()
+	return nil
 }
 
-func (p *Proxy) listed(ctx context.Context, resp *jsonrpc.Response) {
+// listed records the server's tools/list result; one the proxy cannot
+// read is an error.
+func (p *Proxy) listed(ctx context.Context, resp *jsonrpc.Response) error {
+	if resp.Error != nil {
+		return nil
+	}
 	var res mcp.ListToolsResult
-	if resp.Error != nil || strictjson.Unmarshal(resp.Result, &res) != nil {
-		return
+	if err := strictjson.Unmarshal(resp.Result, &res); err != nil {
+		return fmt.Errorf("the server's tools/list result is not a ListToolsResult, so it was not forwarded: %w", err)
 	}
 	names := make([]any, 0, len(res.Tools))
 	for _, t := range res.Tools {
@@ -399,15 +466,19 @@ func (p *Proxy) listed(ctx context.Context, resp *jsonrpc.Response) {
 	}})
 	if err != nil {
 		p.logf("recording tools/list failed: %v", err)
-		return
+		return nil
 	}
 	p.mu.Lock()
 	p.contextSq = []uint64{rc.Seq}
 	p.mu.Unlock()
+	return nil
 }
 
-// answered records the execution of a tools/call from the server's answer.
-func (p *Proxy) answered(ctx context.Context, c *call, resp *jsonrpc.Response) {
+// answered records the execution of a tools/call from the server's
+// answer. A result the proxy cannot read is recorded as refused (its
+// digest kept) and returned as an error: the client must not act on what
+// the log does not hold.
+func (p *Proxy) answered(ctx context.Context, c *call, resp *jsonrpc.Response) (refused error) {
 	ex := &format.Execution{Status: format.StatusOK, OutputDigest: digest(resp.Result)}
 	ext := map[string]any{}
 	outcome := "ok"
@@ -417,7 +488,8 @@ func (p *Proxy) answered(ctx context.Context, c *call, resp *jsonrpc.Response) {
 	} else {
 		var res mcp.CallToolResult
 		if err := strictjson.Unmarshal(resp.Result, &res); err != nil {
-			ex.Status, ex.Error, outcome = format.StatusFailed, "the server's result is not a CallToolResult: "+err.Error(), "rpc_error"
+			refused = fmt.Errorf("the server's result is not a CallToolResult, so it was not forwarded: %w", err)
+			ex.Status, ex.Error, outcome = format.StatusFailed, refused.Error(), "refused"
 		} else {
 			text := outputText(&res)
 			ext[ExtOutputLen] = uint64(len(text))
@@ -437,6 +509,7 @@ func (p *Proxy) answered(ctx context.Context, c *call, resp *jsonrpc.Response) {
 		c.parents = append(c.parents, c.cancelled)
 	}
 	p.finishExt(ctx, c, resp.ID, ex, effects, outcome, ext)
+	return refused
 }
 
 // Abandon records every call still awaiting an answer with outcome (and

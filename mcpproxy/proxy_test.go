@@ -36,6 +36,7 @@ type childConfig struct {
 	Policy     string   `json:"policy,omitempty"`
 	ApproveAll bool     `json:"approve_all,omitempty"`
 	Sync       string   `json:"sync,omitempty"`
+	MaxMessage int      `json:"max_message,omitempty"`
 	Server     []string `json:"server"`
 }
 
@@ -83,7 +84,7 @@ func runChild(raw string) int {
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	p := mcpproxy.New(mcpproxy.Options{Recorder: r, Policy: policy, ApproveAll: cfg.ApproveAll, Log: os.Stderr})
+	p := mcpproxy.New(mcpproxy.Options{Recorder: r, Policy: policy, ApproveAll: cfg.ApproveAll, Log: os.Stderr, MaxMessage: cfg.MaxMessage})
 	err = p.Stdio(ctx, os.Stdin, os.Stdout, exec.Command(cfg.Server[0], cfg.Server[1:]...))
 	if cerr := r.Close(); err == nil {
 		err = cerr

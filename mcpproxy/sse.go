@@ -20,16 +20,23 @@ type sseEvent struct {
 	ID      string // the last id field without NUL, when HasID
 	HasID   bool
 	Retry   string // the last retry field made of ASCII digits ("" when none)
-	Invalid bool   // a line of the block is not UTF-8: the block is not relayed
+	Invalid []byte // the block's first line that is not UTF-8 (nil: none): the block is not relayed
 }
 
 // message reports whether the block is dispatched as a message event, the
 // only kind that carries a JSON-RPC message in MCP's streamable HTTP.
 func (e *sseEvent) message() bool { return e.HasData && (e.Type == "" || e.Type == "message") }
 
-// errEventTooLarge says that an event stream's block grew past the bound
-// of one message.
-var errEventTooLarge = errors.New("an event of the stream is larger than the limit")
+// eventTooLargeError says that an event stream's block grew past the
+// bound of one message; Head is what was read of the line that crossed it.
+type eventTooLargeError struct {
+	Max  int
+	Head []byte
+}
+
+func (e *eventTooLargeError) Error() string {
+	return fmt.Sprintf("an event of the stream is larger than the limit of %d bytes", e.Max)
+}
 
 // readEvents reads a text/event-stream as the standard says: one leading
 // UTF-8 byte order mark stripped; lines ended by CRLF, LF or CR; lines
@@ -38,7 +45,7 @@ var errEventTooLarge = errors.New("an event of the stream is larger than the lim
 // blank line ends the block. It calls fn with every block (also one
 // without data, which sets the last event id) and returns nil at the
 // stream's end, where an unfinished block is discarded, or the first read
-// error. A block longer than max bytes is an error.
+// error. A block longer than max bytes is an *eventTooLargeError.
 func readEvents(r io.Reader, max int, fn func(*sseEvent)) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	if b, err := br.Peek(3); err == nil && string(b) == "\uFEFF" {
@@ -66,7 +73,7 @@ func readEvents(r io.Reader, max int, fn func(*sseEvent)) error {
 		}
 		if c != '\r' && c != '\n' {
 			if size++; size > max {
-				return fmt.Errorf("%w (%d bytes)", errEventTooLarge, max)
+				return &eventTooLargeError{Max: max, Head: line}
 			}
 			line = append(line, c)
 			continue
@@ -85,7 +92,9 @@ func readEvents(r io.Reader, max int, fn func(*sseEvent)) error {
 // field applies one non-blank line to the block.
 func (e *sseEvent) field(line []byte) {
 	if !utf8.Valid(line) {
-		e.Invalid = true
+		if e.Invalid == nil {
+			e.Invalid = bytes.Clone(line)
+		}
 		return
 	}
 	if line[0] == ':' {

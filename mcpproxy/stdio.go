@@ -11,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/agentflightrecorder/afr/internal/strictjson"
 )
 
 // ServerExitedError says that the server ended the session while the
@@ -72,23 +74,28 @@ func (p *Proxy) Stdio(ctx context.Context, clientIn io.Reader, clientOut io.Writ
 	go func() {
 		defer leave()
 		defer serverIn.Close()
-		readFrames(clientIn, func(frame []byte) {
+		readFrames(clientIn, p.opts.MaxMessage, func(frame []byte) {
 			forward, reply := p.FromClient(rctx, frame)
 			if forward != nil {
 				if _, err := serverIn.Write(append(forward, '\n')); err != nil {
 					p.logf("writing to the server: %v", err)
 				}
 			} else if reply != nil {
-				toClient(reply)
+				toClient(append(reply, '\n'))
 			}
+		}, func(head []byte, size int64) {
+			toClient(append(p.tooLarge(rctx, "mcp:client", head, size), '\n'))
 		}, p.logf)
 	}()
 	serverDone := make(chan struct{})
 	go stopServer(ctx, cmd, serverIn, leave, leaving, serverDone)
-	readFrames(serverOut, func(frame []byte) {
+	readFrames(serverOut, p.opts.MaxMessage, func(frame []byte) {
 		if forward := p.FromServer(rctx, frame); forward != nil {
 			toClient(append(forward, '\n'))
 		}
+	}, func(head []byte, size int64) {
+		// Its id is not read: a call it answers stays in flight.
+		p.tooLarge(rctx, "mcp:server", head, size)
 	}, p.logf)
 	close(serverDone)
 	werr := cmd.Wait()
@@ -103,7 +110,7 @@ func (p *Proxy) Stdio(ctx context.Context, clientIn io.Reader, clientOut io.Writ
 	}
 	ids := p.Abandon(rctx, "server_exited", "the MCP server exited before answering")
 	for _, id := range ids {
-		toClient(errorFrame(id, CodeServerGone, "afr mcp-proxy: the MCP server exited before answering"))
+		toClient(append(errorFrame(id, CodeServerGone, "afr mcp-proxy: the MCP server exited before answering"), '\n'))
 	}
 	return &ServerExitedError{Command: cmd.Path, Err: werr, Pending: len(ids)}
 }
@@ -137,16 +144,37 @@ func stopServer(ctx context.Context, cmd *exec.Cmd, serverIn io.Closer, leave fu
 
 // readFrames calls fn with every newline-terminated frame of r (the
 // newline included; one is added to a last frame without it) until r ends.
-func readFrames(r io.Reader, fn func([]byte), logf func(string, ...any)) {
+// A frame of more than max bytes (its newline not counted) is not kept:
+// its first max bytes and its size go to tooBig instead.
+func readFrames(r io.Reader, max int, fn func([]byte), tooBig func(head []byte, size int64), logf func(string, ...any)) {
 	br := bufio.NewReaderSize(r, 64<<10)
+	var (
+		line []byte
+		size int64 // of the frame so far, when it is over max
+	)
 	for {
-		line, err := br.ReadBytes('\n')
-		if len(line) > 0 && len(bytes.TrimSpace(line)) > 0 {
+		chunk, err := br.ReadSlice('\n')
+		if size == 0 {
+			line = append(line, chunk...)
+			if n := len(bytes.TrimSuffix(line, []byte("\n"))); n > max {
+				size, line = int64(n), line[:max]
+			}
+		} else {
+			size += int64(len(bytes.TrimSuffix(chunk, []byte("\n"))))
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		switch {
+		case size > 0:
+			tooBig(line, size)
+		case len(strictjson.TrimSpace(line)) > 0:
 			if line[len(line)-1] != '\n' {
 				line = append(line, '\n')
 			}
 			fn(line)
 		}
+		line, size = nil, 0
 		if err != nil {
 			if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrClosedPipe) {
 				logf("reading: %v", err)

@@ -22,8 +22,9 @@ import (
 
 // runServer is a minimal MCP server over newline-delimited frames, one
 // that answers even a cancelled call: tools/call of "hold" is answered only
-// when a call of "release" comes (held answers first); any other tool is
-// answered at once with its name and arguments as the server read them.
+// when a call of "release" comes (held answers first); "big" is answered
+// with 64 KiB of text; any other tool is answered at once with its name and
+// arguments as the server read them.
 func runServer(in io.Reader, out io.Writer) int {
 	sc := bufio.NewScanner(in)
 	sc.Buffer(nil, 1<<20)
@@ -64,6 +65,8 @@ func runServer(in io.Reader, out io.Writer) int {
 				}
 				held = nil
 				answer(req.ID, text("release"))
+			case "big":
+				answer(req.ID, text(strings.Repeat("x", 64<<10)))
 			default:
 				answer(req.ID, text(params.Name+" "+string(params.Arguments)))
 			}

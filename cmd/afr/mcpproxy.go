@@ -23,9 +23,9 @@ Usage: afr mcp-proxy (--log DIR | --serve URL --token-file FILE) [flags] -- COMM
 
 Sits between an MCP client and an MCP server on standard input and output:
 the client launches afr mcp-proxy in place of the server, and the proxy
-launches COMMAND (the real server) and relays every JSON-RPC frame in both
-directions unchanged: notifications, progress and cancellation pass through
-untouched.
+launches COMMAND (the real server) and relays every JSON-RPC message in both
+directions, re-encoded from what it read and recorded: notifications, progress
+and cancellation pass through.
 
 What is recorded into the log in DIR (docs/MCP.md):
   initialize   an observation: the server's name and version, protocol version
@@ -44,8 +44,11 @@ forwarded either.
 The server exiting while the client is connected answers the calls in
 flight with an error and exits 1; the client leaving records the calls in
 flight as abandoned (outcome unknown), stops the server and exits 0.
-Malformed frames from either side are reported on standard error and not
-forwarded. The server's standard error goes to the proxy's.
+Malformed frames from either side, and messages over --max-message bytes,
+are reported on standard error, recorded as refused and not forwarded; an
+answer whose result the proxy cannot read reaches the client as an error
+(docs/MCP.md, "What the proxy refuses, and why"). The server's standard error
+goes to the proxy's.
 
 With --upstream URL (streamable-HTTP mode) the proxy is instead an HTTP
 endpoint at --listen (loopback, 127.0.0.1:8931, by default) in front of an
@@ -78,6 +81,7 @@ func runMCPProxy(e *env, args []string) error {
 	policyFile := fs.String("policy", "", "policy file (JSON, docs/MCP.md) deciding every tools/call")
 	approveAll := fs.Bool("approve-all", false, "approve every call the policy asks approval for (tests only)")
 	maxOutput := fs.Int("max-output", mcpproxy.DefaultMaxOutput, "bytes of a tool's output text kept in the log; longer output is kept as its digest")
+	maxMessage := fs.Int("max-message", mcpproxy.DefaultMaxMessage, "bytes of the largest JSON-RPC message relayed (a stdio frame, an HTTP body, an event); a larger one is refused and recorded")
 	upstream := fs.String("upstream", "", "streamable-HTTP mode: the MCP server's endpoint URL (http://HOST:PORT/mcp) to relay to")
 	listen := fs.String("listen", "127.0.0.1:8931", "streamable-HTTP mode: the address the proxy's endpoint listens on")
 	if err := parse(fs, args); err != nil {
@@ -108,7 +112,7 @@ func runMCPProxy(e *env, args []string) error {
 	// A client that goes away must not kill the proxy with SIGPIPE before
 	// it records what was in flight: writes then fail with EPIPE instead.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
-	opts := mcpproxy.Options{Recorder: r, Policy: policy, ApproveAll: *approveAll, Log: e.stderr, MaxOutput: *maxOutput}
+	opts := mcpproxy.Options{Recorder: r, Policy: policy, ApproveAll: *approveAll, Log: e.stderr, MaxOutput: *maxOutput, MaxMessage: *maxMessage}
 	if *upstream != "" {
 		h, err := mcpproxy.NewHTTP(*upstream, opts)
 		if err != nil {
