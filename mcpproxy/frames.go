@@ -85,38 +85,6 @@ func checkID(raw json.RawMessage) error {
 	return nil
 }
 
-// wideInteger returns the first integer literal of raw (valid JSON: no
-// fraction, no exponent) that neither an int64 nor a uint64 holds, or "".
-// The event JSON would keep it as the nearest float64, so that the proxy
-// would record and forward another number than the client sent.
-func wideInteger(raw []byte) string {
-	for i := 0; i < len(raw); i++ {
-		switch c := raw[i]; {
-		case c == '"':
-			for i++; raw[i] != '"'; i++ {
-				if raw[i] == '\\' {
-					i++
-				}
-			}
-		case c == '-' || '0' <= c && c <= '9':
-			j := i + 1
-			for j < len(raw) && strings.IndexByte("+-.0123456789eE", raw[j]) >= 0 {
-				j++
-			}
-			lit := string(raw[i:j])
-			if !strings.ContainsAny(lit, ".eE") {
-				if _, err := strconv.ParseInt(lit, 10, 64); err != nil {
-					if _, err := strconv.ParseUint(lit, 10, 64); err != nil {
-						return lit
-					}
-				}
-			}
-			i = j - 1
-		}
-	}
-	return ""
-}
-
 func compact(raw json.RawMessage) (json.RawMessage, error) {
 	if raw == nil {
 		return nil, nil
@@ -167,9 +135,6 @@ func parseArgs(tool string, raw json.RawMessage) (map[string]any, error) {
 	}
 	if bytes.TrimSpace(raw)[0] != '{' {
 		return nil, fmt.Errorf("tools/call %s: arguments must be a JSON object", tool)
-	}
-	if lit := wideInteger(raw); lit != "" {
-		return nil, fmt.Errorf("tools/call %s: arguments: number %s exceeds 64 bits", tool, lit)
 	}
 	toolJSON, err := json.Marshal(tool)
 	if err != nil {
