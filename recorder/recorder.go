@@ -180,6 +180,7 @@ type Recorder struct {
 
 	master []byte
 	salts  *saltFile
+	mark   *markFile
 	lock   *os.File // holds LockFile's flock until Close
 
 	mu       sync.Mutex
@@ -278,17 +279,24 @@ func open(dir string, opts Options) (*Recorder, error) {
 		salts.close()
 		return nil, err
 	}
-	r := &Recorder{dir: dir, opts: opts, man: *man, master: master, salts: salts,
+	mark, err := openMarkFile(dir)
+	if err != nil {
+		salts.close()
+		return nil, err
+	}
+	r := &Recorder{dir: dir, opts: opts, man: *man, master: master, salts: salts, mark: mark,
 		syncReq: make(chan struct{}, 1), done: make(chan struct{})}
 	r.cond = sync.NewCond(&r.mu)
 	r.mode = format.FrameMode(man.Version, man.Encrypted)
 	if _, err := io.ReadFull(opts.Rand, r.nonce[:]); err != nil {
+		salts.close()
 		return nil, err
 	}
 	r.notify = newNotifier()
-	if err := r.recover(); err != nil {
+	if err := r.recoverAndMark(); err != nil {
 		r.notify.close()
 		salts.close()
+		mark.close()
 		r.closeStreams()
 		return nil, err
 	}
@@ -460,5 +468,5 @@ func (r *Recorder) Close() error {
 	for _, w := range []*segment.Writer{r.payloads, r.records, r.epochs} {
 		err = errors.Join(err, w.Close())
 	}
-	return errors.Join(err, r.salts.close(), r.lock.Close())
+	return errors.Join(err, r.salts.close(), r.mark.close(), r.lock.Close())
 }

@@ -48,7 +48,8 @@ func ParseSyncPolicy(s string) (SyncPolicy, error) {
 }
 
 // persist makes everything appended so far durable to the level of the
-// policy (full=true forces fsync), then announces sealed epochs; r.mu is held.
+// policy (full=true forces fsync) and, after an fsync, writes the durable
+// mark, then announces sealed epochs; r.mu is held.
 func (r *Recorder) persist(full bool) error {
 	if r.err != nil {
 		return r.err
@@ -76,6 +77,9 @@ func (r *Recorder) persist(full bool) error {
 	}
 	if err == nil {
 		err = r.persistHeaders(r.next, fsync)
+	}
+	if err == nil && fsync {
+		err = r.mark.advance(r.next, r.epochs.Next())
 	}
 	if err != nil {
 		return r.fail(err)
@@ -217,6 +221,14 @@ func (r *Recorder) syncLoop() {
 		if err == nil {
 			err = r.persistHeaders(target, true)
 		}
+		epochs := r.epochs.Next()
+		r.mu.Unlock()
+		// The durable mark, fsynced after the streams and before the
+		// events are acknowledged, also without the lock.
+		if err == nil {
+			err = r.mark.advance(target, epochs)
+		}
+		r.mu.Lock()
 		if err != nil {
 			r.fail(err) // sticky; wakes the waiters
 		} else {
