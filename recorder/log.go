@@ -3,6 +3,7 @@ package recorder
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -44,13 +45,19 @@ func OpenLog(dir string) (*Log, error) {
 		return l, l.readMark()
 	}
 	l.manifestErr = err
-	for _, name := range []string{"records", "epochs", "payloads"} {
-		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
-			return l, l.readMark()
-		}
-	}
 	if _, err := os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("recorder: opening log: %w", err)
+	}
+	for _, name := range []string{"records", "epochs", "payloads"} {
+		_, err := os.Stat(filepath.Join(dir, name))
+		if err == nil {
+			return l, l.readMark()
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			// No permission to look into dir, an I/O error: the
+			// reader's, not a sign that dir is no log.
+			return nil, fmt.Errorf("recorder: opening log %s: %w", dir, err)
+		}
 	}
 	return nil, fmt.Errorf("%w: %s has no MANIFEST, records, epochs or payloads", ErrNotALog, dir)
 }

@@ -229,7 +229,7 @@ func Open(dir string, opts Options) (*Recorder, error) {
 	}
 	opts.setDefaults(dir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("recorder: creating the log directory: %w", err)
 	}
 	lock, err := lockDir(dir)
 	if err != nil {
