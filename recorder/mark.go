@@ -97,7 +97,7 @@ func (mf *markFile) write(events, epochs uint64) error {
 	if _, err := mf.f.WriteAt(slot[:], int64(format.MarkSlotStride*(next.Generation%2))); err != nil {
 		return fmt.Errorf("recorder: writing the durable mark: %w", err)
 	}
-	if err := mf.f.Sync(); err != nil {
+	if err := syncMark(mf.f); err != nil {
 		return fmt.Errorf("recorder: writing the durable mark: %w", err)
 	}
 	mf.last = next

@@ -190,8 +190,10 @@ type Recorder struct {
 	records  *segment.Writer
 	payloads *segment.Writer
 	epochs   *segment.Writer
-	next     uint64 // next sequence number
-	durable  uint64 // events [0, durable) are durable under the policy
+	next     uint64    // next sequence number
+	durable  uint64    // events [0, durable) are durable under the policy
+	synced   uint64    // events [0, synced) are fsynced (SyncGroup: their mark may be pending)
+	marking  [2]uint64 // SyncGroup: the events and epochs the next mark covers
 	clock    uint64
 	last     format.Digest // digest of record next-1
 	prevRoot format.Digest // R of the last sealed epoch
@@ -207,6 +209,7 @@ type Recorder struct {
 	recovery Recovery
 
 	syncReq chan struct{}
+	markReq chan struct{}
 	notify  *notifier
 	done    chan struct{}
 	wg      sync.WaitGroup
@@ -285,7 +288,7 @@ func open(dir string, opts Options) (*Recorder, error) {
 		return nil, err
 	}
 	r := &Recorder{dir: dir, opts: opts, man: *man, master: master, salts: salts, mark: mark,
-		syncReq: make(chan struct{}, 1), done: make(chan struct{})}
+		syncReq: make(chan struct{}, 1), markReq: make(chan struct{}, 1), done: make(chan struct{})}
 	r.cond = sync.NewCond(&r.mu)
 	r.mode = format.FrameMode(man.Version, man.Encrypted)
 	if _, err := io.ReadFull(opts.Rand, r.nonce[:]); err != nil {
@@ -301,8 +304,9 @@ func open(dir string, opts Options) (*Recorder, error) {
 		return nil, err
 	}
 	if opts.Sync == SyncGroup {
-		r.wg.Add(1)
+		r.wg.Add(2)
 		go r.syncLoop()
+		go r.markLoop()
 	}
 	if opts.EpochMaxAge > 0 {
 		r.wg.Add(1)

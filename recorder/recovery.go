@@ -122,7 +122,7 @@ func (r *Recorder) recover() error {
 			return err
 		}
 	}
-	r.next, r.durable = n, n
+	r.next, r.durable, r.synced = n, n, n
 	if len(headers) > 0 {
 		root, err := headers[len(headers)-1].Root()
 		if err != nil {

@@ -163,6 +163,7 @@ func (r *Recorder) advance(upto uint64) {
 	if upto > r.durable {
 		r.durable = upto
 	}
+	r.synced = max(r.synced, upto)
 	for len(r.unsent) > 0 && r.unsent[0].written && r.unsent[0].end() <= r.durable {
 		r.notify.push(r.unsent[0].SealedEpoch)
 		r.unsent = r.unsent[1:]
@@ -190,7 +191,7 @@ func (r *Recorder) waitDurable(ctx context.Context, seq uint64) error {
 }
 
 // syncLoop is SyncGroup's committer: one fsync covers every event appended
-// before it started.
+// before it started; markLoop then acknowledges them.
 func (r *Recorder) syncLoop() {
 	defer r.wg.Done()
 	for {
@@ -203,7 +204,7 @@ func (r *Recorder) syncLoop() {
 			time.Sleep(r.opts.GroupWindow)
 		}
 		r.mu.Lock()
-		if r.durable >= r.next || r.err != nil || r.closed {
+		if r.synced >= r.next || r.err != nil || r.closed {
 			r.mu.Unlock()
 			continue
 		}
@@ -221,18 +222,41 @@ func (r *Recorder) syncLoop() {
 		if err == nil {
 			err = r.persistHeaders(target, true)
 		}
-		epochs := r.epochs.Next()
-		r.mu.Unlock()
-		// The durable mark, fsynced after the streams and before the
-		// events are acknowledged, also without the lock.
-		if err == nil {
-			err = r.mark.advance(target, epochs)
-		}
-		r.mu.Lock()
 		if err != nil {
 			r.fail(err) // sticky; wakes the waiters
+		} else if target > r.synced {
+			// The events are acknowledged once markLoop has made the
+			// durable mark cover them; the next round's fsync meanwhile
+			// overlaps that write.
+			r.synced, r.marking = target, [2]uint64{target, r.epochs.Next()}
+			select {
+			case r.markReq <- struct{}{}:
+			default:
+			}
+		}
+		r.mu.Unlock()
+	}
+}
+
+// markLoop is SyncGroup's second stage: it writes the durable mark for
+// what syncLoop fsynced, then acknowledges those events.
+func (r *Recorder) markLoop() {
+	defer r.wg.Done()
+	for {
+		select {
+		case <-r.done:
+			return
+		case <-r.markReq:
+		}
+		r.mu.Lock()
+		m := r.marking
+		r.mu.Unlock()
+		err := r.mark.advance(m[0], m[1])
+		r.mu.Lock()
+		if err != nil {
+			r.fail(err)
 		} else {
-			r.advance(target)
+			r.advance(m[0])
 		}
 		r.mu.Unlock()
 	}
