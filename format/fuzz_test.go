@@ -2,7 +2,9 @@ package format_test
 
 import (
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"testing"
 
 	"github.com/agentflightrecorder/afr/format"
@@ -79,6 +81,37 @@ func FuzzOpenPayload(f *testing.F) {
 		}
 		if !bytes.Equal(pt, []byte{0xa0}) {
 			t.Fatalf("a frame opened to %x, which the commitment does not bind", pt) // only the committed plaintext can open
+		}
+	})
+}
+
+// A mark DecodeMark accepts is read from a slot that re-encodes to its
+// bytes exactly.
+func FuzzDecodeMark(f *testing.F) {
+	f.Add(format.EncodeMarkFile(format.Mark{Generation: 4, Events: 40, Epochs: 10}))
+	f.Add(format.EncodeMarkFile(format.Mark{})[:format.MarkSlotSize])
+	for _, raw := range loadVectors(f, "durable") {
+		var v struct{ File string }
+		if err := json.Unmarshal(raw, &v); err != nil {
+			f.Fatal(err)
+		}
+		b, err := hex.DecodeString(v.File)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := format.DecodeMark(b)
+		if err != nil {
+			if !errors.Is(err, format.ErrNoMark) {
+				t.Fatalf("error %v does not wrap ErrNoMark", err)
+			}
+			return
+		}
+		off := format.MarkSlotStride * int(m.Generation%2)
+		if s := format.EncodeMarkSlot(m); !bytes.Equal(s[:], b[off:off+format.MarkSlotSize]) {
+			t.Fatalf("mark %+v does not re-encode to its slot", m)
 		}
 	})
 }

@@ -229,19 +229,30 @@ func TestSegmentVectors(t *testing.T) {
 	for name, raw := range loadVectors(t, "segment") {
 		t.Run(name, func(t *testing.T) {
 			var v struct {
-				File, Kind  string
-				Valid, Torn bool
-				Frames      []string
+				File, Kind          string
+				Valid, Torn, Marked bool
+				Durable             uint64
+				Frames              []string
 			}
 			if err := json.Unmarshal(raw, &v); err != nil {
 				t.Fatal(err)
 			}
-			b := unhex(t, v.File)
+			// The file is the only, hence last, file of its stream.
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, v.Kind+"-0000000000000000.seg"), unhex(t, v.File), 0o600); err != nil {
+				t.Fatal(err)
+			}
 			var got []string
-			_, err := segment.Scan(bytes.NewReader(b), int64(len(b)), name, v.Kind, 0, func(f segment.Frame) error {
+			visit := func(f segment.Frame) error {
 				got = append(got, hex.EncodeToString(f.Data))
 				return nil
-			})
+			}
+			var err error
+			if v.Marked {
+				err = segment.ReadAllDurable(dir, v.Kind, v.Durable, visit)
+			} else {
+				err = segment.ReadAll(dir, v.Kind, visit)
+			}
 			if (err == nil) != v.Valid {
 				t.Fatalf("valid=%v but scan error %v", v.Valid, err)
 			}
@@ -251,6 +262,35 @@ func TestSegmentVectors(t *testing.T) {
 			var ce *segment.CorruptError
 			if !v.Valid && !v.Torn && !errors.As(err, &ce) {
 				t.Fatalf("damage reported as %v, want corruption", err)
+			}
+			var te *segment.TornTailError
+			if v.Torn && !errors.As(err, &te) {
+				t.Fatalf("damage reported as %v, want a torn tail", err)
+			}
+		})
+	}
+}
+
+func TestMarkVectors(t *testing.T) {
+	for name, raw := range loadVectors(t, "durable") {
+		t.Run(name, func(t *testing.T) {
+			var v struct {
+				File                       string
+				Valid                      bool
+				Generation, Events, Epochs uint64
+			}
+			if err := json.Unmarshal(raw, &v); err != nil {
+				t.Fatal(err)
+			}
+			m, err := format.DecodeMark(unhex(t, v.File))
+			if !v.Valid {
+				if !errors.Is(err, format.ErrNoMark) {
+					t.Fatalf("DecodeMark = %+v, %v; want ErrNoMark", m, err)
+				}
+				return
+			}
+			if want := (format.Mark{Generation: v.Generation, Events: v.Events, Epochs: v.Epochs}); err != nil || m != want {
+				t.Fatalf("DecodeMark = %+v, %v; want %+v", m, err, want)
 			}
 		})
 	}

@@ -48,7 +48,7 @@ func (e *LockedError) Error() string {
 func lockDir(dir string) (*os.File, error) {
 	f, err := os.OpenFile(filepath.Join(dir, LockFile), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("recorder: opening the lock: %w", err)
 	}
 	if err := tryLock(f); err != nil {
 		defer f.Close()

@@ -3,6 +3,7 @@ package recorder
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -20,6 +21,8 @@ type Log struct {
 	// log's identity is what its records commit to (Identity).
 	Manifest    Manifest
 	manifestErr error
+	mark        format.Mark // the durable mark, if marked
+	marked      bool
 }
 
 // ErrNotALog is returned by OpenLog for a directory that holds no part of
@@ -39,19 +42,35 @@ func OpenLog(dir string) (*Log, error) {
 	m, err := ReadManifest(dir)
 	if err == nil {
 		l.Manifest = *m
-		return l, nil
+		return l, l.readMark()
 	}
 	l.manifestErr = err
-	for _, name := range []string{"records", "epochs", "payloads"} {
-		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
-			return l, nil
-		}
-	}
 	if _, err := os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("recorder: opening log: %w", err)
 	}
+	for _, name := range []string{"records", "epochs", "payloads"} {
+		_, err := os.Stat(filepath.Join(dir, name))
+		if err == nil {
+			return l, l.readMark()
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			// No permission to look into dir, an I/O error: the
+			// reader's, not a sign that dir is no log.
+			return nil, fmt.Errorf("recorder: opening log %s: %w", dir, err)
+		}
+	}
 	return nil, fmt.Errorf("%w: %s has no MANIFEST, records, epochs or payloads", ErrNotALog, dir)
 }
+
+func (l *Log) readMark() error {
+	var err error
+	l.mark, l.marked, err = ReadMark(l.Dir)
+	return err
+}
+
+// Mark returns the log's durable mark (docs/SPEC.md, "Durable mark"), ok
+// false when it has none.
+func (l *Log) Mark() (m format.Mark, ok bool) { return l.mark, l.marked }
 
 // ManifestIdentity returns the recorder and session the MANIFEST claims,
 // or the error that kept it from being read (wrapping os.ErrNotExist when
@@ -133,10 +152,19 @@ func (l *Log) Epochs(visit func(epoch uint64, raw []byte) error) error {
 	return l.stream("epochs", visit)
 }
 
+// stream reads one stream, classifying damage under the durable mark when
+// the log has one.
 func (l *Log) stream(kind string, visit func(uint64, []byte) error) error {
-	return segment.ReadAll(filepath.Join(l.Dir, kind), kind, func(f segment.Frame) error {
-		return visit(f.Index, f.Data)
-	})
+	dir := filepath.Join(l.Dir, kind)
+	v := func(f segment.Frame) error { return visit(f.Index, f.Data) }
+	if !l.marked {
+		return segment.ReadAll(dir, kind, v)
+	}
+	durable := l.mark.Events
+	if kind == "epochs" {
+		durable = l.mark.Epochs
+	}
+	return segment.ReadAllDurable(dir, kind, durable, v)
 }
 
 // InclusionProof builds the proof for record seq, which must be in a sealed

@@ -35,7 +35,7 @@ const manifestFormat = "afr-log"
 func ReadManifest(dir string) (*Manifest, error) {
 	b, err := os.ReadFile(filepath.Join(dir, "MANIFEST"))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("recorder: reading the manifest: %w", err)
 	}
 	var m Manifest
 	if err := strictjson.Unmarshal(b, &m); err != nil {

@@ -180,6 +180,7 @@ type Recorder struct {
 
 	master []byte
 	salts  *saltFile
+	mark   *markFile
 	lock   *os.File // holds LockFile's flock until Close
 
 	mu       sync.Mutex
@@ -189,8 +190,10 @@ type Recorder struct {
 	records  *segment.Writer
 	payloads *segment.Writer
 	epochs   *segment.Writer
-	next     uint64 // next sequence number
-	durable  uint64 // events [0, durable) are durable under the policy
+	next     uint64    // next sequence number
+	durable  uint64    // events [0, durable) are durable under the policy
+	synced   uint64    // events [0, synced) are fsynced (SyncGroup: their mark may be pending)
+	marking  [2]uint64 // SyncGroup: the events and epochs the next mark covers
 	clock    uint64
 	last     format.Digest // digest of record next-1
 	prevRoot format.Digest // R of the last sealed epoch
@@ -206,6 +209,7 @@ type Recorder struct {
 	recovery Recovery
 
 	syncReq chan struct{}
+	markReq chan struct{}
 	notify  *notifier
 	done    chan struct{}
 	wg      sync.WaitGroup
@@ -228,7 +232,7 @@ func Open(dir string, opts Options) (*Recorder, error) {
 	}
 	opts.setDefaults(dir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("recorder: creating the log directory: %w", err)
 	}
 	lock, err := lockDir(dir)
 	if err != nil {
@@ -278,23 +282,31 @@ func open(dir string, opts Options) (*Recorder, error) {
 		salts.close()
 		return nil, err
 	}
-	r := &Recorder{dir: dir, opts: opts, man: *man, master: master, salts: salts,
-		syncReq: make(chan struct{}, 1), done: make(chan struct{})}
+	mark, err := openMarkFile(dir)
+	if err != nil {
+		salts.close()
+		return nil, err
+	}
+	r := &Recorder{dir: dir, opts: opts, man: *man, master: master, salts: salts, mark: mark,
+		syncReq: make(chan struct{}, 1), markReq: make(chan struct{}, 1), done: make(chan struct{})}
 	r.cond = sync.NewCond(&r.mu)
 	r.mode = format.FrameMode(man.Version, man.Encrypted)
 	if _, err := io.ReadFull(opts.Rand, r.nonce[:]); err != nil {
+		salts.close()
 		return nil, err
 	}
 	r.notify = newNotifier()
-	if err := r.recover(); err != nil {
+	if err := r.recoverAndMark(); err != nil {
 		r.notify.close()
 		salts.close()
+		mark.close()
 		r.closeStreams()
 		return nil, err
 	}
 	if opts.Sync == SyncGroup {
-		r.wg.Add(1)
+		r.wg.Add(2)
 		go r.syncLoop()
+		go r.markLoop()
 	}
 	if opts.EpochMaxAge > 0 {
 		r.wg.Add(1)
@@ -460,5 +472,5 @@ func (r *Recorder) Close() error {
 	for _, w := range []*segment.Writer{r.payloads, r.records, r.epochs} {
 		err = errors.Join(err, w.Close())
 	}
-	return errors.Join(err, r.salts.close(), r.lock.Close())
+	return errors.Join(err, r.salts.close(), r.mark.close(), r.lock.Close())
 }

@@ -28,7 +28,7 @@ func (r *Recorder) recover() error {
 	var headers []*format.EpochHeader
 	var err error
 	var reps []segment.Repair
-	r.epochs, reps, err = r.openStream(filepath.Join(r.dir, "epochs"), "epochs", r.opts.SegmentSize, func(f segment.Frame) error {
+	r.epochs, reps, err = r.openStream("epochs", r.mark.loaded.Epochs, func(f segment.Frame) error {
 		h, err := format.DecodeEpochHeader(f.Data)
 		if err != nil {
 			return fmt.Errorf("epoch header %d: %w", f.Index, err)
@@ -42,7 +42,7 @@ func (r *Recorder) recover() error {
 	r.recovery.Repairs = append(r.recovery.Repairs, reps...)
 
 	var npay uint64
-	r.payloads, reps, err = r.openStream(filepath.Join(r.dir, "payloads"), "payloads", r.opts.SegmentSize, func(segment.Frame) error {
+	r.payloads, reps, err = r.openStream("payloads", r.mark.loaded.Events, func(segment.Frame) error {
 		npay++
 		return nil
 	})
@@ -60,7 +60,7 @@ func (r *Recorder) recover() error {
 	var tail []format.Digest
 	var tailClock []uint64
 	var nrec uint64
-	r.records, reps, err = r.openStream(filepath.Join(r.dir, "records"), "records", r.opts.SegmentSize, func(f segment.Frame) error {
+	r.records, reps, err = r.openStream("records", r.mark.loaded.Events, func(f segment.Frame) error {
 		e, err := format.DecodeEnvelope(f.Data)
 		if err != nil {
 			return fmt.Errorf("record %d: %w", f.Index, err)
@@ -81,6 +81,9 @@ func (r *Recorder) recover() error {
 		return r.openError(err)
 	}
 	r.recovery.Repairs = append(r.recovery.Repairs, reps...)
+	if err := r.checkMark(nrec, npay, uint64(len(headers))); err != nil {
+		return err
+	}
 
 	// An event is acknowledged only once both its payload and its record
 	// are written, so the log ends at the shorter of the two streams.
@@ -119,7 +122,7 @@ func (r *Recorder) recover() error {
 			return err
 		}
 	}
-	r.next, r.durable = n, n
+	r.next, r.durable, r.synced = n, n, n
 	if len(headers) > 0 {
 		root, err := headers[len(headers)-1].Root()
 		if err != nil {
@@ -143,13 +146,37 @@ func (r *Recorder) recover() error {
 	return nil
 }
 
-// openStream opens one stream, cutting a corrupt tail when the caller
-// asked for repair (Options.RepairTail).
-func (r *Recorder) openStream(dir, kind string, size int64, visit func(segment.Frame) error) (*segment.Writer, []segment.Repair, error) {
-	if r.opts.RepairTail {
-		return segment.OpenCuttingCorruptTail(dir, kind, size, visit)
+// openStream opens one stream: damage at or past the durable mark
+// (durable frames) in its last file is cut, as is damage of any kind there
+// when the caller asked for repair (Options.RepairTail); a log without a
+// mark has only torn writes cut.
+func (r *Recorder) openStream(kind string, durable uint64, visit func(segment.Frame) error) (*segment.Writer, []segment.Repair, error) {
+	dir := filepath.Join(r.dir, kind)
+	switch {
+	case r.opts.RepairTail:
+		return segment.OpenCuttingCorruptTail(dir, kind, r.opts.SegmentSize, visit)
+	case r.mark.found:
+		return segment.OpenDurable(dir, kind, r.opts.SegmentSize, durable, visit)
 	}
-	return segment.Open(dir, kind, size, visit)
+	return segment.Open(dir, kind, r.opts.SegmentSize, visit)
+}
+
+// checkMark refuses streams shorter than the durable mark found on open,
+// unless the operator asked for repair.
+func (r *Recorder) checkMark(records, payloads, epochs uint64) error {
+	if !r.mark.found || r.opts.RepairTail {
+		return nil
+	}
+	m := r.mark.loaded
+	for _, s := range []struct {
+		name         string
+		have, marked uint64
+	}{{"records", records, m.Events}, {"payloads", payloads, m.Events}, {"epochs", epochs, m.Epochs}} {
+		if s.have < s.marked {
+			return &LostEventsError{Dir: r.dir, Stream: s.name, Frames: s.have, Durable: s.marked}
+		}
+	}
+	return nil
 }
 
 // DamagedTailError is returned by Open, without Options.RepairTail, for a
@@ -224,3 +251,19 @@ func (r *Recorder) closeStreams() {
 
 // Recovery reports what Open had to repair.
 func (r *Recorder) Recovery() Recovery { return r.recovery }
+
+// recoverAndMark recovers the streams, makes what they hold durable (a
+// crash of the process leaves writes the disk may not have yet), and
+// writes the durable mark of what this writer holds, before anything is
+// appended.
+func (r *Recorder) recoverAndMark() error {
+	if err := r.recover(); err != nil {
+		return err
+	}
+	for _, w := range []*segment.Writer{r.payloads, r.records, r.epochs} {
+		if err := w.Sync(); err != nil {
+			return fmt.Errorf("recorder: open %s: %w", r.dir, err)
+		}
+	}
+	return r.mark.reset(r.next, r.epochs.Next())
+}

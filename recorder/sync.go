@@ -48,7 +48,8 @@ func ParseSyncPolicy(s string) (SyncPolicy, error) {
 }
 
 // persist makes everything appended so far durable to the level of the
-// policy (full=true forces fsync), then announces sealed epochs; r.mu is held.
+// policy (full=true forces fsync) and, after an fsync, writes the durable
+// mark, then announces sealed epochs; r.mu is held.
 func (r *Recorder) persist(full bool) error {
 	if r.err != nil {
 		return r.err
@@ -76,6 +77,9 @@ func (r *Recorder) persist(full bool) error {
 	}
 	if err == nil {
 		err = r.persistHeaders(r.next, fsync)
+	}
+	if err == nil && fsync {
+		err = r.mark.advance(r.next, r.epochs.Next())
 	}
 	if err != nil {
 		return r.fail(err)
@@ -159,6 +163,7 @@ func (r *Recorder) advance(upto uint64) {
 	if upto > r.durable {
 		r.durable = upto
 	}
+	r.synced = max(r.synced, upto)
 	for len(r.unsent) > 0 && r.unsent[0].written && r.unsent[0].end() <= r.durable {
 		r.notify.push(r.unsent[0].SealedEpoch)
 		r.unsent = r.unsent[1:]
@@ -186,7 +191,7 @@ func (r *Recorder) waitDurable(ctx context.Context, seq uint64) error {
 }
 
 // syncLoop is SyncGroup's committer: one fsync covers every event appended
-// before it started.
+// before it started; markLoop then acknowledges them.
 func (r *Recorder) syncLoop() {
 	defer r.wg.Done()
 	for {
@@ -199,7 +204,7 @@ func (r *Recorder) syncLoop() {
 			time.Sleep(r.opts.GroupWindow)
 		}
 		r.mu.Lock()
-		if r.durable >= r.next || r.err != nil || r.closed {
+		if r.synced >= r.next || r.err != nil || r.closed {
 			r.mu.Unlock()
 			continue
 		}
@@ -219,8 +224,39 @@ func (r *Recorder) syncLoop() {
 		}
 		if err != nil {
 			r.fail(err) // sticky; wakes the waiters
+		} else if target > r.synced {
+			// The events are acknowledged once markLoop has made the
+			// durable mark cover them; the next round's fsync meanwhile
+			// overlaps that write.
+			r.synced, r.marking = target, [2]uint64{target, r.epochs.Next()}
+			select {
+			case r.markReq <- struct{}{}:
+			default:
+			}
+		}
+		r.mu.Unlock()
+	}
+}
+
+// markLoop is SyncGroup's second stage: it writes the durable mark for
+// what syncLoop fsynced, then acknowledges those events.
+func (r *Recorder) markLoop() {
+	defer r.wg.Done()
+	for {
+		select {
+		case <-r.done:
+			return
+		case <-r.markReq:
+		}
+		r.mu.Lock()
+		m := r.marking
+		r.mu.Unlock()
+		err := r.mark.advance(m[0], m[1])
+		r.mu.Lock()
+		if err != nil {
+			r.fail(err)
 		} else {
-			r.advance(target)
+			r.advance(m[0])
 		}
 		r.mu.Unlock()
 	}

@@ -223,7 +223,9 @@ func checkLaterFilesRead(t *testing.T, file, stream string, rep *verifier.Report
 }
 
 // Cut short: inside the final frame of a stream's last file is a torn tail
-// (never verified); inside a file that is not the last is tampered.
+// (never verified) in a log without a durable mark, and tampered when the
+// mark says the frame was durable (the log was closed); inside a file that
+// is not the last is tampered.
 func TestSegmentsTruncated(t *testing.T) {
 	l := makeSegLog(t, 4<<10)
 	for _, files := range l.files {
@@ -232,9 +234,20 @@ func TestSegmentsTruncated(t *testing.T) {
 			final := starts[len(starts)-1]
 			for _, cut := range []int{final + 1, final + segment.FrameOverhead + 1} {
 				rep := l.damaged(t, file, func(b []byte) []byte { return b[:cut] })
+				unmarked := l.verifyCopy(t, func(rel string, b []byte) []byte {
+					switch rel {
+					case file:
+						return b[:cut]
+					case recorder.MarkFile:
+						return nil // no valid slot: no mark
+					}
+					return b
+				})
 				switch {
-				case fi == len(files)-1 && (!rep.Has(verifier.KindTornTail) || rep.Verdict == verifier.Verified):
-					t.Fatalf("%s cut at %d: %s %v", file, cut, rep.Verdict, rep.Findings)
+				case fi == len(files)-1 && (!unmarked.Has(verifier.KindTornTail) || unmarked.Verdict == verifier.Verified):
+					t.Fatalf("%s cut at %d, no mark: %s %v", file, cut, unmarked.Verdict, unmarked.Findings)
+				case fi == len(files)-1 && (rep.Verdict != verifier.Tampered || !rep.Has(verifier.KindSegmentCorrupt)):
+					t.Fatalf("%s cut at %d below the mark: %s %v", file, cut, rep.Verdict, rep.Findings)
 				case fi < len(files)-1 && (rep.Verdict != verifier.Tampered || rep.Has(verifier.KindTornTail)):
 					t.Fatalf("%s cut at %d: %s %v", file, cut, rep.Verdict, rep.Findings)
 				}

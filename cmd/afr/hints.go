@@ -22,6 +22,9 @@ var hints = []func(error) string{
 		return "a machine crash can leave damage in writes that were never acknowledged; verify a copy of the log with afr verify, then reopen with afr seal --repair to cut the damaged tail"
 	}),
 	as(func(*recorder.BrokenChainError) string { return "afr verify says where" }),
+	as(func(*recorder.LostEventsError) string {
+		return "the log holds less than its writer acknowledged; verify a copy with afr verify, then afr seal --repair continues it from what is left"
+	}),
 	as(func(e *anchor.ContractError) string {
 		if e.Err == nil {
 			return "afr deploy"

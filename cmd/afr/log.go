@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -196,8 +197,15 @@ func (f recorderFlags) options(dir string) (recorder.Options, error) {
 	if dir == "" {
 		return recorder.Options{}, usageError{"--log is required"}
 	}
-	if *f.rec == "" && !exists(filepath.Join(dir, "MANIFEST")) {
-		return recorder.Options{}, usageError{fmt.Sprintf("--recorder (the operator id) is required to create a log (%s has none yet)", dir)}
+	if *f.rec == "" {
+		// Only a log that does not exist yet needs --recorder; one that
+		// cannot be looked into is an error saying why.
+		switch _, err := os.Stat(filepath.Join(dir, "MANIFEST")); {
+		case errors.Is(err, fs.ErrNotExist):
+			return recorder.Options{}, usageError{fmt.Sprintf("--recorder (the operator id) is required to create a log (%s has none yet)", dir)}
+		case err != nil:
+			return recorder.Options{}, fmt.Errorf("opening the log: %w", err)
+		}
 	}
 	policy, err := recorder.ParseSyncPolicy(*f.syncName)
 	if err != nil {

@@ -71,6 +71,40 @@ func notLast(torn *TornTailError) error {
 	return &CorruptError{File: torn.File, Offset: torn.Offset, Index: torn.Index, Reason: torn.Reason + " in a segment that is not the last"}
 }
 
+// mark is a stream's durable mark: frames [0, durable) were durable before
+// anything past them was acknowledged. Without one (set false) damage is
+// classified by what it looks like alone.
+type mark struct {
+	set     bool
+	durable uint64
+}
+
+var noMark = mark{}
+
+// classify reclassifies damage met in the last file of a stream under its
+// durable mark: damage to a frame at or past the mark is a torn tail
+// whatever it looks like (a machine crash persists unsynced pages in any
+// order), and damage below it is corruption (those frames were fsynced).
+// Damage to the file's header (offsets below HeaderSize) at or past the
+// mark keeps its class: a writer fsyncs a file's header when it starts the
+// file, before any frame of it.
+func (m mark) classify(err error) error {
+	if !m.set {
+		return err
+	}
+	var torn *TornTailError
+	var corrupt *CorruptError
+	switch {
+	case errors.As(err, &torn) && torn.Index < m.durable:
+		return &CorruptError{File: torn.File, Offset: torn.Offset, Index: torn.Index,
+			Reason: fmt.Sprintf("%s below the durable mark (%d frames)", torn.Reason, m.durable)}
+	case errors.As(err, &corrupt) && corrupt.Index >= m.durable && corrupt.Offset >= HeaderSize:
+		return &TornTailError{File: corrupt.File, Offset: corrupt.Offset, Index: corrupt.Index,
+			Reason: fmt.Sprintf("%s at or past the durable mark (%d frames): never acknowledged", corrupt.Reason, m.durable)}
+	}
+	return err
+}
+
 // damage is what is wrong with the frame at off.
 type damage struct {
 	off    int64
@@ -212,6 +246,19 @@ func isZero(b []byte) bool {
 // order: *CorruptError, *TornTailError (the end of the last file only)
 // and *VersionError.
 func ReadAll(dir, kind string, visit func(Frame) error) error {
+	return readStream(dir, kind, noMark, visit)
+}
+
+// ReadAllDurable is ReadAll for a stream of which frames [0, durable) were
+// made durable before anything past them was acknowledged (docs/SPEC.md,
+// "Durable mark"): damage of any kind to a frame at index durable or later
+// in the last file is a *TornTailError, and damage below durable a
+// *CorruptError, a frame cut short by the end of the file included.
+func ReadAllDurable(dir, kind string, durable uint64, visit func(Frame) error) error {
+	return readStream(dir, kind, mark{set: true, durable: durable}, visit)
+}
+
+func readStream(dir, kind string, m mark, visit func(Frame) error) error {
 	files, err := List(dir, kind)
 	if err != nil {
 		return err
@@ -244,7 +291,10 @@ func ReadAll(dir, kind string, visit func(Frame) error) error {
 		}
 		for _, err := range errs {
 			var torn *TornTailError
-			if errors.As(err, &torn) && i+1 < len(files) {
+			switch {
+			case i+1 == len(files):
+				err = m.classify(err)
+			case errors.As(err, &torn):
 				err = notLast(torn)
 			}
 			found = append(found, err)

@@ -100,7 +100,17 @@ type Writer struct {
 // segment is corruption, not a torn write: Open returns a *CorruptError and
 // changes nothing.
 func Open(dir, kind string, maxSize int64, visit func(Frame) error) (w *Writer, repairs []Repair, err error) {
-	return open(dir, kind, maxSize, visit, false)
+	return open(dir, kind, maxSize, visit, false, noMark)
+}
+
+// OpenDurable is Open for a stream of which frames [0, durable) were made
+// durable before anything past them was acknowledged (the log's durable
+// mark, docs/SPEC.md "Durable mark"). Damage of any kind to a frame at
+// index durable or later in the last segment was never acknowledged: it is
+// cut, with everything after it, and reported. Damage below durable is
+// corruption, a frame cut short by the end of the file included.
+func OpenDurable(dir, kind string, maxSize int64, durable uint64, visit func(Frame) error) (w *Writer, repairs []Repair, err error) {
+	return open(dir, kind, maxSize, visit, false, mark{set: true, durable: durable})
 }
 
 // OpenCuttingCorruptTail is Open for a stream its operator chose to repair:
@@ -111,10 +121,10 @@ func Open(dir, kind string, maxSize int64, visit func(Frame) error) (w *Writer, 
 // corruption of acknowledged data, which this then discards: verify a copy
 // of the log first.
 func OpenCuttingCorruptTail(dir, kind string, maxSize int64, visit func(Frame) error) (w *Writer, repairs []Repair, err error) {
-	return open(dir, kind, maxSize, visit, true)
+	return open(dir, kind, maxSize, visit, true, noMark)
 }
 
-func open(dir, kind string, maxSize int64, visit func(Frame) error, cutCorrupt bool) (w *Writer, repairs []Repair, err error) {
+func open(dir, kind string, maxSize int64, visit func(Frame) error, cutCorrupt bool, m mark) (w *Writer, repairs []Repair, err error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, nil, err
 	}
@@ -125,7 +135,7 @@ func open(dir, kind string, maxSize int64, visit func(Frame) error, cutCorrupt b
 	w = &Writer{dir: dir, kind: kind, maxSize: maxSize}
 	for i, name := range files {
 		last := i == len(files)-1
-		n, rep, err := scanFile(name, kind, w.next, last, cutCorrupt, visit)
+		n, rep, err := scanFile(name, kind, w.next, last, cutCorrupt, m, visit)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -312,7 +322,7 @@ func (w *Writer) Close() error {
 
 // scanFile verifies one segment file and visits its frames. For the last
 // segment of a stream, a torn final frame is cut off and reported.
-func scanFile(name, kind string, first uint64, last, cutCorrupt bool, visit func(Frame) error) (uint64, *Repair, error) {
+func scanFile(name, kind string, first uint64, last, cutCorrupt bool, m mark, visit func(Frame) error) (uint64, *Repair, error) {
 	f, err := os.OpenFile(name, os.O_RDWR, 0)
 	if err != nil {
 		return 0, nil, err
@@ -333,6 +343,9 @@ func scanFile(name, kind string, first uint64, last, cutCorrupt bool, visit func
 		}
 		return nil
 	})
+	if last {
+		err = m.classify(err)
+	}
 	var torn *TornTailError
 	var corrupt *CorruptError
 	switch {

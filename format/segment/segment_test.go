@@ -332,3 +332,71 @@ func TestCutCorruptTailOnRequest(t *testing.T) {
 		t.Fatalf("%d frames after the cut", len(got))
 	}
 }
+
+// Under a durable mark, the reader and the writer agree: ReadAllDurable
+// visits the frames ReadAll visits (the mark changes how damage is
+// classified, never what is read), calls torn only damage a frame at or
+// past the mark (or a header's), and OpenDurable opens exactly the streams
+// it reads as intact or torn, after the frames it read.
+func FuzzReadAllDurable(f *testing.F) {
+	vectors, _ := filepath.Glob("../../fixtures/vectors/segment/*.json")
+	for _, name := range vectors {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		var v struct {
+			File    string
+			Durable uint64
+		}
+		json.Unmarshal(b, &v)
+		raw, err := hex.DecodeString(v.File)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(raw, v.Durable)
+	}
+	if len(vectors) == 0 {
+		f.Fatal("no segment vectors")
+	}
+	f.Fuzz(func(t *testing.T, b []byte, durable uint64) {
+		dir := t.TempDir()
+		name := filepath.Join(dir, "records-0000000000000000.seg")
+		if err := os.WriteFile(name, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		var plain, marked int
+		ReadAll(dir, "records", func(Frame) error { plain++; return nil })
+		err := ReadAllDurable(dir, "records", durable, func(Frame) error { marked++; return nil })
+		if plain != marked {
+			t.Fatalf("ReadAll read %d frames, ReadAllDurable %d", plain, marked)
+		}
+		var torn *TornTailError
+		var corrupt *CorruptError
+		var version *VersionError
+		switch {
+		case err == nil:
+		case errors.As(err, &torn):
+			if torn.Index < durable {
+				t.Fatalf("torn below the mark %d: %v", durable, err)
+			}
+		case errors.As(err, &corrupt):
+			if corrupt.Index >= durable && corrupt.Offset >= HeaderSize {
+				t.Fatalf("frame damage at or past the mark %d called corruption: %v", durable, err)
+			}
+		case errors.As(err, &version):
+		default:
+			t.Fatalf("unclassified damage: %v", err)
+		}
+		w, _, oerr := OpenDurable(dir, "records", 1<<30, durable, nil)
+		if (oerr == nil) != (err == nil || torn != nil) {
+			t.Fatalf("reader: %v; writer: %v", err, oerr)
+		}
+		if oerr == nil {
+			if w.Next() != uint64(marked) {
+				t.Fatalf("writer at frame %d, reader read %d", w.Next(), marked)
+			}
+			w.Close()
+		}
+	})
+}
