@@ -144,7 +144,7 @@ func (a *Agent) Approve(ctx context.Context, p *Proposal, key *ecdsa.PrivateKey)
 	if err := p.PDR.Approve(key); err != nil {
 		return recorder.Receipt{}, err
 	}
-	sig, err := pdr.Sign(key, p.PDR.PDR.Digest())
+	sig, err := pdr.Sign(key, p.PDR.Digest())
 	if err != nil {
 		return recorder.Receipt{}, err
 	}
@@ -355,6 +355,6 @@ func PolicyRecord(ev *pdr.Evaluation, s *pdr.SignedPDR) *format.PolicyEvaluation
 		}
 		reasons = append(reasons, strings.TrimSpace(r.Rule+": "+r.Detail))
 	}
-	digest := s.PDR.Digest()
+	digest := s.Digest()
 	return &format.PolicyEvaluation{PolicyID: ev.PolicyID.Hex(), Decision: DecisionOf(ev), Rule: rule, Reasons: reasons, PDRHash: digest[:]}
 }

@@ -64,7 +64,7 @@ func randDelegation(r *rand.Rand) pdr.Delegation {
 }
 
 // TestDifferentialDigests: Go and the contract compute the same EIP-712 digests for random
-// PDRs, batches and delegations.
+// PDRs (policy-signed and delegated), batches and delegations.
 func TestDifferentialDigests(t *testing.T) {
 	c := newChain(t, 1)
 	p := bindings.NewPaceSmartAccount()
@@ -79,6 +79,10 @@ func TestDifferentialDigests(t *testing.T) {
 		got := view(c, p.PackHashPDR(call.Target, call.Value, call.Data, terms.Binding()), p.UnpackHashPDR)
 		if common.Hash(got) != want.Digest() {
 			t.Fatalf("case %d: hashPDR: contract %x, go %x", i, got, want.Digest())
+		}
+		gotDel := view(c, p.PackHashDelegatedPDR(call.Target, call.Value, call.Data, terms.Binding()), p.UnpackHashDelegatedPDR)
+		if common.Hash(gotDel) != want.DelegatedDigest() || want.DelegatedDigest() == want.Digest() {
+			t.Fatalf("case %d: hashDelegatedPDR: contract %x, go %x (policy-signed %x)", i, gotDel, want.DelegatedDigest(), want.Digest())
 		}
 
 		calls := make([]pdr.Call, 1+r.IntN(3))
@@ -232,7 +236,7 @@ func randomScenario(t *testing.T, r *rand.Rand, c *chain, st *pdr.State, now uin
 	approvers := []*ecdsa.PrivateKey{}
 
 	own, other := st.Nonce, st.DelegatedNonce // the PDR's nonce space and the other one
-	kind := r.IntN(5)
+	kind := r.IntN(6)
 	switch kind {
 	case 0: // plain policy-signed
 		sc.name = "policy"
@@ -254,6 +258,12 @@ func randomScenario(t *testing.T, r *rand.Rand, c *chain, st *pdr.State, now uin
 			signer = sub
 		}
 		sc.s.Delegations = mutateChain(r, &sc, links, []*ecdsa.PrivateKey{c.owner, delegate}, c.dom, attacker, now)
+	case 5: // issue 25: the owner delegates to the policy signer's own key
+		sc.name = "delegated-to-policy-signer"
+		own, other = st.DelegatedNonce, st.Nonce
+		sc.withApprovals = true
+		root := scopeFor(call, crypto.PubkeyToAddress(c.owner.PublicKey), crypto.PubkeyToAddress(c.policy.PublicKey), common.Hash{}, now)
+		sc.s.Delegations = []pdr.SignedDelegation{mustSignDelegation(t, c.owner, c.dom, root)}
 	}
 
 	terms.Nonce = own
@@ -304,21 +314,30 @@ func randomScenario(t *testing.T, r *rand.Rand, c *chain, st *pdr.State, now uin
 		terms.ApprovalRequired = true
 		approvers = c.approvers
 	}
-	p := pdr.ForCall(c.dom, call, terms)
-	sig, err := pdr.Sign(signer, p.Digest())
+	sc.s.PDR = pdr.ForCall(c.dom, call, terms)
+	digest := sc.s.Digest()
+	if r.IntN(8) == 0 { // issue 25: signed (and approved) as the other kind of PDR
+		sc.name += "/other-type"
+		if digest == sc.s.PDR.Digest() {
+			digest = sc.s.PDR.DelegatedDigest()
+		} else {
+			digest = sc.s.PDR.Digest()
+		}
+	}
+	sig, err := pdr.Sign(signer, digest)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc.s.PDR, sc.s.Signature = p, sig
+	sc.s.Signature = sig
 	for _, k := range approvers {
-		a, err := pdr.Sign(k, p.Digest())
+		a, err := pdr.Sign(k, digest)
 		if err != nil {
 			t.Fatal(err)
 		}
 		sc.s.Approvals = append(sc.s.Approvals, a)
 	}
 	if r.IntN(4) != 0 { // usually sorted; sometimes left in key order
-		_ = pdr.SortApprovals(p.Digest(), sc.s.Approvals)
+		_ = pdr.SortApprovals(digest, sc.s.Approvals)
 	} else {
 		sc.name += "/unsorted?"
 	}
@@ -465,11 +484,10 @@ func TestDifferentialDelegationScopeEdges(t *testing.T) {
 					chain = append(chain, mustSignDelegation(t, delegate, c.dom, child))
 					signer = sub
 				}
-				s, err := pdr.SignPDR(signer, pdr.ForCall(c.dom, call, pdr.Terms{Nonce: st.DelegatedNonce, Decision: format.DecisionAllow, Expiry: now + 100}))
+				s, err := pdr.SignDelegatedPDR(signer, pdr.ForCall(c.dom, call, pdr.Terms{Nonce: st.DelegatedNonce, Decision: format.DecisionAllow, Expiry: now + 100}), chain)
 				if err != nil {
 					t.Fatal(err)
 				}
-				s.Delegations = chain
 				want := dd.want
 				if want == "" {
 					allowed := false

@@ -9,6 +9,11 @@
 // error. The differential tests in this package run the contract in go-ethereum's simulated
 // chain on random inputs to prove it.
 //
+// A policy-signed PDR (SignPDR; execute, executeWithApprovals, the compact form, executeBatch)
+// and a delegated one (SignDelegatedPDR; executeDelegated) carry the same fields but are two
+// EIP-712 types, PDRType and DelegatedPDRType (Digest, DelegatedDigest), so a signature for one
+// never verifies as the other; SignedPDR.Digest picks by whether a delegation chain is attached.
+//
 // SignedPDR.Calldata packs the contract's ABI entry points; CompactCalldata packs the same
 // execution in the contract's compact, unpadded encoding (executeCompact_dFki0, ~2,000 gas
 // cheaper with an approver), and ParseCompactCalldata decodes it strictly.

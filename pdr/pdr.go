@@ -19,14 +19,22 @@ const (
 
 // EIP-712 type strings, exactly as in the contract.
 const (
-	PDRType        = "PDR(uint64 nonce,address target,uint256 value,bytes32 dataHash,bytes32 policyId,uint8 decision,bool approvalRequired,uint64 expiry,bytes32 eventId)"
-	DelegationType = "Delegation(address delegator,address delegate,bytes32 parent,address[] targets,bytes4[] selectors,uint256 maxValuePerCall,uint256 maxValueTotal,uint64 expiry,bytes32 salt)"
-	domainType     = "EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)"
+	// PDRType is the struct the policy signer (and the approvers) sign for execute,
+	// executeWithApprovals, the compact form and executeBatch.
+	PDRType = "PDR(uint64 nonce,address target,uint256 value,bytes32 dataHash,bytes32 policyId,uint8 decision,bool approvalRequired,uint64 expiry,bytes32 eventId)"
+	// DelegatedPDRType is the struct a delegate (and the approvers) sign for executeDelegated:
+	// PDRType's fields under another name, so that a signature for one kind of PDR never
+	// verifies as the other, even when the owner delegates to the policy signer's own key.
+	DelegatedPDRType = "DelegatedPDR(uint64 nonce,address target,uint256 value,bytes32 dataHash,bytes32 policyId,uint8 decision,bool approvalRequired,uint64 expiry,bytes32 eventId)"
+	DelegationType   = "Delegation(address delegator,address delegate,bytes32 parent,address[] targets,bytes4[] selectors,uint256 maxValuePerCall,uint256 maxValueTotal,uint64 expiry,bytes32 salt)"
+	domainType       = "EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)"
 )
 
 var (
 	// PDRTypeHash is keccak256(PDRType).
 	PDRTypeHash = crypto.Keccak256Hash([]byte(PDRType))
+	// DelegatedPDRTypeHash is keccak256(DelegatedPDRType).
+	DelegatedPDRTypeHash = crypto.Keccak256Hash([]byte(DelegatedPDRType))
 	// DelegationTypeHash is keccak256(DelegationType).
 	DelegationTypeHash = crypto.Keccak256Hash([]byte(DelegationType))
 	domainTypeHash     = crypto.Keccak256Hash([]byte(domainType))
@@ -143,18 +151,40 @@ func (p *PDR) Matches(c Call) bool {
 	return inUint256(p.Value) && inUint256(c.Value) && p.Target == c.Target && value(p.Value).Cmp(value(c.Value)) == 0 && p.DataHash == crypto.Keccak256Hash(c.Data)
 }
 
-// StructHash returns the EIP-712 hashStruct of the PDR. It panics when the value is not a
-// uint256 (Validate reports it): such a PDR has no EIP-712 encoding.
+// StructHash returns the EIP-712 hashStruct of the PDR as PDRType. It panics when the value
+// is not a uint256 (Validate reports it): such a PDR has no EIP-712 encoding.
 func (p *PDR) StructHash() common.Hash {
-	return keccakWords(PDRTypeHash, u64(p.Nonce), addr(p.Target), u256(p.Value), p.DataHash, p.PolicyID,
+	return p.structHash(PDRTypeHash)
+}
+
+// structHash returns the hashStruct of the PDR's fields under typeHash (PDRTypeHash or
+// DelegatedPDRTypeHash).
+func (p *PDR) structHash(typeHash common.Hash) common.Hash {
+	return keccakWords(typeHash, u64(p.Nonce), addr(p.Target), u256(p.Value), p.DataHash, p.PolicyID,
 		u64(uint64(ChainDecision(p.Decision))), boolWord(p.ApprovalRequired), u64(p.Expiry), p.EventID)
 }
 
-// Digest returns the EIP-712 digest that the policy signer, delegates and approvers sign, and
-// that the contract emits as pdrHash. It panics when the value is not a uint256 (see
+// Digest returns the EIP-712 digest of the PDR as PDRType: what the policy signer and the
+// approvers sign for execute, executeWithApprovals, the compact form and executeBatch, and what
+// the contract emits as their pdrHash. It panics when the value is not a uint256 (see
 // StructHash); SignPDR, Approve and Verify return ErrValueRange instead.
 func (p *PDR) Digest() common.Hash {
 	return p.Domain.typedDigest(p.StructHash())
+}
+
+// DelegatedDigest returns the EIP-712 digest of the PDR as DelegatedPDRType: what a delegate
+// and the approvers sign for executeDelegated, and what the contract emits as its pdrHash. It
+// never equals Digest, so no signature serves both. It panics as Digest does.
+func (p *PDR) DelegatedDigest() common.Hash {
+	return p.Domain.typedDigest(p.structHash(DelegatedPDRTypeHash))
+}
+
+// digest returns DelegatedDigest when delegated, else Digest.
+func (p *PDR) digest(delegated bool) common.Hash {
+	if delegated {
+		return p.DelegatedDigest()
+	}
+	return p.Digest()
 }
 
 // BatchDataHash returns keccak256(abi.encode(calls)) for calls as the contract's Call[] type.

@@ -28,10 +28,12 @@ func TestDigestMatchesGethTypedData(t *testing.T) {
 		dom := pdr.Domain{ChainID: r.Uint64N(1 << 40), Account: randAddr(r)}
 		p := pdr.ForCall(dom, pdr.Call{Target: randAddr(r), Value: randUint256(r), Data: randBytes(r, 50)}, randTerms(r))
 		d := randDelegation(r)
+		pdrFields := []apitypes.Type{{Name: "nonce", Type: "uint64"}, {Name: "target", Type: "address"}, {Name: "value", Type: "uint256"}, {Name: "dataHash", Type: "bytes32"},
+			{Name: "policyId", Type: "bytes32"}, {Name: "decision", Type: "uint8"}, {Name: "approvalRequired", Type: "bool"}, {Name: "expiry", Type: "uint64"}, {Name: "eventId", Type: "bytes32"}}
 		types := apitypes.Types{
 			"EIP712Domain": {{Name: "name", Type: "string"}, {Name: "version", Type: "string"}, {Name: "chainId", Type: "uint256"}, {Name: "verifyingContract", Type: "address"}},
-			"PDR": {{Name: "nonce", Type: "uint64"}, {Name: "target", Type: "address"}, {Name: "value", Type: "uint256"}, {Name: "dataHash", Type: "bytes32"},
-				{Name: "policyId", Type: "bytes32"}, {Name: "decision", Type: "uint8"}, {Name: "approvalRequired", Type: "bool"}, {Name: "expiry", Type: "uint64"}, {Name: "eventId", Type: "bytes32"}},
+			"PDR":          pdrFields,
+			"DelegatedPDR": pdrFields,
 			"Delegation": {{Name: "delegator", Type: "address"}, {Name: "delegate", Type: "address"}, {Name: "parent", Type: "bytes32"}, {Name: "targets", Type: "address[]"},
 				{Name: "selectors", Type: "bytes4[]"}, {Name: "maxValuePerCall", Type: "uint256"}, {Name: "maxValueTotal", Type: "uint256"}, {Name: "expiry", Type: "uint64"}, {Name: "salt", Type: "bytes32"}},
 		}
@@ -49,6 +51,13 @@ func TestDigestMatchesGethTypedData(t *testing.T) {
 		if common.BytesToHash(got) != p.Digest() {
 			t.Fatalf("PDR digest: geth %x, pdr %x", got, p.Digest())
 		}
+		got, _, err = apitypes.TypedDataAndHash(apitypes.TypedData{Types: types, PrimaryType: "DelegatedPDR", Domain: domain, Message: msg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if common.BytesToHash(got) != p.DelegatedDigest() {
+			t.Fatalf("DelegatedPDR digest: geth %x, pdr %x", got, p.DelegatedDigest())
+		}
 		targets := make([]any, len(d.Targets))
 		for i, a := range d.Targets {
 			targets[i] = a.Hex()
@@ -65,6 +74,21 @@ func TestDigestMatchesGethTypedData(t *testing.T) {
 		}
 		if common.BytesToHash(got) != d.Digest(dom) {
 			t.Fatalf("delegation digest: geth %x, pdr %x", got, d.Digest(dom))
+		}
+	}
+}
+
+// TestTypeHashes pins the two PDR type hashes that docs/SPEC.md ("PACE PDR digests") gives.
+func TestTypeHashes(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		got, want common.Hash
+	}{
+		{"PDR", pdr.PDRTypeHash, common.HexToHash("0x0071486a45a1589aa15196c44815c5236ce454fdb6a7bb8676534287cc1c1f80")},
+		{"DelegatedPDR", pdr.DelegatedPDRTypeHash, common.HexToHash("0x96469a0fe3b25026bfff2a5dea8b4c96c364177a184c94308471d10facacbe64")},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s type hash %s, want %s", c.name, c.got.Hex(), c.want.Hex())
 		}
 	}
 }
@@ -95,24 +119,24 @@ func TestSignatureForms(t *testing.T) {
 
 func samplePDR(t *testing.T) pdr.SignedPDR {
 	t.Helper()
-	policy, _ := crypto.GenerateKey()
+	delegate, _ := crypto.GenerateKey()
 	approver, _ := crypto.GenerateKey()
 	owner, _ := crypto.GenerateKey()
 	dom := pdr.Domain{ChainID: 10, Account: common.HexToAddress("0x00000000000000000000000000000000000000aa")}
 	call := pdr.Call{Target: common.HexToAddress("0xbb"), Value: big.NewInt(12345), Data: []byte{1, 2, 3, 4, 5}}
-	s, err := pdr.SignPDR(policy, pdr.ForCall(dom, call, pdr.Terms{Nonce: 7, PolicyID: common.Hash{1}, Decision: format.DecisionAllow, ApprovalRequired: true, Expiry: 99, EventID: common.Hash{2}}))
+	d, err := pdr.SignDelegation(owner, dom, pdr.Delegation{Delegator: crypto.PubkeyToAddress(owner.PublicKey), Delegate: crypto.PubkeyToAddress(delegate.PublicKey),
+		Targets: []common.Address{call.Target}, Selectors: [][4]byte{call.Selector()}, MaxValuePerCall: big.NewInt(5), MaxValueTotal: new(big.Int).Lsh(big.NewInt(1), 200), Expiry: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := pdr.SignDelegatedPDR(delegate, pdr.ForCall(dom, call, pdr.Terms{Nonce: 7, PolicyID: common.Hash{1}, Decision: format.DecisionAllow, ApprovalRequired: true, Expiry: 99, EventID: common.Hash{2}}),
+		[]pdr.SignedDelegation{d})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Approve(approver); err != nil {
 		t.Fatal(err)
 	}
-	d, err := pdr.SignDelegation(owner, dom, pdr.Delegation{Delegator: crypto.PubkeyToAddress(owner.PublicKey), Delegate: common.Address{3},
-		Targets: []common.Address{call.Target}, Selectors: [][4]byte{call.Selector()}, MaxValuePerCall: big.NewInt(5), MaxValueTotal: new(big.Int).Lsh(big.NewInt(1), 200), Expiry: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Delegations = []pdr.SignedDelegation{d}
 	return s
 }
 
@@ -207,6 +231,71 @@ func TestVerifyRejectsPDRForOtherCall(t *testing.T) {
 	}
 	if err := pdr.Verify(st, &s, call, 11, false); !errors.Is(err, pdr.ErrPDRExpired) {
 		t.Fatalf("expired: %v", err)
+	}
+}
+
+// TestVerifyRefusesPDRAsOtherType (issue 25): when the owner delegates to the policy signer's
+// own key, a policy-signed PDR under that chain is refused as the contract's executeDelegated
+// refuses it (UnauthorizedDelegate: it is signed as PDRType, not DelegatedPDRType), though its
+// nonce is the delegated space's; and a delegated PDR signed by that key is refused as
+// policy-signed once its chain is taken off (UnauthorizedPolicySigner). Approvals do not carry
+// over between the two types either.
+func TestVerifyRefusesPDRAsOtherType(t *testing.T) {
+	owner, policy, approver := mustKey(t), mustKey(t), mustKey(t)
+	dom := pdr.Domain{ChainID: 1, Account: common.Address{9}}
+	call := pdr.Call{Target: common.Address{1}, Data: []byte{1, 2, 3, 4}}
+	st := &pdr.State{Owner: crypto.PubkeyToAddress(owner.PublicKey), PolicySigner: crypto.PubkeyToAddress(policy.PublicKey),
+		Approvers: map[common.Address]bool{crypto.PubkeyToAddress(approver.PublicKey): true}, Threshold: 1}
+	link, err := pdr.SignDelegation(owner, dom, pdr.Delegation{Delegator: st.Owner, Delegate: st.PolicySigner,
+		Targets: []common.Address{call.Target}, Selectors: [][4]byte{call.Selector()}, MaxValuePerCall: new(big.Int), MaxValueTotal: new(big.Int), Expiry: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chain := []pdr.SignedDelegation{link}
+	for _, approval := range []bool{false, true} {
+		p := pdr.ForCall(dom, call, pdr.Terms{Decision: format.DecisionAllow, ApprovalRequired: approval, Expiry: 10})
+		policySigned, err := pdr.SignPDR(policy, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		delegated, err := pdr.SignDelegatedPDR(policy, p, chain)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if approval {
+			if err := policySigned.Approve(approver); err != nil {
+				t.Fatal(err)
+			}
+			if err := delegated.Approve(approver); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := pdr.Verify(st, &policySigned, call, 10, true); err != nil {
+			t.Fatalf("approval %v: policy-signed PDR refused: %v", approval, err)
+		}
+		if err := pdr.Verify(st, &delegated, call, 10, true); err != nil {
+			t.Fatalf("approval %v: delegated PDR refused: %v", approval, err)
+		}
+		replayed := policySigned
+		replayed.Delegations = chain
+		if err := pdr.Verify(st, &replayed, call, 10, true); !errors.Is(err, pdr.ErrUnauthorizedDelegate) {
+			t.Errorf("approval %v: policy-signed PDR under a chain to the policy signer: %v, want UnauthorizedDelegate", approval, err)
+		}
+		unchained := delegated
+		unchained.Delegations = nil
+		if err := pdr.Verify(st, &unchained, call, 10, true); !errors.Is(err, pdr.ErrUnauthorizedPolicySigner) {
+			t.Errorf("approval %v: delegated PDR without its chain: %v, want UnauthorizedPolicySigner", approval, err)
+		}
+		if approval { // the right signature, the other type's approvals
+			mixed := delegated
+			mixed.Approvals = policySigned.Approvals
+			if err := pdr.Verify(st, &mixed, call, 10, true); !errors.Is(err, pdr.ErrNotApprover) {
+				t.Errorf("policy PDR's approvals on the delegated PDR: %v, want NotApprover", err)
+			}
+		}
+	}
+	if _, err := pdr.SignDelegatedPDR(policy, pdr.ForCall(dom, call, pdr.Terms{Decision: format.DecisionAllow, Expiry: 10}), nil); !errors.Is(err, pdr.ErrEmptyDelegationChain) {
+		t.Errorf("delegated PDR without a chain: %v, want EmptyDelegationChain", err)
 	}
 }
 

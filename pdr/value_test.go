@@ -251,11 +251,10 @@ func TestValueRangeDelegation(t *testing.T) {
 			Targets: []common.Address{treasury}, Selectors: [][4]byte{call.Selector()}, MaxValuePerCall: perCall, MaxValueTotal: total, Expiry: 100}
 	}
 	signed := func(chain ...pdr.SignedDelegation) pdr.SignedPDR {
-		s, err := pdr.SignPDR(delegate, pdr.ForCall(dom, call, pdr.Terms{Decision: format.DecisionAllow, Expiry: 100}))
+		s, err := pdr.SignDelegatedPDR(delegate, pdr.ForCall(dom, call, pdr.Terms{Decision: format.DecisionAllow, Expiry: 100}), chain)
 		if err != nil {
 			t.Fatal(err)
 		}
-		s.Delegations = chain
 		return s
 	}
 	for _, c := range badValues {

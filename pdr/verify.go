@@ -12,14 +12,25 @@ import (
 
 // SignedPDR is a PDR with the signatures that make it executable: the policy signer's (or, with
 // a delegation chain, the last delegate's) and, when approval is required, the approvers'.
+// Whether it carries a delegation chain decides what every signature is over (Digest): a
+// policy-signed PDR and a delegated one are two EIP-712 types.
 type SignedPDR struct {
 	PDR PDR
-	// Signature is by the policy signer, or by the last delegate when Delegations is not empty.
+	// Signature is by the policy signer over PDR.Digest, or, when Delegations is not empty, by
+	// the last delegate over PDR.DelegatedDigest.
 	Signature Signature
-	// Approvals must be sorted by strictly increasing signer address (SortApprovals).
+	// Approvals are over the same digest as Signature, sorted by strictly increasing signer
+	// address (SortApprovals).
 	Approvals []Signature
 	// Delegations is the chain from the owner to the signing delegate, owner's link first.
 	Delegations []SignedDelegation
+}
+
+// Digest returns the digest that s's signature and approvals are over and that the contract
+// emits as pdrHash: s.PDR.DelegatedDigest() when s carries a delegation chain
+// (executeDelegated), s.PDR.Digest() otherwise. It panics as PDR.Digest does.
+func (s *SignedPDR) Digest() common.Hash {
+	return s.PDR.digest(len(s.Delegations) > 0)
 }
 
 // State is the part of a PaceSmartAccount's on-chain state that decides whether a PDR executes.
@@ -52,17 +63,37 @@ func SignPDR(key *ecdsa.PrivateKey, p PDR) (SignedPDR, error) {
 	return SignedPDR{PDR: p, Signature: sig}, nil
 }
 
-// Approve adds the approver key's signature and keeps the approvals sorted.
+// SignDelegatedPDR signs p's DelegatedDigest with key (the last delegate's of chain), returning
+// a SignedPDR for executeDelegated with chain and without approvals. It refuses an empty chain
+// (ErrEmptyDelegationChain: without one the record would be read as policy-signed) and a PDR
+// whose value is not a uint256 (ErrValueRange).
+func SignDelegatedPDR(key *ecdsa.PrivateKey, p PDR, chain []SignedDelegation) (SignedPDR, error) {
+	if len(chain) == 0 {
+		return SignedPDR{}, fail(ErrEmptyDelegationChain, "a delegated PDR needs a delegation chain")
+	}
+	if err := p.Validate(); err != nil {
+		return SignedPDR{}, err
+	}
+	sig, err := Sign(key, p.DelegatedDigest())
+	if err != nil {
+		return SignedPDR{}, err
+	}
+	return SignedPDR{PDR: p, Signature: sig, Delegations: chain}, nil
+}
+
+// Approve adds the approver key's signature over s.Digest() and keeps the approvals sorted.
+// Approve a delegated PDR once its chain is attached: the chain decides the digest.
 func (s *SignedPDR) Approve(key *ecdsa.PrivateKey) error {
 	if err := s.PDR.Validate(); err != nil {
 		return err
 	}
-	sig, err := Sign(key, s.PDR.Digest())
+	digest := s.Digest()
+	sig, err := Sign(key, digest)
 	if err != nil {
 		return err
 	}
 	s.Approvals = append(s.Approvals, sig)
-	return SortApprovals(s.PDR.Digest(), s.Approvals)
+	return SortApprovals(digest, s.Approvals)
 }
 
 // SortApprovals sorts approval signatures over digest by signer address, as the contract requires.
@@ -91,7 +122,10 @@ func SortApprovals(digest common.Hash, sigs []Signature) error {
 //
 // As on chain, the digest is computed from c and the PDR's terms: s.PDR's Target, Value and
 // DataHash are not trusted, so a PDR signed for another call fails as an unauthorised signer.
-// Verify does not change st.
+// It is the PDRType digest without delegations and the DelegatedPDRType digest with them, so a
+// policy-signed PDR under a chain to the policy signer's key fails as an unauthorised delegate,
+// and a delegated PDR without its chain as an unauthorised policy signer. Verify does not
+// change st.
 //
 // Before the contract's checks, Verify refuses (with an error wrapping ErrValueRange, not an
 // *Error: no calldata can carry them) a call value, a PDR value or a delegation cap that is
@@ -172,7 +206,7 @@ func verify(st *State, s *SignedPDR, p *PDR, c Call, now uint64, withApprovals b
 	if now > p.Expiry {
 		return fail(ErrPDRExpired, fmt.Sprintf("expired at %d, now %d", p.Expiry, now))
 	}
-	digest := p.Digest()
+	digest := p.digest(len(s.Delegations) > 0)
 	if len(s.Delegations) == 0 {
 		signer, err := s.Signature.Recover(digest)
 		if err != nil {

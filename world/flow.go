@@ -207,12 +207,7 @@ func (w *World) SignDelegated(ctx context.Context, delegate *Actor, chain []pdr.
 	if err != nil {
 		return pdr.SignedPDR{}, err
 	}
-	s, err := pdr.SignPDR(delegate.Key, pdr.ForCall(w.domain, call, pdr.Terms{Nonce: nonce, Decision: format.DecisionAllow, Expiry: now + PDRLifetime, EventID: eventID}))
-	if err != nil {
-		return pdr.SignedPDR{}, err
-	}
-	s.Delegations = chain
-	return s, nil
+	return pdr.SignDelegatedPDR(delegate.Key, pdr.ForCall(w.domain, call, pdr.Terms{Nonce: nonce, Decision: format.DecisionAllow, Expiry: now + PDRLifetime, EventID: eventID}), chain)
 }
 
 // Revoke revokes a delegation link (and everything below it) as the owner.

@@ -259,10 +259,15 @@ interface IPaceSmartAccount {
 
     /// @notice Executes one call under a PDR signed by a delegate, checking the whole delegation
     /// chain (owner → … → delegate) against the call and recording spending against each link.
+    /// The PDR is the EIP-712 struct `DelegatedPDR` ({DELEGATED_PDR_TYPEHASH}, digest
+    /// {hashDelegatedPDR}), never `PDR`: a policy-signed PDR cannot execute here, even when the
+    /// chain delegates to the policy signer's key, nor a delegated one through the other entry
+    /// points.
     /// @param c the call
     /// @param t the PDR terms
-    /// @param delegateSig the last delegate's signature over the PDR digest
-    /// @param approvals approver signatures, sorted by signer, when the PDR requires approval
+    /// @param delegateSig the last delegate's signature over the delegated PDR digest
+    /// @param approvals approver signatures over the same digest, sorted by signer, when the PDR
+    /// requires approval
     /// @param chain the delegation chain, owner's link first
     /// @return success whether the call succeeded
     /// @return result the call's return data (or revert data)
@@ -322,8 +327,17 @@ interface IPaceSmartAccount {
     /// @notice The longest delegation chain accepted (bounds the gas of a delegated call).
     function MAX_DELEGATION_DEPTH() external view returns (uint256);
 
-    /// @notice EIP-712 type hash of the PDR struct.
+    /// @notice EIP-712 type hash of the PDR struct, signed for {execute}, {executeWithApprovals},
+    /// the compact form and {executeBatch}: keccak256("PDR(uint64 nonce,address target,uint256
+    /// value,bytes32 dataHash,bytes32 policyId,uint8 decision,bool approvalRequired,uint64
+    /// expiry,bytes32 eventId)").
     function PDR_TYPEHASH() external view returns (bytes32);
+
+    /// @notice EIP-712 type hash of the DelegatedPDR struct, signed for {executeDelegated}: the
+    /// fields of {PDR_TYPEHASH}'s struct under another name, keccak256("DelegatedPDR(uint64
+    /// nonce,address target,uint256 value,bytes32 dataHash,bytes32 policyId,uint8 decision,bool
+    /// approvalRequired,uint64 expiry,bytes32 eventId)").
+    function DELEGATED_PDR_TYPEHASH() external view returns (bytes32);
 
     /// @notice EIP-712 type hash of the Delegation struct.
     function DELEGATION_TYPEHASH() external view returns (bytes32);
@@ -359,8 +373,15 @@ interface IPaceSmartAccount {
     /// @notice The EIP-712 domain separator of this account on this chain.
     function domainSeparator() external view returns (bytes32);
 
-    /// @notice The EIP-712 digest of the PDR for one call.
+    /// @notice The EIP-712 digest of the PDR for one call, policy-signed ({PDR_TYPEHASH}).
     function hashPDR(address target, uint256 value, bytes calldata data, PDRTerms calldata t)
+        external
+        view
+        returns (bytes32);
+
+    /// @notice The EIP-712 digest of the delegated PDR for one call ({DELEGATED_PDR_TYPEHASH},
+    /// {executeDelegated}).
+    function hashDelegatedPDR(address target, uint256 value, bytes calldata data, PDRTerms calldata t)
         external
         view
         returns (bytes32);

@@ -24,6 +24,11 @@ abstract contract PaceDelegations is IPaceSmartAccount, Ownable, EIP712 {
     uint256 public constant MAX_DELEGATION_DEPTH = 4;
 
     /// @inheritdoc IPaceSmartAccount
+    bytes32 public constant DELEGATED_PDR_TYPEHASH = keccak256(
+        "DelegatedPDR(uint64 nonce,address target,uint256 value,bytes32 dataHash,bytes32 policyId,uint8 decision,bool approvalRequired,uint64 expiry,bytes32 eventId)"
+    );
+
+    /// @inheritdoc IPaceSmartAccount
     bytes32 public constant DELEGATION_TYPEHASH = keccak256(
         "Delegation(address delegator,address delegate,bytes32 parent,address[] targets,bytes4[] selectors,uint256 maxValuePerCall,uint256 maxValueTotal,uint64 expiry,bytes32 salt)"
     );
@@ -50,6 +55,15 @@ abstract contract PaceDelegations is IPaceSmartAccount, Ownable, EIP712 {
     }
 
     // ---------------------------------------------------------------- views
+
+    /// @inheritdoc IPaceSmartAccount
+    function hashDelegatedPDR(address target, uint256 value, bytes calldata data, PDRTerms calldata t)
+        external
+        view
+        returns (bytes32)
+    {
+        return _pdrDigest(DELEGATED_PDR_TYPEHASH, target, value, keccak256(data), t);
+    }
 
     /// @inheritdoc IPaceSmartAccount
     function hashDelegation(Delegation calldata d) public view returns (bytes32) {
@@ -81,7 +95,7 @@ abstract contract PaceDelegations is IPaceSmartAccount, Ownable, EIP712 {
         Sig[] calldata approvals,
         SignedDelegation[] calldata chain
     ) internal returns (bytes32 digest, uint256 config) {
-        digest = _pdrDigest(c.target, c.value, keccak256(c.data), t);
+        digest = _pdrDigest(DELEGATED_PDR_TYPEHASH, c.target, c.value, keccak256(c.data), t);
         config = _loadConfig();
         _checkDelegatedTerms(config, t);
         (address delegate, bytes32[] memory hashes) = _checkChain(c, chain);
@@ -167,8 +181,10 @@ abstract contract PaceDelegations is IPaceSmartAccount, Ownable, EIP712 {
 
     // ---------------------------------------------------------------- hooks (PaceSmartAccount)
 
-    /// @dev The EIP-712 digest of the PDR for a call with this target, value and data hash.
-    function _pdrDigest(address target, uint256 value, bytes32 dataHash, PDRTerms calldata t)
+    /// @dev The EIP-712 digest of the PDR for a call with this target, value and data hash,
+    /// hashed as the struct with type hash `typeHash`: {PaceSmartAccount.PDR_TYPEHASH} for
+    /// policy-signed PDRs, {DELEGATED_PDR_TYPEHASH} for delegated ones.
+    function _pdrDigest(bytes32 typeHash, address target, uint256 value, bytes32 dataHash, PDRTerms calldata t)
         internal
         view
         virtual

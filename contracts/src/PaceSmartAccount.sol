@@ -40,7 +40,8 @@ abstract contract PaceAccountState is IPaceSmartAccount {
 /// PDR says human approval is required, by at least `threshold` distinct approvers.
 ///
 /// EIP-712 domain: name "PaceSmartAccount", version "1", the chain id and this account's address,
-/// so a PDR is valid on one chain for one account only. The signed struct is
+/// so a PDR is valid on one chain for one account only. The struct signed for {execute},
+/// {executeWithApprovals}, the compact form and {executeBatch} is
 ///
 ///     PDR(uint64 nonce,address target,uint256 value,bytes32 dataHash,bytes32 policyId,
 ///         uint8 decision,bool approvalRequired,uint64 expiry,bytes32 eventId)
@@ -48,6 +49,10 @@ abstract contract PaceAccountState is IPaceSmartAccount {
 /// where target, value and dataHash = keccak256(data) are taken from the call being executed, so
 /// a PDR cannot be reused for another target, value or calldata. For a batch, target is this
 /// account, value the sum of the values and dataHash = keccak256(abi.encode(calls)).
+/// {executeDelegated} takes the same fields as another type, `DelegatedPDR(…)`
+/// ({DELEGATED_PDR_TYPEHASH}), so a signature for one kind never verifies as the other: not
+/// even when the owner delegates to the policy signer's own key, where a policy PDR would
+/// otherwise execute a second time in the delegated nonce space (issue 25).
 ///
 /// The nonce is consumed before calling out (two spaces: {nonce} for policy-signed PDRs,
 /// {delegatedNonce} for {executeDelegated}); every execution emits {Executed} with the PDR digest
@@ -338,7 +343,7 @@ contract PaceSmartAccount is
         view
         returns (bytes32)
     {
-        return _pdrDigest(target, value, keccak256(data), t);
+        return _pdrDigest(PDR_TYPEHASH, target, value, keccak256(data), t);
     }
 
     /// @inheritdoc IPaceSmartAccount
@@ -347,7 +352,7 @@ contract PaceSmartAccount is
         for (uint256 i = 0; i < calls.length; i++) {
             total += calls[i].value;
         }
-        return _pdrDigest(address(this), total, keccak256(abi.encode(calls)), t);
+        return _pdrDigest(PDR_TYPEHASH, address(this), total, keccak256(abi.encode(calls)), t);
     }
 
     /// @inheritdoc IPaceSmartAccount
@@ -675,16 +680,16 @@ contract PaceSmartAccount is
         }
     }
 
-    /// @dev EIP-712 digest of PDR(nonce, target, value, dataHash, policyId, decision,
-    /// approvalRequired, expiry, eventId). Assembly: hashes the ten words in scratch memory
-    /// past the free memory pointer without allocating (saves the ABI re-encoding).
-    function _pdrDigest(address target, uint256 value, bytes32 dataHash, PDRTerms calldata t)
+    /// @dev EIP-712 digest of the struct (nonce, target, value, dataHash, policyId, decision,
+    /// approvalRequired, expiry, eventId) of type `typeHash`: {PDR_TYPEHASH} or
+    /// {DELEGATED_PDR_TYPEHASH}. Assembly: hashes the ten words in scratch memory past the free
+    /// memory pointer without allocating (saves the ABI re-encoding).
+    function _pdrDigest(bytes32 typeHash, address target, uint256 value, bytes32 dataHash, PDRTerms calldata t)
         internal
         view
         override
         returns (bytes32)
     {
-        bytes32 typeHash = PDR_TYPEHASH;
         bytes32 structHash;
         assembly ("memory-safe") {
             let m := mload(0x40)

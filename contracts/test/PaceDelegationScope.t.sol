@@ -84,7 +84,7 @@ contract PaceDelegationScopeTest is PaceBase {
     ) internal {
         IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(target, value, data);
         IPaceSmartAccount.PDRTerms memory t = terms(0, false);
-        IPaceSmartAccount.Sig memory s = signPDR(key, c.target, c.value, c.data, t);
+        IPaceSmartAccount.Sig memory s = signDelegatedPDR(key, c.target, c.value, c.data, t);
         vm.expectRevert(abi.encodeWithSelector(PaceDelegations.UndelegableCalldata.selector, data.length));
         account.executeDelegated(c, t, s, new IPaceSmartAccount.Sig[](0), chain);
         vm.assertEq(recorder.calls(), 0, "the target was not called");
@@ -125,7 +125,7 @@ contract PaceDelegationScopeTest is PaceBase {
         bytes32 h = account.hashDelegation(chain[0].delegation);
         IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(address(recorder), 1 wei, "");
         IPaceSmartAccount.PDRTerms memory t = terms(0, false);
-        IPaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
+        IPaceSmartAccount.Sig memory s = signDelegatedPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
         vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.SelectorNotDelegated.selector, h, bytes4(0)));
         account.executeDelegated(c, t, s, new IPaceSmartAccount.Sig[](0), chain);
     }

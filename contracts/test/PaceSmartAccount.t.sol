@@ -71,6 +71,17 @@ abstract contract PaceBase is Test {
         return signDigest(key, account.hashPDR(target, value, data, t));
     }
 
+    /// @dev A delegate's signature over the delegated PDR ({executeDelegated}).
+    function signDelegatedPDR(
+        uint256 key,
+        address target,
+        uint256 value,
+        bytes memory data,
+        IPaceSmartAccount.PDRTerms memory t
+    ) internal view returns (IPaceSmartAccount.Sig memory) {
+        return signDigest(key, account.hashDelegatedPDR(target, value, data, t));
+    }
+
     /// @dev Approver signatures sorted by signer address, as the account requires.
     function approvalsBy(uint256[] memory keys, bytes32 digest)
         internal
@@ -123,12 +134,32 @@ abstract contract PaceBase is Test {
         return IPaceSmartAccount.Sig(s.r, bytes32(((1 - parity) << 255) | highS));
     }
 
-    /// @dev EIP-712 digest computed independently of the contract's assembly.
+    /// @dev The policy-signed PDR's EIP-712 type (execute, executeWithApprovals, compact, batch).
+    string internal constant PDR_TYPE =
+        "PDR(uint64 nonce,address target,uint256 value,bytes32 dataHash,bytes32 policyId,uint8 decision,bool approvalRequired,uint64 expiry,bytes32 eventId)";
+
+    /// @dev The delegated PDR's EIP-712 type (executeDelegated): the same fields, another name.
+    string internal constant DELEGATED_PDR_TYPE =
+        "DelegatedPDR(uint64 nonce,address target,uint256 value,bytes32 dataHash,bytes32 policyId,uint8 decision,bool approvalRequired,uint64 expiry,bytes32 eventId)";
+
+    /// @dev EIP-712 digest of the policy-signed PDR, computed independently of the contract's assembly.
     function referenceDigest(address target, uint256 value, bytes memory data, IPaceSmartAccount.PDRTerms memory t)
         internal
         view
         returns (bytes32)
     {
+        return referenceDigestOf(PDR_TYPE, target, value, data, t);
+    }
+
+    /// @dev EIP-712 digest of the PDR fields under the type string `typeString`, computed
+    /// independently of the contract.
+    function referenceDigestOf(
+        string memory typeString,
+        address target,
+        uint256 value,
+        bytes memory data,
+        IPaceSmartAccount.PDRTerms memory t
+    ) internal view returns (bytes32) {
         bytes32 domain = keccak256(
             abi.encode(
                 keccak256("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)"),
@@ -140,9 +171,7 @@ abstract contract PaceBase is Test {
         );
         bytes32 structHash = keccak256(
             abi.encode(
-                keccak256(
-                    "PDR(uint64 nonce,address target,uint256 value,bytes32 dataHash,bytes32 policyId,uint8 decision,bool approvalRequired,uint64 expiry,bytes32 eventId)"
-                ),
+                keccak256(bytes(typeString)),
                 t.nonce,
                 target,
                 value,
@@ -325,7 +354,7 @@ abstract contract PaceBase is Test {
         IPaceSmartAccount.PDRTerms memory t,
         IPaceSmartAccount.SignedDelegation[] memory chain
     ) internal returns (bool ok) {
-        IPaceSmartAccount.Sig memory s = signPDR(pdrKey, c.target, c.value, c.data, t);
+        IPaceSmartAccount.Sig memory s = signDelegatedPDR(pdrKey, c.target, c.value, c.data, t);
         (ok,) = account.executeDelegated(c, t, s, new IPaceSmartAccount.Sig[](0), chain);
     }
 }
@@ -887,7 +916,7 @@ abstract contract PaceExecutionTest is PaceBase {
     function test_PolicyExecutionsLeaveDelegatedPDRPending() public {
         IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(address(counter), 0, bumpData(2));
         IPaceSmartAccount.PDRTerms memory dt = terms(0, false);
-        IPaceSmartAccount.Sig memory ds = signPDR(DELEGATE_KEY, c.target, c.value, c.data, dt);
+        IPaceSmartAccount.Sig memory ds = signDelegatedPDR(DELEGATE_KEY, c.target, c.value, c.data, dt);
         for (uint64 i = 0; i < 3; i++) {
             bytes memory data = bumpData(1);
             IPaceSmartAccount.PDRTerms memory t = terms(i, false);
@@ -917,6 +946,67 @@ abstract contract PaceExecutionTest is PaceBase {
         s = signPDR(POLICY_KEY, address(counter), 0, data, t);
         vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.InvalidNonce.selector, uint64(1), uint64(2)));
         exec(address(counter), 0, data, t, s);
+    }
+
+    // ---------------------------------------------------------------- signed types (issue 25)
+
+    /// @dev The owner's delegation to the policy signer's own key (scoped to the counter).
+    function chainToPolicySigner() internal view returns (IPaceSmartAccount.SignedDelegation[] memory) {
+        return chainOf(signDelegation(OWNER_KEY, scope(vm.addr(OWNER_KEY), vm.addr(POLICY_KEY), 0)));
+    }
+
+    /// @dev Issue 25: when the owner delegates to the policy signer's own key, a policy PDR that
+    /// has executed (policy nonce 0) does not execute a second time through executeDelegated,
+    /// whose nonce space is still at 0: it signs a `PDR`, and executeDelegated verifies a
+    /// `DelegatedPDR`. Before, both were one struct and the replay executed.
+    function test_RevertWhen_PolicyPDRReplayedAsDelegated() public {
+        IPaceSmartAccount.SignedDelegation[] memory chain = chainToPolicySigner();
+        IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(address(counter), 0, bumpData(5));
+        IPaceSmartAccount.PDRTerms memory t = terms(0, false);
+        IPaceSmartAccount.Sig memory s = signPDR(POLICY_KEY, c.target, c.value, c.data, t);
+        (bool ok,) = exec(c.target, c.value, c.data, t, s);
+        vm.assertTrue(ok, "policy PDR executes");
+        address recovered =
+            ECDSA.recover(referenceDigestOf(DELEGATED_PDR_TYPE, c.target, c.value, c.data, t), s.r, s.vs);
+        vm.expectRevert(
+            abi.encodeWithSelector(IPaceSmartAccount.UnauthorizedDelegate.selector, vm.addr(POLICY_KEY), recovered)
+        );
+        account.executeDelegated(c, t, s, new IPaceSmartAccount.Sig[](0), chain);
+        vm.assertEq(counter.count(), 5, "executed once");
+        vm.assertEq(delegatedNonce(), 0, "delegated nonce untouched");
+    }
+
+    /// @dev Issue 25, the other way: a delegated PDR signed by the policy signer's key (as
+    /// delegate) that has executed through executeDelegated does not execute again through
+    /// the policy entry points, whose nonce space is still at 0.
+    function test_RevertWhen_DelegatedPDRReplayedAsPolicy() public {
+        IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(address(counter), 0, bumpData(5));
+        IPaceSmartAccount.PDRTerms memory t = terms(0, false);
+        IPaceSmartAccount.Sig memory s = signDelegatedPDR(POLICY_KEY, c.target, c.value, c.data, t);
+        (bool ok,) = account.executeDelegated(c, t, s, new IPaceSmartAccount.Sig[](0), chainToPolicySigner());
+        vm.assertTrue(ok, "delegated PDR executes");
+        address recovered = ECDSA.recover(referenceDigest(c.target, c.value, c.data, t), s.r, s.vs);
+        vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.UnauthorizedPolicySigner.selector, recovered));
+        exec(c.target, c.value, c.data, t, s);
+        vm.assertEq(counter.count(), 5, "executed once");
+        vm.assertEq(uint256(account.nonce()), 0, "policy nonce untouched");
+    }
+
+    /// @dev Issue 25: approvals are over the digest of their PDR's type, so the approvals of a
+    /// policy PDR do not approve a delegated PDR with the same fields.
+    function test_RevertWhen_PolicyApprovalsReusedForDelegatedPDR() public {
+        IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(address(counter), 0, bumpData(5));
+        IPaceSmartAccount.PDRTerms memory t = terms(0, true);
+        bytes32 policyDigest = account.hashPDR(c.target, c.value, c.data, t);
+        IPaceSmartAccount.Sig[] memory approvals = approvalsBy(one(APPROVER1_KEY), policyDigest);
+        (bool ok,) = execApproved(c.target, c.value, c.data, t, signDigest(POLICY_KEY, policyDigest), approvals);
+        vm.assertTrue(ok, "approved policy PDR executes");
+        bytes32 delegatedDigest = account.hashDelegatedPDR(c.target, c.value, c.data, t);
+        address recovered = ECDSA.recover(delegatedDigest, approvals[0].r, approvals[0].vs);
+        IPaceSmartAccount.SignedDelegation[] memory chain = ownerToDelegate();
+        vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.NotApprover.selector, recovered));
+        account.executeDelegated(c, t, signDigest(DELEGATE_KEY, delegatedDigest), approvals, chain);
+        vm.assertEq(counter.count(), 5, "executed once");
     }
 
     /// @dev A policy PDR whose nonce is past the policy space's 48 bits never executes.
@@ -1063,7 +1153,7 @@ contract PaceSmartAccountTest is PaceExecutionTest {
         IPaceSmartAccount.SignedDelegation[] memory chain = zeroCapChain();
         IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(address(counter), 0, bumpData(1));
         IPaceSmartAccount.PDRTerms memory t = terms(0, false);
-        IPaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
+        IPaceSmartAccount.Sig memory s = signDelegatedPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
         IPaceSmartAccount.Sig[] memory none = new IPaceSmartAccount.Sig[](0);
         account.executeDelegated(c, t, s, none, chain);
         vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.InvalidNonce.selector, uint64(1), uint64(0)));
@@ -1074,7 +1164,7 @@ contract PaceSmartAccountTest is PaceExecutionTest {
             exec(address(counter), 0, data, pt, signPDR(POLICY_KEY, address(counter), 0, data, pt));
         }
         t = terms(3, false); // the policy nonce now
-        s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
+        s = signDelegatedPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
         vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.InvalidNonce.selector, uint64(1), uint64(3)));
         account.executeDelegated(c, t, s, none, chain);
         vm.assertEq(delegatedNonce(), 1, "delegated nonce");
@@ -1088,7 +1178,7 @@ contract PaceSmartAccountTest is PaceExecutionTest {
         IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(address(counter), 0, bumpData(1));
         IPaceSmartAccount.Sig[] memory none = new IPaceSmartAccount.Sig[](0);
         IPaceSmartAccount.PDRTerms memory t = terms(uint64(1) << 39, false);
-        IPaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
+        IPaceSmartAccount.Sig memory s = signDelegatedPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
         vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.InvalidNonce.selector, uint64(0), uint64(1) << 39));
         account.executeDelegated(c, t, s, none, chain);
         // Move the delegated counter to its last value (bits 216–254 of `_config`, slot 3).
@@ -1097,7 +1187,7 @@ contract PaceSmartAccountTest is PaceExecutionTest {
         vm.store(address(account), bytes32(uint256(3)), config | bytes32(uint256(last) << 216));
         vm.assertEq(delegatedNonce(), last, "delegated nonce at its last value");
         t = terms(last, false);
-        s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
+        s = signDelegatedPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
         vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.InvalidNonce.selector, last, last));
         account.executeDelegated(c, t, s, none, chain);
         // The policy space is unaffected.
@@ -1114,6 +1204,16 @@ contract PaceSmartAccountTest is PaceExecutionTest {
         vm.assertEq(
             account.hashPDR(address(counter), 5, data, t), referenceDigest(address(counter), 5, data, t), "digest"
         );
+    }
+
+    function test_DelegatedDigestMatchesReference() public view {
+        bytes memory data = bumpData(7);
+        IPaceSmartAccount.PDRTerms memory t = terms(3, true);
+        bytes32 digest = account.hashDelegatedPDR(address(counter), 5, data, t);
+        vm.assertEq(digest, referenceDigestOf(DELEGATED_PDR_TYPE, address(counter), 5, data, t), "digest");
+        vm.assertNotEq(digest, account.hashPDR(address(counter), 5, data, t), "delegated vs policy digest");
+        vm.assertEq(account.DELEGATED_PDR_TYPEHASH(), keccak256(bytes(DELEGATED_PDR_TYPE)), "type hash");
+        vm.assertEq(account.PDR_TYPEHASH(), keccak256(bytes(PDR_TYPE)), "policy type hash");
     }
 
     // ---------------------------------------------------------------- attacks on PDRs
@@ -1165,7 +1265,7 @@ contract PaceSmartAccountTest is PaceExecutionTest {
         IPaceSmartAccount.SignedDelegation[] memory chain = ownerToDelegate();
         IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(address(counter), 1 ether, bumpData(3));
         IPaceSmartAccount.PDRTerms memory t = terms(0, false);
-        bytes32 digest = account.hashPDR(c.target, c.value, c.data, t);
+        bytes32 digest = account.hashDelegatedPDR(c.target, c.value, c.data, t);
         bytes32[] memory hashes = new bytes32[](1);
         hashes[0] = account.hashDelegation(chain[0].delegation);
 
@@ -1201,7 +1301,7 @@ contract PaceSmartAccountTest is PaceExecutionTest {
         chain[1] = signDelegation(DELEGATE_KEY, sub);
         IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(address(sink), 0, abi.encodeCall(Sink.ping, ()));
         IPaceSmartAccount.PDRTerms memory t = terms(0, false);
-        IPaceSmartAccount.Sig memory s = signPDR(SUBDELEGATE_KEY, c.target, c.value, c.data, t);
+        IPaceSmartAccount.Sig memory s = signDelegatedPDR(SUBDELEGATE_KEY, c.target, c.value, c.data, t);
         vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.TargetNotDelegated.selector, rootHash, address(sink)));
         account.executeDelegated(c, t, s, new IPaceSmartAccount.Sig[](0), chain);
     }
@@ -1211,7 +1311,7 @@ contract PaceSmartAccountTest is PaceExecutionTest {
         bytes32 h = account.hashDelegation(chain[0].delegation);
         IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(address(sink), 0, abi.encodeCall(Counter.bump, (1)));
         IPaceSmartAccount.PDRTerms memory t = terms(0, false);
-        IPaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
+        IPaceSmartAccount.Sig memory s = signDelegatedPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
         vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.TargetNotDelegated.selector, h, address(sink)));
         account.executeDelegated(c, t, s, new IPaceSmartAccount.Sig[](0), chain);
     }
@@ -1221,7 +1321,7 @@ contract PaceSmartAccountTest is PaceExecutionTest {
         bytes32 h = account.hashDelegation(chain[0].delegation);
         IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(address(counter), 0, abi.encodeCall(Counter.fail, (1)));
         IPaceSmartAccount.PDRTerms memory t = terms(0, false);
-        IPaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
+        IPaceSmartAccount.Sig memory s = signDelegatedPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
         vm.expectRevert(
             abi.encodeWithSelector(IPaceSmartAccount.SelectorNotDelegated.selector, h, Counter.fail.selector)
         );
@@ -1233,7 +1333,7 @@ contract PaceSmartAccountTest is PaceExecutionTest {
         bytes32 h = account.hashDelegation(chain[0].delegation);
         IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(address(counter), 2 ether, bumpData(1));
         IPaceSmartAccount.PDRTerms memory t = terms(0, false);
-        IPaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
+        IPaceSmartAccount.Sig memory s = signDelegatedPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
         vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.ValueOverCallCap.selector, h, 2 ether, 1 ether));
         account.executeDelegated(c, t, s, new IPaceSmartAccount.Sig[](0), chain);
     }
@@ -1246,7 +1346,7 @@ contract PaceSmartAccountTest is PaceExecutionTest {
             vm.assertTrue(execDelegated(DELEGATE_KEY, c, terms(i, false), chain), "within total cap");
         }
         IPaceSmartAccount.PDRTerms memory t = terms(3, false);
-        IPaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
+        IPaceSmartAccount.Sig memory s = signDelegatedPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
         vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.ValueOverTotalCap.selector, h, 4 ether, 3 ether));
         account.executeDelegated(c, t, s, new IPaceSmartAccount.Sig[](0), chain);
     }
@@ -1257,7 +1357,7 @@ contract PaceSmartAccountTest is PaceExecutionTest {
         vm.warp(uint256(chain[0].delegation.expiry) + 1);
         IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(address(counter), 0, bumpData(1));
         IPaceSmartAccount.PDRTerms memory t = terms(0, false); // the PDR itself is still valid
-        IPaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
+        IPaceSmartAccount.Sig memory s = signDelegatedPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
         vm.expectRevert(
             abi.encodeWithSelector(IPaceSmartAccount.DelegationExpired.selector, h, chain[0].delegation.expiry)
         );
@@ -1271,7 +1371,7 @@ contract PaceSmartAccountTest is PaceExecutionTest {
         account.revokeDelegation(h);
         IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(address(counter), 0, bumpData(1));
         IPaceSmartAccount.PDRTerms memory t = terms(0, false);
-        IPaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
+        IPaceSmartAccount.Sig memory s = signDelegatedPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
         vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.RevokedDelegation.selector, h));
         account.executeDelegated(c, t, s, new IPaceSmartAccount.Sig[](0), chain);
     }
@@ -1281,7 +1381,7 @@ contract PaceSmartAccountTest is PaceExecutionTest {
             chainOf(signDelegation(ATTACKER_KEY, scope(vm.addr(ATTACKER_KEY), vm.addr(DELEGATE_KEY), 0)));
         IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(address(counter), 0, bumpData(1));
         IPaceSmartAccount.PDRTerms memory t = terms(0, false);
-        IPaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
+        IPaceSmartAccount.Sig memory s = signDelegatedPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
         vm.expectRevert(
             abi.encodeWithSelector(
                 IPaceSmartAccount.DelegatorMismatch.selector, 0, vm.addr(OWNER_KEY), vm.addr(ATTACKER_KEY)
@@ -1296,7 +1396,7 @@ contract PaceSmartAccountTest is PaceExecutionTest {
             chainOf(signDelegation(ATTACKER_KEY, scope(vm.addr(OWNER_KEY), vm.addr(DELEGATE_KEY), 0)));
         IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(address(counter), 0, bumpData(1));
         IPaceSmartAccount.PDRTerms memory t = terms(0, false);
-        IPaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
+        IPaceSmartAccount.Sig memory s = signDelegatedPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
         vm.expectRevert(
             abi.encodeWithSelector(IPaceSmartAccount.InvalidDelegationSignature.selector, 0, vm.addr(ATTACKER_KEY))
         );
@@ -1312,7 +1412,7 @@ contract PaceSmartAccountTest is PaceExecutionTest {
         chain[1] = signDelegation(DELEGATE_KEY, sub);
         IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(address(counter), 0, bumpData(1));
         IPaceSmartAccount.PDRTerms memory t = terms(0, false);
-        IPaceSmartAccount.Sig memory s = signPDR(SUBDELEGATE_KEY, c.target, c.value, c.data, t);
+        IPaceSmartAccount.Sig memory s = signDelegatedPDR(SUBDELEGATE_KEY, c.target, c.value, c.data, t);
         vm.expectRevert(
             abi.encodeWithSelector(
                 IPaceSmartAccount.DelegationParentMismatch.selector, 1, account.hashDelegation(root), keccak256("other")
@@ -1325,7 +1425,7 @@ contract PaceSmartAccountTest is PaceExecutionTest {
         IPaceSmartAccount.SignedDelegation[] memory chain = ownerToDelegate();
         IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(address(counter), 0, bumpData(1));
         IPaceSmartAccount.PDRTerms memory t = terms(0, false);
-        IPaceSmartAccount.Sig memory s = signPDR(ATTACKER_KEY, c.target, c.value, c.data, t);
+        IPaceSmartAccount.Sig memory s = signDelegatedPDR(ATTACKER_KEY, c.target, c.value, c.data, t);
         vm.expectRevert(
             abi.encodeWithSelector(
                 IPaceSmartAccount.UnauthorizedDelegate.selector, vm.addr(DELEGATE_KEY), vm.addr(ATTACKER_KEY)
@@ -1337,7 +1437,7 @@ contract PaceSmartAccountTest is PaceExecutionTest {
     function test_RevertWhen_DelegationChainEmpty() public {
         IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(address(counter), 0, bumpData(1));
         IPaceSmartAccount.PDRTerms memory t = terms(0, false);
-        IPaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
+        IPaceSmartAccount.Sig memory s = signDelegatedPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
         vm.expectRevert(IPaceSmartAccount.EmptyDelegationChain.selector);
         account.executeDelegated(c, t, s, new IPaceSmartAccount.Sig[](0), new IPaceSmartAccount.SignedDelegation[](0));
     }
@@ -1345,7 +1445,7 @@ contract PaceSmartAccountTest is PaceExecutionTest {
     function test_RevertWhen_DelegationChainTooLong() public {
         IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(address(counter), 0, bumpData(1));
         IPaceSmartAccount.PDRTerms memory t = terms(0, false);
-        IPaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
+        IPaceSmartAccount.Sig memory s = signDelegatedPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
         vm.expectRevert(abi.encodeWithSelector(IPaceSmartAccount.DelegationChainTooLong.selector, 5, 4));
         account.executeDelegated(c, t, s, new IPaceSmartAccount.Sig[](0), new IPaceSmartAccount.SignedDelegation[](5));
     }
@@ -1363,7 +1463,7 @@ contract PaceSmartAccountTest is PaceExecutionTest {
         IPaceSmartAccount.Call memory c =
             IPaceSmartAccount.Call(address(hungry), 1 ether, abi.encodeCall(Hungry.eat, (ROUNDS)));
         IPaceSmartAccount.PDRTerms memory t = terms(0, false);
-        IPaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
+        IPaceSmartAccount.Sig memory s = signDelegatedPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
         bytes memory cd =
             abi.encodeCall(PaceSmartAccount.executeDelegated, (c, t, s, new IPaceSmartAccount.Sig[](0), chain));
         vm.expectRevert(IPaceSmartAccount.InsufficientGas.selector);
@@ -1384,7 +1484,7 @@ contract PaceSmartAccountTest is PaceExecutionTest {
         IPaceSmartAccount.SignedDelegation[] memory chain = chainOf(signDelegation(OWNER_KEY, d));
         IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(address(account), 1 ether, "");
         IPaceSmartAccount.PDRTerms memory t = terms(0, false);
-        IPaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
+        IPaceSmartAccount.Sig memory s = signDelegatedPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
         vm.expectRevert(IPaceSmartAccount.TargetIsAccount.selector);
         account.executeDelegated(c, t, s, new IPaceSmartAccount.Sig[](0), chain);
         vm.assertEq(delegatedNonce(), 0, "nothing consumed");
@@ -1402,7 +1502,7 @@ contract PaceSmartAccountTest is PaceExecutionTest {
         IPaceSmartAccount.Call memory c =
             IPaceSmartAccount.Call(address(counter), 1 ether, abi.encodeCall(Counter.fail, (3)));
         IPaceSmartAccount.PDRTerms memory t = terms(0, false);
-        bytes32 digest = account.hashPDR(c.target, c.value, c.data, t);
+        bytes32 digest = account.hashDelegatedPDR(c.target, c.value, c.data, t);
         vm.expectEmit(address(account));
         emit Executed(digest, EVENT_ID, packCall(address(counter), Counter.fail.selector, false), 1 ether);
         vm.assertFalse(execDelegated(DELEGATE_KEY, c, t, chain), "call failed");
@@ -1541,7 +1641,7 @@ contract PaceSmartAccountTest is PaceExecutionTest {
         vm.prank(vm.addr(APPROVER1_KEY));
         Ownable2Step(address(account)).acceptOwnership();
         IPaceSmartAccount.PDRTerms memory t = terms(1, false);
-        IPaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
+        IPaceSmartAccount.Sig memory s = signDelegatedPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
         vm.expectRevert(
             abi.encodeWithSelector(
                 IPaceSmartAccount.DelegatorMismatch.selector, 0, vm.addr(APPROVER1_KEY), vm.addr(OWNER_KEY)
@@ -1634,6 +1734,11 @@ contract PaceSmartAccountTest is PaceExecutionTest {
         IPaceSmartAccount.PDRTerms memory t =
             IPaceSmartAccount.PDRTerms(n, policyId, decision, approval, expiry, eventId);
         vm.assertEq(account.hashPDR(target, value, data, t), referenceDigest(target, value, data, t), "digest");
+        vm.assertEq(
+            account.hashDelegatedPDR(target, value, data, t),
+            referenceDigestOf(DELEGATED_PDR_TYPE, target, value, data, t),
+            "delegated digest"
+        );
     }
 
     function testFuzz_DelegationTotalCap(uint256[4] memory amounts) public {
@@ -1645,7 +1750,7 @@ contract PaceSmartAccountTest is PaceExecutionTest {
             uint256 v = bound(amounts[i], 0, 1 ether);
             IPaceSmartAccount.Call memory c = IPaceSmartAccount.Call(address(counter), v, bumpData(1));
             IPaceSmartAccount.PDRTerms memory t = terms(n, false);
-            IPaceSmartAccount.Sig memory s = signPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
+            IPaceSmartAccount.Sig memory s = signDelegatedPDR(DELEGATE_KEY, c.target, c.value, c.data, t);
             (bool ok,) = address(account)
                 .call(
                     abi.encodeCall(PaceSmartAccount.executeDelegated, (c, t, s, new IPaceSmartAccount.Sig[](0), chain))

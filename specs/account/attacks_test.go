@@ -251,6 +251,46 @@ var _ = Describe("PaceSmartAccount under attack", Label("anvil"), func() {
 			Expect(w.MustSealAndVerify(ctx)).To(afrspec.BeVerified())
 		})
 
+		It("refuses a policy PDR replayed under a delegation to the policy signer's own key (issue 25)", func() {
+			chain, err := w.Delegate(ctx, w.Owner(), w.PolicySigner(), nil, scope)
+			Expect(err).NotTo(HaveOccurred())
+			// Recorded executions bring both nonce spaces to one value, so that the replayed
+			// PDR's nonce is the delegated space's next one.
+			for {
+				policy, err := w.NextNonce(ctx)
+				Expect(err).NotTo(HaveOccurred())
+				delegated, err := w.NextDelegatedNonce(ctx)
+				Expect(err).NotTo(HaveOccurred())
+				if policy == delegated {
+					break
+				}
+				call := w.CounterCall(1)
+				p := w.MustPropose(ctx, "agent", call)
+				var res *world.TxResult
+				if policy < delegated {
+					res = w.Execute(ctx, p)
+				} else {
+					s, err := w.SignDelegated(ctx, w.PolicySigner(), chain, call, p.EventID())
+					Expect(err).NotTo(HaveOccurred())
+					res = w.Submit(ctx, w.Agent(), &s, call)
+				}
+				Expect(res).To(afrspec.EmitEvent("Executed", "eventId", p.EventID(), "success", true))
+				w.MustRecordOutcome(ctx, p, res)
+			}
+			p := w.MustPropose(ctx, "agent", w.CounterCall(3))
+			executed := w.Execute(ctx, p)
+			Expect(executed).To(afrspec.EmitEvent("Executed", "pdrHash", p.PDR.Digest(), "success", true))
+			w.MustRecordOutcome(ctx, p, executed)
+			replay := p.PDR
+			replay.Delegations = chain
+			recovered, err := replay.Signature.Recover(replay.Digest())
+			Expect(err).NotTo(HaveOccurred())
+			res := w.Submit(ctx, w.Attacker(), &replay, p.Call)
+			Expect(res).To(afrspec.RevertWith("UnauthorizedDelegate", w.PolicySigner().Address, recovered))
+			rc := w.MustRecordOutcome(ctx, p, res)
+			expectDenialLogged(ctx, p, rc, "UnauthorizedDelegate")
+		})
+
 		DescribeTable("scope escalation by a sub-delegation is refused at the narrowest link",
 			func(wider func() world.Scope, call func() pdr.Call, name string) {
 				chain, err := w.Delegate(ctx, w.Owner(), planner, nil, scope)

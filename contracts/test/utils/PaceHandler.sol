@@ -85,6 +85,17 @@ contract PaceHandler is Test {
         return IPaceSmartAccount.Sig(r, vs);
     }
 
+    function _signDelegated(
+        uint256 key,
+        address target,
+        uint256 value,
+        bytes memory data,
+        IPaceSmartAccount.PDRTerms memory t
+    ) internal view returns (IPaceSmartAccount.Sig memory) {
+        (bytes32 r, bytes32 vs) = vm.signCompact(key, account.hashDelegatedPDR(target, value, data, t));
+        return IPaceSmartAccount.Sig(r, vs);
+    }
+
     /// @dev Submits `cd` with `gasLimit`; returns whether it did not revert and the call's success.
     /// `delegated` says which nonce space the submission's entry point uses: an accepted one
     /// must move that nonce by one and leave the other unchanged.
@@ -174,7 +185,7 @@ contract PaceHandler is Test {
         chain[0] = link;
         bytes memory cd = abi.encodeCall(
             account.executeDelegated,
-            (c, t, _sign(DELEGATE_KEY, c.target, value, data, t), new IPaceSmartAccount.Sig[](0), chain)
+            (c, t, _signDelegated(DELEGATE_KEY, c.target, value, data, t), new IPaceSmartAccount.Sig[](0), chain)
         );
         bool withinCaps = value <= CALL_CAP && account.spent(linkHash) + value <= TOTAL_CAP;
         (bool accepted, bool success) = _submit(cd, 2_000_000, true);
@@ -202,7 +213,7 @@ contract PaceHandler is Test {
             chain[0] = link;
             cd = abi.encodeCall(
                 account.executeDelegated,
-                (c, t, _sign(DELEGATE_KEY, c.target, 0, data, t), new IPaceSmartAccount.Sig[](0), chain)
+                (c, t, _signDelegated(DELEGATE_KEY, c.target, 0, data, t), new IPaceSmartAccount.Sig[](0), chain)
             );
         } else {
             cd = abi.encodeCall(
@@ -223,7 +234,7 @@ contract PaceHandler is Test {
         chain[0] = link;
         bytes memory cd = abi.encodeCall(
             account.executeDelegated,
-            (c, t, _sign(DELEGATE_KEY, c.target, value, data, t), new IPaceSmartAccount.Sig[](0), chain)
+            (c, t, _signDelegated(DELEGATE_KEY, c.target, value, data, t), new IPaceSmartAccount.Sig[](0), chain)
         );
         (bool accepted,) = _submit(cd, 2_000_000, true);
         if (accepted) overCapAccepted++; // out of scope: as bad as over a cap
