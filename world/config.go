@@ -11,18 +11,18 @@ import (
 
 // Environment variables read by the World.
 const (
-	EnvBackend   = "AFR_BACKEND"    // embedded, anvil or fork
+	EnvBackend   = "AFR_BACKEND"    // inproc, embedded, anvil or fork
 	EnvForkRPC   = "AFR_FORK_RPC"   // archive JSON-RPC endpoint for the fork backend and live fork specs
 	EnvForkBlock = "AFR_FORK_BLOCK" // pinned block number for the fork backend
 )
 
-// SelectedBackend returns $AFR_BACKEND, else the embedded chain. An
+// SelectedBackend returns $AFR_BACKEND, else the in-process chain. An
 // unknown name is left for New to refuse.
 func SelectedBackend() backend.Kind {
 	if b := os.Getenv(EnvBackend); b != "" {
 		return backend.Kind(b)
 	}
-	return backend.KindEmbedded
+	return backend.KindInProcess
 }
 
 // Anchoring says when the World's anchorer sends the roots of sealed
@@ -44,9 +44,13 @@ const (
 // backend with three approvers (threshold 2), epochs of 16 events, an
 // encrypted log in a temporary directory, and a deterministic clock.
 type Config struct {
-	// Backend is the kind of chain (backend.KindEmbedded, KindAnvil or
-	// KindFork, the last forking ForkRPC at ForkBlock); "" means
-	// SelectedBackend().
+	// Backend is the kind of chain (backend.KindInProcess, KindEmbedded,
+	// KindAnvil or KindFork, the last forking ForkRPC at ForkBlock); ""
+	// means SelectedBackend(), or the embedded chain when BlockTime is set
+	// (the in-process chain mines no blocks by the clock). Replay, and so
+	// RecordTx and RecordIncident, need a JSON-RPC endpoint, which the
+	// in-process chain does not serve: such a World asks for another
+	// backend.
 	Backend backend.Kind
 	// ForkRPC and ForkBlock pin the fork backend; zero values mean
 	// $AFR_FORK_RPC and $AFR_FORK_BLOCK.
@@ -54,8 +58,8 @@ type Config struct {
 	ForkBlock uint64
 	// Anvil configures the anvil process of the anvil and fork backends.
 	Anvil AnvilConfig
-	// GenesisTime is the chain's genesis timestamp on the embedded and anvil
-	// backends (Unix seconds; default GenesisTime). Every block is one
+	// GenesisTime is the chain's genesis timestamp on the local
+	// backends (in-process, embedded and anvil) (Unix seconds; default GenesisTime). Every block is one
 	// second after its parent, whatever the wall clock, so PDR expiries,
 	// signatures, calldata and gas repeat from run to run and agree between
 	// the two backends. It must be ahead of the wall clock for the embedded
@@ -135,6 +139,9 @@ const defaultRecorder = "afrspec"
 
 // withDefaults returns cfg with its zero values replaced by the defaults.
 func (cfg Config) withDefaults() Config {
+	if cfg.Backend == "" && cfg.BlockTime != 0 {
+		cfg.Backend = backend.KindEmbedded
+	}
 	if cfg.Backend == "" {
 		cfg.Backend = SelectedBackend()
 	}

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -61,7 +63,8 @@ type InProcessOptions struct {
 type InProcess struct {
 	config *params.ChainConfig
 	keys   []*ecdsa.PrivateKey
-	wall   bool // blocks follow the wall clock (GenesisTime 0)
+	wall   bool   // blocks follow the wall clock (GenesisTime 0)
+	id     uint64 // this chain among the process's in-process chains
 
 	mu       sync.Mutex
 	live     *evm.Env // the state after the head block, in the head's block context
@@ -86,6 +89,11 @@ type txPos struct {
 	block uint64
 	index int
 }
+
+// chains numbers the in-process chains of the process: two chains with the
+// same genesis and transactions have the same block hashes, and a snapshot
+// of one must not revert the other.
+var chains atomic.Uint64
 
 // errClosed is returned by every operation on a closed in-process chain.
 var errClosed = errors.New("chain: the in-process chain is closed")
@@ -125,7 +133,7 @@ func NewInProcess(opts InProcessOptions) (*InProcess, error) {
 	if opts.Keys <= 0 {
 		opts.Keys = 4
 	}
-	c := &InProcess{config: localRules(), wall: opts.GenesisTime == 0, byHash: map[common.Hash]uint64{}, txs: map[common.Hash]txPos{}}
+	c := &InProcess{config: localRules(), wall: opts.GenesisTime == 0, id: chains.Add(1), byHash: map[common.Hash]uint64{}, txs: map[common.Hash]txPos{}}
 	t := opts.GenesisTime
 	if c.wall {
 		t = uint64(time.Now().Unix())
@@ -305,14 +313,19 @@ func (c *InProcess) Keys() []*ecdsa.PrivateKey { return c.keys }
 // ChainConfig returns the rules the chain runs (the embedded chain's).
 func (c *InProcess) ChainConfig() *params.ChainConfig { return c.config }
 
-// Snapshot implements Snapshotter: the id is the head block's hash.
+// Snapshot implements Snapshotter: the id names this chain and its head
+// block's hash ("inproc-<chain>-<hash>").
 func (c *InProcess) Snapshot(context.Context) (SnapshotID, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
 		return "", errClosed
 	}
-	return SnapshotID(c.head().block.Hash().Hex()), nil
+	return c.snapshotID(c.head().block.Hash()), nil
+}
+
+func (c *InProcess) snapshotID(h common.Hash) SnapshotID {
+	return SnapshotID(fmt.Sprintf("inproc-%d-%s", c.id, h.Hex()))
 }
 
 // Revert implements Snapshotter: the blocks after the snapshot's leave the
@@ -324,8 +337,9 @@ func (c *InProcess) Revert(_ context.Context, id SnapshotID) error {
 	if c.closed {
 		return errClosed
 	}
-	n, ok := c.byHash[common.HexToHash(string(id))]
-	if !ok || common.HexToHash(string(id)).Hex() != string(id) {
+	hash, ok := strings.CutPrefix(string(id), fmt.Sprintf("inproc-%d-", c.id))
+	n, known := c.byHash[common.HexToHash(hash)]
+	if !ok || !known || c.snapshotID(common.HexToHash(hash)) != id {
 		return fmt.Errorf("chain: no snapshot %q on this in-process chain", id)
 	}
 	h := c.blocks[n].block.Header()
