@@ -16,14 +16,10 @@ const (
 	EnvForkBlock = "AFR_FORK_BLOCK" // pinned block number for the fork backend
 )
 
-// SelectedBackend returns $AFR_BACKEND, else the in-process chain. An
-// unknown name is left for New to refuse.
-func SelectedBackend() backend.Kind {
-	if b := os.Getenv(EnvBackend); b != "" {
-		return backend.Kind(b)
-	}
-	return backend.KindInProcess
-}
+// SelectedBackend returns $AFR_BACKEND, else "": the default, chosen by
+// the Config (see Config.Backend). An unknown name is left for New to
+// refuse.
+func SelectedBackend() backend.Kind { return backend.Kind(os.Getenv(EnvBackend)) }
 
 // Anchoring says when the World's anchorer sends the roots of sealed
 // epochs to EpochAnchor.
@@ -46,12 +42,14 @@ const (
 type Config struct {
 	// Backend is the kind of chain (backend.KindInProcess, KindEmbedded,
 	// KindAnvil or KindFork, the last forking ForkRPC at ForkBlock); ""
-	// means SelectedBackend(), or the embedded chain when BlockTime is set
-	// (the in-process chain mines no blocks by the clock). Replay, and so
-	// RecordTx and RecordIncident, need a JSON-RPC endpoint, which the
-	// in-process chain does not serve: such a World asks for another
-	// backend.
+	// means SelectedBackend(), else the in-process chain — or the embedded
+	// chain when BlockTime or RPC is set, which the in-process chain does
+	// not serve.
 	Backend backend.Kind
+	// RPC asks for a chain that serves JSON-RPC on loopback (URL): Replay,
+	// and so RecordTx, replay transactions through it. The in-process
+	// chain serves none, so it refuses RPC.
+	RPC bool
 	// ForkRPC and ForkBlock pin the fork backend; zero values mean
 	// $AFR_FORK_RPC and $AFR_FORK_BLOCK.
 	ForkRPC   string
@@ -139,11 +137,14 @@ const defaultRecorder = "afrspec"
 
 // withDefaults returns cfg with its zero values replaced by the defaults.
 func (cfg Config) withDefaults() Config {
-	if cfg.Backend == "" && cfg.BlockTime != 0 {
-		cfg.Backend = backend.KindEmbedded
-	}
 	if cfg.Backend == "" {
 		cfg.Backend = SelectedBackend()
+	}
+	if cfg.Backend == "" {
+		cfg.Backend = backend.KindInProcess
+		if cfg.BlockTime != 0 || cfg.RPC {
+			cfg.Backend = backend.KindEmbedded
+		}
 	}
 	if cfg.EpochSize <= 0 {
 		cfg.EpochSize = 16

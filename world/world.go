@@ -169,8 +169,8 @@ func (w *World) startChain() error {
 	}
 	switch w.cfg.Backend {
 	case backend.KindInProcess:
-		if w.cfg.BlockTime != 0 {
-			return ErrInProcessBlockTime
+		if w.cfg.BlockTime != 0 || w.cfg.RPC {
+			return ErrInProcessUnserved
 		}
 	case backend.KindAnvil:
 		// The embedded chain's id, rules and clock: same EIP-712 domains,
@@ -209,9 +209,10 @@ func (w *World) startChain() error {
 	return nil
 }
 
-// ErrInProcessBlockTime is returned by New for the in-process backend with
-// Config.BlockTime: it mines a block per transaction, never by the clock.
-var ErrInProcessBlockTime = errors.New("world: the in-process backend mines no blocks by the clock (Config.BlockTime): use the embedded backend")
+// ErrInProcessUnserved is returned by New for the in-process backend with
+// Config.BlockTime (it mines a block per transaction, never by the clock)
+// or Config.RPC (it serves no JSON-RPC).
+var ErrInProcessUnserved = errors.New("world: the in-process backend mines no blocks by the clock (Config.BlockTime) and serves no JSON-RPC (Config.RPC): use the embedded backend")
 
 // ErrForkUnpinned is returned by New for the fork backend without an
 // archive endpoint and a block.
