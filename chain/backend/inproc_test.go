@@ -175,3 +175,46 @@ func TestInProcessRefuses(t *testing.T) {
 		t.Fatalf("a refused transaction moved the head from %d to %d", head, n)
 	}
 }
+
+// BenchmarkInProcessSnapshotRevert times the chain's part of isolating a
+// spec: Snapshot, and Revert after one transaction was mined since (the
+// transaction itself is outside the timer). go test -run '^$' -bench
+// InProcess ./chain/backend
+func BenchmarkInProcessSnapshotRevert(b *testing.B) {
+	ctx := context.Background()
+	c := startInProcess(b)
+	cl, key := c.Client(), c.Keys()[0]
+	if _, err := chain.Deploy(ctx, cl, key, nil); err != nil {
+		b.Fatal(err)
+	}
+	to := common.HexToAddress("0x00000000000000000000000000000000000a11ce")
+	b.ResetTimer()
+	for range b.N {
+		id, err := c.Snapshot(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		if _, err := chain.Transact(ctx, cl, key, &to, big.NewInt(1), nil); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		if err := c.Revert(ctx, id); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkInProcessTransact times one transaction through chain.Transact
+// (estimate, sign, send, sealed in its block, receipt): an ether transfer.
+func BenchmarkInProcessTransact(b *testing.B) {
+	ctx := context.Background()
+	c := startInProcess(b)
+	cl, key := c.Client(), c.Keys()[0]
+	to := common.HexToAddress("0x00000000000000000000000000000000000a11ce")
+	for range b.N {
+		if _, err := chain.Transact(ctx, cl, key, &to, big.NewInt(1), nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
