@@ -74,6 +74,9 @@ func (r *Recorder) persist(full bool) error {
 	if err == nil {
 		err = syncFiles(files)
 	}
+	if err == nil && fsync {
+		err = r.checkLog()
+	}
 	if err == nil {
 		err = r.persistHeaders(r.next, fsync)
 	}
@@ -182,6 +185,9 @@ func (r *Recorder) waitDurable(ctx context.Context, seq uint64) error {
 		}
 		r.cond.Wait()
 	}
+	if r.durable > seq {
+		return nil // durable before a failure: its receipt holds
+	}
 	return r.err
 }
 
@@ -214,6 +220,15 @@ func (r *Recorder) syncLoop() {
 			err = syncFiles(files)
 		}
 		r.mu.Lock()
+		if r.err != nil {
+			// Failed meanwhile: the streams were rolled back to the
+			// durable point, which this round must not pass.
+			r.mu.Unlock()
+			continue
+		}
+		if err == nil {
+			err = r.checkLog() // once per group commit, not per event
+		}
 		if err == nil {
 			err = r.persistHeaders(target, true)
 		}
