@@ -191,6 +191,59 @@ func (r *Recorder) waitDurable(ctx context.Context, seq uint64) error {
 	return r.err
 }
 
+// WaitDurable blocks until event seq is durable under the sync policy, ctx
+// ends (an error wrapping ctx's) or the recorder fails (its *WriteError).
+// Appending with a cancelled context and then waiting for the last event
+// makes a batch wait for one group commit.
+func (r *Recorder) WaitDurable(ctx context.Context, seq uint64) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.durable > seq {
+		return nil
+	}
+	if r.opts.Sync == SyncGroup {
+		select {
+		case r.syncReq <- struct{}{}:
+		default:
+		}
+	}
+	return r.waitDurable(ctx, seq)
+}
+
+// Err returns the recorder's sticky failure (a *WriteError), ErrClosed
+// once closed, or nil.
+func (r *Recorder) Err() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.failure()
+}
+
+// Check checks now, as every group commit does, that the log's directory
+// and files are still where the recorder writes them, failing sticky if
+// not, and returns what Err returns.
+func (r *Recorder) Check() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.err == nil && !r.closed {
+		if err := r.checkLog(); err != nil {
+			var ve *VanishedError
+			if !errors.As(err, &ve) {
+				return err // the check itself failed (a permission): nothing is known
+			}
+			r.fail(err)
+		}
+	}
+	return r.failure()
+}
+
+// failure is Err; r.mu is held.
+func (r *Recorder) failure() error {
+	if r.err == nil && r.closed {
+		return ErrClosed
+	}
+	return r.err
+}
+
 // syncLoop is SyncGroup's committer: one fsync covers every event appended
 // before it started.
 func (r *Recorder) syncLoop() {
