@@ -161,7 +161,11 @@ func runRecord(e *env, args []string) error {
 	if err := sc.Err(); err != nil && failure == nil {
 		failure = fmt.Errorf("%s: %w", name, err)
 	}
+	var we *recorder.WriteError
 	if err := r.Close(); err != nil {
+		if errors.As(failure, &we) && errors.Is(err, we) {
+			return failure // the recorder's failure, which Close reports again
+		}
 		return errors.Join(failure, err)
 	}
 	if !*jsonOut {

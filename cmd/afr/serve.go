@@ -39,6 +39,20 @@ request to loopback naming another host (DNS rebinding) and a cross-origin
 browser request. The --otlp receiver takes the same token (exporters send
 it with OTEL_EXPORTER_OTLP_HEADERS=Authorization=Bearer%20TOKEN).
 
+Idle connections, slow bodies and batch writers cannot lock others out: a
+request's headers, body, answer and a connection's idle time are bounded
+(--read-header-timeout, --read-timeout, --write-timeout, --idle-timeout),
+connections are capped (--max-conns: a new one closes the longest idle),
+bodies held at once too (--max-bodies), and appends wait for a slot
+(--max-inflight) in a queue that serves a one-event client ahead of
+connections sending big batches, shedding the heaviest with 429.
+
+If a write fails (disk full, I/O error), or the log directory or its files
+are removed or replaced, the recorder fails: appends get 503, /v1/status
+shows the failure, and the daemon exits 1 when stopped. Receipts are given
+only for durable events; the events not yet durable were removed from the
+log, to be sent again once the daemon is restarted.
+
 While it runs no other writer can open the log: afr record and a second
 afr serve fail at once, naming this process. On SIGINT or SIGTERM it stops
 accepting requests, finishes those in flight, seals the open epoch and
@@ -67,8 +81,15 @@ func runServe(e *env, args []string) error {
 	tokenFile := fs.String("token-file", "", "bearer token file, created (0600) if absent (default DIR/serve.token)")
 	addrFile := fs.String("addr-file", "", "write the address listened on to this file once serving (for --listen with port 0)")
 	maxBody := fs.Int64("max-body", 1<<20, "largest request body in bytes (413 past it)")
-	maxInflight := fs.Int("max-inflight", 64, "requests served at once (429 past it)")
-	timeout := fs.Duration("timeout", 30*time.Second, "time limit of one request, including the wait for durability")
+	maxBodies := fs.Int64("max-bodies", 64<<20, "bytes of request bodies held at once (503 past it)")
+	maxInflight := fs.Int("max-inflight", 64, "appends and proofs served at once; others wait in a queue fair between connections")
+	maxQueued := fs.Int("max-queued", 256, "requests waiting for a slot; past it the heaviest connection's gets 429")
+	maxConns := fs.Int("max-conns", 1024, "open connections; past it a new one closes the longest idle (503 if none is idle)")
+	readHeaderTimeout := fs.Duration("read-header-timeout", 5*time.Second, "time limit for a request's headers")
+	readTimeout := fs.Duration("read-timeout", 10*time.Second, "time limit for a request's body (408 past it)")
+	idleTimeout := fs.Duration("idle-timeout", 30*time.Second, "how long a connection may wait between requests")
+	writeTimeout := fs.Duration("write-timeout", 10*time.Second, "time limit for writing an answer")
+	timeout := fs.Duration("timeout", 30*time.Second, "time limit of a request once its body is read: the wait for a slot and for durability")
 	grace := fs.Duration("grace", 30*time.Second, "at shutdown, how long requests in flight may take to finish")
 	cf := addChainFlags(fs)
 	keyFile := addKeyFlag(fs)
@@ -96,7 +117,8 @@ func runServe(e *env, args []string) error {
 	defer stop()
 	logf := func(f string, a ...any) { fmt.Fprintf(e.stderr, "afr serve: "+f+"\n", a...) }
 	cfg := serve.Config{Dir: *dir, Recorder: opts, Listen: *listen, AllowRemote: *allowRemote, TokenFile: *tokenFile,
-		Limits: serve.Limits{MaxBody: *maxBody, MaxInFlight: *maxInflight, Timeout: *timeout}, Logf: logf}
+		Limits: serve.Limits{MaxBody: *maxBody, MaxBodies: *maxBodies, MaxInFlight: *maxInflight, MaxQueued: *maxQueued, MaxConns: *maxConns,
+			ReadHeaderTimeout: *readHeaderTimeout, ReadTimeout: *readTimeout, IdleTimeout: *idleTimeout, WriteTimeout: *writeTimeout, Timeout: *timeout}, Logf: logf}
 	if *otlpAddr != "" {
 		cfg.OTLP = &serve.OTLP{Listen: *otlpAddr, Options: otlp.Options{KeepUnknown: true}}
 	}
