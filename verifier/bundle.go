@@ -72,6 +72,16 @@ func DecodeBundle(data []byte) (*Bundle, error) {
 	return &b, nil
 }
 
+// decodeRecords decodes the record of each event of a bundle: the
+// envelope, or nil and the error that refused it.
+func decodeRecords(events []DisclosedEvent) ([]*format.Envelope, []error) {
+	envs, errs := make([]*format.Envelope, len(events)), make([]error, len(events))
+	for i, ev := range events {
+		envs[i], errs[i] = format.DecodeEnvelope(ev.Record)
+	}
+	return envs, errs
+}
+
 // DiscloseOptions choose what a bundle carries besides records and proofs.
 type DiscloseOptions struct {
 	Payloads bool // include the stored payload frames
@@ -279,12 +289,25 @@ func VerifyBundle(ctx context.Context, b *Bundle, anchors AnchorSource, opts Opt
 		headers = append(headers, hdr{h, root})
 		rep.Epochs++
 	}
+	spans := make([]span, len(headers))
+	for i, h := range headers {
+		spans[i] = spanOf(uint64(i), h.h)
+	}
+	envs, errs := decodeRecords(b.Events)
+	seqs := make([]uint64, len(envs))
+	for i, e := range envs {
+		if e != nil {
+			seqs[i] = e.Seq
+		}
+	}
+	// The header of each event: the last that covers it.
+	cover := lastCovering(spans, seqs)
 	var lastSeq *uint64 // of the last decoded event
-	for _, ev := range b.Events {
+	for i, ev := range b.Events {
 		rep.Events++
-		e, err := format.DecodeEnvelope(ev.Record)
-		if err != nil {
-			c.add(Finding{Kind: KindRecordDecode, Detail: err.Error()})
+		e := envs[i]
+		if e == nil {
+			c.add(Finding{Kind: KindRecordDecode, Detail: errs[i].Error()})
 			continue
 		}
 		seq := u64(e.Seq)
@@ -294,10 +317,8 @@ func VerifyBundle(ctx context.Context, b *Bundle, anchors AnchorSource, opts Opt
 		}
 		lastSeq = seq
 		var h *hdr
-		for i := range headers {
-			if hh := headers[i].h; e.Seq >= hh.FirstSeq && e.Seq < hh.FirstSeq+hh.Count {
-				h = &headers[i]
-			}
+		if j := cover[i]; j >= 0 {
+			h = &headers[j]
 		}
 		if h == nil {
 			c.add(Finding{Kind: KindRecordsMissing, Seq: seq, Detail: "the bundle has no epoch header covering this event"})
