@@ -64,7 +64,20 @@ func DecodeBundle(data []byte) (*Bundle, error) {
 	if b.Version == 0 || b.Version > BundleVersion {
 		return nil, fmt.Errorf("verifier: bundle version %d, this build reads up to %d", b.Version, BundleVersion)
 	}
+	// CBOR null decodes to a nil slice, which re-encodes as null: the
+	// canonical check alone would take it for an array or a byte string.
+	if b.Headers == nil || b.Events == nil {
+		return nil, errors.New("verifier: decode bundle: headers and events must be arrays, not null")
+	}
+	for i, h := range b.Headers {
+		if h == nil {
+			return nil, fmt.Errorf("verifier: decode bundle: header %d is null, not a byte string", i)
+		}
+	}
 	for i, e := range b.Events {
+		if e.Record == nil || e.Path == nil {
+			return nil, fmt.Errorf("verifier: decode bundle: event %d: record and path must be a byte string and an array, not null", i)
+		}
 		if len(e.Key) != 0 && len(e.Key) != format.EventKeySize {
 			return nil, fmt.Errorf("verifier: bundle event %d: key of %d bytes, want %d", i, len(e.Key), format.EventKeySize)
 		}
