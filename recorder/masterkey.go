@@ -66,18 +66,40 @@ func exposed(path string, perm fs.FileMode) error {
 }
 
 // readMaster reads the master key file and returns it with the file's
-// permission bits.
+// permission bits. It reads at most one byte more than a key: the key
+// directory may come with a log from anyone, and a master.key that is
+// large, or a link to /dev/zero or a FIFO, must not exhaust memory or
+// block.
 func readMaster(path string) ([]byte, fs.FileMode, error) {
-	st, err := os.Stat(path)
+	st, err := regularFile(path)
+	if err != nil {
+		return nil, 0, fmt.Errorf("recorder: master key %w", err)
+	}
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, 0, err
 	}
-	k, err := os.ReadFile(path)
+	defer f.Close()
+	k, err := io.ReadAll(io.LimitReader(f, format.KeySize+1))
 	if err != nil {
 		return nil, 0, err
 	}
 	if len(k) != format.KeySize {
-		return nil, 0, fmt.Errorf("recorder: master key %s is %d bytes, want %d", path, len(k), format.KeySize)
+		return nil, 0, fmt.Errorf("recorder: master key %s is %d bytes, want %d", path, st.Size(), format.KeySize)
 	}
 	return k, st.Mode().Perm(), nil
+}
+
+// regularFile returns the FileInfo of path (following links), or an error
+// when it is not a regular file: a FIFO would block its reader, a device
+// or a directory is no key file.
+func regularFile(path string) (fs.FileInfo, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s)", path, st.Mode().Type())
+	}
+	return st, nil
 }
