@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/internal/readlimit"
 )
 
 // loadOrCreateMaster reads the master key file, creating it (mode 0600)
@@ -66,7 +67,7 @@ func exposed(path string, perm fs.FileMode) error {
 }
 
 // readMaster reads the master key file and returns it with the file's
-// permission bits. It reads at most one byte more than a key: the key
+// permission bits. It reads at most a key's length: the key
 // directory may come with a log from anyone, and a master.key that is
 // large, or a link to /dev/zero or a FIFO, must not exhaust memory or
 // block.
@@ -75,17 +76,12 @@ func readMaster(path string) ([]byte, fs.FileMode, error) {
 	if err != nil {
 		return nil, 0, fmt.Errorf("recorder: master key %w", err)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, 0, err
+	k, err := readlimit.ReadFile(path, format.KeySize)
+	if err == nil && len(k) != format.KeySize {
+		err = fmt.Errorf("%s is %d bytes", path, len(k))
 	}
-	defer f.Close()
-	k, err := io.ReadAll(io.LimitReader(f, format.KeySize+1))
 	if err != nil {
-		return nil, 0, err
-	}
-	if len(k) != format.KeySize {
-		return nil, 0, fmt.Errorf("recorder: master key %s is %d bytes, want %d", path, st.Size(), format.KeySize)
+		return nil, 0, fmt.Errorf("recorder: master key: %w, want %d", err, format.KeySize)
 	}
 	return k, st.Mode().Perm(), nil
 }

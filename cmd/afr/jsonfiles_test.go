@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -69,5 +70,24 @@ func TestJSONFilesRequireChainID(t *testing.T) {
 		if tg, _, err := cf.target(); err == nil || !strings.Contains(err.Error(), "chain_id is required") {
 			t.Errorf("%s %s: target %+v, %v; want chain_id required", c.flag, c.body, tg, err)
 		}
+	}
+}
+
+// A bundle file over the 64 MiB a bundle may have is refused from its
+// size, before it is read: it was read whole first (here 1 GiB allocated).
+func TestReadBundleBounded(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "big.afrb")
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, 1<<30); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := readBundle(path)
+	runtime.ReadMemStats(&after)
+	if err == nil || after.TotalAlloc-before.TotalAlloc > 1<<20 {
+		t.Fatalf("a bundle file of 1 GiB: %v after allocating %d bytes", err, after.TotalAlloc-before.TotalAlloc)
 	}
 }
