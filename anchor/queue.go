@@ -108,6 +108,11 @@ func readQueueFile(path string) (*Queue, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseQueue(path, b)
+}
+
+// parseQueue reads the content b of the queue file at path.
+func parseQueue(path string, b []byte) (*Queue, error) {
 	var q Queue
 	if err := strictjson.Unmarshal(b, &q); err != nil {
 		return nil, fmt.Errorf("anchor: %s: %w", path, err)
