@@ -16,9 +16,6 @@ import (
 // bound below is far above what the linear reading takes on a loaded
 // machine and far below what the quadratic one took.
 func TestVerifyBundleLinear(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a bundle of 30 MB")
-	}
 	lg := makeLog(t, 4, 4, 1, 61)
 	b := disclose(t, lg, []uint64{2}, false)
 	const n = 100_000
