@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/internal/durable"
+	"github.com/agentflightrecorder/afr/internal/strictjson"
 	"github.com/agentflightrecorder/afr/recorder"
 )
 
@@ -106,8 +108,13 @@ func readQueueFile(path string) (*Queue, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseQueue(path, b)
+}
+
+// parseQueue reads the content b of the queue file at path.
+func parseQueue(path string, b []byte) (*Queue, error) {
 	var q Queue
-	if err := json.Unmarshal(b, &q); err != nil {
+	if err := strictjson.Unmarshal(b, &q); err != nil {
 		return nil, fmt.Errorf("anchor: %s: %w", path, err)
 	}
 	if q.Format != QueueFormat {
@@ -115,6 +122,14 @@ func readQueueFile(path string) (*Queue, error) {
 	}
 	if q.Version > QueueVersion {
 		return nil, fmt.Errorf("anchor: %s: version %d, this build reads up to %d", path, q.Version, QueueVersion)
+	}
+	if q.Version < 1 {
+		return nil, fmt.Errorf("anchor: %s: version %d, want 1 to %d", path, q.Version, QueueVersion)
+	}
+	// The anchorer and Window read every entry: a null one, which no
+	// writer produces, would stop them with a nil dereference.
+	if i := slices.Index(q.Pending, nil); i >= 0 {
+		return nil, fmt.Errorf("anchor: %s: pending entry %d is null", path, i)
 	}
 	return &q, nil
 }

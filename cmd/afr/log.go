@@ -136,7 +136,7 @@ func runRecord(e *env, args []string) error {
 	var failure error
 	for line := 1; sc.Scan(); line++ {
 		b := sc.Bytes()
-		if len(b) == 0 {
+		if format.BlankLine(b) {
 			continue
 		}
 		ev, err := format.ParseEventJSON(b)
