@@ -150,7 +150,8 @@ func OpenBatcher(ctx context.Context, c chain.Client, opts BatchOptions) (*Batch
 	b := &Batcher{submitter: s, file: opts.BatchesFile, publish: opts.Publish, max: opts.MaxEntries, maxWait: opts.MaxWait,
 		in: make(chan recorder.SealedEpoch), done: make(chan struct{}),
 		logs: map[format.Digest]*LogSource{}, tips: map[format.Digest]*logTip{}, contents: map[uint64][]format.BatchEntry{}}
-	s.data = b.calldata
+	s.data = func(run []*Entry) ([]byte, error) { return b.calldata(run[0]) }
+	s.maxRun = 1
 	if err := b.load(); err != nil {
 		return nil, err
 	}

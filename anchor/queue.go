@@ -21,11 +21,12 @@ import (
 const QueueFile = "anchor-queue.json"
 
 // QueueFormat is the queue file's format tag; QueueVersion its version.
-// Version 2 added the log id (field "log"); version 1 files are read, and
-// rewritten as version 2, by an anchorer of their log.
+// Version 2 added the log id (field "log"), version 3 transactions that
+// anchor several epochs (field "run"); older files are read, and rewritten
+// as version 3, by an anchorer of their log.
 const (
 	QueueFormat  = "afr-anchor-queue"
-	QueueVersion = 2
+	QueueVersion = 3
 )
 
 // Entry states.
@@ -45,6 +46,12 @@ type Entry struct {
 	Sealed   time.Time     `json:"sealed"` // the header's seal time
 	Queued   time.Time     `json:"queued"`
 	State    string        `json:"state"`
+	// Run, on the first entry of a transaction that anchors several
+	// consecutive entries (EpochAnchor.anchorRoots), is their number; the
+	// Run − 1 entries after it share its state, nonce, times and block, and
+	// only the first holds Txs. Zero (omitted) means the transaction
+	// anchors this entry alone.
+	Run int `json:"run,omitempty"`
 	// Nonce and Txs: the operator nonce used and every signed transaction
 	// sent for it (the first, then fee-bumped replacements), raw.
 	Nonce     uint64          `json:"nonce,omitempty"`
@@ -70,7 +77,12 @@ type Anchored struct {
 	Tx        common.Hash   `json:"tx"`
 	Block     uint64        `json:"block"`
 	BlockHash common.Hash   `json:"block_hash"`
-	GasUsed   uint64        `json:"gas_used"`
+	// GasUsed is the epoch's share of its transaction's gas: the gas used
+	// divided among the Run epochs it anchored (the first takes the
+	// remainder).
+	GasUsed uint64 `json:"gas_used"`
+	// Run is the number of epochs its transaction anchored (omitted: 1).
+	Run int `json:"run,omitempty"`
 	// Submissions counts the transactions signed for it (1 + fee bumps + resends after reorgs).
 	Submissions int       `json:"submissions"`
 	Sealed      time.Time `json:"sealed"`
@@ -116,7 +128,32 @@ func readQueueFile(path string) (*Queue, error) {
 	if q.Version > QueueVersion {
 		return nil, fmt.Errorf("anchor: %s: version %d, this build reads up to %d", path, q.Version, QueueVersion)
 	}
+	if err := q.checkRuns(); err != nil {
+		return nil, fmt.Errorf("anchor: %s: %w", path, err)
+	}
 	return &q, nil
+}
+
+// checkRuns checks that every pending run is Run consecutive entries in
+// one state that is not queued, none of them the start of another.
+func (q *Queue) checkRuns() error {
+	for i := 0; i < len(q.Pending); i++ {
+		e := q.Pending[i]
+		if e.Run < 0 || e.Run == 1 || e.Run > MaxRunLimit || (e.Run > 1 && e.State == StateQueued) {
+			return fmt.Errorf("epoch %d: run %d in state %q", e.Epoch, e.Run, e.State)
+		}
+		for k := 1; k < e.Run; k++ {
+			if i+k >= len(q.Pending) {
+				return fmt.Errorf("epoch %d: run of %d, only %d pending entries from it", e.Epoch, e.Run, len(q.Pending)-i)
+			}
+			f := q.Pending[i+k]
+			if f.Epoch != e.Epoch+uint64(k) || f.State != e.State || f.Run != 0 || len(f.Txs) != 0 {
+				return fmt.Errorf("epoch %d (in the run of %d from epoch %d): epoch %d, state %q, run %d, %d transactions", e.Epoch+uint64(k), e.Run, e.Epoch, f.Epoch, f.State, f.Run, len(f.Txs))
+			}
+		}
+		i += max(e.Run, 1) - 1
+	}
+	return nil
 }
 
 // write replaces the queue file at path atomically and durably.
@@ -241,6 +278,9 @@ func (q *Queue) Window(recorded uint64, now time.Time) recorder.AnchorWindow {
 			w.Age = now.Sub(q.Pending[0].Sealed)
 		}
 		w.Age = max(w.Age, 0)
+	}
+	if len(q.Pending) > 0 {
+		w.Oldest = max(now.Sub(q.Pending[0].Sealed), 0)
 	}
 	return w
 }

@@ -29,8 +29,9 @@ type submitter struct {
 	unit    string        // what an entry is, in messages: "epoch" or "batch"
 	abi     *bindings.EpochAnchor
 	chainID *big.Int
-	path    string                         // the queue file
-	data    func(e *Entry) ([]byte, error) // the calldata of e's anchor transaction
+	path    string                             // the queue file
+	data    func(run []*Entry) ([]byte, error) // the calldata of the transaction anchoring run (consecutive entries)
+	maxRun  int                                // the most entries one transaction anchors
 
 	mu      sync.Mutex
 	q       *Queue
@@ -55,12 +56,15 @@ func newSubmitter(ctx context.Context, c chain.Client, opts Options, log format.
 		return nil, errors.New("anchor: Options.Key is required")
 	}
 	opts.setDefaults()
+	if opts.MaxRun > MaxRunLimit {
+		return nil, fmt.Errorf("anchor: Options.MaxRun %d is over %d: the transaction would be larger than the 128 KB nodes accept", opts.MaxRun, MaxRunLimit)
+	}
 	id, err := c.ChainID(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("anchor: chain id: %w", err)
 	}
 	s := &submitter{c: c, opts: opts, op: chain.Address(opts.Key), log: log, unit: unit, abi: bindings.NewEpochAnchor(), chainID: id,
-		path: path, changed: make(chan struct{})}
+		path: path, maxRun: 1, changed: make(chan struct{})}
 	q, err := readQueueFile(path)
 	switch {
 	case err == nil:
