@@ -31,6 +31,10 @@ type Limits struct {
 	// Timeout bounds each request, including the wait for durability
 	// (default 30s).
 	Timeout time.Duration
+	// MaxWindow, with an in-process anchorer, bounds the unanchored window:
+	// while it has reached a bound, appends get 503 with Retry-After and
+	// nothing of them is recorded (zero: no bound).
+	MaxWindow recorder.WindowLimit
 }
 
 func (l *Limits) setDefaults() {
@@ -261,6 +265,14 @@ func (h *Handler) record(w http.ResponseWriter, ctx context.Context, evs []forma
 	if err := h.failure(); err != nil {
 		writeError(w, unavailable(err, nil))
 		return nil, false
+	}
+	if h.window != nil && !h.limits.MaxWindow.IsZero() {
+		if err := h.limits.MaxWindow.Check(h.window()); err != nil {
+			w.Header().Set("Retry-After", "1")
+			writeError(w, apiError{Status: http.StatusServiceUnavailable, Error: err.Error(),
+				Hint: "nothing of this request was recorded; retry after a moment: appends resume once anchors are confirmed (GET /v1/status shows the window)"})
+			return nil, false
+		}
 	}
 	rcs := make([]recorder.Receipt, 0, len(evs))
 	for i, ev := range evs {
