@@ -205,7 +205,7 @@ func LogIDOf(dir string) (format.Digest, error) {
 // as they come; RPC failures are retried with backoff and reported through
 // Options.Logf.
 func (a *Anchorer) Run(ctx context.Context, sealed <-chan recorder.SealedEpoch) error {
-	return a.run(ctx, sealed, a.Enqueue, nil)
+	return a.run(ctx, sealed, a.enqueueAll, nil)
 }
 
 // Drain waits until every queued epoch is confirmed — with Options.Position,

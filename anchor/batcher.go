@@ -380,7 +380,14 @@ func (b *Batcher) enqueueLocked(s recorder.SealedEpoch) (format.Digest, error) {
 // the added logs are queued as they come; batches are cut and submitted
 // one at a time.
 func (b *Batcher) Run(ctx context.Context) error {
-	return b.run(ctx, b.in, b.Enqueue, b.cut)
+	return b.run(ctx, b.in, func(eps []recorder.SealedEpoch) error {
+		for _, ep := range eps {
+			if err := b.Enqueue(ep); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, b.cut)
 }
 
 // Drain cuts batches without waiting (MaxWait) and waits until every epoch

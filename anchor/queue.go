@@ -202,57 +202,76 @@ func (a *Anchorer) SyncLog() (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("anchor: reading epochs: %w", err)
 	}
-	n := 0
+	eps := make([]recorder.SealedEpoch, len(hs))
 	for i, h := range hs {
-		added, err := a.enqueue(recorder.SealedEpoch{Header: *h, Root: roots[i]})
-		if err != nil {
-			return n, err
-		}
-		if added {
-			n++
-		}
+		eps[i] = recorder.SealedEpoch{Header: *h, Root: roots[i]}
 	}
-	return n, nil
+	return a.enqueue(eps)
 }
 
 // Enqueue queues a sealed epoch (durably, before returning). Epochs already
 // queued are ignored; an epoch after a gap makes the anchorer read the
 // missing headers from the log first.
 func (a *Anchorer) Enqueue(s recorder.SealedEpoch) error {
-	_, err := a.enqueue(s)
+	return a.enqueueAll([]recorder.SealedEpoch{s})
+}
+
+// enqueueAll is Enqueue for consecutive sealed epochs, written to the queue
+// file once.
+func (a *Anchorer) enqueueAll(eps []recorder.SealedEpoch) error {
+	_, err := a.enqueue(eps)
 	if errors.Is(err, errGap) {
 		if _, err = a.SyncLog(); err == nil {
-			_, err = a.enqueue(s)
+			_, err = a.enqueue(eps)
 		}
 	}
 	return err
 }
 
-func (a *Anchorer) enqueue(s recorder.SealedEpoch) (bool, error) {
+// enqueue queues the epochs of eps not queued yet, in order, and writes the
+// queue file once; it returns how many it added. On an error nothing of eps
+// is queued.
+func (a *Anchorer) enqueue(eps []recorder.SealedEpoch) (int, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	before := len(a.q.Pending)
+	for _, s := range eps {
+		if err := a.enqueueLocked(s); err != nil {
+			a.q.Pending = a.q.Pending[:before]
+			return 0, err
+		}
+	}
+	n := len(a.q.Pending) - before
+	if n == 0 {
+		return 0, nil
+	}
+	if err := a.persistLocked(); err != nil {
+		// Not durable, so not acknowledged: take them back.
+		a.q.Pending = a.q.Pending[:before]
+		return 0, err
+	}
+	return n, nil
+}
+
+// enqueueLocked appends s to the pending entries unless it is queued
+// already (callers hold a.mu and persist).
+func (a *Anchorer) enqueueLocked(s recorder.SealedEpoch) error {
 	if id := format.LogID(s.Header.Recorder, s.Header.Session); id != a.log {
-		return false, fmt.Errorf("anchor: epoch %d of log %s (recorder %q) given to the anchorer of log %s", s.Header.Epoch, id, s.Header.Recorder, a.log)
+		return fmt.Errorf("anchor: epoch %d of log %s (recorder %q) given to the anchorer of log %s", s.Header.Epoch, id, s.Header.Recorder, a.log)
 	}
 	next := a.q.next()
 	switch {
 	case s.Header.Epoch < next:
-		return false, nil
+		return nil
 	case s.Header.Epoch > next:
-		return false, fmt.Errorf("%w: epoch %d arrived, epoch %d expected", errGap, s.Header.Epoch, next)
+		return fmt.Errorf("%w: epoch %d arrived, epoch %d expected", errGap, s.Header.Epoch, next)
 	}
 	if n := len(a.q.Pending); n > 0 && a.q.Pending[n-1].Root != s.Header.PrevRoot {
-		return false, fmt.Errorf("anchor: epoch %d does not link to the queued epoch %d (prev_root %s, queued root %s): the log was re-sealed differently", s.Header.Epoch, a.q.Pending[n-1].Epoch, s.Header.PrevRoot, a.q.Pending[n-1].Root)
+		return fmt.Errorf("anchor: epoch %d does not link to the queued epoch %d (prev_root %s, queued root %s): the log was re-sealed differently", s.Header.Epoch, a.q.Pending[n-1].Epoch, s.Header.PrevRoot, a.q.Pending[n-1].Root)
 	}
-	e := &Entry{Epoch: s.Header.Epoch, Root: s.Root, PrevRoot: s.Header.PrevRoot,
-		FirstSeq: s.Header.FirstSeq, Count: s.Header.Count, Sealed: time.Unix(0, s.Header.Time), Queued: a.opts.Now(), State: StateQueued}
-	a.q.Pending = append(a.q.Pending, e)
-	if err := a.persistLocked(); err != nil {
-		// Not durable, so not acknowledged: take it back.
-		a.q.Pending = a.q.Pending[:len(a.q.Pending)-1]
-		return false, err
-	}
-	return true, nil
+	a.q.Pending = append(a.q.Pending, &Entry{Epoch: s.Header.Epoch, Root: s.Root, PrevRoot: s.Header.PrevRoot,
+		FirstSeq: s.Header.FirstSeq, Count: s.Header.Count, Sealed: time.Unix(0, s.Header.Time), Queued: a.opts.Now(), State: StateQueued})
+	return nil
 }
 
 // Window computes the unanchored window from the queue, given the number of
