@@ -124,9 +124,17 @@ func TestMaxWindowBackPressure(t *testing.T) {
 	for i := range 10 {
 		c.receipt(event(i))
 	}
+	// The second epoch reaches the anchorer's queue shortly after it seals.
 	s := c.status()
-	if s.Anchoring.Events != 10 || s.Anchoring.Epochs != 2 {
-		t.Fatalf("window after 10 events, nothing mined: %+v, want 10 events in 2 sealed epochs", s.Anchoring)
+	for ; s.Anchoring.Epochs < 2; s = c.status() {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("second epoch never queued: %+v", s.Anchoring)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	if s.Anchoring.Events != 10 || s.Anchoring.Epochs != 2 || s.Anchoring.Oldest <= 0 {
+		t.Fatalf("window after 10 events, nothing mined: %+v, want 10 events in 2 sealed epochs, the oldest sealed a while ago", s.Anchoring)
 	}
 	req, _ := http.NewRequest("POST", "http://"+d.Addr().String()+"/v1/events", strings.NewReader(event(10)))
 	req.Header.Set("Authorization", "Bearer "+d.Token())
