@@ -55,6 +55,10 @@ type Limits struct {
 	// WriteTimeout bounds writing the answer to a client that does not
 	// read it (default 10s).
 	WriteTimeout time.Duration
+	// MaxWindow, with an in-process anchorer, bounds the unanchored window:
+	// while it has reached a bound, appends get 503 with Retry-After and
+	// nothing of them is recorded (zero: no bound).
+	MaxWindow recorder.WindowLimit
 }
 
 func (l *Limits) setDefaults() {
@@ -337,6 +341,14 @@ func (h *Handler) record(w http.ResponseWriter, ctx context.Context, evs []forma
 	if err := h.rec.Err(); err != nil {
 		writeError(w, unavailable(err, nil))
 		return nil, false
+	}
+	if h.window != nil && !h.limits.MaxWindow.IsZero() {
+		if err := h.limits.MaxWindow.Check(h.window()); err != nil {
+			w.Header().Set("Retry-After", "1")
+			writeError(w, apiError{Status: http.StatusServiceUnavailable, Error: err.Error(),
+				Hint: "nothing of this request was recorded; retry after a moment: appends resume once anchors are confirmed (GET /v1/status shows the window)"})
+			return nil, false
+		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, h.limits.Timeout)
 	defer cancel()

@@ -369,6 +369,8 @@ type anchorStatus struct {
 	Anchored int            `json:"anchored_epochs"`
 	recorder.AnchorWindow
 	Age string `json:"age"`
+	// OldestAge is AnchorWindow.Oldest, readable: the backlog's age.
+	OldestAge string `json:"oldest_unanchored_age"`
 }
 
 func runStatus(e *env, args []string) error {
@@ -426,7 +428,7 @@ func runStatus(e *env, args []string) error {
 			w.Epochs = n // sealed since the last afr anchor, not queued yet
 		}
 		st.Anchoring = &anchorStatus{ChainID: q.ChainID, Contract: q.Contract, Operator: q.Operator, Anchored: len(q.Anchored), AnchorWindow: w,
-			Age: w.Age.Round(time.Millisecond).String()}
+			Age: w.Age.Round(time.Millisecond).String(), OldestAge: w.Oldest.Round(time.Millisecond).String()}
 	} else if !errors.Is(err, os.ErrNotExist) {
 		problems = append(problems, err)
 	}
@@ -451,6 +453,9 @@ func runStatus(e *env, args []string) error {
 		}
 		fmt.Fprintf(e.stdout, "anchored   %d epochs on chain %d, contract %s, operator %s; last confirmed: %s\n", a.Anchored, a.ChainID, a.Contract, a.Operator, last)
 		fmt.Fprintf(e.stdout, "window     %d events in %d sealed epochs not yet anchored (+ unsealed), open for %s\n", a.Events, a.Epochs, a.Age)
+		if a.Epochs > 0 {
+			fmt.Fprintf(e.stdout, "backlog    %d sealed epochs wait for their anchors, the oldest queued sealed %s ago\n", a.Epochs, a.OldestAge)
+		}
 	} else {
 		fmt.Fprintf(e.stdout, "window     never anchored: all %d events (hint: afr anchor)\n", st.Events)
 	}
