@@ -64,6 +64,15 @@ func RevertOrigin(root *evm.CallFrame) *evm.CallFrame {
 	}
 }
 
+// precompiles names the precompiled contracts a trace may call.
+var precompiles = map[common.Address]string{
+	common.BytesToAddress([]byte{1}): "ecrecover", common.BytesToAddress([]byte{2}): "sha256",
+	common.BytesToAddress([]byte{3}): "ripemd160", common.BytesToAddress([]byte{4}): "identity",
+	common.BytesToAddress([]byte{5}): "modexp", common.BytesToAddress([]byte{6}): "ecAdd",
+	common.BytesToAddress([]byte{7}): "ecMul", common.BytesToAddress([]byte{8}): "ecPairing",
+	common.BytesToAddress([]byte{9}): "blake2f", common.BytesToAddress([]byte{10}): "pointEvaluation",
+}
+
 // Labeler names an address in a rendered trace ("alice (0x…)", "Vault
 // (0x…)"); nil names contracts bound in the registry and leaves other
 // addresses in hex.
@@ -134,6 +143,8 @@ func (p *tracePrinter) callLine(f *evm.CallFrame) string {
 		s += fmt.Sprintf(" (%d bytes of initcode)", len(f.Input))
 	case f.To == nil:
 		s = "<no target>"
+	case precompiles[*f.To] != "":
+		s = fmt.Sprintf("%s::%s(%s)", f.To.Hex(), precompiles[*f.To], hexutil.Encode(f.Input))
 	default:
 		s = p.label(*f.To) + "::" + p.call(f)
 	}

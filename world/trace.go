@@ -48,6 +48,10 @@ type Trace struct {
 // with the World's actors and contracts named.
 func (t *Trace) String() string { return t.text }
 
+// ErrNoWorld is returned by TxResult.Trace for a result that no World's
+// Send or Submit made (one built by hand): there is no chain to trace on.
+var ErrNoWorld = errors.New("world: trace: not a result of a World's Send or Submit")
+
 // traceTimeout bounds a trace made for a failure message or a decode, which
 // have no context of their own.
 const traceTimeout = 30 * time.Second
@@ -57,7 +61,7 @@ const traceTimeout = 30 * time.Second
 // mined nor refused in simulation (an RPC error) has no trace.
 func (r *TxResult) Trace(ctx context.Context) (*Trace, error) {
 	if r == nil || r.w == nil {
-		return nil, errors.New("world: trace: not a result of a World's Send or Submit")
+		return nil, ErrNoWorld
 	}
 	if r.trace == nil && r.traceErr == nil {
 		r.trace, r.traceErr = r.w.traceOf(ctx, r)
@@ -194,8 +198,8 @@ func (e *UnmatchedCodeError) Error() string {
 // way. It returns the contract bound to each address; addresses whose code
 // no contract of dir has are left unbound and listed in an
 // *UnmatchedCodeError. Files that are not contract artifacts (build-info,
-// caches) are skipped; of two artifacts with one name, the first in
-// lexical order of paths is taken.
+// caches) are skipped; a contract already registered under its name keeps
+// that ABI, and the artifact's code identifies its instances too.
 func (w *World) LoadArtifacts(ctx context.Context, dir string, addrs ...common.Address) (map[common.Address]string, error) {
 	var paths []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -225,11 +229,10 @@ func (w *World) LoadArtifacts(ctx context.Context, dir string, addrs ...common.A
 		if err != nil {
 			return nil, fmt.Errorf("world: %w", err)
 		}
-		if _, dup := w.registry.Contract(a.Name); dup {
-			continue
-		}
-		if err := w.registry.Add(a.Name, p, a.ABI); err != nil {
-			return nil, fmt.Errorf("world: %w", err)
+		if _, dup := w.registry.Contract(a.Name); !dup {
+			if err := w.registry.Add(a.Name, p, a.ABI); err != nil {
+				return nil, fmt.Errorf("world: %w", err)
+			}
 		}
 		w.knowCode(a)
 	}

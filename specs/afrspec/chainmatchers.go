@@ -231,7 +231,7 @@ func (m *revertMatcher) expected() string {
 	}
 	parts := make([]string, len(m.args))
 	for i, a := range m.args {
-		parts[i] = describeWant(a)
+		parts[i] = describeWantIn(m.subj.reg, a)
 	}
 	return fmt.Sprintf("%s(%s)", m.name, strings.Join(parts, ", "))
 }
@@ -272,7 +272,10 @@ func traceNote(actual any) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	t, err := r.Trace(ctx)
-	if err != nil {
+	switch {
+	case errors.Is(err, world.ErrNoWorld):
+		return ""
+	case err != nil:
 		return "\n  (no trace: " + err.Error() + ")"
 	}
 	return "\nTrace:\n  " + strings.ReplaceAll(t.String(), "\n", "\n  ")
@@ -474,10 +477,10 @@ func (m *emitMatcher) argsMatch(ev world.DecodedEvent) (bool, string, error) {
 func (m *emitMatcher) expected() string {
 	parts := []string{}
 	for _, a := range m.pos {
-		parts = append(parts, describeWant(a))
+		parts = append(parts, describeWantIn(m.reg, a))
 	}
 	for i := 0; i+1 < len(m.fields); i += 2 {
-		parts = append(parts, fmt.Sprintf("%v=%s", m.fields[i], describeWant(m.fields[i+1])))
+		parts = append(parts, fmt.Sprintf("%v=%s", m.fields[i], describeWantIn(m.reg, m.fields[i+1])))
 	}
 	s := fmt.Sprintf("%s(%s)", m.name, strings.Join(parts, ", "))
 	if m.from != nil {
@@ -496,7 +499,7 @@ func (m *emitMatcher) failure() string {
 	}
 	var seen []string
 	for _, ev := range m.seen {
-		seen = append(seen, fmt.Sprintf("\n    - %s emitted by %s", ev, show.Address(m.reg, ev.Address)))
+		seen = append(seen, fmt.Sprintf("\n    - %s emitted by %s", eventString(m.reg, ev), show.Address(m.reg, ev.Address)))
 	}
 	if m.unknown > 0 {
 		seen = append(seen, fmt.Sprintf("\n    - %d log(s) no known contract defines", m.unknown))
@@ -509,6 +512,19 @@ func (m *emitMatcher) failure() string {
 		why = "\n  closest " + m.name + ": " + m.why
 	}
 	return fmt.Sprintf("Expected an event %s, but the transaction emitted:%s%s", m.expected(), strings.Join(seen, ""), why)
+}
+
+// eventString is DecodedEvent.String with addresses named by reg.
+func eventString(reg *calldata.Registry, e world.DecodedEvent) string {
+	parts := make([]string, 0, len(e.Names))
+	for _, k := range e.Names {
+		parts = append(parts, k+"="+show.Value(reg, e.Fields[k]))
+	}
+	name := e.Name
+	if e.Contract != "" {
+		name = e.Contract + "." + name
+	}
+	return fmt.Sprintf("%s(%s)", name, strings.Join(parts, ", "))
 }
 
 func (m *emitMatcher) NegatedFailureMessage(actual any) string {
