@@ -185,9 +185,11 @@ func (p *tracePrinter) event(l *evm.CallLog) string {
 func (p *tracePrinter) outcome(f *evm.CallFrame) string {
 	switch {
 	case f.Reverted():
+		// Data passed on from a subcall decodes with the ABI of the
+		// contract that raised it.
 		var at common.Address
-		if f.To != nil {
-			at = *f.To
+		if o := RevertOrigin(f); o != nil && o.To != nil {
+			at = *o.To
 		}
 		return "[Revert] " + FormatRevert(calldata.DecodeRevert(p.r, f.Output, at), p.label)
 	case f.Error != "":

@@ -67,6 +67,7 @@ var _ = Describe("Traces and decoding by the contract that reverted", Ordered, f
 		} {
 			Expect(msg).To(ContainSubstring(line))
 		}
+		Expect(msg).To(HaveSuffix("\n  └─ ← [Revert] FixedLendingPool.TransferFailed(token=Coin (" + coin.Hex() + "), amount=100)"))
 	})
 
 	It("prints events, return values and nested calls of a mined transaction", func(ctx SpecContext) {
