@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"sync"
 
 	"github.com/agentflightrecorder/afr/internal/loopback"
@@ -21,6 +22,10 @@ import (
 var (
 	requestHeaders  = []string{"Mcp-Session-Id", "Mcp-Protocol-Version", "Accept", "Content-Type", "Last-Event-Id", "Authorization"}
 	responseHeaders = []string{"Mcp-Session-Id", "Mcp-Protocol-Version", "Content-Type", "Cache-Control", "Www-Authenticate"}
+	// singleHeaders take one value: the proxy reads the first, a peer may
+	// read another or all of them joined ("A, B"), so a request repeating
+	// one is refused, and of an answer only the value read is relayed.
+	singleHeaders = []string{"Mcp-Session-Id", "Mcp-Protocol-Version", "Last-Event-Id", "Authorization", "Content-Type"}
 )
 
 // HTTP is the streamable-HTTP mode of the proxy (MCP's "Streamable HTTP"
@@ -145,6 +150,12 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// A page in a browser must not reach the proxy (DNS rebinding, cross-origin requests).
 		http.Error(w, "afr mcp-proxy: "+err.Error(), http.StatusForbidden)
 		return
+	}
+	for _, k := range singleHeaders {
+		if len(r.Header.Values(k)) > 1 {
+			http.Error(w, "afr mcp-proxy: the request has more than one "+k+" header, which takes one value; it was not relayed", http.StatusBadRequest)
+			return
+		}
 	}
 	switch r.Method {
 	case http.MethodPost:
@@ -368,7 +379,11 @@ func (h *HTTP) relayTo(w http.ResponseWriter, r *http.Request, ctx context.Conte
 
 func copyHeaders(dst, src http.Header) {
 	for _, k := range responseHeaders {
-		for _, v := range src.Values(k) {
+		vs := src.Values(k)
+		if len(vs) > 1 && slices.Contains(singleHeaders, k) {
+			vs = vs[:1] // the value the proxy read (a session id: the session it files calls under)
+		}
+		for _, v := range vs {
 			dst.Add(k, v)
 		}
 	}
