@@ -51,7 +51,8 @@ type HTTP struct {
 
 	mu        sync.Mutex
 	sessions  map[string]*Proxy
-	stateless *Proxy // requests without a session id, to an upstream that gives none
+	tentative map[string]bool // sessions first seen in a request, until the server answers one with 2xx
+	stateless *Proxy          // requests without a session id, to an upstream that gives none
 }
 
 // NewHTTP returns the streamable-HTTP proxy in front of the upstream
@@ -61,7 +62,7 @@ func NewHTTP(upstream string, opts Options) (*HTTP, error) {
 		return nil, err
 	}
 	u, _ := url.Parse(upstream)
-	return &HTTP{upstream: u.String(), opts: opts.withDefaults(), client: &http.Client{}, sessions: map[string]*Proxy{}}, nil
+	return &HTTP{upstream: u.String(), opts: opts.withDefaults(), client: &http.Client{}, sessions: map[string]*Proxy{}, tentative: map[string]bool{}}, nil
 }
 
 // CheckUpstream says whether upstream is an http or https URL with a host.
@@ -89,6 +90,7 @@ func (h *HTTP) session(id string, initialize bool) *Proxy {
 		if p == nil { // a session the proxy has not seen begin (it restarted)
 			p = New(h.opts)
 			h.sessions[id] = p
+			h.tentative[id] = true
 		}
 		return p
 	}
@@ -116,11 +118,28 @@ func (h *HTTP) registered(p *Proxy, id string) {
 	}
 }
 
+// answered notes the status the server gave a request of session id: a
+// session first seen in a request (made up by a client, or from before a
+// restart) is kept once the server answers it with 2xx, and forgotten if
+// it refuses, so that invented session ids cannot grow the proxy's map.
+func (h *HTTP) answered(ctx context.Context, id string, status int) {
+	h.mu.Lock()
+	tentative := h.tentative[id]
+	if status/100 == 2 {
+		delete(h.tentative, id)
+	}
+	h.mu.Unlock()
+	if tentative && status/100 != 2 {
+		h.ended(ctx, id, "abandoned: the server refused a session the proxy had not seen begin")
+	}
+}
+
 // ended forgets a session, recording its calls still in flight.
 func (h *HTTP) ended(ctx context.Context, id, reason string) {
 	h.mu.Lock()
 	p := h.sessions[id]
 	delete(h.sessions, id)
+	delete(h.tentative, id)
 	h.mu.Unlock()
 	if p != nil {
 		p.Abandon(ctx, "abandoned", reason)
@@ -138,7 +157,7 @@ func (h *HTTP) Close(ctx context.Context) {
 	if h.stateless != nil {
 		ps = append(ps, h.stateless)
 	}
-	h.sessions, h.stateless = map[string]*Proxy{}, nil
+	h.sessions, h.tentative, h.stateless = map[string]*Proxy{}, map[string]bool{}, nil
 	h.mu.Unlock()
 	for _, p := range ps {
 		p.Abandon(ctx, "abandoned", "abandoned: the proxy stopped before the server answered; the outcome is unknown")
@@ -275,6 +294,9 @@ func (h *HTTP) relayTo(w http.ResponseWriter, r *http.Request, ctx context.Conte
 		// The server refused the request (an expired session, bad headers):
 		// its answer is relayed and the call recorded as failed.
 		p.AbandonCall(ctx, id, "upstream_failed", "the MCP server answered HTTP "+resp.Status)
+	}
+	if sid := r.Header.Get("Mcp-Session-Id"); sid != "" {
+		h.answered(ctx, sid, resp.StatusCode)
 	}
 	mediaType := ""
 	if cts := resp.Header.Values("Content-Type"); len(cts) == 1 {
