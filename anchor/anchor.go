@@ -79,6 +79,12 @@ type Options struct {
 	// MinBackoff and MaxBackoff bound the wait after an RPC failure
 	// (default 100ms, doubling up to 5s).
 	MinBackoff, MaxBackoff time.Duration
+	// MaxRun bounds how many consecutive sealed epochs one transaction
+	// anchors (EpochAnchor.anchorRoots; default 256, at most MaxRunLimit;
+	// 1: one anchor per epoch). An Anchorer sends every epoch waiting when
+	// the previous transaction is mined, up to MaxRun, so its throughput
+	// grows with the backlog. A Batcher sends one batch per transaction.
+	MaxRun int
 	// Position, when set, lets the window count events of the open epoch.
 	Position func() recorder.Position
 	// Logf receives progress and fault reports (default: discarded).
@@ -106,6 +112,9 @@ func (o *Options) setDefaults() {
 	if o.MaxBackoff <= 0 {
 		o.MaxBackoff = 5 * time.Second
 	}
+	if o.MaxRun <= 0 {
+		o.MaxRun = DefaultMaxRun
+	}
 	if o.Logf == nil {
 		o.Logf = func(string, ...any) {}
 	}
@@ -113,6 +122,14 @@ func (o *Options) setDefaults() {
 		o.Now = time.Now
 	}
 }
+
+// DefaultMaxRun is Options.MaxRun's default: 256 epochs per transaction,
+// ~800,000 gas and 8 KB of roots. MaxRunLimit bounds it: 4,096 roots are
+// 128 KB of calldata, the most nodes accept in a transaction.
+const (
+	DefaultMaxRun = 256
+	MaxRunLimit   = 4000
+)
 
 // Anchorer anchors a log's epochs. Its methods are safe for concurrent use;
 // Run is called once.
@@ -137,11 +154,27 @@ func Open(ctx context.Context, dir string, c chain.Client, opts Options) (*Ancho
 		return nil, err
 	}
 	a := &Anchorer{submitter: s, dir: dir}
-	s.data = func(e *Entry) ([]byte, error) { return s.abi.PackAnchor(s.log, e.Epoch, e.Root, e.PrevRoot), nil }
+	s.data = a.calldata
+	s.maxRun = s.opts.MaxRun
 	if _, err := a.SyncLog(); err != nil {
 		return nil, err
 	}
 	return a, nil
+}
+
+// calldata is the anchor transaction of a run of consecutive epochs:
+// anchor(log, t, R_t, R_{t−1}) for one, anchorRoots(log, t, [R_t, …],
+// R_{t−1}) for more.
+func (a *Anchorer) calldata(run []*Entry) ([]byte, error) {
+	first := run[0]
+	if len(run) == 1 {
+		return a.abi.PackAnchor(a.log, first.Epoch, first.Root, first.PrevRoot), nil
+	}
+	roots := make([][32]byte, len(run))
+	for i, e := range run {
+		roots[i] = e.Root
+	}
+	return a.abi.PackAnchorRoots(a.log, first.Epoch, roots, first.PrevRoot), nil
 }
 
 // LogID is the id the log is anchored under.
@@ -172,7 +205,7 @@ func LogIDOf(dir string) (format.Digest, error) {
 // as they come; RPC failures are retried with backoff and reported through
 // Options.Logf.
 func (a *Anchorer) Run(ctx context.Context, sealed <-chan recorder.SealedEpoch) error {
-	return a.run(ctx, sealed, a.Enqueue, nil)
+	return a.run(ctx, sealed, a.enqueueAll, nil)
 }
 
 // Drain waits until every queued epoch is confirmed — with Options.Position,

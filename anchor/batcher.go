@@ -150,7 +150,8 @@ func OpenBatcher(ctx context.Context, c chain.Client, opts BatchOptions) (*Batch
 	b := &Batcher{submitter: s, file: opts.BatchesFile, publish: opts.Publish, max: opts.MaxEntries, maxWait: opts.MaxWait,
 		in: make(chan recorder.SealedEpoch), done: make(chan struct{}),
 		logs: map[format.Digest]*LogSource{}, tips: map[format.Digest]*logTip{}, contents: map[uint64][]format.BatchEntry{}}
-	s.data = b.calldata
+	s.data = func(run []*Entry) ([]byte, error) { return b.calldata(run[0]) }
+	s.maxRun = 1
 	if err := b.load(); err != nil {
 		return nil, err
 	}
@@ -379,7 +380,14 @@ func (b *Batcher) enqueueLocked(s recorder.SealedEpoch) (format.Digest, error) {
 // the added logs are queued as they come; batches are cut and submitted
 // one at a time.
 func (b *Batcher) Run(ctx context.Context) error {
-	return b.run(ctx, b.in, b.Enqueue, b.cut)
+	return b.run(ctx, b.in, func(eps []recorder.SealedEpoch) error {
+		for _, ep := range eps {
+			if err := b.Enqueue(ep); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, b.cut)
 }
 
 // Drain cuts batches without waiting (MaxWait) and waits until every epoch

@@ -228,7 +228,7 @@ func TestQueueVersion1Embedded(t *testing.T) {
 	path := filepath.Join(dir, anchor.QueueFile)
 	var doc map[string]any
 	b, err := os.ReadFile(path)
-	if err != nil || json.Unmarshal(b, &doc) != nil || doc["version"] != float64(2) || doc["log"] != a.LogID().String() {
+	if err != nil || json.Unmarshal(b, &doc) != nil || doc["version"] != float64(anchor.QueueVersion) || doc["log"] != a.LogID().String() {
 		t.Fatalf("queue file: %v %s", err, b)
 	}
 	doc["version"] = 1
@@ -240,11 +240,11 @@ func TestQueueVersion1Embedded(t *testing.T) {
 	if err != nil {
 		t.Fatalf("version 1 queue refused: %v", err)
 	}
-	if q := a.Queue(); q.Version != 2 || q.Log != a.LogID() || len(q.Pending) != pending || pending != 2 {
+	if q := a.Queue(); q.Version != anchor.QueueVersion || q.Log != a.LogID() || len(q.Pending) != pending || pending != 2 {
 		t.Fatalf("version 1 queue read as %+v", q)
 	}
 	a.Close()
-	if q, err := anchor.ReadQueue(dir); err != nil || q.Version != 2 || q.Log != a.LogID() {
+	if q, err := anchor.ReadQueue(dir); err != nil || q.Version != anchor.QueueVersion || q.Log != a.LogID() {
 		t.Fatalf("version 1 queue not rewritten as version 2: %v %+v", err, q)
 	}
 	other := record(t, 60, 50)

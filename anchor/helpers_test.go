@@ -105,7 +105,7 @@ func logf(t *testing.T) func(string, ...any) {
 	}
 }
 
-func deployAnchor(t *testing.T, c chain.Client, key *ecdsa.PrivateKey) *chain.Deployment {
+func deployAnchor(t testing.TB, c chain.Client, key *ecdsa.PrivateKey) *chain.Deployment {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

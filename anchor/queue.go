@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/internal/durable"
+	"github.com/agentflightrecorder/afr/internal/strictjson"
 	"github.com/agentflightrecorder/afr/recorder"
 )
 
@@ -21,11 +23,12 @@ import (
 const QueueFile = "anchor-queue.json"
 
 // QueueFormat is the queue file's format tag; QueueVersion its version.
-// Version 2 added the log id (field "log"); version 1 files are read, and
-// rewritten as version 2, by an anchorer of their log.
+// Version 2 added the log id (field "log"), version 3 transactions that
+// anchor several epochs (field "run"); older files are read, and rewritten
+// as version 3, by an anchorer of their log.
 const (
 	QueueFormat  = "afr-anchor-queue"
-	QueueVersion = 2
+	QueueVersion = 3
 )
 
 // Entry states.
@@ -45,6 +48,12 @@ type Entry struct {
 	Sealed   time.Time     `json:"sealed"` // the header's seal time
 	Queued   time.Time     `json:"queued"`
 	State    string        `json:"state"`
+	// Run, on the first entry of a transaction that anchors several
+	// consecutive entries (EpochAnchor.anchorRoots), is their number; the
+	// Run − 1 entries after it share its state, nonce, times and block, and
+	// only the first holds Txs. Zero (omitted) means the transaction
+	// anchors this entry alone.
+	Run int `json:"run,omitempty"`
 	// Nonce and Txs: the operator nonce used and every signed transaction
 	// sent for it (the first, then fee-bumped replacements), raw.
 	Nonce     uint64          `json:"nonce,omitempty"`
@@ -70,7 +79,12 @@ type Anchored struct {
 	Tx        common.Hash   `json:"tx"`
 	Block     uint64        `json:"block"`
 	BlockHash common.Hash   `json:"block_hash"`
-	GasUsed   uint64        `json:"gas_used"`
+	// GasUsed is the epoch's share of its transaction's gas: the gas used
+	// divided among the Run epochs it anchored (the first takes the
+	// remainder).
+	GasUsed uint64 `json:"gas_used"`
+	// Run is the number of epochs its transaction anchored (omitted: 1).
+	Run int `json:"run,omitempty"`
 	// Submissions counts the transactions signed for it (1 + fee bumps + resends after reorgs).
 	Submissions int       `json:"submissions"`
 	Sealed      time.Time `json:"sealed"`
@@ -106,8 +120,13 @@ func readQueueFile(path string) (*Queue, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseQueue(path, b)
+}
+
+// parseQueue reads the content b of the queue file at path.
+func parseQueue(path string, b []byte) (*Queue, error) {
 	var q Queue
-	if err := json.Unmarshal(b, &q); err != nil {
+	if err := strictjson.Unmarshal(b, &q); err != nil {
 		return nil, fmt.Errorf("anchor: %s: %w", path, err)
 	}
 	if q.Format != QueueFormat {
@@ -116,7 +135,40 @@ func readQueueFile(path string) (*Queue, error) {
 	if q.Version > QueueVersion {
 		return nil, fmt.Errorf("anchor: %s: version %d, this build reads up to %d", path, q.Version, QueueVersion)
 	}
+	if q.Version < 1 {
+		return nil, fmt.Errorf("anchor: %s: version %d, want 1 to %d", path, q.Version, QueueVersion)
+	}
+	// The anchorer and Window read every entry: a null one, which no
+	// writer produces, would stop them with a nil dereference.
+	if i := slices.Index(q.Pending, nil); i >= 0 {
+		return nil, fmt.Errorf("anchor: %s: pending entry %d is null", path, i)
+	}
+	if err := q.checkRuns(); err != nil {
+		return nil, fmt.Errorf("anchor: %s: %w", path, err)
+	}
 	return &q, nil
+}
+
+// checkRuns checks that every pending run is Run consecutive entries in
+// one state that is not queued, none of them the start of another.
+func (q *Queue) checkRuns() error {
+	for i := 0; i < len(q.Pending); i++ {
+		e := q.Pending[i]
+		if e.Run < 0 || e.Run == 1 || e.Run > MaxRunLimit || (e.Run > 1 && e.State == StateQueued) {
+			return fmt.Errorf("epoch %d: run %d in state %q", e.Epoch, e.Run, e.State)
+		}
+		for k := 1; k < e.Run; k++ {
+			if i+k >= len(q.Pending) {
+				return fmt.Errorf("epoch %d: run of %d, only %d pending entries from it", e.Epoch, e.Run, len(q.Pending)-i)
+			}
+			f := q.Pending[i+k]
+			if f.Epoch != e.Epoch+uint64(k) || f.State != e.State || f.Run != 0 || len(f.Txs) != 0 {
+				return fmt.Errorf("epoch %d (in the run of %d from epoch %d): epoch %d, state %q, run %d, %d transactions", e.Epoch+uint64(k), e.Run, e.Epoch, f.Epoch, f.State, f.Run, len(f.Txs))
+			}
+		}
+		i += max(e.Run, 1) - 1
+	}
+	return nil
 }
 
 // write replaces the queue file at path atomically and durably.
@@ -165,57 +217,76 @@ func (a *Anchorer) SyncLog() (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("anchor: reading epochs: %w", err)
 	}
-	n := 0
+	eps := make([]recorder.SealedEpoch, len(hs))
 	for i, h := range hs {
-		added, err := a.enqueue(recorder.SealedEpoch{Header: *h, Root: roots[i]})
-		if err != nil {
-			return n, err
-		}
-		if added {
-			n++
-		}
+		eps[i] = recorder.SealedEpoch{Header: *h, Root: roots[i]}
 	}
-	return n, nil
+	return a.enqueue(eps)
 }
 
 // Enqueue queues a sealed epoch (durably, before returning). Epochs already
 // queued are ignored; an epoch after a gap makes the anchorer read the
 // missing headers from the log first.
 func (a *Anchorer) Enqueue(s recorder.SealedEpoch) error {
-	_, err := a.enqueue(s)
+	return a.enqueueAll([]recorder.SealedEpoch{s})
+}
+
+// enqueueAll is Enqueue for consecutive sealed epochs, written to the queue
+// file once.
+func (a *Anchorer) enqueueAll(eps []recorder.SealedEpoch) error {
+	_, err := a.enqueue(eps)
 	if errors.Is(err, errGap) {
 		if _, err = a.SyncLog(); err == nil {
-			_, err = a.enqueue(s)
+			_, err = a.enqueue(eps)
 		}
 	}
 	return err
 }
 
-func (a *Anchorer) enqueue(s recorder.SealedEpoch) (bool, error) {
+// enqueue queues the epochs of eps not queued yet, in order, and writes the
+// queue file once; it returns how many it added. On an error nothing of eps
+// is queued.
+func (a *Anchorer) enqueue(eps []recorder.SealedEpoch) (int, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	before := len(a.q.Pending)
+	for _, s := range eps {
+		if err := a.enqueueLocked(s); err != nil {
+			a.q.Pending = a.q.Pending[:before]
+			return 0, err
+		}
+	}
+	n := len(a.q.Pending) - before
+	if n == 0 {
+		return 0, nil
+	}
+	if err := a.persistLocked(); err != nil {
+		// Not durable, so not acknowledged: take them back.
+		a.q.Pending = a.q.Pending[:before]
+		return 0, err
+	}
+	return n, nil
+}
+
+// enqueueLocked appends s to the pending entries unless it is queued
+// already (callers hold a.mu and persist).
+func (a *Anchorer) enqueueLocked(s recorder.SealedEpoch) error {
 	if id := format.LogID(s.Header.Recorder, s.Header.Session); id != a.log {
-		return false, fmt.Errorf("anchor: epoch %d of log %s (recorder %q) given to the anchorer of log %s", s.Header.Epoch, id, s.Header.Recorder, a.log)
+		return fmt.Errorf("anchor: epoch %d of log %s (recorder %q) given to the anchorer of log %s", s.Header.Epoch, id, s.Header.Recorder, a.log)
 	}
 	next := a.q.next()
 	switch {
 	case s.Header.Epoch < next:
-		return false, nil
+		return nil
 	case s.Header.Epoch > next:
-		return false, fmt.Errorf("%w: epoch %d arrived, epoch %d expected", errGap, s.Header.Epoch, next)
+		return fmt.Errorf("%w: epoch %d arrived, epoch %d expected", errGap, s.Header.Epoch, next)
 	}
 	if n := len(a.q.Pending); n > 0 && a.q.Pending[n-1].Root != s.Header.PrevRoot {
-		return false, fmt.Errorf("anchor: epoch %d does not link to the queued epoch %d (prev_root %s, queued root %s): the log was re-sealed differently", s.Header.Epoch, a.q.Pending[n-1].Epoch, s.Header.PrevRoot, a.q.Pending[n-1].Root)
+		return fmt.Errorf("anchor: epoch %d does not link to the queued epoch %d (prev_root %s, queued root %s): the log was re-sealed differently", s.Header.Epoch, a.q.Pending[n-1].Epoch, s.Header.PrevRoot, a.q.Pending[n-1].Root)
 	}
-	e := &Entry{Epoch: s.Header.Epoch, Root: s.Root, PrevRoot: s.Header.PrevRoot,
-		FirstSeq: s.Header.FirstSeq, Count: s.Header.Count, Sealed: time.Unix(0, s.Header.Time), Queued: a.opts.Now(), State: StateQueued}
-	a.q.Pending = append(a.q.Pending, e)
-	if err := a.persistLocked(); err != nil {
-		// Not durable, so not acknowledged: take it back.
-		a.q.Pending = a.q.Pending[:len(a.q.Pending)-1]
-		return false, err
-	}
-	return true, nil
+	a.q.Pending = append(a.q.Pending, &Entry{Epoch: s.Header.Epoch, Root: s.Root, PrevRoot: s.Header.PrevRoot,
+		FirstSeq: s.Header.FirstSeq, Count: s.Header.Count, Sealed: time.Unix(0, s.Header.Time), Queued: a.opts.Now(), State: StateQueued})
+	return nil
 }
 
 // Window computes the unanchored window from the queue, given the number of
@@ -241,6 +312,9 @@ func (q *Queue) Window(recorded uint64, now time.Time) recorder.AnchorWindow {
 			w.Age = now.Sub(q.Pending[0].Sealed)
 		}
 		w.Age = max(w.Age, 0)
+	}
+	if len(q.Pending) > 0 {
+		w.Oldest = max(now.Sub(q.Pending[0].Sealed), 0)
 	}
 	return w
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/agentflightrecorder/afr/format"
 )
 
+// step is one round against the chain: pending entries are walked one
+// transaction at a time (a run of entries, or one), in order.
 func (s *submitter) step(ctx context.Context) error {
 	head, err := s.c.BlockNumber(ctx)
 	if err != nil {
@@ -28,7 +30,11 @@ func (s *submitter) step(ctx context.Context) error {
 	pending := append([]*Entry(nil), s.q.Pending...)
 	s.mu.Unlock()
 	allMined := true
-	for i, e := range pending {
+	// Only this goroutine changes entries, so they are read here without
+	// the lock.
+	for i := 0; i < len(pending); {
+		e := pending[i]
+		n := max(e.Run, 1)
 		switch e.State {
 		case StateMined:
 			if err := s.checkMined(ctx, e, i == 0, head); err != nil {
@@ -43,11 +49,14 @@ func (s *submitter) step(ctx context.Context) error {
 			if !allMined {
 				return nil
 			}
-			allMined = false
-			if err := s.submit(ctx, e); err != nil {
-				return err
+			// Send it with the queued entries after it, up to maxRun.
+			j := i + 1
+			for j < len(pending) && j-i < s.maxRun && pending[j].State == StateQueued {
+				j++
 			}
+			return s.submit(ctx, pending[i:j])
 		}
+		i += n
 	}
 	return nil
 }
@@ -85,12 +94,15 @@ func (s *submitter) watchConfirmed(ctx context.Context) error {
 				Sealed: an.Sealed, Queued: s.opts.Now(), State: StateQueued})
 		}
 		for _, e := range s.q.Pending {
-			e.State, e.Txs, e.Tx = StateQueued, nil, common.Hash{}
+			e.State, e.Run, e.Txs, e.Tx = StateQueued, 0, nil, common.Hash{}
 		}
 		s.q.Anchored, s.q.Pending = keep, append(back, s.q.Pending...)
 	})
 }
 
+// checkMined checks the transaction of the run starting at e, mined: back
+// to sent if its block left the chain, confirmed — every entry of the run —
+// once deep enough, when first (nothing before it is pending).
 func (s *submitter) checkMined(ctx context.Context, e *Entry, first bool, head uint64) error {
 	rc, err := s.c.TransactionReceipt(ctx, e.Tx)
 	if err != nil && !errors.Is(err, ethereum.NotFound) {
@@ -105,10 +117,11 @@ func (s *submitter) checkMined(ctx context.Context, e *Entry, first bool, head u
 		canonical = h.Hash() == e.BlockHash
 	}
 	if !canonical {
-		s.opts.Logf("anchor: reorg: the anchor of %s (tx %s, block %d) left the chain; re-submitting", s.name(e.Epoch), e.Tx, e.Block)
+		s.opts.Logf("anchor: reorg: the anchor of %s (tx %s, block %d) left the chain; re-submitting", s.span(e), e.Tx, e.Block)
 		return s.update(func() {
-			e0 := s.find(e.Epoch)
-			e0.State, e0.Tx, e0.Block, e0.BlockHash, e0.SentAt = StateSent, common.Hash{}, 0, common.Hash{}, time.Time{}
+			for _, m := range s.runAt(e.Epoch) {
+				m.State, m.Tx, m.Block, m.BlockHash, m.SentAt = StateSent, common.Hash{}, 0, common.Hash{}, time.Time{}
+			}
 		})
 	}
 	if !first || head+1 < e.Block+s.opts.Confirmations {
@@ -116,30 +129,116 @@ func (s *submitter) checkMined(ctx context.Context, e *Entry, first bool, head u
 	}
 	return s.update(func() {
 		now := s.opts.Now()
-		s.q.Anchored = append(s.q.Anchored, Anchored{Epoch: e.Epoch, Root: e.Root, PrevRoot: e.PrevRoot, FirstSeq: e.FirstSeq, Count: e.Count,
-			Events: e.FirstSeq + e.Count, Tx: e.Tx,
-			Block: e.Block, BlockHash: e.BlockHash, GasUsed: e.GasUsed, Submissions: len(e.Txs), Sealed: e.Sealed,
-			FirstSent: e.FirstSent, Mined: e.Mined, Confirmed: now})
-		s.q.Pending = s.q.Pending[1:]
-		s.opts.Logf("anchor: %s confirmed (%d blocks deep, tx %s, %d gas)", s.name(e.Epoch), s.opts.Confirmations, e.Tx, e.GasUsed)
+		run := s.runAt(e.Epoch)
+		n := uint64(len(run))
+		for i, m := range run {
+			gas := e.GasUsed / n
+			if i == 0 {
+				gas += e.GasUsed % n
+			}
+			an := Anchored{Epoch: m.Epoch, Root: m.Root, PrevRoot: m.PrevRoot, FirstSeq: m.FirstSeq, Count: m.Count,
+				Events: m.FirstSeq + m.Count, Tx: e.Tx, Block: e.Block, BlockHash: e.BlockHash, GasUsed: gas, Submissions: len(e.Txs),
+				Sealed: m.Sealed, FirstSent: e.FirstSent, Mined: e.Mined, Confirmed: now}
+			if n > 1 {
+				an.Run = int(n)
+			}
+			s.q.Anchored = append(s.q.Anchored, an)
+		}
+		s.q.Pending = s.q.Pending[n:]
+		s.opts.Logf("anchor: %s confirmed (%d blocks deep, tx %s, %d gas)", s.span(e), s.opts.Confirmations, e.Tx, e.GasUsed)
 	})
 }
 
-// find returns the live entry for epoch (callers hold s.mu).
-func (s *submitter) find(epoch uint64) *Entry {
-	for _, e := range s.q.Pending {
-		if e.Epoch == epoch {
-			return e
+// span names the entries of the run starting at e in messages: "epoch 5",
+// "epochs 5..9".
+func (s *submitter) span(e *Entry) string {
+	if e.Run <= 1 {
+		return s.name(e.Epoch)
+	}
+	return fmt.Sprintf("%s %d..%d", s.units(), e.Epoch, e.Epoch+uint64(e.Run)-1)
+}
+
+// runAt returns the pending entries one transaction anchors from epoch on:
+// its entry and the Run − 1 after it, or nothing when epoch is no longer
+// pending (callers hold s.mu).
+func (s *submitter) runAt(epoch uint64) []*Entry {
+	i := s.indexOf(epoch)
+	if i < 0 {
+		return nil
+	}
+	return s.q.Pending[i:min(i+max(s.q.Pending[i].Run, 1), len(s.q.Pending))]
+}
+
+// mined records that rc, a successful transaction, anchored the run that
+// starts at epoch. What it anchored is read from its Anchored events of
+// this operator and log, with their roots: a root that is not ours is a
+// *ForeignAnchorError; entries of the run that rc does not hold (an earlier
+// transaction of ours for a shorter run landed instead) go back to queued,
+// and queued entries after the run that it does hold (one for a longer run)
+// join it.
+func (s *submitter) mined(epoch uint64, rc *types.Receipt) error {
+	got := map[uint64]format.Digest{}
+	for _, l := range rc.Logs {
+		if l.Address != s.opts.Contract {
+			continue
+		}
+		if ev, err := s.abi.UnpackAnchoredEvent(l); err == nil && ev.Operator == s.op && format.Digest(ev.LogId) == s.log {
+			got[ev.Epoch] = format.Digest(ev.Root)
 		}
 	}
-	return &Entry{} // gone meanwhile: writes go nowhere
+	s.mu.Lock()
+	for _, m := range s.q.Pending {
+		if r, ok := got[m.Epoch]; ok && r != m.Root {
+			s.mu.Unlock()
+			return &ForeignAnchorError{Operator: s.op, Log: s.log, Epoch: m.Epoch, Ours: m.Root, Theirs: r, Tx: rc.TxHash, Block: rc.BlockNumber.Uint64()}
+		}
+	}
+	s.mu.Unlock()
+	return s.update(func() {
+		run := s.runAt(epoch)
+		if len(run) == 0 {
+			return // gone meanwhile
+		}
+		i, k := s.indexOf(epoch), 0
+		for i+k < len(s.q.Pending) {
+			m := s.q.Pending[i+k]
+			if r, ok := got[m.Epoch]; !ok || r != m.Root || (k >= len(run) && m.State != StateQueued) {
+				break
+			}
+			k++
+		}
+		if k == 0 {
+			return // rc holds not this epoch: the next round asks the chain again
+		}
+		for _, m := range run[min(k, len(run)):] {
+			m.State, m.Run, m.Txs, m.Tx, m.SentAt = StateQueued, 0, nil, common.Hash{}, time.Time{}
+		}
+		if k < len(run) {
+			s.opts.Logf("anchor: tx %s anchored %s %d..%d only; sending %d..%d again", rc.TxHash, s.units(), epoch, epoch+uint64(k)-1, epoch+uint64(k), epoch+uint64(len(run))-1)
+		}
+		mined := s.q.Pending[i : i+k]
+		for _, m := range mined {
+			m.State, m.Run, m.Tx, m.Block, m.BlockHash, m.GasUsed, m.Mined = StateMined, 0, rc.TxHash, rc.BlockNumber.Uint64(), rc.BlockHash, rc.GasUsed, s.opts.Now()
+			m.Nonce, m.FirstSent, m.SentAt = mined[0].Nonce, mined[0].FirstSent, mined[0].SentAt
+			if m != mined[0] {
+				m.Txs = nil
+			}
+		}
+		if k > 1 {
+			mined[0].Run = k
+		}
+	})
 }
 
-func (s *submitter) mined(epoch uint64, rc *types.Receipt) error {
-	return s.update(func() {
-		e := s.find(epoch)
-		e.State, e.Tx, e.Block, e.BlockHash, e.GasUsed, e.Mined = StateMined, rc.TxHash, rc.BlockNumber.Uint64(), rc.BlockHash, rc.GasUsed, s.opts.Now()
-	})
+// indexOf returns the index of epoch among the pending entries, or −1
+// (callers hold s.mu).
+func (s *submitter) indexOf(epoch uint64) int {
+	for i, e := range s.q.Pending {
+		if e.Epoch == epoch {
+			return i
+		}
+	}
+	return -1
 }
 
 // resolve asks the chain what happened to an epoch whose transaction did not
@@ -169,10 +268,11 @@ func (s *submitter) resolve(ctx context.Context, e *Entry) error {
 		s.opts.Logf("anchor: %s is on chain from an earlier submission (tx %s)", s.name(e.Epoch), ev.Raw.TxHash)
 		return s.mined(e.Epoch, rc)
 	}
-	s.opts.Logf("anchor: %s not on chain (chain expects %d); sending again with a fresh nonce", s.name(e.Epoch), next)
+	s.opts.Logf("anchor: %s not on chain (chain expects %d); sending again with a fresh nonce", s.span(e), next)
 	return s.update(func() {
-		e0 := s.find(e.Epoch)
-		e0.State = StateQueued
+		for _, m := range s.runAt(e.Epoch) {
+			m.State, m.Run = StateQueued, 0
+		}
 	})
 }
 

@@ -50,17 +50,22 @@ func (s *submitter) checkSent(ctx context.Context, e *Entry) error {
 		// another user of the key whose transaction never landed: our
 		// transaction waits on a gap it cannot fill. Send again at the
 		// chain's next nonce.
-		s.opts.Logf("anchor: %s waits on nonce %d, below its own %d, used by another sender and not mined: re-sending at nonce %d", s.name(e.Epoch), nonce, e.Nonce, nonce)
-		return s.submitAt(ctx, e, &nonce)
+		s.opts.Logf("anchor: %s waits on nonce %d, below its own %d, used by another sender and not mined: re-sending at nonce %d", s.span(e), nonce, e.Nonce, nonce)
+		s.mu.Lock()
+		run := append([]*Entry(nil), s.runAt(e.Epoch)...)
+		s.mu.Unlock()
+		return s.submitAt(ctx, run, &nonce)
 	}
 	return s.bump(ctx, e)
 }
 
-func (s *submitter) submit(ctx context.Context, e *Entry) error { return s.submitAt(ctx, e, nil) }
+func (s *submitter) submit(ctx context.Context, run []*Entry) error { return s.submitAt(ctx, run, nil) }
 
-// submitAt signs and sends a fresh anchor transaction for e, at the given
-// nonce or, if nil, the account's pending nonce.
-func (s *submitter) submitAt(ctx context.Context, e *Entry, at *uint64) error {
+// submitAt signs and sends a fresh transaction anchoring run (consecutive
+// pending entries, the first not on chain yet), at the given nonce or, if
+// nil, the account's pending nonce.
+func (s *submitter) submitAt(ctx context.Context, run []*Entry, at *uint64) error {
+	e := run[0]
 	next, err := s.nextEpoch(ctx)
 	if err != nil {
 		return err
@@ -71,7 +76,7 @@ func (s *submitter) submitAt(ctx context.Context, e *Entry, at *uint64) error {
 	case next < e.Epoch:
 		return nil // an earlier epoch is not on chain yet (in flight or reorged): wait
 	}
-	data, err := s.data(e)
+	data, err := s.data(run)
 	if err != nil {
 		return err
 	}
@@ -97,32 +102,47 @@ func (s *submitter) submitAt(ctx context.Context, e *Entry, at *uint64) error {
 	if err != nil {
 		return err
 	}
-	return s.send(ctx, e.Epoch, tx, true)
+	return s.send(ctx, e.Epoch, len(run), tx)
 }
 
 // send records the signed transaction in the queue, then sends it: after a
-// crash between the two, the queue knows a hash that may be on chain.
-func (s *submitter) send(ctx context.Context, epoch uint64, tx *types.Transaction, fresh bool) error {
+// crash between the two, the queue knows a hash that may be on chain. A
+// fresh transaction (n > 0) anchors the n entries from epoch on and
+// replaces the run's earlier transactions; a replacement (n = 0) is
+// appended to them.
+func (s *submitter) send(ctx context.Context, epoch uint64, n int, tx *types.Transaction) error {
 	raw, err := tx.MarshalBinary()
 	if err != nil {
 		return err
 	}
+	var what string
 	if err := s.update(func() {
-		e := s.find(epoch)
-		now := s.opts.Now()
-		if fresh {
-			e.Txs = nil
+		run := s.runAt(epoch)
+		if len(run) == 0 {
+			return // gone meanwhile
 		}
-		if e.FirstSent.IsZero() {
-			e.FirstSent = now
+		head, now := run[0], s.opts.Now()
+		if n > 0 {
+			head.Txs, head.Run = nil, 0
+			if n > 1 {
+				head.Run = n
+			}
+			run = s.runAt(epoch)
 		}
-		e.State, e.Nonce, e.SentAt, e.Txs = StateSent, tx.Nonce(), now, append(e.Txs, raw)
+		for _, m := range run {
+			if m.FirstSent.IsZero() {
+				m.FirstSent = now
+			}
+			m.State, m.Nonce, m.SentAt = StateSent, tx.Nonce(), now
+		}
+		head.Txs = append(head.Txs, raw)
+		what = s.span(head)
 	}); err != nil {
 		return err
 	}
 	err = s.c.SendTransaction(ctx, tx)
 	if err != nil && !isAlreadyKnown(err) {
-		return fmt.Errorf("send anchor of %s (nonce %d): %w", s.name(epoch), tx.Nonce(), err)
+		return fmt.Errorf("send anchor of %s (nonce %d): %w", what, tx.Nonce(), err)
 	}
 	return nil
 }
@@ -168,12 +188,12 @@ func (s *submitter) bump(ctx context.Context, e *Entry) error {
 	}
 	if e.SentAt.IsZero() {
 		s.opts.Logf("anchor: %s: re-sending after a reorg as a replacement of tx %s (nonce %d), fees +%d%% (tip %s, cap %s wei)",
-			s.name(e.Epoch), last.Hash(), e.Nonce, s.opts.FeeBumpPercent, tip, feeCap)
+			s.span(e), last.Hash(), e.Nonce, s.opts.FeeBumpPercent, tip, feeCap)
 	} else {
 		s.opts.Logf("anchor: %s not mined after %s: replacing tx %s (nonce %d) with fees +%d%% (tip %s, cap %s wei)",
-			s.name(e.Epoch), s.opts.Now().Sub(e.SentAt).Round(time.Millisecond), last.Hash(), e.Nonce, s.opts.FeeBumpPercent, tip, feeCap)
+			s.span(e), s.opts.Now().Sub(e.SentAt).Round(time.Millisecond), last.Hash(), e.Nonce, s.opts.FeeBumpPercent, tip, feeCap)
 	}
-	err = s.send(ctx, e.Epoch, tx, false)
+	err = s.send(ctx, e.Epoch, 0, tx)
 	if isNonceTooLow(err) {
 		return s.resolve(ctx, e)
 	}

@@ -29,8 +29,9 @@ type submitter struct {
 	unit    string        // what an entry is, in messages: "epoch" or "batch"
 	abi     *bindings.EpochAnchor
 	chainID *big.Int
-	path    string                         // the queue file
-	data    func(e *Entry) ([]byte, error) // the calldata of e's anchor transaction
+	path    string                             // the queue file
+	data    func(run []*Entry) ([]byte, error) // the calldata of the transaction anchoring run (consecutive entries)
+	maxRun  int                                // the most entries one transaction anchors
 
 	mu      sync.Mutex
 	q       *Queue
@@ -46,6 +47,10 @@ type submitter struct {
 	runDone chan struct{}      // closed when that Run has returned
 }
 
+// maxEnqueue bounds the sealed epochs queued with one write of the queue
+// file.
+const maxEnqueue = 1024
+
 // newSubmitter checks the options and the contract (a *ContractError when
 // it is no EpochAnchor version 2), and loads the queue file at path (or
 // starts an empty one): a queue of another chain, contract, operator or
@@ -55,12 +60,15 @@ func newSubmitter(ctx context.Context, c chain.Client, opts Options, log format.
 		return nil, errors.New("anchor: Options.Key is required")
 	}
 	opts.setDefaults()
+	if opts.MaxRun > MaxRunLimit {
+		return nil, fmt.Errorf("anchor: Options.MaxRun %d is over %d: the transaction would be larger than the 128 KB nodes accept", opts.MaxRun, MaxRunLimit)
+	}
 	id, err := c.ChainID(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("anchor: chain id: %w", err)
 	}
 	s := &submitter{c: c, opts: opts, op: chain.Address(opts.Key), log: log, unit: unit, abi: bindings.NewEpochAnchor(), chainID: id,
-		path: path, changed: make(chan struct{})}
+		path: path, maxRun: 1, changed: make(chan struct{})}
 	q, err := readQueueFile(path)
 	switch {
 	case err == nil:
@@ -114,9 +122,9 @@ func (s *submitter) Operator() common.Address { return s.op }
 
 // run is Run: it anchors until ctx is done or Close is called (returning
 // nil), or a fatal error. Sealed epochs arriving on sealed (may be nil) go
-// to enqueue; tick, when not nil, runs before every round against the
+// to enqueue, as many at once as have arrived (up to maxEnqueue); tick, when not nil, runs before every round against the
 // chain (the Batcher cuts batches there).
-func (s *submitter) run(ctx context.Context, sealed <-chan recorder.SealedEpoch, enqueue func(recorder.SealedEpoch) error, tick func() error) error {
+func (s *submitter) run(ctx context.Context, sealed <-chan recorder.SealedEpoch, enqueue func([]recorder.SealedEpoch) error, tick func() error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	done := make(chan struct{})
@@ -137,7 +145,7 @@ func (s *submitter) run(ctx context.Context, sealed <-chan recorder.SealedEpoch,
 	return err
 }
 
-func (s *submitter) loop(ctx context.Context, sealed <-chan recorder.SealedEpoch, enqueue func(recorder.SealedEpoch) error, tick func() error) error {
+func (s *submitter) loop(ctx context.Context, sealed <-chan recorder.SealedEpoch, enqueue func([]recorder.SealedEpoch) error, tick func() error) error {
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for {
@@ -149,7 +157,23 @@ func (s *submitter) loop(ctx context.Context, sealed <-chan recorder.SealedEpoch
 				sealed = nil
 				continue
 			}
-			if err := enqueue(ep); err != nil {
+			// Take every epoch that has arrived: the queue file is written
+			// once for them, not once each.
+			eps := []recorder.SealedEpoch{ep}
+		more:
+			for len(eps) < maxEnqueue {
+				select {
+				case ep, ok := <-sealed:
+					if !ok {
+						sealed = nil
+						break more
+					}
+					eps = append(eps, ep)
+				default:
+					break more
+				}
+			}
+			if err := enqueue(eps); err != nil {
 				return err
 			}
 		case <-timer.C:

@@ -135,6 +135,31 @@ func (r *Registry) decodeCall(to *common.Address, data []byte, depth int) *Call 
 	return c
 }
 
+// DecodeOutput decodes output, the return data of a successful call of input
+// to the contract at to, with the outputs of the function the input decodes
+// as (DecodeCall). It reports false when the input does not decode or the
+// output is not exactly what that function returns.
+func (r *Registry) DecodeOutput(to *common.Address, input, output []byte) ([]Arg, bool) {
+	if r == nil || to == nil {
+		return nil, false
+	}
+	c := r.DecodeCall(to, input)
+	if !c.Decoded() {
+		return nil, false
+	}
+	for _, f := range r.Functions([4]byte(input[:4]), to) {
+		if f.Method.Sig != c.Signature {
+			continue
+		}
+		args, _, canon, err := decodeArgs(f.Method.Outputs, output)
+		if err != nil || !canon {
+			return nil, false
+		}
+		return args, true
+	}
+	return nil, false
+}
+
 // decodeArgs unpacks args from data, in canonical form (out) and as
 // go-ethereum's abi package returns them (vals), and reports whether they
 // re-encode to exactly data. A panic inside the ABI decoder is returned as an

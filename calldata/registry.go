@@ -31,6 +31,7 @@ type Registry struct {
 	events    map[common.Hash][]*EventDef
 	errs      map[[4]byte][]*ErrorDef
 	bound     map[common.Address]string
+	labels    map[common.Address]string
 }
 
 // Contract is one ABI in the registry.
@@ -85,6 +86,7 @@ func NewRegistry() *Registry {
 		events:    map[common.Hash][]*EventDef{},
 		errs:      map[[4]byte][]*ErrorDef{},
 		bound:     map[common.Address]string{},
+		labels:    map[common.Address]string{},
 	}
 }
 
@@ -303,6 +305,27 @@ func (r *Registry) BoundTo(addr common.Address) (string, bool) {
 	defer r.mu.RUnlock()
 	n, ok := r.bound[addr]
 	return n, ok
+}
+
+// SetLabel names addr for messages and traces ("alice", "treasury"), as
+// forge's vm.label does; an empty label removes it. A label names an
+// account; it decodes nothing (Bind does).
+func (r *Registry) SetLabel(addr common.Address, label string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if label == "" {
+		delete(r.labels, addr)
+		return
+	}
+	r.labels[addr] = label
+}
+
+// Label returns the label of addr, if it has one.
+func (r *Registry) Label(addr common.Address) (string, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	l, ok := r.labels[addr]
+	return l, ok
 }
 
 // Contract returns the registered contract name.

@@ -54,7 +54,7 @@ func FilterAnchored(ctx context.Context, c LogReader, q AnchoredQuery) ([]*bindi
 		h := common.BigToHash(new(big.Int).SetUint64(*q.Epoch))
 		want[2] = &h
 	}
-	logs, err := filter(ctx, c, q.Contract, ea.GetABI().Events["Anchored"].ID, want[:], q.FromBlock, q.ToBlock)
+	logs, err := FilterEvent(ctx, c, q.Contract, ea.GetABI().Events["Anchored"].ID, want[:], q.FromBlock, q.ToBlock)
 	if err != nil {
 		return nil, fmt.Errorf("filter Anchored events: %w", err)
 	}
@@ -83,7 +83,7 @@ type BatchContentsQuery struct {
 func FilterBatchContents(ctx context.Context, c LogReader, q BatchContentsQuery) ([]*bindings.EpochAnchorBatchContents, error) {
 	ea := bindings.NewEpochAnchor()
 	op := common.BytesToHash(q.Operator[:])
-	logs, err := filter(ctx, c, q.Contract, ea.GetABI().Events["BatchContents"].ID, []*common.Hash{&op, nil}, q.FromBlock, q.ToBlock)
+	logs, err := FilterEvent(ctx, c, q.Contract, ea.GetABI().Events["BatchContents"].ID, []*common.Hash{&op, nil}, q.FromBlock, q.ToBlock)
 	if err != nil {
 		return nil, fmt.Errorf("filter BatchContents events: %w", err)
 	}
@@ -98,11 +98,12 @@ func FilterBatchContents(ctx context.Context, c LogReader, q BatchContentsQuery)
 	return out, nil
 }
 
-// filter asks for the logs of event on contract whose indexed topics
+// FilterEvent asks for the logs of event on contract whose indexed topics
 // 1, 2, … equal want (nil: any; one element per indexed parameter of the
-// event), and checks every log the node returns
-// against that, leaving out removed logs.
-func filter(ctx context.Context, c LogReader, contract common.Address, event common.Hash, want []*common.Hash, from uint64, to *big.Int) ([]types.Log, error) {
+// event), and checks every log the node returns against that (a log of
+// another contract or event, or with other topics, is a *NodeError),
+// leaving out removed logs.
+func FilterEvent(ctx context.Context, c LogReader, contract common.Address, event common.Hash, want []*common.Hash, from uint64, to *big.Int) ([]types.Log, error) {
 	topics := [][]common.Hash{{event}}
 	for _, w := range want {
 		if w == nil {

@@ -24,6 +24,12 @@ const LogPage = 5_000
 // q.ToBlock is nil), asked for in pages of at most LogPage blocks; a page the
 // node refuses is split in halves, down to single blocks, before the error
 // is returned. Logs come back in chain order.
+//
+// The node's answer is checked as far as the query allows: a log outside
+// the block range asked for, or not after the log before it in chain order
+// (block number, then log index: a log repeated, or out of order) is a
+// *NodeError. A node ignoring the range would otherwise give every log once
+// per page, and a completeness check count one execution twice.
 func FilterLogs(ctx context.Context, c LogReader, q ethereum.FilterQuery) ([]types.Log, error) {
 	var from, to uint64
 	if q.FromBlock != nil {
@@ -52,7 +58,15 @@ func FilterLogs(ctx context.Context, c LogReader, q ethereum.FilterQuery) ([]typ
 			page = max(1, page/2)
 			continue
 		}
-		out = append(out, logs...)
+		for _, l := range logs {
+			if l.BlockNumber < from || l.BlockNumber > end {
+				return nil, &NodeError{fmt.Sprintf("eth_getLogs blocks %d..%d: the node returned a log of block %d (tx %s): it does not filter as asked", from, end, l.BlockNumber, l.TxHash), "use another node"}
+			}
+			if n := len(out); n > 0 && (l.BlockNumber < out[n-1].BlockNumber || l.BlockNumber == out[n-1].BlockNumber && l.Index <= out[n-1].Index) {
+				return nil, &NodeError{fmt.Sprintf("eth_getLogs blocks %d..%d: the node returned log %d of block %d after log %d of block %d: its logs repeat or are out of chain order", from, end, l.Index, l.BlockNumber, out[n-1].Index, out[n-1].BlockNumber), "use another node"}
+			}
+			out = append(out, l)
+		}
 		from = end + 1
 	}
 	return out, nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/internal/durable"
+	"github.com/agentflightrecorder/afr/internal/readlimit"
 	"github.com/agentflightrecorder/afr/verifier"
 )
 
@@ -49,7 +50,10 @@ func (e *LeavesMissingError) Unwrap() error { return e.Err }
 // LeavesPath(path) (a *LeavesMissingError when they are absent). It checks
 // neither: Open does.
 func ReadPublished(ctx context.Context, path string) (Published, error) {
-	raw, err := os.ReadFile(path)
+	raw, err := readlimit.ReadFile(path, MaxNoteBytes)
+	if errors.Is(err, readlimit.ErrTooLarge) {
+		return Published{}, fmt.Errorf("%w: %w", ErrMalformed, err)
+	}
 	if err != nil {
 		return Published{}, err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -292,5 +293,25 @@ func TestCheckExtends(t *testing.T) {
 	}
 	if err := checkpoint.CheckExtends(prev, p, other.id, other.leaves); !errors.Is(err, checkpoint.ErrForeignLog) {
 		t.Errorf("another log: %v, want ErrForeignLog", err)
+	}
+}
+
+// A checkpoint note over MaxNoteBytes is malformed, refused from its size
+// before it is read: it was read whole first (here 1 GiB allocated), and
+// Verify refused it only then.
+func TestReadPublishedBounded(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "checkpoint")
+	if err := checkpoint.WritePublished(path, []byte("x"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, 1<<30); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := checkpoint.ReadPublished(context.Background(), path)
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, checkpoint.ErrMalformed) || after.TotalAlloc-before.TotalAlloc > 1<<20 {
+		t.Fatalf("a note of 1 GiB: %v after allocating %d bytes", err, after.TotalAlloc-before.TotalAlloc)
 	}
 }

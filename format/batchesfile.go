@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-
-	"github.com/agentflightrecorder/afr/internal/strictjson"
 )
 
 // Batch is one aggregate batch of an operator (docs/SPEC.md, "Aggregate
@@ -77,7 +75,7 @@ func ScanBatches(b []byte) ([]Batch, []error) {
 	)
 	lines := bytes.Split(b, []byte("\n"))
 	for n, line := range lines {
-		if len(strictjson.TrimSpace(line)) == 0 {
+		if BlankLine(line) {
 			continue
 		}
 		bt, err := parseBatchLine(line)

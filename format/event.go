@@ -82,13 +82,19 @@ func (s SessionID) String() string { return hex.EncodeToString(s[:]) }
 // MarshalText implements encoding.TextMarshaler.
 func (s SessionID) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
-// UnmarshalText implements encoding.TextUnmarshaler.
+// UnmarshalText implements encoding.TextUnmarshaler: 32 lowercase hex
+// digits, the one form String writes (docs/SPEC.md, "Log: store layout"),
+// so that one session has one text.
 func (s *SessionID) UnmarshalText(b []byte) error {
 	if len(b) != 32 {
 		return fmt.Errorf("session id: %d hex digits, want 32", len(b))
 	}
-	_, err := hex.Decode(s[:], b)
-	return err
+	var id SessionID
+	if _, err := hex.Decode(id[:], b); err != nil || hex.EncodeToString(id[:]) != string(b) {
+		return fmt.Errorf("session id %q: want 32 lowercase hex digits", b)
+	}
+	*s = id
+	return nil
 }
 
 // Kind says what an event is. Kinds are small integers on the wire.

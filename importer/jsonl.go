@@ -4,17 +4,13 @@ import (
 	"bytes"
 
 	"github.com/agentflightrecorder/afr/format"
-	"github.com/agentflightrecorder/afr/internal/strictjson"
 )
 
 // jsonl imports AFR event JSON, one event a line (as afr record reads it),
 // each marked as imported from its line.
 func (f *File) jsonl(b []byte) error {
 	for n, line := range bytes.Split(b, []byte("\n")) {
-		// JSON's white space only (as afr record and every JSON reader):
-		// a line wrapped in U+00A0 or U+0085 is no event JSON.
-		line = strictjson.TrimSpace(line)
-		if len(line) == 0 {
+		if format.BlankLine(line) {
 			continue
 		}
 		ev, err := format.ParseEventJSON(line)

@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"sync"
 
 	"github.com/agentflightrecorder/afr/internal/loopback"
@@ -21,6 +22,10 @@ import (
 var (
 	requestHeaders  = []string{"Mcp-Session-Id", "Mcp-Protocol-Version", "Accept", "Content-Type", "Last-Event-Id", "Authorization"}
 	responseHeaders = []string{"Mcp-Session-Id", "Mcp-Protocol-Version", "Content-Type", "Cache-Control", "Www-Authenticate"}
+	// singleHeaders take one value: the proxy reads the first, a peer may
+	// read another or all of them joined ("A, B"), so a request repeating
+	// one is refused, and of an answer only the value read is relayed.
+	singleHeaders = []string{"Mcp-Session-Id", "Mcp-Protocol-Version", "Last-Event-Id", "Authorization", "Content-Type"}
 )
 
 // HTTP is the streamable-HTTP mode of the proxy (MCP's "Streamable HTTP"
@@ -46,7 +51,8 @@ type HTTP struct {
 
 	mu        sync.Mutex
 	sessions  map[string]*Proxy
-	stateless *Proxy // requests without a session id, to an upstream that gives none
+	tentative map[string]bool // sessions first seen in a request, until the server answers one with 2xx
+	stateless *Proxy          // requests without a session id, to an upstream that gives none
 }
 
 // NewHTTP returns the streamable-HTTP proxy in front of the upstream
@@ -56,7 +62,7 @@ func NewHTTP(upstream string, opts Options) (*HTTP, error) {
 		return nil, err
 	}
 	u, _ := url.Parse(upstream)
-	return &HTTP{upstream: u.String(), opts: opts.withDefaults(), client: &http.Client{}, sessions: map[string]*Proxy{}}, nil
+	return &HTTP{upstream: u.String(), opts: opts.withDefaults(), client: &http.Client{}, sessions: map[string]*Proxy{}, tentative: map[string]bool{}}, nil
 }
 
 // CheckUpstream says whether upstream is an http or https URL with a host.
@@ -84,6 +90,7 @@ func (h *HTTP) session(id string, initialize bool) *Proxy {
 		if p == nil { // a session the proxy has not seen begin (it restarted)
 			p = New(h.opts)
 			h.sessions[id] = p
+			h.tentative[id] = true
 		}
 		return p
 	}
@@ -111,11 +118,28 @@ func (h *HTTP) registered(p *Proxy, id string) {
 	}
 }
 
+// answered notes the status the server gave a request of session id: a
+// session first seen in a request (made up by a client, or from before a
+// restart) is kept once the server answers it with 2xx, and forgotten if
+// it refuses, so that invented session ids cannot grow the proxy's map.
+func (h *HTTP) answered(ctx context.Context, id string, status int) {
+	h.mu.Lock()
+	tentative := h.tentative[id]
+	if status/100 == 2 {
+		delete(h.tentative, id)
+	}
+	h.mu.Unlock()
+	if tentative && status/100 != 2 {
+		h.ended(ctx, id, "abandoned: the server refused a session the proxy had not seen begin")
+	}
+}
+
 // ended forgets a session, recording its calls still in flight.
 func (h *HTTP) ended(ctx context.Context, id, reason string) {
 	h.mu.Lock()
 	p := h.sessions[id]
 	delete(h.sessions, id)
+	delete(h.tentative, id)
 	h.mu.Unlock()
 	if p != nil {
 		p.Abandon(ctx, "abandoned", reason)
@@ -133,7 +157,7 @@ func (h *HTTP) Close(ctx context.Context) {
 	if h.stateless != nil {
 		ps = append(ps, h.stateless)
 	}
-	h.sessions, h.stateless = map[string]*Proxy{}, nil
+	h.sessions, h.tentative, h.stateless = map[string]*Proxy{}, map[string]bool{}, nil
 	h.mu.Unlock()
 	for _, p := range ps {
 		p.Abandon(ctx, "abandoned", "abandoned: the proxy stopped before the server answered; the outcome is unknown")
@@ -145,6 +169,12 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// A page in a browser must not reach the proxy (DNS rebinding, cross-origin requests).
 		http.Error(w, "afr mcp-proxy: "+err.Error(), http.StatusForbidden)
 		return
+	}
+	for _, k := range singleHeaders {
+		if len(r.Header.Values(k)) > 1 {
+			http.Error(w, "afr mcp-proxy: the request has more than one "+k+" header, which takes one value; it was not relayed", http.StatusBadRequest)
+			return
+		}
 	}
 	switch r.Method {
 	case http.MethodPost:
@@ -265,6 +295,9 @@ func (h *HTTP) relayTo(w http.ResponseWriter, r *http.Request, ctx context.Conte
 		// its answer is relayed and the call recorded as failed.
 		p.AbandonCall(ctx, id, "upstream_failed", "the MCP server answered HTTP "+resp.Status)
 	}
+	if sid := r.Header.Get("Mcp-Session-Id"); sid != "" {
+		h.answered(ctx, sid, resp.StatusCode)
+	}
 	mediaType := ""
 	if cts := resp.Header.Values("Content-Type"); len(cts) == 1 {
 		mediaType, _, _ = mime.ParseMediaType(cts[0])
@@ -368,7 +401,11 @@ func (h *HTTP) relayTo(w http.ResponseWriter, r *http.Request, ctx context.Conte
 
 func copyHeaders(dst, src http.Header) {
 	for _, k := range responseHeaders {
-		for _, v := range src.Values(k) {
+		vs := src.Values(k)
+		if len(vs) > 1 && slices.Contains(singleHeaders, k) {
+			vs = vs[:1] // the value the proxy read (a session id: the session it files calls under)
+		}
+		for _, v := range vs {
 			dst.Add(k, v)
 		}
 	}

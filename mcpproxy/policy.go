@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"strings"
 
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/internal/strictjson"
@@ -28,8 +29,8 @@ type ToolRule struct {
 	// Effect is format.DecisionAllow or format.DecisionDeny ("allow" or
 	// "deny" in JSON); a rule without one is refused.
 	Effect format.Decision `json:"effect"`
-	// Tools are path.Match patterns over the tool name ("write_*");
-	// empty matches every tool.
+	// Tools are path.Match patterns over the tool name ("write_*"), with
+	// "/" an ordinary character (toolMatch); empty matches every tool.
 	Tools []string `json:"tools,omitempty"`
 	// RequireApproval asks for human approval when the rule allows.
 	RequireApproval bool `json:"require_approval,omitempty"`
@@ -86,7 +87,7 @@ func ReadPolicy(file string) (*Policy, error) {
 			return nil, fmt.Errorf("policy %s: rules[%d] (%q): effect %q, want \"allow\" or \"deny\"", file, i, r.Name, *r.Effect)
 		}
 		for _, pat := range r.Tools {
-			if _, err := path.Match(pat, ""); err != nil {
+			if _, err := toolMatch(pat, ""); err != nil {
 				return nil, fmt.Errorf("policy %s: rules[%d] (%q): tool pattern %q: %w", file, i, r.Name, pat, err)
 			}
 		}
@@ -111,11 +112,19 @@ func (r *ToolRule) matches(tool string) bool {
 		return true
 	}
 	for _, pat := range r.Tools {
-		if ok, _ := path.Match(pat, tool); ok {
+		if ok, _ := toolMatch(pat, tool); ok {
 			return true
 		}
 	}
 	return false
+}
+
+// toolMatch is path.Match over tool names, which are not paths: "*" and
+// "?" also match "/" (a deny rule "delete*" must stop "delete/all"). Both
+// sides have "/" replaced by the byte 0xff, which no UTF-8 text (JSON
+// strings, so every tool name and pattern) holds.
+func toolMatch(pattern, tool string) (bool, error) {
+	return path.Match(strings.ReplaceAll(pattern, "/", "\xff"), strings.ReplaceAll(tool, "/", "\xff"))
 }
 
 // Evaluate decides a call of tool.

@@ -95,3 +95,32 @@ func TestPolicyRefusesEqualNames(t *testing.T) {
 		}
 	}
 }
+
+// Tool names are not paths: "*" and "?" match "/" too, so a deny rule
+// for a prefix stops every tool under it (with path.Match, "delete*" let
+// "delete/all" through an allow-all rule).
+func TestPolicyPatternsMatchSlash(t *testing.T) {
+	p, err := readPolicy(t, `{"name":"p","rules":[
+		{"name":"no-deletes","effect":"deny","tools":["delete*","rm?rf"]},
+		{"name":"ns","effect":"allow","tools":["github/*"],"require_approval":true},
+		{"name":"rest","effect":"allow","tools":["*"]}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for tool, want := range map[string]format.Decision{
+		"delete/all": format.DecisionDeny, "delete": format.DecisionDeny, "rm/rf": format.DecisionDeny,
+		"github/create_issue": format.DecisionAsk, "github/a/b": format.DecisionAsk,
+		"a/b": format.DecisionAllow, "read": format.DecisionAllow, "/": format.DecisionAllow,
+	} {
+		if got := p.Evaluate(tool); got.Decision != want {
+			t.Errorf("%s: %v (%v), want %v", tool, got.Decision, got.Reasons, want)
+		}
+	}
+	open, err := readPolicy(t, `{"name":"open","rules":[{"name":"no-deletes","effect":"deny","tools":["delete*"]},{"name":"all","effect":"allow"}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := open.Evaluate("delete/all"); got.Decision != format.DecisionDeny {
+		t.Errorf("delete/all under an allow-all rule: %v (%v), want deny", got.Decision, got.Reasons)
+	}
+}

@@ -41,6 +41,9 @@ func (r *Recorder) seal() error {
 	if b.count() == 0 {
 		return nil
 	}
+	if err := r.checkLog(); err != nil {
+		return err
+	}
 	h := format.EpochHeader{
 		Version: uint8(r.man.Version), Recorder: r.man.Recorder, Session: r.man.Session,
 		Epoch: b.epoch, FirstSeq: b.firstSeq, Count: b.count(),

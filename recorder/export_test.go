@@ -7,3 +7,6 @@ func SetClock(r *Recorder, clock uint64) {
 	defer r.mu.Unlock()
 	r.clock = clock
 }
+
+// ParseManifest is the reading of a MANIFEST's content, for fuzzing.
+var ParseManifest = parseManifest

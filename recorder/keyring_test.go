@@ -2,8 +2,11 @@ package recorder_test
 
 import (
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/agentflightrecorder/afr/format"
@@ -86,5 +89,57 @@ func TestOpenKeyringMissing(t *testing.T) {
 	}
 	if _, err := recorder.OpenKeyring(filepath.Join(dir, "keys"), m.Session); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("OpenKeyring of a deleted key directory: %v, want os.ErrNotExist", err)
+	}
+}
+
+// A key directory comes with a log from anyone: a master.key far larger
+// than a key is refused after reading at most a key's length and a byte
+// (it was read whole: 64 MiB allocated here, a link to /dev/zero exhausted
+// memory), and one that is no regular file is refused without being read.
+func TestOpenKeyringBoundedMaster(t *testing.T) {
+	dir, m := writeLog(t, 1)
+	keys := filepath.Join(dir, "keys")
+	master := filepath.Join(keys, "master.key")
+	if err := os.Truncate(master, 64<<20); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := recorder.OpenKeyring(keys, m.Session)
+	runtime.ReadMemStats(&after)
+	if err == nil {
+		t.Fatal("OpenKeyring took a master key of 64 MiB")
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+		t.Fatalf("refusing a master key of 64 MiB allocated %d bytes", n)
+	}
+	if err := os.Remove(master); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(master, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := recorder.OpenKeyring(keys, m.Session); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Fatalf("a master.key that is a directory: %v", err)
+	}
+}
+
+// The salt of an epoch too large for its slot to have an offset is past
+// the end of the file, erased (docs/SPEC.md, "Keys at level open"). Before,
+// 32·epoch wrapped around: epoch 2^59+1 read the salt of epoch 1.
+func TestKeyringSaltOffsetOverflow(t *testing.T) {
+	dir, m := writeLog(t, 4) // epochs 0 and 1 have salts
+	kr, err := recorder.OpenKeyring(filepath.Join(dir, "keys"), m.Session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kr.Close()
+	if _, err := kr.EventKey(format.Version, 1, 2); err != nil {
+		t.Fatalf("epoch 1: %v", err)
+	}
+	for _, epoch := range []uint64{1<<59 + 1, 1<<58 + 1, math.MaxUint64} {
+		if _, err := kr.EventKey(format.Version, epoch, 2); !errors.Is(err, format.ErrKeyErased) {
+			t.Errorf("epoch %d: %v, want ErrKeyErased", epoch, err)
+		}
 	}
 }

@@ -2,8 +2,10 @@ package recorder_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/agentflightrecorder/afr/format"
@@ -27,7 +29,7 @@ func writeLog(t *testing.T, n int) (string, recorder.Manifest) {
 // its identity comes from the records, and a manifest that cannot be read
 // is reported by ManifestIdentity.
 func TestOpenLogManifest(t *testing.T) {
-	other := `{"format":"afr-log","version":1,"recorder":"someone-else","session":"0102030405060708090a0b0c0d0e0f10","encrypted":true}`
+	other := `{"format":"afr-log","version":1,"recorder":"someone-else","session":"0102030405060708090a0b0c0d0e0f10","encrypted":true,"created":"2026-01-01T00:00:00Z"}`
 	for _, tc := range []struct {
 		name     string
 		manifest *string // nil: removed
@@ -83,6 +85,66 @@ func TestOpenLogManifest(t *testing.T) {
 }
 
 func ptr(s string) *string { return &s }
+
+// manifestJSON is a MANIFEST of the log dir (recorder test-recorder,
+// session) with field name set to value (a JSON text; "" removes it).
+func manifestJSON(session format.SessionID, name, value string) string {
+	fields := []struct{ name, value string }{{"format", `"afr-log"`}, {"version", "3"}, {"recorder", `"test-recorder"`},
+		{"session", `"` + session.String() + `"`}, {"encrypted", "true"}, {"created", `"2026-01-01T00:00:00Z"`}}
+	var b strings.Builder
+	for _, f := range fields {
+		if f.name == name {
+			f.value = value
+		}
+		if f.value == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "%q:%s", f.name, f.value)
+	}
+	return "{" + b.String() + "}"
+}
+
+// A MANIFEST is read as docs/SPEC.md writes it: every field present and
+// not null, the session in lowercase hex. A reader that takes the spec at
+// its word finds the MANIFEST unreadable (incomplete) in each case below;
+// before, afr read a missing or null session or recorder as the zero
+// value (a manifest naming another identity: tampered) and an upper-case
+// session as the log's own (verified).
+func TestManifestFieldsRequired(t *testing.T) {
+	dir, m := writeLog(t, 1)
+	path := filepath.Join(dir, "MANIFEST")
+	upper := strings.ToUpper(m.Session.String())
+	for _, c := range []struct{ name, value string }{
+		{"session", ""}, {"session", "null"}, {"session", `"` + upper + `"`}, {"session", `"` + upper[:16] + m.Session.String()[16:] + `"`},
+		{"recorder", ""}, {"recorder", "null"}, {"format", "null"}, {"version", ""}, {"version", "null"},
+		{"encrypted", ""}, {"encrypted", "null"}, {"created", ""}, {"created", "null"},
+	} {
+		doc := manifestJSON(m.Session, c.name, c.value)
+		if err := os.WriteFile(path, []byte(doc), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		l, err := recorder.OpenLog(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec, session, err := l.ManifestIdentity(); err == nil {
+			t.Errorf("MANIFEST %s: read as recorder %q, session %s; want it unreadable", doc, rec, session)
+		}
+	}
+	if err := os.WriteFile(path, []byte(manifestJSON(m.Session, "", "")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l, err := recorder.OpenLog(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec, session, err := l.ManifestIdentity(); err != nil || rec != m.Recorder || session != m.Session {
+		t.Fatalf("the complete MANIFEST: %q, %s, %v", rec, session, err)
+	}
+}
 
 // Identity falls back on the first record when no epoch header decodes,
 // and fails (ErrNoIdentity) on a log with neither.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 	"unicode/utf8"
 
@@ -37,20 +38,58 @@ func ReadManifest(dir string) (*Manifest, error) {
 	if err != nil {
 		return nil, fmt.Errorf("recorder: reading the manifest: %w", err)
 	}
-	var m Manifest
-	if err := strictjson.Unmarshal(b, &m); err != nil {
+	m, err := parseManifest(b)
+	if err != nil {
 		return nil, fmt.Errorf("recorder: %s/MANIFEST: %w", dir, err)
 	}
-	if m.Format != manifestFormat {
-		return nil, fmt.Errorf("recorder: %s is not an AFR log (format %q)", dir, m.Format)
+	return m, nil
+}
+
+// parseManifest reads the content of a MANIFEST as docs/SPEC.md says:
+// format "afr-log", a version this build reads, and then every field
+// present and not null (a MANIFEST without a session is unreadable, not
+// one naming session zero), the session as 32 lowercase hex digits;
+// unknown fields are ignored.
+func parseManifest(b []byte) (*Manifest, error) {
+	var doc struct {
+		Format    *string           `json:"format"`
+		Version   *int              `json:"version"`
+		Recorder  *string           `json:"recorder"`
+		Session   *format.SessionID `json:"session"`
+		Encrypted *bool             `json:"encrypted"`
+		Created   *time.Time        `json:"created"`
 	}
-	if m.Version > format.Version {
-		return nil, fmt.Errorf("recorder: %s: %w: version %d, this build reads up to %d", dir, format.ErrNewerVersion, m.Version, format.Version)
+	if err := strictjson.Unmarshal(b, &doc); err != nil {
+		return nil, err
 	}
-	if m.Version < 1 {
-		return nil, fmt.Errorf("recorder: %s/MANIFEST: version %d", dir, m.Version)
+	switch {
+	case doc.Format == nil || *doc.Format != manifestFormat:
+		return nil, fmt.Errorf("not an AFR log (format %s, want %q)", show(doc.Format), manifestFormat)
+	case doc.Version == nil:
+		return nil, errors.New("version is required (and not null)")
+	case *doc.Version > format.Version:
+		return nil, fmt.Errorf("%w: version %d, this build reads up to %d", format.ErrNewerVersion, *doc.Version, format.Version)
+	case *doc.Version < 1:
+		return nil, fmt.Errorf("version %d", *doc.Version)
 	}
-	return &m, nil
+	for _, f := range []struct {
+		name    string
+		present bool
+	}{{"recorder", doc.Recorder != nil}, {"session", doc.Session != nil}, {"encrypted", doc.Encrypted != nil}, {"created", doc.Created != nil}} {
+		if !f.present {
+			return nil, fmt.Errorf("%s is required (and not null)", f.name)
+		}
+	}
+	return &Manifest{Format: *doc.Format, Version: *doc.Version, Recorder: *doc.Recorder, Session: *doc.Session,
+		Encrypted: *doc.Encrypted, Created: *doc.Created}, nil
+}
+
+// show quotes a string field of a MANIFEST, or says it is missing.
+func show(s *string) string {
+	if s == nil {
+		return "missing"
+	}
+	return strconv.Quote(*s)
 }
 
 // MaxRecorderID is the length in bytes of the longest recorder id a store

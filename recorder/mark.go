@@ -34,6 +34,9 @@ func ReadMark(dir string) (m format.Mark, ok bool, err error) {
 	return m, true, nil
 }
 
+// errMarkFrozen is a mark write after the recorder failed.
+var errMarkFrozen = errors.New("recorder: the log failed; its durable mark is not advanced")
+
 // markFile writes the durable mark: after an fsync of the streams and
 // before the events it covers are acknowledged, one of its two slots is
 // replaced in place and fsynced. Safe for concurrent use.
@@ -42,9 +45,11 @@ type markFile struct {
 	loaded format.Mark // the mark found on open
 	found  bool        // the log had a valid mark on open
 
-	mu   sync.Mutex
-	f    *os.File    // nil until the file is written by this writer
-	last format.Mark // the mark last made durable
+	mu     sync.Mutex
+	f      *os.File    // nil until the file is written by this writer
+	last   format.Mark // the mark last made durable
+	tried  format.Mark // the highest mark a write was attempted for: a failed write may have left it on disk
+	frozen bool        // the recorder failed: the mark stays as it is
 }
 
 func openMarkFile(dir string) (*markFile, error) {
@@ -77,7 +82,11 @@ func (mf *markFile) reset(events, epochs uint64) error {
 
 // write writes the next generation; mf.mu is held.
 func (mf *markFile) write(events, epochs uint64) error {
+	if mf.frozen {
+		return errMarkFrozen
+	}
 	next := format.Mark{Generation: mf.last.Generation + 1, Events: events, Epochs: epochs}
+	mf.tried.Events, mf.tried.Epochs = max(mf.tried.Events, events), max(mf.tried.Epochs, epochs)
 	if mf.f == nil {
 		// Replace whatever is there (nothing, a file of no valid slot, a
 		// mark this writer read) by a whole file, atomically.
@@ -102,6 +111,25 @@ func (mf *markFile) write(events, epochs uint64) error {
 	}
 	mf.last = next
 	return nil
+}
+
+// freeze stops the mark for good (the recorder failed: no write after it
+// acknowledges anything) and returns the events and epoch headers a mark
+// on disk may cover: what the last write covered, or more if a write failed
+// after it began. A stream cut below that would be refused on reopen as
+// lost events. A write under way finishes first.
+func (mf *markFile) freeze() (events, epochs uint64) {
+	mf.mu.Lock()
+	defer mf.mu.Unlock()
+	mf.frozen = true
+	return max(mf.last.Events, mf.tried.Events), max(mf.last.Epochs, mf.tried.Epochs)
+}
+
+// file is the mark's open file, or nil before this writer wrote it.
+func (mf *markFile) file() *os.File {
+	mf.mu.Lock()
+	defer mf.mu.Unlock()
+	return mf.f
 }
 
 func (mf *markFile) close() error {

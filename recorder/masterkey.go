@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/internal/readlimit"
 )
 
 // loadOrCreateMaster reads the master key file, creating it (mode 0600)
@@ -66,18 +67,35 @@ func exposed(path string, perm fs.FileMode) error {
 }
 
 // readMaster reads the master key file and returns it with the file's
-// permission bits.
+// permission bits. It reads at most a key's length: the key
+// directory may come with a log from anyone, and a master.key that is
+// large, or a link to /dev/zero or a FIFO, must not exhaust memory or
+// block.
 func readMaster(path string) ([]byte, fs.FileMode, error) {
-	st, err := os.Stat(path)
+	st, err := regularFile(path)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, fmt.Errorf("recorder: master key %w", err)
 	}
-	k, err := os.ReadFile(path)
+	k, err := readlimit.ReadFile(path, format.KeySize)
+	if err == nil && len(k) != format.KeySize {
+		err = fmt.Errorf("%s is %d bytes", path, len(k))
+	}
 	if err != nil {
-		return nil, 0, err
-	}
-	if len(k) != format.KeySize {
-		return nil, 0, fmt.Errorf("recorder: master key %s is %d bytes, want %d", path, len(k), format.KeySize)
+		return nil, 0, fmt.Errorf("recorder: master key: %w, want %d", err, format.KeySize)
 	}
 	return k, st.Mode().Perm(), nil
+}
+
+// regularFile returns the FileInfo of path (following links), or an error
+// when it is not a regular file: a FIFO would block its reader, a device
+// or a directory is no key file.
+func regularFile(path string) (fs.FileInfo, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s)", path, st.Mode().Type())
+	}
+	return st, nil
 }

@@ -182,10 +182,11 @@ type Recorder struct {
 	salts  *saltFile
 	mark   *markFile
 	lock   *os.File // holds LockFile's flock until Close
+	watch  *logWatch
 
 	mu       sync.Mutex
 	cond     *sync.Cond // signalled when durable advances or err is set
-	err      error      // sticky: after a write error nothing more is accepted
+	err      error      // sticky (a *WriteError): after a write error nothing more is accepted
 	closed   bool
 	records  *segment.Writer
 	payloads *segment.Writer
@@ -238,12 +239,20 @@ func Open(dir string, opts Options) (*Recorder, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := open(dir, opts)
+	watch, err := openWatch(dir, lock)
 	if err != nil {
 		lock.Close()
 		return nil, err
 	}
-	r.lock = lock
+	r, err := open(dir, opts)
+	if err != nil {
+		watch.dir.Close()
+		lock.Close()
+		return nil, err
+	}
+	r.mu.Lock()
+	r.lock, r.watch = lock, watch
+	r.mu.Unlock()
 	return r, nil
 }
 
@@ -422,14 +431,6 @@ func (r *Recorder) append(ev *format.Event, plaintext []byte) (Receipt, error) {
 	return rc, nil
 }
 
-// fail makes a write error sticky: the streams may hold a partial event, so
-// nothing more is accepted until the store is reopened (which repairs it).
-func (r *Recorder) fail(err error) error {
-	r.err = fmt.Errorf("recorder: write failed, reopen the store to recover: %w", err)
-	r.cond.Broadcast()
-	return r.err
-}
-
 // Position is a snapshot of where the recorder stands.
 type Position struct {
 	Next       uint64        `json:"next_seq"`
@@ -455,8 +456,8 @@ func (r *Recorder) Close() error {
 		r.mu.Unlock()
 		return ErrClosed
 	}
-	var err error
-	if r.err == nil {
+	err := r.err // a failed log was not closed cleanly
+	if err == nil {
 		if err = r.seal(); err != nil {
 			err = r.fail(err)
 		} else {
@@ -472,5 +473,5 @@ func (r *Recorder) Close() error {
 	for _, w := range []*segment.Writer{r.payloads, r.records, r.epochs} {
 		err = errors.Join(err, w.Close())
 	}
-	return errors.Join(err, r.salts.close(), r.mark.close(), r.lock.Close())
+	return errors.Join(err, r.salts.close(), r.mark.close(), r.watch.dir.Close(), r.lock.Close())
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -34,7 +35,15 @@ func openSaltFile(path string) (*saltFile, error) {
 	return &saltFile{f: f}, nil
 }
 
+// maxSaltEpoch is the last epoch whose slot has an offset: a larger one
+// would overflow int64 (and wrap to another epoch's slot), so it is past
+// the end of every file, erased.
+const maxSaltEpoch = math.MaxInt64/format.KeySize - 1
+
 func (s *saltFile) get(epoch uint64) ([]byte, error) {
+	if epoch > maxSaltEpoch {
+		return nil, nil
+	}
 	salt := make([]byte, format.KeySize)
 	n, err := s.f.ReadAt(salt, int64(epoch)*format.KeySize)
 	if err != nil && !errors.Is(err, io.EOF) {
@@ -131,6 +140,9 @@ func OpenKeyring(keyDir string, session format.SessionID) (*Keyring, error) {
 		return nil, fmt.Errorf("recorder: key directory %s: %w", keyDir, err)
 	}
 	k := &Keyring{master: master, saltsPath: filepath.Join(keyDir, "epoch-salts"), session: session, exposed: exposed(path, perm)}
+	if _, err := regularFile(k.saltsPath); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("recorder: key directory %s: epoch salts %w", keyDir, err)
+	}
 	f, err := os.Open(k.saltsPath)
 	switch {
 	case err == nil:

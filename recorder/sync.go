@@ -75,6 +75,9 @@ func (r *Recorder) persist(full bool) error {
 	if err == nil {
 		err = syncFiles(files)
 	}
+	if err == nil && fsync {
+		err = r.checkLog()
+	}
 	if err == nil {
 		err = r.persistHeaders(r.next, fsync)
 	}
@@ -187,6 +190,62 @@ func (r *Recorder) waitDurable(ctx context.Context, seq uint64) error {
 		}
 		r.cond.Wait()
 	}
+	if r.durable > seq {
+		return nil // durable before a failure: its receipt holds
+	}
+	return r.err
+}
+
+// WaitDurable blocks until event seq is durable under the sync policy, ctx
+// ends (an error wrapping ctx's) or the recorder fails (its *WriteError).
+// Appending with a cancelled context and then waiting for the last event
+// makes a batch wait for one group commit.
+func (r *Recorder) WaitDurable(ctx context.Context, seq uint64) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.durable > seq {
+		return nil
+	}
+	if r.opts.Sync == SyncGroup {
+		select {
+		case r.syncReq <- struct{}{}:
+		default:
+		}
+	}
+	return r.waitDurable(ctx, seq)
+}
+
+// Err returns the recorder's sticky failure (a *WriteError), ErrClosed
+// once closed, or nil.
+func (r *Recorder) Err() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.failure()
+}
+
+// Check checks now, as every group commit does, that the log's directory
+// and files are still where the recorder writes them, failing sticky if
+// not, and returns what Err returns.
+func (r *Recorder) Check() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.err == nil && !r.closed {
+		if err := r.checkLog(); err != nil {
+			var ve *VanishedError
+			if !errors.As(err, &ve) {
+				return err // the check itself failed (a permission): nothing is known
+			}
+			r.fail(err)
+		}
+	}
+	return r.failure()
+}
+
+// failure is Err; r.mu is held.
+func (r *Recorder) failure() error {
+	if r.err == nil && r.closed {
+		return ErrClosed
+	}
 	return r.err
 }
 
@@ -219,6 +278,15 @@ func (r *Recorder) syncLoop() {
 			err = syncFiles(files)
 		}
 		r.mu.Lock()
+		if r.err != nil {
+			// Failed meanwhile: the streams were rolled back to the
+			// durable point, which this round must not pass.
+			r.mu.Unlock()
+			continue
+		}
+		if err == nil {
+			err = r.checkLog() // once per group commit, not per event
+		}
 		if err == nil {
 			err = r.persistHeaders(target, true)
 		}

@@ -3,6 +3,9 @@ package serve_test
 import (
 	"context"
 	"errors"
+	"io"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -89,5 +92,76 @@ func TestAnchoringOpenFails(t *testing.T) {
 		}}})
 	if !errors.Is(err, refused) {
 		t.Fatalf("Start = %v, want the anchorer's error", err)
+	}
+}
+
+// With Limits.MaxWindow, appends are refused with 503 and Retry-After while
+// the unanchored window has reached the bound (here: the chain mines
+// nothing, so sealed epochs wait), nothing of them is recorded, and they
+// are accepted again once the anchors are confirmed; /v1/status shows the
+// backlog meanwhile.
+func TestMaxWindowBackPressure(t *testing.T) {
+	e, err := backend.NewEmbedded(backend.EmbeddedOptions{BlockPeriod: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	key := e.Keys()[1]
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	dep, err := chain.Deploy(ctx, e.Client(), key, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := start(t, serve.Config{Dir: t.TempDir(), Recorder: recorder.Options{EpochSize: 5, EpochMaxAge: -1},
+		Limits: serve.Limits{MaxWindow: recorder.WindowLimit{Events: 10}},
+		Anchor: &serve.Anchoring{Open: func(ctx context.Context, dir string, position func() recorder.Position) (serve.Anchorer, error) {
+			return anchor.Open(ctx, dir, e.Client(), anchor.Options{Contract: dep.EpochAnchor, Key: key, FromBlock: dep.Block, Confirmations: 1, Logf: t.Logf, Position: position})
+		}}})
+	defer shutdown(t, d)
+	c := newClient(t, d)
+	e.Pause()
+	for i := range 10 {
+		c.receipt(event(i))
+	}
+	// The second epoch reaches the anchorer's queue shortly after it seals.
+	s := c.status()
+	for ; s.Anchoring.Epochs < 2; s = c.status() {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("second epoch never queued: %+v", s.Anchoring)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	if s.Anchoring.Events != 10 || s.Anchoring.Epochs != 2 || s.Anchoring.Oldest <= 0 {
+		t.Fatalf("window after 10 events, nothing mined: %+v, want 10 events in 2 sealed epochs, the oldest sealed a while ago", s.Anchoring)
+	}
+	req, _ := http.NewRequest("POST", "http://"+d.Addr().String()+"/v1/events", strings.NewReader(event(10)))
+	req.Header.Set("Authorization", "Bearer "+d.Token())
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || !strings.Contains(string(body), "unanchored window holds 10 events, the limit is 10") {
+		t.Fatalf("append past the window: %d (Retry-After %q) %s, want 503 with Retry-After naming the window", resp.StatusCode, resp.Header.Get("Retry-After"), body)
+	}
+	if st, b := c.do("POST", "/v1/events:batch", "["+event(10)+"]"); st != http.StatusServiceUnavailable {
+		t.Fatalf("batch past the window: %d %s", st, b)
+	}
+	if p := c.status().Position; p.Next != 10 {
+		t.Fatalf("refused appends recorded: next seq %d, want 10", p.Next)
+	}
+	e.Resume()
+	for s = c.status(); s.Anchoring.Events >= 10; s = c.status() {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("window never closed: %+v", s.Anchoring)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	if rc := c.receipt(event(10)); rc.Seq != 10 {
+		t.Fatalf("append after the anchors: seq %d, want 10", rc.Seq)
 	}
 }

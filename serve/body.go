@@ -64,7 +64,7 @@ func ParseBatch(body []byte) ([]format.Event, error) {
 		}
 	} else {
 		for i, l := range bytes.Split(body, []byte("\n")) {
-			if l = strictjson.TrimSpace(l); len(l) > 0 {
+			if !format.BlankLine(l) {
 				items, lines = append(items, l), append(lines, i+1)
 			}
 		}

@@ -162,17 +162,33 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 		}
 		oo := o.Options
 		oo.Token = d.token
-		d.otlpSrv = &http.Server{Handler: otlp.NewHandler(rec, oo), ReadHeaderTimeout: 10 * time.Second}
+		var ln net.Listener
+		d.otlpSrv, ln = server(otlp.NewHandler(rec, oo), d.otlpLn, cfg.Limits, nil, cfg.Logf)
 		go func() {
-			if err := d.otlpSrv.Serve(d.otlpLn); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			if err := d.otlpSrv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 				cfg.Logf("OTLP receiver stopped: %v", err)
 			}
 		}()
 	}
 	d.handler = NewHandler(rec, cfg.Dir, d.token, cfg.Limits, window)
-	d.srv = &http.Server{Handler: d.handler, ReadHeaderTimeout: 10 * time.Second}
-	go func() { d.served <- d.srv.Serve(d.ln) }()
+	var ln net.Listener
+	d.srv, ln = server(d.handler, d.ln, d.handler.limits, d.handler, cfg.Logf)
+	go func() { d.served <- d.srv.Serve(ln) }()
 	return d, nil
+}
+
+// server is an HTTP server of h on ln with the timeouts and the
+// connection cap of limits; api, when not nil, is given the connections
+// for its fair queue and /v1/status.
+func server(h http.Handler, ln net.Listener, limits Limits, api *Handler, logf func(string, ...any)) (*http.Server, net.Listener) {
+	limits.setDefaults()
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: limits.ReadHeaderTimeout, IdleTimeout: limits.IdleTimeout}
+	c := newConns(limits.MaxConns, logf)
+	c.serve(srv)
+	if api != nil {
+		api.conns = c
+	}
+	return srv, c.listener(ln)
 }
 
 // OTLPAddr is the address of the OTLP receiver, nil without one.

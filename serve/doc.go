@@ -15,9 +15,12 @@
 // batch) and what is wrong; every event of a request is checked before any
 // is appended, so a refused request recorded nothing. Requests carry a
 // bearer token (compared in constant time) from a token file created with
-// mode 0600; the daemon listens on loopback unless told otherwise; bodies,
-// requests in flight and each request's time are bounded. A write failure
-// of the recorder is sticky: every later append gets 503 with the reason.
+// mode 0600; the daemon listens on loopback unless told otherwise; headers,
+// bodies, answers and idle connections are bounded in time, connections
+// and the bytes of bodies held in number, and appends wait for a slot in a
+// queue fair between connections (Limits). A write failure of the recorder,
+// or its log removed or replaced, is sticky: every later append gets 503
+// with the reason, and only durable events ever get receipts.
 //
 // Start opens the log (holding its writer lock, so a second daemon or afr
 // record fails with *recorder.LockedError) and, given Anchoring, runs an

@@ -75,6 +75,10 @@ type ReplayResult struct {
 	Receipt  Receipt         `json:"receipt"`
 	Fidelity Fidelity        `json:"fidelity"`
 	Stats    Stats           `json:"stats"`
+	// Trace is the raw trace of the re-execution (go-ethereum's call
+	// tracer, with logs, and the state diff), which Effects decodes; it is
+	// not in the JSON. FormatTrace renders its call tree.
+	Trace *evm.Trace `json:"-"`
 }
 
 // Receipt is what the chain recorded for the transaction.
@@ -463,6 +467,7 @@ func (r *Replayer) Replay(ctx context.Context, txHash common.Hash) (*ReplayResul
 		Receipt:  Receipt{Status: (*uint64)(rc.Status), GasUsed: uint64(rc.GasUsed), Logs: len(rc.Logs)},
 		Fidelity: Fidelity{OK: len(mism) == 0, Mismatches: mism},
 		Stats:    Stats{Requests: r.Requests() - before, Executed: idx + 1},
+		Trace:    res.Trace,
 	}
 	if len(mism) > 0 {
 		return out, &FidelityError{TxHash: txHash, Mismatches: mism}

@@ -64,12 +64,35 @@ func DecodeBundle(data []byte) (*Bundle, error) {
 	if b.Version == 0 || b.Version > BundleVersion {
 		return nil, fmt.Errorf("verifier: bundle version %d, this build reads up to %d", b.Version, BundleVersion)
 	}
+	// CBOR null decodes to a nil slice, which re-encodes as null: the
+	// canonical check alone would take it for an array or a byte string.
+	if b.Headers == nil || b.Events == nil {
+		return nil, errors.New("verifier: decode bundle: headers and events must be arrays, not null")
+	}
+	for i, h := range b.Headers {
+		if h == nil {
+			return nil, fmt.Errorf("verifier: decode bundle: header %d is null, not a byte string", i)
+		}
+	}
 	for i, e := range b.Events {
+		if e.Record == nil || e.Path == nil {
+			return nil, fmt.Errorf("verifier: decode bundle: event %d: record and path must be a byte string and an array, not null", i)
+		}
 		if len(e.Key) != 0 && len(e.Key) != format.EventKeySize {
 			return nil, fmt.Errorf("verifier: bundle event %d: key of %d bytes, want %d", i, len(e.Key), format.EventKeySize)
 		}
 	}
 	return &b, nil
+}
+
+// decodeRecords decodes the record of each event of a bundle: the
+// envelope, or nil and the error that refused it.
+func decodeRecords(events []DisclosedEvent) ([]*format.Envelope, []error) {
+	envs, errs := make([]*format.Envelope, len(events)), make([]error, len(events))
+	for i, ev := range events {
+		envs[i], errs[i] = format.DecodeEnvelope(ev.Record)
+	}
+	return envs, errs
 }
 
 // DiscloseOptions choose what a bundle carries besides records and proofs.
@@ -279,12 +302,25 @@ func VerifyBundle(ctx context.Context, b *Bundle, anchors AnchorSource, opts Opt
 		headers = append(headers, hdr{h, root})
 		rep.Epochs++
 	}
+	spans := make([]span, len(headers))
+	for i, h := range headers {
+		spans[i] = spanOf(uint64(i), h.h)
+	}
+	envs, errs := decodeRecords(b.Events)
+	seqs := make([]uint64, len(envs))
+	for i, e := range envs {
+		if e != nil {
+			seqs[i] = e.Seq
+		}
+	}
+	// The header of each event: the last that covers it.
+	cover := lastCovering(spans, seqs)
 	var lastSeq *uint64 // of the last decoded event
-	for _, ev := range b.Events {
+	for i, ev := range b.Events {
 		rep.Events++
-		e, err := format.DecodeEnvelope(ev.Record)
-		if err != nil {
-			c.add(Finding{Kind: KindRecordDecode, Detail: err.Error()})
+		e := envs[i]
+		if e == nil {
+			c.add(Finding{Kind: KindRecordDecode, Detail: errs[i].Error()})
 			continue
 		}
 		seq := u64(e.Seq)
@@ -294,10 +330,8 @@ func VerifyBundle(ctx context.Context, b *Bundle, anchors AnchorSource, opts Opt
 		}
 		lastSeq = seq
 		var h *hdr
-		for i := range headers {
-			if hh := headers[i].h; e.Seq >= hh.FirstSeq && e.Seq < hh.FirstSeq+hh.Count {
-				h = &headers[i]
-			}
+		if j := cover[i]; j >= 0 {
+			h = &headers[j]
 		}
 		if h == nil {
 			c.add(Finding{Kind: KindRecordsMissing, Seq: seq, Detail: "the bundle has no epoch header covering this event"})

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/verifier"
 )
 
@@ -65,10 +66,11 @@ func TestBundleOrder(t *testing.T) {
 	}
 }
 
-// A bundle with no events decodes, and verifies as incomplete
+// A bundle with no events (an empty array; null is no array, see
+// TestDecodeBundleRefusesNull) decodes, and verifies as incomplete
 // (bundle_empty): a verdict, not an error.
 func TestEmptyBundleIsIncomplete(t *testing.T) {
-	for _, b := range []*verifier.Bundle{{Version: 1}, {Version: 1, Events: []verifier.DisclosedEvent{}}} {
+	for _, b := range []*verifier.Bundle{{Version: 1, Headers: []format.Bytes{}, Events: []verifier.DisclosedEvent{}}} {
 		enc, err := b.Encode()
 		must(t, err)
 		back, err := verifier.DecodeBundle(enc)

@@ -240,3 +240,32 @@ func TestDiscloseUnsealed(t *testing.T) {
 		t.Fatalf("an event of the open epoch: %v, want an *UnsealedError for event 2", err)
 	}
 }
+
+// A bundle is the CBOR docs/SPEC.md describes: headers, events, each
+// record and each path are present and not null. CBOR null decodes to a
+// nil slice, which re-encodes as null, so the canonical check took a
+// null path for an empty one (an event verified by a proof that a reader
+// of the spec refuses to decode) and null headers or events for none.
+func TestDecodeBundleRefusesNull(t *testing.T) {
+	lg := makeLog(t, 2, 2, 1, 62)
+	for name, edit := range map[string]func(b *verifier.Bundle){
+		"headers": func(b *verifier.Bundle) { b.Headers = nil },
+		"header":  func(b *verifier.Bundle) { b.Headers[0] = nil },
+		"events":  func(b *verifier.Bundle) { b.Events = nil },
+		"record":  func(b *verifier.Bundle) { b.Events[0].Record = nil },
+		"path":    func(b *verifier.Bundle) { b.Events[0].Path = nil },
+	} {
+		b := disclose(t, lg, []uint64{0}, false)
+		edit(b)
+		enc, err := b.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(enc, []byte{0xf6}) {
+			t.Fatalf("%s: the encoding holds no null", name)
+		}
+		if got, err := verifier.DecodeBundle(enc); err == nil {
+			t.Errorf("null %s: decoded as %+v", name, got)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package verifier
 
 import (
 	"bytes"
+	"container/heap"
 	"encoding/json"
 	"sort"
 
@@ -128,6 +129,56 @@ func locate(spans []span, seq uint64) (int, bool) {
 	return i, i < len(spans) && spans[i].first <= seq
 }
 
+// lastCovering returns, for each seq of seqs, the index of the last span
+// of spans that covers it, or -1 when none does: what a
+// search of every span for every seq finds, in O((n+m) log n) for n spans
+// and m seqs, whatever their order or overlaps (a bundle may repeat a
+// header 100,000 times).
+func lastCovering(spans []span, seqs []uint64) []int {
+	order := make([]int, len(seqs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(a, b int) bool { return seqs[order[a]] < seqs[order[b]] })
+	byFirst := make([]span, len(spans))
+	for i, sp := range spans {
+		byFirst[i] = span{pos: uint64(i), first: sp.first, end: sp.end}
+	}
+	sort.SliceStable(byFirst, func(a, b int) bool { return byFirst[a].first < byFirst[b].first })
+	out := make([]int, len(seqs))
+	var open lastSpans
+	j := 0
+	for _, k := range order {
+		s := seqs[k]
+		for ; j < len(byFirst) && byFirst[j].first <= s; j++ {
+			heap.Push(&open, byFirst[j])
+		}
+		// Spans that end at or before s end before every later seq too.
+		for len(open) > 0 && open[0].end <= s {
+			heap.Pop(&open)
+		}
+		out[k] = -1
+		if len(open) > 0 {
+			out[k] = int(open[0].pos)
+		}
+	}
+	return out
+}
+
+// lastSpans is a heap of spans, the last (largest pos) on top.
+type lastSpans []span
+
+func (h lastSpans) Len() int           { return len(h) }
+func (h lastSpans) Less(i, j int) bool { return h[i].pos > h[j].pos }
+func (h lastSpans) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *lastSpans) Push(x any)        { *h = append(*h, x.(span)) }
+func (h *lastSpans) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
 func (ix *Index) add(ev *Event) {
 	ix.events = append(ix.events, ev)
 	ix.bySeq[ev.Seq] = ev
@@ -150,16 +201,26 @@ func IndexBundle(b *Bundle) *Index {
 			ix.headers = append(ix.headers, h)
 		}
 	}
-	for _, d := range b.Events {
-		e, err := format.DecodeEnvelope(d.Record)
-		if err != nil {
+	spans := make([]span, len(ix.headers))
+	for i, h := range ix.headers {
+		spans[i] = spanOf(uint64(i), h)
+	}
+	envs, _ := decodeRecords(b.Events)
+	seqs := make([]uint64, len(envs))
+	for i, e := range envs {
+		if e != nil {
+			seqs[i] = e.Seq
+		}
+	}
+	cover := lastCovering(spans, seqs)
+	for i, d := range b.Events {
+		e := envs[i]
+		if e == nil {
 			continue
 		}
 		ev := &Event{Seq: e.Seq, Envelope: *e, digest: format.RecordDigest(d.Record)}
-		for _, h := range ix.headers {
-			if e.Seq >= h.FirstSeq && e.Seq < h.FirstSeq+h.Count {
-				ev.Epoch = h.Epoch
-			}
+		if h := cover[i]; h >= 0 {
+			ev.Epoch = ix.headers[h].Epoch
 		}
 		if len(d.Key) == format.EventKeySize && format.PayloadFrameDigest(d.Payload) == e.Payload {
 			var k format.EventKey

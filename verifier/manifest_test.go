@@ -93,6 +93,21 @@ func TestManifestOnDisk(t *testing.T) {
 	if rep.Verdict != verifier.Tampered || len(rep.Findings) != 1 || !rep.Has(verifier.KindManifestMismatch) || rep.PayloadsOpened != 20 {
 		t.Fatalf("edited session: %s opened %d %v", rep.Verdict, rep.PayloadsOpened, rep.Findings)
 	}
+	// A MANIFEST without its session (or with it in upper case) is
+	// unreadable as docs/SPEC.md writes it, so incomplete: before, it was
+	// read as naming session zero, tampered.
+	var doc map[string]any
+	must(t, json.Unmarshal(b, &doc))
+	delete(doc, "session")
+	b, err = json.Marshal(doc)
+	must(t, err)
+	must(t, os.WriteFile(path, b, 0o600))
+	l, err = recorder.OpenLog(lg.dir)
+	must(t, err)
+	rep = verify(t, l, lg.anchors, verifier.Options{})
+	if rep.Verdict != verifier.Incomplete || len(rep.Findings) != 1 || !rep.Has(verifier.KindManifestUnreadable) {
+		t.Fatalf("MANIFEST without a session: %s %v", rep.Verdict, rep.Findings)
+	}
 	must(t, os.Remove(path))
 	l, err = recorder.OpenLog(lg.dir)
 	must(t, err)

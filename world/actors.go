@@ -40,6 +40,7 @@ func (w *World) Actor(name string) *Actor {
 	k := ActorKey(name)
 	a := &Actor{Name: name, Key: k, Address: crypto.PubkeyToAddress(k.PublicKey)}
 	w.actors[name] = a
+	w.Label(a.Address, name)
 	return a
 }
 

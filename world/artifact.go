@@ -13,6 +13,21 @@ type Artifact struct {
 	Name string
 	ABI  abi.ABI
 	Bin  []byte
+	// Runtime is the deployed bytecode and Immutables its spans that each
+	// deployment fills in, when the artifact has them (forge artifacts):
+	// instances of the contract are then recognised by their code whatever
+	// their immutables (World.LoadArtifacts).
+	Runtime    []byte
+	Immutables []artifacts.Span
+}
+
+// runtimeOr is the artifact's deployed bytecode when it has it, else code
+// (one deployment's code, immutables included).
+func (a *Artifact) runtimeOr(code []byte) []byte {
+	if len(a.Runtime) > 0 {
+		return a.Runtime
+	}
+	return code
 }
 
 // Pack packs a call of method with args; it panics on a programming error
@@ -35,7 +50,7 @@ func LoadForgeArtifact(path string) (*Artifact, error) {
 	if err != nil {
 		return nil, fmt.Errorf("world: %w", err)
 	}
-	return &Artifact{Name: a.Name, ABI: a.ABI, Bin: a.Bin}, nil
+	return &Artifact{Name: a.Name, ABI: a.ABI, Bin: a.Bin, Runtime: a.Runtime, Immutables: a.Immutables}, nil
 }
 
 // TargetArtifact loads one of AFR's contracts embedded in the Go module

@@ -8,8 +8,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/agentflightrecorder/afr/chain"
+	"github.com/agentflightrecorder/afr/contracts/artifacts"
 	"github.com/agentflightrecorder/afr/pdr"
-	"github.com/agentflightrecorder/afr/verifier/onchain"
 )
 
 // deploy deploys EpochAnchor, the PaceSmartAccount (owner, policy signer,
@@ -28,7 +28,6 @@ func (w *World) deploy(ctx context.Context) error {
 	d.RPC = w.chain.URL()
 	w.deployment, w.epochAnchor, w.account = *d, d.EpochAnchor, *d.Pace
 	w.domain = pdr.Domain{ChainID: w.chainID, Account: w.account}
-	w.registry = onchain.DefaultRegistry()
 	_ = w.registry.Bind(w.account, "PaceSmartAccount")
 	_ = w.registry.Bind(w.epochAnchor, "EpochAnchor")
 	for _, t := range []struct {
@@ -67,5 +66,12 @@ func (w *World) DeployArtifact(ctx context.Context, from *Actor, a *Artifact, ar
 		}
 	}
 	_ = w.registry.Bind(rc.ContractAddress, a.Name)
+	// Its deployed code identifies other instances (created by a factory,
+	// say): their calls, events and reverts decode with its ABI too.
+	code, err := w.client.CodeAt(ctx, rc.ContractAddress, nil)
+	if err != nil {
+		return common.Address{}, fmt.Errorf("world: code of %s: %w", a.Name, err)
+	}
+	w.knowCode(&artifacts.Artifact{Name: a.Name, Runtime: a.runtimeOr(code), Immutables: a.Immutables})
 	return rc.ContractAddress, nil
 }

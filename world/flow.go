@@ -110,8 +110,13 @@ func (w *World) Approve(ctx context.Context, p *Proposal, a *Actor) (recorder.Re
 // The call need not be the one s was signed for: that is what attacks do.
 func (w *World) Submit(ctx context.Context, relayer *Actor, s *pdr.SignedPDR, call pdr.Call) *TxResult {
 	o := w.pace.Submit(ctx, relayer.Key, s, call)
-	return &TxResult{From: relayer, To: w.account, Value: new(big.Int), Data: o.Data,
-		Receipt: o.Receipt, Reverted: o.Reverted, RevertData: o.RevertData, Err: o.Err, Registry: w.registry, Client: w.client}
+	res := &TxResult{From: relayer, To: w.account, Value: new(big.Int), Data: o.Data,
+		Receipt: o.Receipt, Reverted: o.Reverted, RevertData: o.RevertData, Err: o.Err, Registry: w.registry, Client: w.client, w: w}
+	if o.Reverted && o.Receipt == nil {
+		res.simulatedAt = w.refusedAt(ctx)
+	}
+	w.minedRevert(ctx, res)
+	return res
 }
 
 // Execute submits the proposal's own PDR for its own call from the agent.

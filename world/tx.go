@@ -12,6 +12,7 @@ import (
 	"github.com/agentflightrecorder/afr/calldata"
 	"github.com/agentflightrecorder/afr/chain"
 	"github.com/agentflightrecorder/afr/internal/show"
+	"github.com/agentflightrecorder/afr/tracesim"
 	"github.com/agentflightrecorder/afr/verifier/onchain"
 )
 
@@ -39,6 +40,11 @@ type TxResult struct {
 	// through it.
 	Registry *calldata.Registry
 	Client   chain.Client
+
+	w           *World       // the World that sent it: traces
+	simulatedAt *simulatedAt // the block a refused call was simulated on
+	trace       *Trace       // kept by Trace
+	traceErr    error
 }
 
 // Succeeded reports whether the transaction was mined with status 1.
@@ -56,7 +62,7 @@ func (r *TxResult) String() string {
 	case r.Succeeded():
 		return fmt.Sprintf("call to %s succeeded (gas %s; block %d, transaction %s)", to, show.Commas(r.Receipt.GasUsed), r.Receipt.BlockNumber, r.Receipt.TxHash)
 	case r.Reverted:
-		return fmt.Sprintf("call to %s reverted with %s", to, r.DecodeRevert().Qualified())
+		return fmt.Sprintf("call to %s reverted with %s", to, r.RevertString())
 	case r.Err != nil:
 		return fmt.Sprintf("call to %s failed: %v", to, r.Err)
 	}
@@ -66,27 +72,89 @@ func (r *TxResult) String() string {
 // target names the called contract: its registry name and address.
 func (r *TxResult) target() string { return show.Address(r.Registry, r.To) }
 
+// RevertString is DecodeRevert().Qualified() with the addresses among the
+// error's arguments named after the World's actors and contracts
+// (Vault.NotOwner(caller=attacker (0x…), owner=owner (0x…))).
+func (r *TxResult) RevertString() string {
+	return tracesim.FormatRevert(r.DecodeRevert(), func(a common.Address) string { return show.Address(r.Registry, a) })
+}
+
+// SendOption modifies one Send.
+type SendOption func(*sendOptions)
+
+type sendOptions struct{ gas uint64 }
+
+// MineReverting sends the transaction with gas as its gas limit, without
+// simulating or estimating it first: a transaction that reverts is mined
+// (receipt status 0), so that its receipt and gas can be asserted, as a
+// transaction sent from a wallet with a fixed limit is. The result's
+// RevertData is the revert data of its re-execution (Trace).
+func MineReverting(gas uint64) SendOption { return func(o *sendOptions) { o.gas = gas } }
+
 // Send sends a transaction from an actor. Like a relayer, it first simulates
 // the call (eth_call on the latest block): a call that would revert is not
 // broadcast, and the result carries its revert data. Otherwise the
-// transaction is signed, sent and waited for.
-func (w *World) Send(ctx context.Context, from *Actor, to common.Address, value *big.Int, data []byte) *TxResult {
+// transaction is signed, sent and waited for. With MineReverting it is sent
+// without simulation, and mined whatever it does.
+func (w *World) Send(ctx context.Context, from *Actor, to common.Address, value *big.Int, data []byte, opts ...SendOption) *TxResult {
+	var o sendOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	if value == nil {
 		value = new(big.Int)
 	}
-	res := &TxResult{From: from, To: to, Value: value, Data: data, Registry: w.registry, Client: w.client}
-	_, err := w.client.CallContract(ctx, ethereum.CallMsg{From: from.Address, To: &to, Value: value, Data: data}, nil)
-	if err != nil {
-		res.Err = err
-		res.RevertData, res.Reverted = chain.Reverted(err)
-		return res
+	res := &TxResult{From: from, To: to, Value: value, Data: data, Registry: w.registry, Client: w.client, w: w}
+	if o.gas != 0 {
+		res.Receipt, res.Err = w.transactGas(ctx, from, to, value, data, o.gas)
+	} else {
+		_, err := w.client.CallContract(ctx, ethereum.CallMsg{From: from.Address, To: &to, Value: value, Data: data}, nil)
+		if err != nil {
+			res.Err = err
+			res.RevertData, res.Reverted = chain.Reverted(err)
+			if res.Reverted {
+				res.simulatedAt = w.refusedAt(ctx)
+			}
+			return res
+		}
+		res.Receipt, res.Err = chain.Transact(ctx, w.client, from.Key, &to, value, data)
 	}
-	rc, err := chain.Transact(ctx, w.client, from.Key, &to, value, data)
-	res.Receipt, res.Err = rc, err
-	if rc != nil && rc.Status != types.ReceiptStatusSuccessful {
-		res.Reverted = true
-	}
+	w.minedRevert(ctx, res)
 	return res
+}
+
+// minedRevert marks a mined transaction that failed as reverted and takes
+// its revert data from its trace (a receipt has none).
+func (w *World) minedRevert(ctx context.Context, res *TxResult) {
+	if res.Receipt == nil || res.Receipt.Status == types.ReceiptStatusSuccessful {
+		return
+	}
+	res.Reverted = true
+	if t, err := res.Trace(ctx); err == nil && t.Calls.Reverted() {
+		res.RevertData = common.CopyBytes(t.Calls.Output)
+	}
+}
+
+// transactGas signs a transaction with a fixed gas limit and the World's
+// fees, sends it and waits for its receipt, whatever its status.
+func (w *World) transactGas(ctx context.Context, from *Actor, to common.Address, value *big.Int, data []byte, gas uint64) (*types.Receipt, error) {
+	nonce, err := w.client.PendingNonceAt(ctx, from.Address)
+	if err != nil {
+		return nil, err
+	}
+	tip, feeCap, err := chain.Fees(ctx, w.client)
+	if err != nil {
+		return nil, err
+	}
+	tx, err := types.SignTx(types.NewTx(&types.DynamicFeeTx{ChainID: new(big.Int).SetUint64(w.chainID), Nonce: nonce, GasTipCap: tip, GasFeeCap: feeCap,
+		Gas: gas, To: &to, Value: value, Data: data}), types.LatestSignerForChainID(new(big.Int).SetUint64(w.chainID)), from.Key)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.client.SendTransaction(ctx, tx); err != nil {
+		return nil, fmt.Errorf("world: send: %w", err)
+	}
+	return chain.WaitMined(ctx, w.client, tx.Hash())
 }
 
 // ---- decoding ----
@@ -152,7 +220,24 @@ func DecodeRevertAt(reg *calldata.Registry, data []byte, at *common.Address) *ca
 
 // DecodeRevert decodes the result's revert data with the registry of the
 // World that produced it (every contract it deployed or loaded, and ABIs
-// added by hand), preferring the errors of the contract bound to r.To.
+// added by hand) and the ABI of the contract that reverted: the errors of
+// the contract bound to r.To when it declares the error; otherwise — the
+// revert came from a contract it called, or r.To is not bound — the
+// transaction is traced (Trace) and the data decoded with the ABI of the
+// contract where the failure started, so an error that several contracts
+// declare alike is named after the one that raised it.
 func (r *TxResult) DecodeRevert() *calldata.Revert {
-	return DecodeRevertAt(r.Registry, r.RevertData, &r.To)
+	rv := DecodeRevertAt(r.Registry, r.RevertData, &r.To)
+	if rv.Kind != "custom" || r.w == nil {
+		return rv
+	}
+	if bound, ok := r.Registry.BoundTo(r.To); ok && rv.Contract == bound {
+		return rv
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), traceTimeout)
+	defer cancel()
+	if t, err := r.Trace(ctx); err == nil && t.Revert != nil {
+		return t.Revert
+	}
+	return rv
 }

@@ -23,10 +23,12 @@ import (
 	"github.com/agentflightrecorder/afr/chain"
 	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/chain/backend/anvil"
+	"github.com/agentflightrecorder/afr/contracts/artifacts"
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/pace"
 	"github.com/agentflightrecorder/afr/pdr"
 	"github.com/agentflightrecorder/afr/recorder"
+	"github.com/agentflightrecorder/afr/verifier/onchain"
 )
 
 // World is one chain with AFR deployed on it, a recorder wired to an
@@ -51,6 +53,7 @@ type World struct {
 	counter, sink        common.Address
 	domain               pdr.Domain
 	registry             *calldata.Registry
+	codes                []*artifacts.Artifact // deployed code of known contracts (identify)
 	policy               *pdr.Policy
 	pace                 *pace.Agent
 
@@ -83,7 +86,7 @@ type World struct {
 // call it).
 func New(ctx context.Context, cfg Config) (w *World, err error) {
 	cfg = cfg.withDefaults()
-	w = &World{cfg: cfg, actors: map[string]*Actor{}}
+	w = &World{cfg: cfg, actors: map[string]*Actor{}, registry: onchain.DefaultRegistry()}
 	defer func() {
 		if err != nil {
 			_ = w.Close()

@@ -81,12 +81,18 @@ func (c *chainFlags) target() (chain.Target, *chain.Deployment, error) {
 			return t, nil, err
 		}
 		t = dep.Target()
+		if t.ChainID == 0 {
+			return t, nil, noChainID(depFile)
+		}
 	case *c.chainFile != "":
 		var cf chainFile
 		if err := readJSONFile(*c.chainFile, &cf); err != nil {
 			return t, nil, err
 		}
 		t = chain.Target{RPC: cf.RPC, ChainID: cf.ChainID}
+		if t.ChainID == 0 {
+			return t, nil, noChainID(*c.chainFile)
+		}
 	}
 	if *c.rpc != "" {
 		t.RPC = *c.rpc
@@ -100,6 +106,14 @@ func (c *chainFlags) target() (chain.Target, *chain.Deployment, error) {
 		return t, nil, usageError{"--rpc: want an http(s):// or ws(s):// URL"}
 	}
 	return t, dep, nil
+}
+
+// noChainID is the error of a deployment or chain file without a chain id
+// (or with chain id 0, which no chain has): read as chain.Target's "any
+// chain", it would accept an endpoint of any chain, whose contract at the
+// file's address could be anyone's.
+func noChainID(file string) error {
+	return fmt.Errorf("%s: chain_id is required, and is not 0 (docs/SPEC.md, \"Deployment file\")", file)
 }
 
 // deployment returns the chain the flags name and the deployment on it:

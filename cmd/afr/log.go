@@ -136,7 +136,7 @@ func runRecord(e *env, args []string) error {
 	var failure error
 	for line := 1; sc.Scan(); line++ {
 		b := sc.Bytes()
-		if len(b) == 0 {
+		if format.BlankLine(b) {
 			continue
 		}
 		ev, err := format.ParseEventJSON(b)
@@ -161,7 +161,11 @@ func runRecord(e *env, args []string) error {
 	if err := sc.Err(); err != nil && failure == nil {
 		failure = fmt.Errorf("%s: %w", name, err)
 	}
+	var we *recorder.WriteError
 	if err := r.Close(); err != nil {
+		if errors.As(failure, &we) && errors.Is(err, we) {
+			return failure // the recorder's failure, which Close reports again
+		}
 		return errors.Join(failure, err)
 	}
 	if !*jsonOut {
@@ -365,6 +369,8 @@ type anchorStatus struct {
 	Anchored int            `json:"anchored_epochs"`
 	recorder.AnchorWindow
 	Age string `json:"age"`
+	// OldestAge is AnchorWindow.Oldest, readable: the backlog's age.
+	OldestAge string `json:"oldest_unanchored_age"`
 }
 
 func runStatus(e *env, args []string) error {
@@ -422,7 +428,7 @@ func runStatus(e *env, args []string) error {
 			w.Epochs = n // sealed since the last afr anchor, not queued yet
 		}
 		st.Anchoring = &anchorStatus{ChainID: q.ChainID, Contract: q.Contract, Operator: q.Operator, Anchored: len(q.Anchored), AnchorWindow: w,
-			Age: w.Age.Round(time.Millisecond).String()}
+			Age: w.Age.Round(time.Millisecond).String(), OldestAge: w.Oldest.Round(time.Millisecond).String()}
 	} else if !errors.Is(err, os.ErrNotExist) {
 		problems = append(problems, err)
 	}
@@ -447,6 +453,9 @@ func runStatus(e *env, args []string) error {
 		}
 		fmt.Fprintf(e.stdout, "anchored   %d epochs on chain %d, contract %s, operator %s; last confirmed: %s\n", a.Anchored, a.ChainID, a.Contract, a.Operator, last)
 		fmt.Fprintf(e.stdout, "window     %d events in %d sealed epochs not yet anchored (+ unsealed), open for %s\n", a.Events, a.Epochs, a.Age)
+		if a.Epochs > 0 {
+			fmt.Fprintf(e.stdout, "backlog    %d sealed epochs wait for their anchors, the oldest queued sealed %s ago\n", a.Epochs, a.OldestAge)
+		}
 	} else {
 		fmt.Fprintf(e.stdout, "window     never anchored: all %d events (hint: afr anchor)\n", st.Events)
 	}

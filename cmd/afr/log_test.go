@@ -93,3 +93,52 @@ func TestStatusExitCode(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordImportOneLineRule: afr record and afr import read a file of
+// event JSON lines by one rule (format.BlankLine): a line of spaces, tabs
+// or a CR alone is skipped by both, and a line holding U+00A0 is refused
+// by both. Before, afr record refused the line of spaces and tabs that afr
+// import skipped.
+func TestRecordImportOneLineRule(t *testing.T) {
+	ev := `{"tool":"shell","kind":"tool_call","payload":{}}`
+	for _, c := range []struct {
+		name, body string
+		ok         bool
+	}{
+		{"spaces and tabs", ev + "\n \t \n\t\n" + ev + "\n", true},
+		{"CR alone", ev + "\r\n\r\n" + ev + "\n", true},
+		{"no-break space", ev + "\n\u00a0\n" + ev + "\n", false},
+		{"next line", ev + "\n\u0085\n" + ev + "\n", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "events.jsonl")
+			if err := os.WriteFile(file, []byte(c.body), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			for _, args := range [][]string{{"record"}, {"import", "jsonl"}} {
+				dir := filepath.Join(t.TempDir(), "log")
+				code, stderr := afr(append(args, "--log", dir, "--recorder", "ops-1", file)...)
+				if got := code == exitOK; got != c.ok {
+					t.Fatalf("afr %s: exit %d (%s), want success %v", args[0], code, stderr, c.ok)
+				}
+				if !c.ok {
+					continue
+				}
+				if code, stderr := afr("status", "--log", dir); code != exitOK {
+					t.Fatalf("afr status after afr %s: exit %d: %s", args[0], code, stderr)
+				}
+				l, err := recorder.OpenLog(dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				n := 0
+				if err := l.Records(func(uint64, []byte) error { n++; return nil }); err != nil {
+					t.Fatal(err)
+				}
+				if n != 2 {
+					t.Errorf("afr %s recorded %d events, want 2", args[0], n)
+				}
+			}
+		})
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -39,6 +41,20 @@ request to loopback naming another host (DNS rebinding) and a cross-origin
 browser request. The --otlp receiver takes the same token (exporters send
 it with OTEL_EXPORTER_OTLP_HEADERS=Authorization=Bearer%20TOKEN).
 
+Idle connections, slow bodies and batch writers cannot lock others out: a
+request's headers, body, answer and a connection's idle time are bounded
+(--read-header-timeout, --read-timeout, --write-timeout, --idle-timeout),
+connections are capped (--max-conns: a new one closes the longest idle),
+bodies held at once too (--max-bodies), and appends wait for a slot
+(--max-inflight) in a queue that serves a one-event client ahead of
+connections sending big batches, shedding the heaviest with 429.
+
+If a write fails (disk full, I/O error), or the log directory or its files
+are removed or replaced, the recorder fails: appends get 503, /v1/status
+shows the failure, and the daemon exits 1 when stopped. Receipts are given
+only for durable events; the events not yet durable were removed from the
+log, to be sent again once the daemon is restarted.
+
 While it runs no other writer can open the log: afr record and a second
 afr serve fail at once, naming this process. On SIGINT or SIGTERM it stops
 accepting requests, finishes those in flight, seals the open epoch and
@@ -47,7 +63,10 @@ closes the log, then exits 0.
 With --deployment (or --chain or --rpc with --contract) and --key it also
 anchors each sealed epoch as afr anchor --follow does, reports the
 unanchored window in /v1/status, and at shutdown waits up to --drain for
-the last epochs; what is left stays queued for afr anchor.
+the last epochs; what is left stays queued for afr anchor. With
+--max-window it refuses appends (503 with Retry-After, nothing recorded)
+while the unanchored window has reached its bound, so that a compromise of
+this host can rewrite at most that much unanchored history.
 
 Examples:
   afr serve --log ./afr-log --recorder ops-1
@@ -55,6 +74,31 @@ Examples:
     -d '{"tool":"shell","kind":"tool_call","payload":{"intent":{"tool":"shell","args":{"cmd":"ls"}}}}' \
     http://127.0.0.1:8787/v1/events
   afr serve --log ./afr-log --deployment deployment.json --key operator.key`})
+}
+
+// parseMaxWindow reads --max-window: an event count, a duration, or both
+// separated by a comma. An event bound must exceed the epoch size, or the
+// open epoch alone would stop appends before it seals.
+func parseMaxWindow(s string, epochSize int) (recorder.WindowLimit, error) {
+	var l recorder.WindowLimit
+	if s == "" {
+		return l, nil
+	}
+	for _, part := range strings.Split(s, ",") {
+		if n, err := strconv.ParseUint(part, 10, 64); err == nil && n > 0 && l.Events == 0 {
+			l.Events = n
+			continue
+		}
+		if d, err := time.ParseDuration(part); err == nil && d > 0 && l.Age == 0 {
+			l.Age = d
+			continue
+		}
+		return l, fmt.Errorf("%q is not a positive event count or duration (given once each), e.g. 10000, 1m or 10000,1m", part)
+	}
+	if size := max(epochSize, 0); l.Events > 0 && l.Events <= uint64(size) {
+		return l, fmt.Errorf("%d events is not more than an epoch (%d events): appends would stop before the open epoch seals", l.Events, size)
+	}
+	return l, nil
 }
 
 func runServe(e *env, args []string) error {
@@ -67,13 +111,21 @@ func runServe(e *env, args []string) error {
 	tokenFile := fs.String("token-file", "", "bearer token file, created (0600) if absent (default DIR/serve.token)")
 	addrFile := fs.String("addr-file", "", "write the address listened on to this file once serving (for --listen with port 0)")
 	maxBody := fs.Int64("max-body", 1<<20, "largest request body in bytes (413 past it)")
-	maxInflight := fs.Int("max-inflight", 64, "requests served at once (429 past it)")
-	timeout := fs.Duration("timeout", 30*time.Second, "time limit of one request, including the wait for durability")
+	maxBodies := fs.Int64("max-bodies", 64<<20, "bytes of request bodies held at once (503 past it)")
+	maxInflight := fs.Int("max-inflight", 64, "appends and proofs served at once; others wait in a queue fair between connections")
+	maxQueued := fs.Int("max-queued", 256, "requests waiting for a slot; past it the heaviest connection's gets 429")
+	maxConns := fs.Int("max-conns", 1024, "open connections; past it a new one closes the longest idle (503 if none is idle)")
+	readHeaderTimeout := fs.Duration("read-header-timeout", 5*time.Second, "time limit for a request's headers")
+	readTimeout := fs.Duration("read-timeout", 10*time.Second, "time limit for a request's body (408 past it)")
+	idleTimeout := fs.Duration("idle-timeout", 30*time.Second, "how long a connection may wait between requests")
+	writeTimeout := fs.Duration("write-timeout", 10*time.Second, "time limit for writing an answer")
+	timeout := fs.Duration("timeout", 30*time.Second, "time limit of a request once its body is read: the wait for a slot and for durability")
 	grace := fs.Duration("grace", 30*time.Second, "at shutdown, how long requests in flight may take to finish")
 	cf := addChainFlags(fs)
 	keyFile := addKeyFlag(fs)
 	conf := fs.Uint64("confirmations", 2, "blocks deep (counting the anchor's own) before an epoch counts as anchored")
 	drain := fs.Duration("drain", time.Minute, "at shutdown, how long to wait for the last epochs to be anchored")
+	maxWindow := fs.String("max-window", "", "with anchoring, refuse appends (503, Retry-After) while the unanchored window holds this many events (more than --epoch-size) and/or its oldest sealed epoch waits this long for its anchor: N, DURATION or N,DURATION, e.g. 10000,1m")
 	otlpAddr := fs.String("otlp", "", "also receive OpenTelemetry traces (OTLP/HTTP POST /v1/traces, GenAI spans as events; see afr help otlp) on this address, e.g. 127.0.0.1:4318")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -92,11 +144,20 @@ func runServe(e *env, args []string) error {
 	if err := serve.CheckListen(*listen, *allowRemote); err != nil {
 		return usageError{withHint(err)}
 	}
+	limit, err := parseMaxWindow(*maxWindow, opts.EpochSize)
+	if err != nil {
+		return usageError{"--max-window: " + err.Error()}
+	}
+	if !limit.IsZero() && !cf.given() {
+		return usageError{"--max-window bounds what the daemon's anchorer has not anchored: it needs --deployment (or --chain or --rpc with --contract) and --key"}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	logf := func(f string, a ...any) { fmt.Fprintf(e.stderr, "afr serve: "+f+"\n", a...) }
 	cfg := serve.Config{Dir: *dir, Recorder: opts, Listen: *listen, AllowRemote: *allowRemote, TokenFile: *tokenFile,
-		Limits: serve.Limits{MaxBody: *maxBody, MaxInFlight: *maxInflight, Timeout: *timeout}, Logf: logf}
+		Limits: serve.Limits{MaxBody: *maxBody, MaxBodies: *maxBodies, MaxInFlight: *maxInflight, MaxQueued: *maxQueued, MaxConns: *maxConns,
+			ReadHeaderTimeout: *readHeaderTimeout, ReadTimeout: *readTimeout, IdleTimeout: *idleTimeout, WriteTimeout: *writeTimeout, Timeout: *timeout,
+			MaxWindow: limit}, Logf: logf}
 	if *otlpAddr != "" {
 		cfg.OTLP = &serve.OTLP{Listen: *otlpAddr, Options: otlp.Options{KeepUnknown: true}}
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/internal/readlimit"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/verifier"
 	"github.com/agentflightrecorder/afr/verifier/onchain"
@@ -487,7 +488,7 @@ func writeDisclosure(path string, src verifier.Source, seqs []uint64, opts verif
 }
 
 func readBundle(path string) (*verifier.Bundle, error) {
-	data, err := os.ReadFile(path)
+	data, err := readlimit.ReadFile(path, verifier.MaxBundleSize)
 	if err != nil {
 		return nil, err
 	}

@@ -48,6 +48,10 @@ type Artifact struct {
 	ABIJSON json.RawMessage
 	// Bin is the creation bytecode (constructor arguments are appended to it).
 	Bin []byte
+	// Runtime is the deployed bytecode and Immutables the spans of it that
+	// each deployment fills in (forge artifacts only: ReadForge).
+	Runtime    []byte
+	Immutables []Span
 }
 
 // File is the layout of targets.json, the embedded artifacts: written by the generator

@@ -40,6 +40,13 @@ func ReadForge(path string) (*Artifact, error) {
 			Object         string                     `json:"object"`
 			LinkReferences map[string]json.RawMessage `json:"linkReferences"`
 		} `json:"bytecode"`
+		DeployedBytecode struct {
+			Object              string `json:"object"`
+			ImmutableReferences map[string][]struct {
+				Start  int `json:"start"`
+				Length int `json:"length"`
+			} `json:"immutableReferences"`
+		} `json:"deployedBytecode"`
 		Metadata struct {
 			Settings struct {
 				CompilationTarget map[string]string `json:"compilationTarget"`
@@ -100,7 +107,41 @@ func ReadForge(path string) (*Artifact, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w (in %s)", err, path)
 	}
+	if o := f.DeployedBytecode.Object; o != "" && o != "0x" {
+		if a.Runtime, err = hexutil.Decode(o); err != nil {
+			return nil, fmt.Errorf("artifacts: %s deployed bytecode: %w", path, err)
+		}
+		for _, refs := range f.DeployedBytecode.ImmutableReferences {
+			for _, r := range refs {
+				if r.Start < 0 || r.Length < 0 || r.Start+r.Length > len(a.Runtime) {
+					return nil, fmt.Errorf("artifacts: %s: immutable reference [%d, +%d) outside the deployed bytecode", path, r.Start, r.Length)
+				}
+				a.Immutables = append(a.Immutables, Span{Start: r.Start, Length: r.Length})
+			}
+		}
+		sort.Slice(a.Immutables, func(i, j int) bool { return a.Immutables[i].Start < a.Immutables[j].Start })
+	}
 	return a, nil
+}
+
+// Span is a byte range of code: Length bytes from Start.
+type Span struct{ Start, Length int }
+
+// RuntimeMatches reports whether code is the artifact's deployed bytecode
+// (Runtime), the bytes of its immutables (set by each deployment's
+// constructor) aside. An artifact without deployed bytecode matches nothing.
+func (a *Artifact) RuntimeMatches(code []byte) bool {
+	if len(a.Runtime) == 0 || len(code) != len(a.Runtime) {
+		return false
+	}
+	at := 0
+	for _, s := range a.Immutables {
+		if s.Start > at && !bytes.Equal(code[at:s.Start], a.Runtime[at:s.Start]) {
+			return false
+		}
+		at = max(at, s.Start+s.Length)
+	}
+	return bytes.Equal(code[at:], a.Runtime[at:])
 }
 
 // projectRoot returns the nearest directory above the artifact at path that holds source (a

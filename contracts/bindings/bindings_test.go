@@ -243,6 +243,80 @@ func TestBatchGasCurve(t *testing.T) {
 	}
 }
 
+// TestAnchorRootsGasAndDifferential anchors runs of n = 1, 8, 32 and 128 consecutive epochs of
+// one log with anchorRoots in real transactions, after a steady-state single anchor: the receipt
+// holds one Anchored event per epoch, each equal to what anchor would emit, and the stored head is
+// the Go commitment of the run's last epoch. docs/PERFORMANCE.md, "Anchoring", holds the gas
+// table this test logs.
+func TestAnchorRootsGasAndDifferential(t *testing.T) {
+	b, anchor, opts := anchorChain(t)
+	ea := bindings.NewEpochAnchor()
+	r := rand.New(rand.NewPCG(7, 8))
+	random := func() (d [32]byte) {
+		for i := range d {
+			d[i] = byte(r.UintN(256))
+		}
+		return d
+	}
+	log := random()
+	var (
+		next uint64
+		prev [32]byte
+	)
+	send := func(data []byte) *types.Receipt {
+		t.Helper()
+		tx, err := bind.Transact(anchor, opts, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Commit()
+		rec, err := b.Client().TransactionReceipt(context.Background(), tx.Hash())
+		if err != nil || rec.Status != 1 {
+			t.Fatalf("epoch %d: %v", next, err)
+		}
+		return rec
+	}
+	root := random()
+	send(ea.PackAnchor(log, 0, root, prev)) // the zero→nonzero head slot
+	next, prev = 1, root
+	root = random()
+	single := send(ea.PackAnchor(log, next, root, prev)).GasUsed
+	next, prev = 2, root
+	t.Logf("anchor          1 epoch  per transaction: %7d gas per transaction, %8.1f gas per epoch", single, float64(single))
+	for _, n := range []int{1, 8, 32, 128} {
+		roots := make([][32]byte, n)
+		for i := range roots {
+			roots[i] = random()
+		}
+		rec := send(ea.PackAnchorRoots(log, next, roots, prev))
+		if len(rec.Logs) != n {
+			t.Fatalf("run of %d: %d events", n, len(rec.Logs))
+		}
+		for i, l := range rec.Logs {
+			ev, err := ea.UnpackAnchoredEvent(l)
+			back := prev
+			if i > 0 {
+				back = roots[i-1]
+			}
+			if err != nil || ev.Operator != opts.From || ev.LogId != log || ev.Epoch != next+uint64(i) || ev.Root != roots[i] || ev.PrevRoot != back {
+				t.Fatalf("run of %d, event %d: %+v, %v", n, i, ev, err)
+			}
+		}
+		last := next + uint64(n) - 1
+		head, err := bind.Call(anchor, nil, ea.PackHead(opts.From, log), ea.UnpackHead)
+		if err != nil || !head.Anchored || head.Epoch != last || head.Commitment != bindings.AnchorCommitment(last, roots[n-1]) {
+			t.Fatalf("run of %d: head %+v (%v), want epoch %d", n, head, err, last)
+		}
+		per := float64(rec.GasUsed) / float64(n)
+		t.Logf("anchorRoots %5d epochs per transaction: %7d gas per transaction, %8.1f gas per epoch (%.1f× less than anchor)", n, rec.GasUsed, per, float64(single)/per)
+		// One anchor's cost plus, per further epoch, its event (2,387) and its 32 calldata bytes.
+		if want := 32_000 + 3_100*uint64(n-1); rec.GasUsed > want {
+			t.Errorf("run of %d: %d gas, want ≤ %d", n, rec.GasUsed, want)
+		}
+		next, prev = last+1, roots[n-1]
+	}
+}
+
 func TestAnchorCommitmentMatchesContract(t *testing.T) {
 	_, anchor, _ := anchorChain(t)
 	ea := bindings.NewEpochAnchor()

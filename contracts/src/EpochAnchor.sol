@@ -25,6 +25,10 @@ pragma solidity 0.8.37;
 /// neither the entries nor the batch root: a verifier recomputes the root from the contents
 /// and treats contents that do not give it as withheld.
 ///
+/// {anchorRoots} anchors several consecutive epochs of one log in one call, with the checks and
+/// the events of as many {anchor} calls, for an anchorer whose log seals epochs faster than
+/// one transaction per epoch confirms.
+///
 /// @dev Gas: a steady-state anchor is one cold SLOAD, one nonzero→nonzero SSTORE to the same
 /// (then warm) slot, three keccak256 over 64 bytes and one LOG4 with 64 bytes of data. The hot
 /// path is written in assembly (see {anchor}) and measured in docs/CONTRACTS.md.
@@ -65,6 +69,9 @@ contract EpochAnchor {
 
     /// @notice {anchorBatch} was given `length` bytes of entries: not a positive multiple of 104.
     error MalformedBatch(uint256 length);
+
+    /// @notice {anchorRoots} was given no roots.
+    error EmptyRun();
 
     /// @dev keccak256("Anchored(address,bytes32,uint64,bytes32,bytes32)")
     bytes32 private constant _ANCHORED_TOPIC = 0xa58519225e4f9c8267cd9793b73fec57d8d8f98424e8f206c6d7288d6fe037e7;
@@ -146,6 +153,55 @@ contract EpochAnchor {
         if (entries.length == 0 || entries.length % _ENTRY_SIZE != 0) revert MalformedBatch(entries.length);
         anchor(bytes32(0), batch, root, prevRoot);
         emit BatchContents(msg.sender, batch, entries);
+    }
+
+    /// @notice Anchors `roots` as the consecutive epochs `epoch`, `epoch` + 1, … of the caller's
+    /// log `logId`, in one transaction: exactly as many {anchor} calls would, with the same checks
+    /// and one {Anchored} event per epoch, identical to theirs (each epoch's `prevRoot` is the
+    /// root before it in `roots`, the first one's is `prevRoot`). All or nothing: a zero root
+    /// anywhere reverts the whole run.
+    /// @param logId the log id (format.LogID)
+    /// @param epoch the first epoch of the run: exactly one more than the last anchored (0 first)
+    /// @param roots the epoch roots, in epoch order, each nonzero; at least one
+    /// @param prevRoot the root anchored for `epoch` − 1, or zero when `epoch` is 0
+    /// @dev Its selector, 0x8e2d7f15, sorts after anchor's (0x7f00e393), so the dispatcher still
+    /// finds {anchor} with the first comparison of its half (a name sorting before it, such as
+    /// anchorRun, cost every {anchor} 22 gas).
+    function anchorRoots(bytes32 logId, uint64 epoch, bytes32[] calldata roots, bytes32 prevRoot) external {
+        uint256 n = roots.length;
+        if (n == 0) revert EmptyRun();
+        // The first epoch goes through {anchor}: every check against the stored head, its event
+        // and the head's (cold) SSTORE. The rest only link to the root before them, so each costs
+        // its event and its calldata; the head is then written once more (a warm, dirty slot).
+        anchor(logId, epoch, roots[0], prevRoot);
+        if (n == 1) return;
+        assembly ("memory-safe") {
+            let prev := calldataload(roots.offset)
+            // Epochs epoch + i stay within 64 bits as in {anchor}: the stored next epoch would
+            // have to be past 2^64 − n, i.e. that many anchors made before.
+            for { let i := 1 } lt(i, n) { i := add(i, 1) } {
+                let root := calldataload(add(roots.offset, shl(5, i)))
+                let t := add(epoch, i)
+                if iszero(root) {
+                    mstore(0x00, 0x41408c49) // ZeroRoot(uint64)
+                    mstore(0x20, t)
+                    revert(0x1c, 0x24)
+                }
+                // emit Anchored(caller, logId, t, root, prev)
+                mstore(0x00, root)
+                mstore(0x20, prev)
+                log4(0x00, 0x40, _ANCHORED_TOPIC, caller(), logId, t)
+                prev := root
+            }
+            // Head: (last + 1) << 192 | uint192(keccak256(last, root of last)).
+            let last := add(epoch, sub(n, 1))
+            mstore(0x00, caller())
+            mstore(0x20, logId)
+            let slot := keccak256(0x00, 0x40)
+            mstore(0x00, last)
+            mstore(0x20, prev)
+            sstore(slot, or(shl(192, add(last, 1)), shr(64, shl(64, keccak256(0x00, 0x40)))))
+        }
     }
 
     /// @dev The stored head of (`operator`, `logId`).

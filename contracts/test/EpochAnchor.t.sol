@@ -33,6 +33,14 @@ contract EpochAnchorTest is Test {
         }
     }
 
+    /// @dev The roots rootOf(first..first+n-1).
+    function rootsOf(uint256 first, uint256 n) internal pure returns (bytes32[] memory roots) {
+        roots = new bytes32[](n);
+        for (uint256 i = 0; i < n; i++) {
+            roots[i] = rootOf(first + i);
+        }
+    }
+
     /// @dev `n` packed batch entries (104 bytes each) derived from `seed`.
     function entriesOf(uint256 seed, uint256 n) internal pure returns (bytes memory out) {
         for (uint256 i = 0; i < n; i++) {
@@ -172,6 +180,62 @@ contract EpochAnchorTest is Test {
 
     // ---- one revert test per failed check ----
 
+    function test_AnchorRootsEmitsOneAnchoredPerEpoch() public {
+        anchorChain(OPERATOR, LOG, 2);
+        for (uint256 i = 2; i < 6; i++) {
+            vm.expectEmit(address(anchorContract));
+            emit Anchored(OPERATOR, LOG, uint64(i), rootOf(i), rootOf(i - 1));
+        }
+        vm.prank(OPERATOR);
+        anchorContract.anchorRoots(LOG, 2, rootsOf(2, 4), rootOf(1));
+        vm.assertTrue(anchorContract.isHead(OPERATOR, LOG, 5, rootOf(5)), "head is the run's last epoch");
+        vm.assertEq(uint256(anchorContract.nextEpoch(OPERATOR, LOG)), 6, "next epoch");
+        vm.prank(OPERATOR);
+        anchorContract.anchor(LOG, 6, rootOf(6), rootOf(5)); // a single anchor follows a run
+    }
+
+    function test_AnchorRootsFromGenesisEqualsSingleAnchors() public {
+        anchorChain(OPERATOR, LOG, 5);
+        vm.expectEmit(address(anchorContract));
+        emit Anchored(OPERATOR, LOG_B, 0, rootOf(0), bytes32(0));
+        vm.prank(OPERATOR);
+        anchorContract.anchorRoots(LOG_B, 0, rootsOf(0, 5), bytes32(0));
+        vm.assertEq(vm.load(address(anchorContract), keccak256(abi.encode(OPERATOR, LOG_B))), vm.load(address(anchorContract), keccak256(abi.encode(OPERATOR, LOG))), "same head as five anchors");
+        vm.prank(OPERATOR);
+        anchorContract.anchorRoots(LOG_B, 5, rootsOf(5, 1), rootOf(4)); // a run of one
+        vm.assertTrue(anchorContract.isHead(OPERATOR, LOG_B, 5, rootOf(5)), "run of one");
+    }
+
+    function test_RevertWhen_AnchorRootsBreaksRules() public {
+        anchorChain(OPERATOR, LOG, 3);
+        bytes memory head = abi.encode(vm.load(address(anchorContract), keccak256(abi.encode(OPERATOR, LOG))));
+        vm.startPrank(OPERATOR);
+        vm.expectRevert(abi.encodeWithSelector(EpochAnchor.EmptyRun.selector));
+        anchorContract.anchorRoots(LOG, 3, new bytes32[](0), rootOf(2));
+        vm.expectRevert(abi.encodeWithSelector(EpochAnchor.EpochOutOfOrder.selector, uint64(4), uint64(3)));
+        anchorContract.anchorRoots(LOG, 4, rootsOf(4, 2), rootOf(3)); // gap
+        vm.expectRevert(abi.encodeWithSelector(EpochAnchor.EpochOutOfOrder.selector, uint64(2), uint64(3)));
+        anchorContract.anchorRoots(LOG, 2, rootsOf(2, 3), rootOf(1)); // replay, then extend
+        vm.expectRevert(abi.encodeWithSelector(EpochAnchor.BackPointerMismatch.selector, uint64(3), rootOf(9)));
+        anchorContract.anchorRoots(LOG, 3, rootsOf(3, 2), rootOf(9));
+        vm.expectRevert(abi.encodeWithSelector(EpochAnchor.GenesisBackPointerNotZero.selector, rootOf(9)));
+        anchorContract.anchorRoots(LOG_B, 0, rootsOf(0, 2), rootOf(9));
+        bytes32[] memory roots = rootsOf(3, 4);
+        roots[2] = bytes32(0);
+        vm.expectRevert(abi.encodeWithSelector(EpochAnchor.ZeroRoot.selector, uint64(5)));
+        anchorContract.anchorRoots(LOG, 3, roots, rootOf(2)); // a zero root mid-run: nothing of the run stays
+        roots[2] = rootOf(5);
+        roots[0] = bytes32(0);
+        vm.expectRevert(abi.encodeWithSelector(EpochAnchor.ZeroRoot.selector, uint64(3)));
+        anchorContract.anchorRoots(LOG, 3, roots, rootOf(2));
+        vm.stopPrank();
+        vm.assertEq(abi.encode(vm.load(address(anchorContract), keccak256(abi.encode(OPERATOR, LOG)))), head, "head unchanged");
+        vm.assertEq(uint256(anchorContract.nextEpoch(OPERATOR, LOG_B)), 0, "log B unchanged");
+        vm.prank(OTHER);
+        vm.expectRevert(abi.encodeWithSelector(EpochAnchor.EpochOutOfOrder.selector, uint64(3), uint64(0)));
+        anchorContract.anchorRoots(LOG, 3, rootsOf(3, 2), rootOf(2)); // another operator's chain
+    }
+
     function test_RevertWhen_FirstEpochNotZero() public {
         vm.expectRevert(abi.encodeWithSelector(EpochAnchor.EpochOutOfOrder.selector, uint64(1), uint64(0)));
         vm.prank(OPERATOR);
@@ -259,7 +323,50 @@ contract EpochAnchorTest is Test {
         anchorContract.anchorBatch(2, rootOf(2), rootOf(1), entries);
     }
 
+    /// @dev Steady-state runs of 1, 8 and 32 epochs (compare test_Gas_SteadyStateAnchor).
+    function anchorRootsGas(uint256 n) internal {
+        anchorChain(OPERATOR, LOG, 2);
+        bytes32[] memory roots = rootsOf(2, n);
+        vm.prank(OPERATOR);
+        anchorContract.anchorRoots(LOG, 2, roots, rootOf(1));
+    }
+
+    function test_Gas_SteadyStateAnchorRoots1() public {
+        anchorRootsGas(1);
+    }
+
+    function test_Gas_SteadyStateAnchorRoots8() public {
+        anchorRootsGas(8);
+    }
+
+    function test_Gas_SteadyStateAnchorRoots32() public {
+        anchorRootsGas(32);
+    }
+
     // ---- fuzz ----
+
+    function testFuzz_AnchorRootsEqualsSingleAnchors(uint8 before, uint8 n, uint8 zeroAt) public {
+        before = uint8(bound(before, 0, 6));
+        n = uint8(bound(n, 1, 12));
+        anchorChain(OPERATOR, LOG, uint256(before) + n);
+        anchorChain(OPERATOR, LOG_B, before);
+        bytes32[] memory roots = rootsOf(before, n);
+        bool valid = zeroAt >= n;
+        if (!valid) roots[zeroAt] = bytes32(0);
+        for (uint256 i = 0; valid && i < n; i++) {
+            uint256 t = uint256(before) + i;
+            vm.expectEmit(address(anchorContract));
+            emit Anchored(OPERATOR, LOG_B, uint64(t), rootOf(t), t == 0 ? bytes32(0) : rootOf(t - 1));
+        }
+        vm.prank(OPERATOR);
+        (bool ok,) = address(anchorContract).call(abi.encodeCall(EpochAnchor.anchorRoots, (LOG_B, before, roots, before == 0 ? bytes32(0) : rootOf(before - 1))));
+        vm.assertEq(ok, valid, "accepted iff no zero root");
+        if (valid) {
+            vm.assertEq(vm.load(address(anchorContract), keccak256(abi.encode(OPERATOR, LOG_B))), vm.load(address(anchorContract), keccak256(abi.encode(OPERATOR, LOG))), "a run leaves the head single anchors leave");
+        } else {
+            vm.assertEq(uint256(anchorContract.nextEpoch(OPERATOR, LOG_B)), uint256(before), "nothing of a refused run stays");
+        }
+    }
 
     function testFuzz_AcceptsOnlyTheLinkedSuccessor(bytes32 logId, uint8 n, uint64 epoch, bytes32 root, bytes32 prevRoot) public {
         n = uint8(bound(n, 1, 8));
@@ -297,8 +404,8 @@ contract EpochAnchorTest is Test {
 }
 
 /// @dev Drives EpochAnchor with valid and invalid anchors from three operators on three logs
-/// each — two per-log ids and the batch chain (log id 0, through anchor and anchorBatch) — and
-/// keeps a ghost copy of every (operator, log) chain.
+/// each — two per-log ids and the batch chain (log id 0, through anchor and anchorBatch) — one
+/// epoch at a time or in runs (anchorRoots), and keeps a ghost copy of every (operator, log) chain.
 contract AnchorHandler is Test {
     EpochAnchor public immutable target;
     address[3] internal operators = [address(0x1001), address(0x1002), address(0x1003)];
@@ -343,6 +450,34 @@ contract AnchorHandler is Test {
             count[op][logId] = epoch + 1;
             lastRoot[op][logId] = root;
             accepted++;
+        }
+    }
+
+    /// @dev A valid run of `n` (1..4) successor epochs through anchorRoots, or a mutated one (the
+    /// mutations of {anchor}, plus mode 4: a zero root inside the run).
+    function anchorRoots(uint256 opSeed, uint256 logSeed, uint8 mode, bytes32 seed, uint8 n) external {
+        address op = operators[opSeed % 3];
+        bytes32 logId = logs[logSeed % 3];
+        n = uint8(bound(n, 1, 4));
+        uint64 epoch = count[op][logId];
+        bytes32 prev = lastRoot[op][logId];
+        bytes32[] memory roots = new bytes32[](n);
+        for (uint256 i = 0; i < n; i++) {
+            roots[i] = keccak256(abi.encode(seed, i));
+        }
+        mode = mode % 5;
+        if (mode == 1) epoch += 1; // gap
+        if (mode == 2 && epoch > 0) epoch -= 1; // replay
+        if (mode == 3) prev = keccak256(abi.encode(prev)); // broken back-pointer
+        if (mode == 4) roots[n - 1] = bytes32(0); // zero root
+        bool shouldAccept = epoch == count[op][logId] && prev == lastRoot[op][logId] && mode != 4;
+        vm.prank(op);
+        (bool ok,) = address(target).call(abi.encodeCall(EpochAnchor.anchorRoots, (logId, epoch, roots, prev)));
+        require(ok == shouldAccept, "handler: run acceptance differs from model");
+        if (ok) {
+            count[op][logId] = epoch + n;
+            lastRoot[op][logId] = roots[n - 1];
+            accepted += n;
         }
     }
 }

@@ -88,6 +88,10 @@ type Writer struct {
 	next   uint64 // index of the next frame
 	hdr    [FrameOverhead]byte
 	synced bool
+
+	// flushed: frames before it were handed to the operating system by a
+	// Flush or Sync that succeeded (the buffer holds none of them).
+	flushed uint64
 }
 
 // Open opens the stream kind in dir for appending, creating it if needed.
@@ -167,7 +171,7 @@ func open(dir, kind string, maxSize int64, visit func(Frame) error, cutCorrupt b
 		f.Close()
 		return nil, nil, err
 	}
-	w.f, w.size = f, st.Size()
+	w.f, w.size, w.flushed = f, st.Size(), w.next
 	w.buf = bufio.NewWriterSize(f, bufSize)
 	return w, repairs, nil
 }
@@ -286,11 +290,17 @@ func (w *Writer) rotate() error {
 }
 
 // Flush writes buffered frames to the operating system.
-func (w *Writer) Flush() error { return w.buf.Flush() }
+func (w *Writer) Flush() error {
+	if err := w.buf.Flush(); err != nil {
+		return err
+	}
+	w.flushed = w.next
+	return nil
+}
 
 // Sync flushes and fsyncs the current segment.
 func (w *Writer) Sync() error {
-	if err := w.buf.Flush(); err != nil {
+	if err := w.Flush(); err != nil {
 		return err
 	}
 	if w.synced {
@@ -382,12 +392,17 @@ func syncFileAndDir(f *os.File, dir string) error {
 
 // Truncate drops every frame from index n on, so that Next() == n. It is used
 // on open to cut frames that were written but never acknowledged (see
-// recorder.Open). Segments past the one holding frame n are deleted.
+// recorder.Open), and after a failed write to remove them. Segments past
+// the one holding frame n are deleted. Buffered frames from n on are
+// discarded unwritten, so Truncate works after a write failed (a full
+// disk) as long as every frame before n was flushed.
 func (w *Writer) Truncate(n uint64) error {
 	if n >= w.next {
 		return nil
 	}
-	if err := w.buf.Flush(); err != nil {
+	if n <= w.flushed {
+		w.buf.Reset(w.f)
+	} else if err := w.Flush(); err != nil {
 		return err
 	}
 	files, err := List(w.dir, w.kind)
@@ -436,7 +451,11 @@ func (w *Writer) Truncate(n uint64) error {
 		return nil
 	})
 	f.Close()
-	if err != nil && !errors.Is(err, errStop) {
+	if idx != n {
+		// Damage past frame n (a write torn by the failure) is cut with it.
+		if err == nil {
+			err = fmt.Errorf("segment: %s ends before frame %d", name, n)
+		}
 		return err
 	}
 	if err := w.f.Close(); err != nil {
@@ -459,7 +478,7 @@ func (w *Writer) Truncate(n uint64) error {
 		nf.Close()
 		return err
 	}
-	w.f, w.size, w.next = nf, off, n
+	w.f, w.size, w.next, w.flushed = nf, off, n, n
 	w.buf.Reset(nf)
 	return nil
 }

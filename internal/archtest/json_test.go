@@ -32,7 +32,6 @@ var jsonExceptions = map[string]struct {
 	reason string
 }{
 	"format/eventjson.go":              {2, "after strictjson.Check, checkJSON matches every name exactly against the schema; encoding/json for UseNumber"},
-	"anchor/queue.go":                  {1, "anchor-queue.json, written by this package alone"},
 	"internal/cachefile/cachefile.go":  {1, "AFR's own cache files (fork and transaction caches)"},
 	"calldata/registry.go":             {1, "a contract artifact the operator supplies, whose ABI go-ethereum's abi.JSON then reads"},
 	"chain/backend/anvil/anvil.go":     {2, "JSON-RPC answers of the anvil process the package started"},

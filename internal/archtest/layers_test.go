@@ -9,8 +9,8 @@ var layers = []struct {
 	name     string
 	packages []string
 }{
-	{"leaves: durable files, the strict JSON reader, RPC dialling, loopback listeners' guard, contract bindings and artifacts, the anvil process, embedded pages", []string{
-		"internal/durable", "internal/strictjson", "internal/rpcdial", "internal/cachefile", "internal/traces", "internal/loopback",
+	{"leaves: durable files, bounded file reading, the strict JSON reader, RPC dialling, loopback listeners' guard, contract bindings and artifacts, the anvil process, embedded pages", []string{
+		"internal/durable", "internal/readlimit", "internal/strictjson", "internal/rpcdial", "internal/cachefile", "internal/traces", "internal/loopback",
 		"contracts/bindings", "contracts/artifacts", "chain/backend/anvil", "verifier/page",
 	}},
 	{"formats: everything docs/SPEC.md specifies, and the synthetic workload", []string{

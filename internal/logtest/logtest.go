@@ -85,3 +85,27 @@ func Events(t testing.TB, dir string) []*verifier.Event {
 	}
 	return out
 }
+
+// Receipted verifies the log in dir (Events) and checks that it holds every
+// event of rcs, with the digest its receipt gave, and nothing else: the
+// log's events are exactly those receipted. It fails the test otherwise,
+// naming the first difference.
+func Receipted(t testing.TB, dir string, rcs []recorder.Receipt) {
+	t.Helper()
+	evs := Events(t, dir)
+	seen := make(map[uint64]bool, len(rcs))
+	for _, rc := range rcs {
+		if rc.Seq >= uint64(len(evs)) {
+			t.Fatalf("event %d has a receipt but the log holds events 0..%d only", rc.Seq, len(evs)-1)
+		}
+		if d := evs[rc.Seq].Digest(); d != rc.Digest {
+			t.Fatalf("event %d: digest %x in the log, %x in its receipt", rc.Seq, d, rc.Digest)
+		}
+		seen[rc.Seq] = true
+	}
+	for _, ev := range evs {
+		if !seen[ev.Seq] {
+			t.Fatalf("the log holds event %d, which no receipt acknowledged (of %d events, %d receipted)", ev.Seq, len(evs), len(rcs))
+		}
+	}
+}

@@ -45,13 +45,30 @@ func Commas(n uint64) string {
 	return b.String()
 }
 
-// Address names addr by the contract reg binds to it, if any:
-// "Vault (0x…)", else the address alone.
+// Address names addr by its label in reg (an actor of the World: "alice
+// (0x…)"), else by the contract reg binds to it ("Vault (0x…)"), else it is
+// the address alone.
 func Address(reg *calldata.Registry, addr common.Address) string {
 	if reg != nil {
+		if n, ok := reg.Label(addr); ok {
+			return fmt.Sprintf("%s (%s)", n, addr.Hex())
+		}
 		if n, ok := reg.BoundTo(addr); ok {
 			return fmt.Sprintf("%s (%s)", n, addr.Hex())
 		}
 	}
 	return addr.Hex()
+}
+
+// Value is Arg with addresses named as Address names them.
+func Value(reg *calldata.Registry, a any) string {
+	switch v := a.(type) {
+	case common.Address:
+		return Address(reg, v)
+	case *common.Address:
+		if v != nil {
+			return Address(reg, *v)
+		}
+	}
+	return Arg(a)
 }

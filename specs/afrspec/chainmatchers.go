@@ -1,10 +1,12 @@
 package afrspec
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
@@ -116,6 +118,7 @@ type revertSubject struct {
 	outcome  string // what happened instead of a revert
 	reg      *calldata.Registry
 	at       *common.Address
+	res      *world.TxResult // nil for an error or raw data
 }
 
 // revertOf extracts revert data from what a spec holds: a *world.TxResult, an
@@ -126,7 +129,7 @@ func revertOf(matcher string, actual any) (revertSubject, error) {
 		if a == nil {
 			return revertSubject{}, fmt.Errorf("%s: got a nil *world.TxResult", matcher)
 		}
-		s := revertSubject{reg: a.Registry, at: &a.To, reverted: a.Reverted, data: a.RevertData}
+		s := revertSubject{reg: a.Registry, at: &a.To, reverted: a.Reverted, data: a.RevertData, res: a}
 		if !a.Reverted {
 			s.outcome = a.String()
 		}
@@ -195,7 +198,11 @@ func (m *revertMatcher) Match(actual any) (bool, error) {
 	if !subj.reverted {
 		return false, nil
 	}
-	m.got = world.DecodeRevertAt(subj.reg, subj.data, subj.at)
+	if subj.res != nil {
+		m.got = subj.res.DecodeRevert()
+	} else {
+		m.got = world.DecodeRevertAt(subj.reg, subj.data, subj.at)
+	}
 	if m.name == "" {
 		return true, nil
 	}
@@ -224,25 +231,54 @@ func (m *revertMatcher) expected() string {
 	}
 	parts := make([]string, len(m.args))
 	for i, a := range m.args {
-		parts[i] = describeWant(a)
+		parts[i] = describeWantIn(m.subj.reg, a)
 	}
 	return fmt.Sprintf("%s(%s)", m.name, strings.Join(parts, ", "))
 }
 
-func (m *revertMatcher) FailureMessage(any) string {
+func (m *revertMatcher) FailureMessage(actual any) string {
+	return m.failure() + traceNote(actual)
+}
+
+func (m *revertMatcher) failure() string {
 	switch {
 	case m.got == nil:
 		return fmt.Sprintf("Expected a revert with %s, but the %s", m.expected(), m.subj.outcome)
 	case m.got.Name != m.name:
-		return fmt.Sprintf("Expected a revert with %s, but it reverted with %s", m.expected(), m.got.Qualified())
+		return fmt.Sprintf("Expected a revert with %s, but it reverted with %s", m.expected(), m.qualified())
 	}
 	i := m.argIdx
-	got := show.Arg(m.got.Values[i])
+	got := show.Value(m.subj.reg, m.got.Values[i])
 	if m.got.Name == "Panic" {
 		got = fmt.Sprintf("0x%x", m.got.Values[i])
 	}
 	return fmt.Sprintf("Expected a revert with %s, but it reverted with %s: argument %d (%s) is %s, expected %s",
-		m.expected(), m.got.Qualified(), i, paramName(m.got.Args[i].Name), got, describeWant(m.args[i]))
+		m.expected(), m.qualified(), i, paramName(m.got.Args[i].Name), got, describeWantIn(m.subj.reg, m.args[i]))
+}
+
+// qualified renders the decoded revert with the World's names.
+func (m *revertMatcher) qualified() string {
+	return tracesim.FormatRevert(m.got, func(a common.Address) string { return show.Address(m.subj.reg, a) })
+}
+
+// traceNote is the trace of the transaction a matcher was given, for its
+// failure message: the decoded call tree (world.TxResult.Trace), or why
+// there is none. Other subjects have none.
+func traceNote(actual any) string {
+	r, ok := actual.(*world.TxResult)
+	if !ok || r == nil || r.Receipt == nil && !r.Reverted {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	t, err := r.Trace(ctx)
+	switch {
+	case errors.Is(err, world.ErrNoWorld):
+		return ""
+	case err != nil:
+		return "\n  (no trace: " + err.Error() + ")"
+	}
+	return "\nTrace:\n  " + strings.ReplaceAll(t.String(), "\n", "\n  ")
 }
 
 func paramName(n string) string {
@@ -252,8 +288,8 @@ func paramName(n string) string {
 	return n
 }
 
-func (m *revertMatcher) NegatedFailureMessage(any) string {
-	return fmt.Sprintf("Expected no revert with %s, but it reverted with %s", m.expected(), m.got.Qualified())
+func (m *revertMatcher) NegatedFailureMessage(actual any) string {
+	return fmt.Sprintf("Expected no revert with %s, but it reverted with %s", m.expected(), m.qualified()) + traceNote(actual)
 }
 
 // ---- EmitEvent, EmitEventFrom ----
@@ -347,7 +383,7 @@ func receiptOf(actual any) (eventSubject, error) {
 		case a.Succeeded():
 			s.rc = a.Receipt
 		case a.Reverted:
-			s.outcome = "it reverted with " + a.DecodeRevert().Qualified()
+			s.outcome = "it reverted with " + a.RevertString()
 		default:
 			s.outcome = "the " + a.String()
 		}
@@ -418,7 +454,7 @@ func (m *emitMatcher) argsMatch(ev world.DecodedEvent) (bool, string, error) {
 			return false, "", err
 		}
 		if !ok {
-			return false, fmt.Sprintf("argument %d (%s) is %s, expected %s", i, ev.Names[i], show.Arg(ev.Args[i]), describeWant(want)), nil
+			return false, fmt.Sprintf("argument %d (%s) is %s, expected %s", i, ev.Names[i], show.Value(m.reg, ev.Args[i]), describeWantIn(m.reg, want)), nil
 		}
 	}
 	for i := 0; i < len(m.fields); i += 2 {
@@ -432,7 +468,7 @@ func (m *emitMatcher) argsMatch(ev world.DecodedEvent) (bool, string, error) {
 			return false, "", err
 		}
 		if !ok {
-			return false, fmt.Sprintf("field %s is %s, expected %s", k, show.Arg(got), describeWant(m.fields[i+1])), nil
+			return false, fmt.Sprintf("field %s is %s, expected %s", k, show.Value(m.reg, got), describeWantIn(m.reg, m.fields[i+1])), nil
 		}
 	}
 	return true, "", nil
@@ -441,10 +477,10 @@ func (m *emitMatcher) argsMatch(ev world.DecodedEvent) (bool, string, error) {
 func (m *emitMatcher) expected() string {
 	parts := []string{}
 	for _, a := range m.pos {
-		parts = append(parts, describeWant(a))
+		parts = append(parts, describeWantIn(m.reg, a))
 	}
 	for i := 0; i+1 < len(m.fields); i += 2 {
-		parts = append(parts, fmt.Sprintf("%v=%s", m.fields[i], describeWant(m.fields[i+1])))
+		parts = append(parts, fmt.Sprintf("%v=%s", m.fields[i], describeWantIn(m.reg, m.fields[i+1])))
 	}
 	s := fmt.Sprintf("%s(%s)", m.name, strings.Join(parts, ", "))
 	if m.from != nil {
@@ -453,13 +489,17 @@ func (m *emitMatcher) expected() string {
 	return s
 }
 
-func (m *emitMatcher) FailureMessage(any) string {
+func (m *emitMatcher) FailureMessage(actual any) string {
+	return m.failure() + traceNote(actual)
+}
+
+func (m *emitMatcher) failure() string {
 	if m.outcome != "" {
 		return fmt.Sprintf("Expected an event %s, but %s", m.expected(), m.outcome)
 	}
 	var seen []string
 	for _, ev := range m.seen {
-		seen = append(seen, fmt.Sprintf("\n    - %s emitted by %s", ev, show.Address(m.reg, ev.Address)))
+		seen = append(seen, fmt.Sprintf("\n    - %s emitted by %s", eventString(m.reg, ev), show.Address(m.reg, ev.Address)))
 	}
 	if m.unknown > 0 {
 		seen = append(seen, fmt.Sprintf("\n    - %d log(s) no known contract defines", m.unknown))
@@ -474,8 +514,21 @@ func (m *emitMatcher) FailureMessage(any) string {
 	return fmt.Sprintf("Expected an event %s, but the transaction emitted:%s%s", m.expected(), strings.Join(seen, ""), why)
 }
 
-func (m *emitMatcher) NegatedFailureMessage(any) string {
-	return fmt.Sprintf("Expected no event %s, but the transaction emitted one", m.expected())
+// eventString is DecodedEvent.String with addresses named by reg.
+func eventString(reg *calldata.Registry, e world.DecodedEvent) string {
+	parts := make([]string, 0, len(e.Names))
+	for _, k := range e.Names {
+		parts = append(parts, k+"="+show.Value(reg, e.Fields[k]))
+	}
+	name := e.Name
+	if e.Contract != "" {
+		name = e.Contract + "." + name
+	}
+	return fmt.Sprintf("%s(%s)", name, strings.Join(parts, ", "))
+}
+
+func (m *emitMatcher) NegatedFailureMessage(actual any) string {
+	return fmt.Sprintf("Expected no event %s, but the transaction emitted one", m.expected()) + traceNote(actual)
 }
 
 // ---- UseGasAtMost ----
@@ -511,9 +564,9 @@ func (m *gasMatcher) Match(actual any) (bool, error) {
 	return m.used <= m.max, nil
 }
 
-func (m *gasMatcher) FailureMessage(any) string {
+func (m *gasMatcher) FailureMessage(actual any) string {
 	over := m.used - m.max
-	return fmt.Sprintf("Expected at most %s gas, but %s used %s (%s over, +%.2f%%)", show.Commas(m.max), m.desc, show.Commas(m.used), show.Commas(over), 100*float64(over)/float64(m.max))
+	return fmt.Sprintf("Expected at most %s gas, but %s used %s (%s over, +%.2f%%)", show.Commas(m.max), m.desc, show.Commas(m.used), show.Commas(over), 100*float64(over)/float64(m.max)) + traceNote(actual)
 }
 
 func (m *gasMatcher) NegatedFailureMessage(any) string {

@@ -1,6 +1,7 @@
 package afrspec
 
 import (
+	"errors"
 	"fmt"
 	"math/big"
 	"reflect"
@@ -9,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/onsi/gomega/types"
 
+	"github.com/agentflightrecorder/afr/calldata"
 	"github.com/agentflightrecorder/afr/internal/show"
 	"github.com/agentflightrecorder/afr/verifier"
 	"github.com/agentflightrecorder/afr/world"
@@ -183,13 +185,21 @@ func (m *findingMatcher) NegatedFailureMessage(actual any) string {
 // argMatches compares an expected argument (a value or a Gomega matcher)
 // with a decoded one. Integers of any Go type and *big.Int compare by
 // value (so do whole float64s: an untyped 1e18 passed as any is one);
-// addresses and hashes also match their hex strings.
+// addresses and hashes also match their hex strings. A matcher is given
+// the decoded value itself — an integer as a *big.Int in canonical form,
+// so that Equal(big.NewInt(0)) matches a decoded zero — and BeNumerically
+// (this package's) compares it numerically.
 func argMatches(want, got any) (bool, error) {
 	if m, ok := want.(types.GomegaMatcher); ok {
-		if b, ok := got.(*big.Int); ok && b.IsInt64() {
-			return m.Match(b.Int64()) // BeNumerically and friends need a Go number
+		b, isBig := got.(*big.Int)
+		if !isBig {
+			return m.Match(got)
 		}
-		return m.Match(got)
+		ok, err := m.Match(new(big.Int).Set(b)) // a copy: zero has no limbs, as big.NewInt(0)
+		if err != nil {
+			return false, fmt.Errorf("%w (decoded integers are *big.Int: give a value, Equal(big.NewInt(n)) or afrspec.BeNumerically)", err)
+		}
+		return ok, nil
 	}
 	if wb, ok := toBig(want); ok {
 		if gb, ok := toBig(got); ok {
@@ -209,6 +219,56 @@ func argMatches(want, got any) (bool, error) {
 		got = [32]byte(g)
 	}
 	return reflect.DeepEqual(want, got), nil
+}
+
+// numericMatcher is BeNumerically.
+type numericMatcher struct {
+	op   string
+	want *big.Int
+}
+
+// BeNumerically compares integers by value, as Gomega's BeNumerically does
+// for Go numbers, but also for *big.Int of any size on either side (decoded
+// uint256 values, balances): BeNumerically(">=", big.NewInt(1e18)),
+// BeNumerically("==", 0). The operators are ==, !=, <, <=, > and >=.
+func BeNumerically(op string, want any) types.GomegaMatcher {
+	m := &numericMatcher{op: op}
+	m.want, _ = toBig(want)
+	return m
+}
+
+func (m *numericMatcher) Match(actual any) (bool, error) {
+	if m.want == nil {
+		return false, errors.New("BeNumerically: the expected value is not an integer")
+	}
+	got, ok := toBig(actual)
+	if !ok {
+		return false, fmt.Errorf("BeNumerically: expected an integer or a *big.Int, got %T", actual)
+	}
+	c := got.Cmp(m.want)
+	switch m.op {
+	case "==":
+		return c == 0, nil
+	case "!=":
+		return c != 0, nil
+	case "<":
+		return c < 0, nil
+	case "<=":
+		return c <= 0, nil
+	case ">":
+		return c > 0, nil
+	case ">=":
+		return c >= 0, nil
+	}
+	return false, fmt.Errorf("BeNumerically: unknown operator %q (use ==, !=, <, <=, > or >=)", m.op)
+}
+
+func (m *numericMatcher) FailureMessage(actual any) string {
+	return fmt.Sprintf("Expected %s to be %s %s", show.Arg(actual), m.op, m.want)
+}
+
+func (m *numericMatcher) NegatedFailureMessage(actual any) string {
+	return fmt.Sprintf("Expected %s not to be %s %s", show.Arg(actual), m.op, m.want)
 }
 
 func toBig(v any) (*big.Int, bool) {
@@ -246,9 +306,12 @@ func toBig(v any) (*big.Int, bool) {
 	return nil, false
 }
 
-func describeWant(want any) string {
+func describeWant(want any) string { return describeWantIn(nil, want) }
+
+// describeWantIn is describeWant with addresses named by reg.
+func describeWantIn(reg *calldata.Registry, want any) string {
 	if m, ok := want.(types.GomegaMatcher); ok {
 		return fmt.Sprintf("<matcher %T>", m)
 	}
-	return show.Arg(want)
+	return show.Value(reg, want)
 }

@@ -70,13 +70,13 @@ var _ = Describe("Matchers on a user's own contracts", Ordered, ContinueOnFailur
 			Expect(res).To(afrspec.RevertWith("NotOwner", w.Attacker().Address.Hex(), Not(Equal(w.Attacker().Address))))
 			Expect(res).To(afrspec.Revert())
 			Expect(res).NotTo(afrspec.RevertWith("Empty"))
-			Expect(res.String()).To(ContainSubstring("reverted with Vault.NotOwner(caller=" + w.Attacker().Address.Hex()))
+			Expect(res.String()).To(ContainSubstring("reverted with Vault.NotOwner(caller=attacker (" + w.Attacker().Address.Hex() + "), owner=owner ("))
 		})
 		It("names the argument that differs, with the contract and the decoded error", func(ctx SpecContext) {
 			res := w.Send(ctx, w.Attacker(), vault, nil, vaultA.Pack("sweep", w.Attacker().Address))
 			msg := failureOf(func() { Expect(res).To(afrspec.RevertWith("NotOwner", w.Attacker().Address, w.Attacker().Address)) })
-			Expect(msg).To(Equal("Expected a revert with NotOwner(" + w.Attacker().Address.Hex() + ", " + w.Attacker().Address.Hex() + "), but it reverted with Vault.NotOwner(caller=" +
-				w.Attacker().Address.Hex() + ", owner=" + w.Owner().Address.Hex() + "): argument 1 (owner) is " + w.Owner().Address.Hex() + ", expected " + w.Attacker().Address.Hex()))
+			Expect(headOf(msg)).To(Equal("Expected a revert with NotOwner(" + w.Attacker().String() + ", " + w.Attacker().String() + "), but it reverted with Vault.NotOwner(caller=" +
+				w.Attacker().String() + ", owner=" + w.Owner().String() + "): argument 1 (owner) is " + w.Owner().String() + ", expected " + w.Attacker().String()))
 		})
 		It("says the call succeeded, with its gas, when a revert was expected", func(ctx SpecContext) {
 			res := deposit(ctx, w.Agent(), big.NewInt(1))
@@ -89,10 +89,10 @@ var _ = Describe("Matchers on a user's own contracts", Ordered, ContinueOnFailur
 		It("names the other error raised, of the user's contract or of AFR's", func(ctx SpecContext) {
 			res := deposit(ctx, w.Agent(), big.NewInt(0))
 			msg := failureOf(func() { Expect(res).To(afrspec.RevertWith("NotOwner", w.Agent().Address)) })
-			Expect(msg).To(Equal("Expected a revert with NotOwner(" + w.Agent().Address.Hex() + "), but it reverted with Vault.Empty()"))
+			Expect(headOf(msg)).To(Equal("Expected a revert with NotOwner(" + w.Agent().String() + "), but it reverted with Vault.Empty()"))
 			// An AFR error expected against the user's revert: decoded, not "unknown revert data".
 			msg = failureOf(func() { Expect(res).To(afrspec.RevertWith("InvalidNonce")) })
-			Expect(msg).To(Equal("Expected a revert with InvalidNonce(), but it reverted with Vault.Empty()"))
+			Expect(headOf(msg)).To(Equal("Expected a revert with InvalidNonce(), but it reverted with Vault.Empty()"))
 		})
 		It("lists the errors known to the World for a name no contract defines", func(ctx SpecContext) {
 			res := deposit(ctx, w.Agent(), big.NewInt(0))
@@ -107,14 +107,14 @@ var _ = Describe("Matchers on a user's own contracts", Ordered, ContinueOnFailur
 			res := w.Send(ctx, w.Attacker(), vault, nil, vaultA.Pack("withdraw", ether))
 			Expect(res).To(afrspec.RevertWith("Error", "insufficient deposit"))
 			msg := failureOf(func() { Expect(res).To(afrspec.RevertWith("Error", "transfer failed")) })
-			Expect(msg).To(Equal(`Expected a revert with Error(transfer failed), but it reverted with Error(message="insufficient deposit"): argument 0 (message) is insufficient deposit, expected transfer failed`))
+			Expect(headOf(msg)).To(Equal(`Expected a revert with Error(transfer failed), but it reverted with Error(message="insufficient deposit"): argument 0 (message) is insufficient deposit, expected transfer failed`))
 		})
 		It("matches panics by code", func(ctx SpecContext) {
 			res := w.Send(ctx, w.Attacker(), vault, nil, vaultA.Pack("ratio", big.NewInt(1), big.NewInt(0)))
 			Expect(res).To(afrspec.RevertWithPanic(0x12))
 			Expect(res).To(afrspec.RevertWith("Panic", 0x12))
 			msg := failureOf(func() { Expect(res).To(afrspec.RevertWithPanic(0x11)) })
-			Expect(msg).To(Equal("Expected a revert with Panic(17), but it reverted with Panic(code=0x12: division or modulo by zero): argument 0 (code) is 0x12, expected 17"))
+			Expect(headOf(msg)).To(Equal("Expected a revert with Panic(17), but it reverted with Panic(code=0x12: division or modulo by zero): argument 0 (code) is 0x12, expected 17"))
 		})
 		It("decodes the World's errors through DecodeRevert; raw bytes decode with AFR's contracts only", func(ctx SpecContext) {
 			res := w.Send(ctx, w.Attacker(), vault, nil, vaultA.Pack("sweep", w.Attacker().Address))
@@ -131,13 +131,13 @@ var _ = Describe("Matchers on a user's own contracts", Ordered, ContinueOnFailur
 			res := w.Send(ctx, w.Attacker(), rc.ContractAddress, nil, guard.Pack("poke"))
 			Expect(res).To(afrspec.Revert())
 			msg := failureOf(func() { Expect(res).To(afrspec.RevertWith("Error")) })
-			Expect(msg).To(Equal("Expected a revert with Error(), but it reverted with unknown revert data 0x" + common.Bytes2Hex(res.RevertData) +
+			Expect(headOf(msg)).To(Equal("Expected a revert with Error(), but it reverted with unknown revert data 0x" + common.Bytes2Hex(res.RevertData) +
 				" (no known contract has an error with selector 0x" + common.Bytes2Hex(res.RevertData[:4]) + ")"))
 			Expect(w.Registry().Add("Guard", "by hand", guard.ABI)).To(Succeed())
 			Expect(w.Registry().Bind(rc.ContractAddress, "Guard")).To(Succeed())
 			Expect(res).To(afrspec.RevertWith("Locked", 42))
 			msg = failureOf(func() { Expect(res).To(afrspec.RevertWith("Locked", 41)) })
-			Expect(msg).To(Equal("Expected a revert with Locked(41), but it reverted with Guard.Locked(until=42): argument 0 (until) is 42, expected 41"))
+			Expect(headOf(msg)).To(Equal("Expected a revert with Locked(41), but it reverted with Guard.Locked(until=42): argument 0 (until) is 42, expected 41"))
 		})
 	})
 
@@ -146,7 +146,7 @@ var _ = Describe("Matchers on a user's own contracts", Ordered, ContinueOnFailur
 			res := deposit(ctx, w.Agent(), big.NewInt(7))
 			Expect(res).To(afrspec.EmitEvent("Deposited", afrspec.Args{w.Agent().Address, 7}))
 			Expect(res).To(afrspec.EmitEvent("Deposited", "amount", 7))
-			Expect(res).To(afrspec.EmitEvent("Deposited", afrspec.Args{w.Agent().Address}, afrspec.Fields{"amount": BeNumerically(">", 6)}))
+			Expect(res).To(afrspec.EmitEvent("Deposited", afrspec.Args{w.Agent().Address}, afrspec.Fields{"amount": afrspec.BeNumerically(">", 6)}))
 			Expect(res).To(afrspec.EmitEventFrom(vault, "Deposited", afrspec.Args{w.Agent().Address, 7}))
 			Expect(res.Events()).To(HaveLen(1))
 			Expect(res.Events()[0].String()).To(Equal("Vault.Deposited(who=" + w.Agent().Address.Hex() + ", amount=7)"))
@@ -154,20 +154,20 @@ var _ = Describe("Matchers on a user's own contracts", Ordered, ContinueOnFailur
 		It("names the argument that differs and lists what was emitted", func(ctx SpecContext) {
 			res := deposit(ctx, w.Agent(), big.NewInt(7))
 			msg := failureOf(func() { Expect(res).To(afrspec.EmitEvent("Deposited", afrspec.Args{w.Agent().Address, 8})) })
-			Expect(msg).To(Equal("Expected an event Deposited(" + w.Agent().Address.Hex() + ", 8), but the transaction emitted:\n    - Vault.Deposited(who=" +
-				w.Agent().Address.Hex() + ", amount=7) emitted by Vault (" + vault.Hex() + ")\n  closest Deposited: argument 1 (amount) is 7, expected 8"))
+			Expect(headOf(msg)).To(Equal("Expected an event Deposited(" + w.Agent().String() + ", 8), but the transaction emitted:\n    - Vault.Deposited(who=" +
+				w.Agent().String() + ", amount=7) emitted by Vault (" + vault.Hex() + ")\n  closest Deposited: argument 1 (amount) is 7, expected 8"))
 			msg = failureOf(func() { Expect(res).To(afrspec.EmitEvent("Withdrawn")) })
 			Expect(msg).To(HavePrefix("Expected an event Withdrawn(), but the transaction emitted:\n    - Vault.Deposited("))
 		})
 		It("checks the emitter with EmitEventFrom", func(ctx SpecContext) {
 			res := deposit(ctx, w.Agent(), big.NewInt(7))
 			msg := failureOf(func() { Expect(res).To(afrspec.EmitEventFrom(coin, "Deposited")) })
-			Expect(msg).To(HaveSuffix("closest Deposited: emitted by Vault (" + vault.Hex() + "), not by Coin (" + coin.Hex() + ")"))
+			Expect(headOf(msg)).To(HaveSuffix("closest Deposited: emitted by Vault (" + vault.Hex() + "), not by Coin (" + coin.Hex() + ")"))
 		})
 		It("says it reverted when an event was expected", func(ctx SpecContext) {
 			res := deposit(ctx, w.Agent(), big.NewInt(0))
 			msg := failureOf(func() { Expect(res).To(afrspec.EmitEvent("Deposited")) })
-			Expect(msg).To(Equal("Expected an event Deposited(), but it reverted with Vault.Empty()"))
+			Expect(headOf(msg)).To(Equal("Expected an event Deposited(), but it reverted with Vault.Empty()"))
 		})
 		It("lists the events known to the World for a name no contract defines", func(ctx SpecContext) {
 			res := deposit(ctx, w.Agent(), big.NewInt(7))
@@ -205,7 +205,7 @@ var _ = Describe("Matchers on a user's own contracts", Ordered, ContinueOnFailur
 				Expect(res).To(afrspec.ChangeEtherBalances([]any{w.Agent(), vault}, []any{new(big.Int).Neg(ether), off}))
 			})
 			fee := new(big.Int).Mul(new(big.Int).SetUint64(res.Receipt.GasUsed), res.Receipt.EffectiveGasPrice)
-			Expect(msg).To(Equal("Expected the ether balance of Vault (" + vault.Hex() + ") to change by 1000000000000000001, but it changed by 1000000000000000000" +
+			Expect(headOf(msg)).To(Equal("Expected the ether balance of Vault (" + vault.Hex() + ") to change by 1000000000000000001, but it changed by 1000000000000000000" +
 				"\n  the sender's fee (" + fee.String() + " wei) is left out (give IncludeFee() to count it)" +
 				"\n  changes:\n    - " + w.Agent().String() + ": -1000000000000000000 (expected -1000000000000000000)" +
 				"\n    - Vault (" + vault.Hex() + "): 1000000000000000000 (expected 1000000000000000001)"))
@@ -241,7 +241,7 @@ var _ = Describe("Matchers on a user's own contracts", Ordered, ContinueOnFailur
 			Expect(res).To(afrspec.ChangeTokenBalances(coin, []any{w.Owner(), w.Agent()}, []any{-30, 30}))
 			Expect(res).To(afrspec.EmitEventFrom(coin, "Transfer", afrspec.Args{w.Owner().Address, w.Agent().Address, 30}))
 			msg := failureOf(func() { Expect(res).To(afrspec.ChangeTokenBalance(coin, w.Agent(), 31)) })
-			Expect(msg).To(Equal("Expected the balance in token Coin (" + coin.Hex() + ") of " + w.Agent().String() + " to change by 31, but it changed by 30" +
+			Expect(headOf(msg)).To(Equal("Expected the balance in token Coin (" + coin.Hex() + ") of " + w.Agent().String() + " to change by 31, but it changed by 30" +
 				"\n  changes:\n    - " + w.Agent().String() + ": 30 (expected 31)"))
 			bal, err := w.TokenBalances(ctx, coin, w.Owner(), w.Agent())
 			Expect(err).NotTo(HaveOccurred())
@@ -251,7 +251,7 @@ var _ = Describe("Matchers on a user's own contracts", Ordered, ContinueOnFailur
 			res := w.Send(ctx, w.Attacker(), coin, nil, coinA.Pack("transfer", w.Agent().Address, big.NewInt(1)))
 			Expect(res).To(afrspec.RevertWith("InsufficientBalance", w.Attacker().Address, 0, 1))
 			msg := failureOf(func() { Expect(res).To(afrspec.RevertWith("InsufficientBalance", w.Attacker().Address, 0, 2)) })
-			Expect(msg).To(HaveSuffix("but it reverted with Coin.InsufficientBalance(holder=" + w.Attacker().Address.Hex() + ", balance=0, needed=1): argument 2 (needed) is 1, expected 2"))
+			Expect(headOf(msg)).To(HaveSuffix("but it reverted with Coin.InsufficientBalance(holder=" + w.Attacker().String() + ", balance=0, needed=1): argument 2 (needed) is 1, expected 2"))
 		})
 	})
 })

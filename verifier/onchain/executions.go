@@ -6,7 +6,6 @@ import (
 	"math/big"
 	"time"
 
-	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
@@ -66,8 +65,9 @@ func (x Executions) Check(ctx context.Context, ix *verifier.Index, rep *verifier
 	if err != nil {
 		return nil, nil, fmt.Errorf("executions: %w", err)
 	}
-	logs, err := chain.FilterLogs(ctx, x.Client, ethereum.FilterQuery{FromBlock: new(big.Int).SetUint64(x.FromBlock),
-		Addresses: []common.Address{x.Account}, Topics: [][]common.Hash{{pdr.ExecutedTopic}}})
+	// Topics 1 and 2 (the PDR hash and the event id) are any; a log of
+	// another account or event is the node's error.
+	logs, err := chain.FilterEvent(ctx, x.Client, x.Account, pdr.ExecutedTopic, []*common.Hash{nil, nil}, x.FromBlock, nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("executions: %w", err)
 	}
@@ -82,9 +82,6 @@ func (x Executions) Check(ctx context.Context, ix *verifier.Index, rep *verifier
 	}
 	var execs []exec
 	for i := range logs {
-		if logs[i].Removed {
-			continue
-		}
 		ev, err := pdr.ParseExecuted(&logs[i])
 		if err != nil {
 			return nil, nil, fmt.Errorf("executions: tx %s: %w", logs[i].TxHash, err)

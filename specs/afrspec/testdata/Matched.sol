@@ -82,3 +82,48 @@ contract Guard {
         revert Locked(42);
     }
 }
+
+// PoolBase declares an error that both pools inherit: a revert of either
+// must be named after the pool that raised it.
+abstract contract PoolBase {
+    event Borrowed(address indexed who, uint256 amount);
+
+    error TransferFailed(address token, uint256 amount);
+
+    function _pull(Coin coin, uint256 amount) internal {
+        // Coin.transfer reverts on an insufficient balance, and returns true
+        // otherwise: a false return is what an unchecked token gives.
+        if (!coin.transfer(msg.sender, amount)) revert TransferFailed(address(coin), amount);
+    }
+}
+
+contract LendingPool is PoolBase {
+    function borrow(Coin coin, uint256 amount) external {
+        _pull(coin, amount);
+        emit Borrowed(msg.sender, amount);
+    }
+}
+
+// FixedLendingPool refuses loans above its cap after announcing them.
+contract FixedLendingPool is PoolBase {
+    uint256 public immutable cap;
+
+    constructor(uint256 cap_) {
+        cap = cap_;
+    }
+
+    function borrow(Coin coin, uint256 amount) external returns (uint256) {
+        emit Borrowed(msg.sender, amount);
+        if (amount > cap) revert TransferFailed(address(coin), amount);
+        _pull(coin, amount);
+        return amount;
+    }
+}
+
+// Borrower borrows from a pool on behalf of its caller: the pool's revert
+// reaches the transaction through it.
+contract Borrower {
+    function run(FixedLendingPool pool, Coin coin, uint256 amount) external returns (uint256) {
+        return pool.borrow(coin, amount);
+    }
+}
