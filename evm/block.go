@@ -83,10 +83,13 @@ func (e *Env) blockContext(b Block, zeroFees bool) vm.BlockContext {
 	return ctx
 }
 
-// getHash answers BLOCKHASH: real hashes from the Fork for its blocks, else a
-// deterministic stand-in (keccak256 of the decimal number, as geth's
-// core/vm/runtime does).
+// getHash answers BLOCKHASH: Config.BlockHash's answer when set, real hashes
+// from the Fork for its blocks, else a deterministic stand-in (keccak256 of
+// the decimal number, as geth's core/vm/runtime does).
 func (e *Env) getHash(n uint64) common.Hash {
+	if e.hash != nil {
+		return e.hash(n)
+	}
 	if e.fork != nil && n <= e.fork.header.Number {
 		return e.fork.blockHash(n)
 	}

@@ -58,6 +58,11 @@ type Config struct {
 	FundAmount     *big.Int
 	// Fork, when set, is the state source (see OpenFork).
 	Fork *Fork
+	// BlockHash, when set, answers BLOCKHASH for the blocks before the
+	// current one (a chain that keeps its own headers, such as
+	// chain/backend's in-process chain); nil means the Fork's real hashes,
+	// else a deterministic stand-in.
+	BlockHash func(number uint64) common.Hash
 }
 
 // Env is an in-process EVM over one state. It is not safe for concurrent use;
@@ -66,6 +71,8 @@ type Env struct {
 	chain    *params.ChainConfig
 	block    Block
 	db       *state.StateDB
+	sdb      state.Database // the trie and code databases db reads (Commit, OpenAt)
+	hash     func(uint64) common.Hash
 	fork     *Fork
 	accounts []Account
 	txs      uint64 // transactions executed, for synthetic tx hashes
@@ -103,9 +110,9 @@ func DevAccounts(n int) []Account {
 
 // New returns an Env over the configured state source.
 func New(cfg Config) (*Env, error) {
-	e := &Env{chain: cfg.ChainConfig, fork: cfg.Fork}
 	memdb := rawdb.NewMemoryDatabase()
 	sdb := state.NewDatabase(triedb.NewDatabase(memdb, nil), state.NewCodeDB(memdb))
+	e := &Env{chain: cfg.ChainConfig, fork: cfg.Fork, sdb: sdb, hash: cfg.BlockHash}
 	var err error
 	if cfg.Fork != nil {
 		if e.chain == nil {

@@ -11,13 +11,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/world"
 )
 
 // BenchmarkSpec times one spec-equivalent body — a Counter.bump(1)
 // transaction, an assertion on the state it leaves, and one event recorded —
-// three ways in the same run, on the selected backend:
+// three ways in the same run, on the in-process and the embedded chain:
 //
 //   - raw: the body alone on a long-lived World (nothing undone: the
 //     assertion follows the growing count) — the cost of the checks
@@ -30,6 +31,12 @@ import (
 // The harness overhead per spec is isolated − raw (docs/PERFORMANCE.md,
 // Specs): go test -run '^$' -bench BenchmarkSpec -benchtime 200x ./world
 func BenchmarkSpec(b *testing.B) {
+	for _, k := range []backend.Kind{backend.KindInProcess, backend.KindEmbedded} {
+		b.Run(string(k), func(b *testing.B) { benchSpec(b, world.Config{Backend: k}) })
+	}
+}
+
+func benchSpec(b *testing.B, cfg world.Config) {
 	ctx := context.Background()
 	ev := format.Event{Tool: "bench", Kind: format.KindToolCall}
 	body := func(b *testing.B, w *world.World, want uint64) {
@@ -45,14 +52,14 @@ func BenchmarkSpec(b *testing.B) {
 		}
 	}
 	b.Run("raw", func(b *testing.B) {
-		w := newWorld(b, world.Config{})
+		w := newWorld(b, cfg)
 		b.ResetTimer()
 		for i := range b.N {
 			body(b, w, uint64(i+1))
 		}
 	})
 	b.Run("isolated", func(b *testing.B) {
-		w := newWorld(b, world.Config{})
+		w := newWorld(b, cfg)
 		s, err := w.Snapshot(ctx)
 		if err != nil {
 			b.Fatal(err)
@@ -67,7 +74,7 @@ func BenchmarkSpec(b *testing.B) {
 	})
 	b.Run("fresh-world", func(b *testing.B) {
 		for range b.N {
-			w, err := world.New(ctx, world.Config{})
+			w, err := world.New(ctx, cfg)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -11,19 +11,15 @@ import (
 
 // Environment variables read by the World.
 const (
-	EnvBackend   = "AFR_BACKEND"    // embedded, anvil or fork
+	EnvBackend   = "AFR_BACKEND"    // inproc, embedded, anvil or fork
 	EnvForkRPC   = "AFR_FORK_RPC"   // archive JSON-RPC endpoint for the fork backend and live fork specs
 	EnvForkBlock = "AFR_FORK_BLOCK" // pinned block number for the fork backend
 )
 
-// SelectedBackend returns $AFR_BACKEND, else the embedded chain. An
-// unknown name is left for New to refuse.
-func SelectedBackend() backend.Kind {
-	if b := os.Getenv(EnvBackend); b != "" {
-		return backend.Kind(b)
-	}
-	return backend.KindEmbedded
-}
+// SelectedBackend returns $AFR_BACKEND, else "": the default, chosen by
+// the Config (see Config.Backend). An unknown name is left for New to
+// refuse.
+func SelectedBackend() backend.Kind { return backend.Kind(os.Getenv(EnvBackend)) }
 
 // Anchoring says when the World's anchorer sends the roots of sealed
 // epochs to EpochAnchor.
@@ -44,18 +40,24 @@ const (
 // backend with three approvers (threshold 2), epochs of 16 events, an
 // encrypted log in a temporary directory, and a deterministic clock.
 type Config struct {
-	// Backend is the kind of chain (backend.KindEmbedded, KindAnvil or
-	// KindFork, the last forking ForkRPC at ForkBlock); "" means
-	// SelectedBackend().
+	// Backend is the kind of chain (backend.KindInProcess, KindEmbedded,
+	// KindAnvil or KindFork, the last forking ForkRPC at ForkBlock); ""
+	// means SelectedBackend(), else the in-process chain — or the embedded
+	// chain when BlockTime or RPC is set, which the in-process chain does
+	// not serve.
 	Backend backend.Kind
+	// RPC asks for a chain that serves JSON-RPC on loopback (URL): Replay,
+	// and so RecordTx, replay transactions through it. The in-process
+	// chain serves none, so it refuses RPC.
+	RPC bool
 	// ForkRPC and ForkBlock pin the fork backend; zero values mean
 	// $AFR_FORK_RPC and $AFR_FORK_BLOCK.
 	ForkRPC   string
 	ForkBlock uint64
 	// Anvil configures the anvil process of the anvil and fork backends.
 	Anvil AnvilConfig
-	// GenesisTime is the chain's genesis timestamp on the embedded and anvil
-	// backends (Unix seconds; default GenesisTime). Every block is one
+	// GenesisTime is the chain's genesis timestamp on the local
+	// backends (in-process, embedded and anvil) (Unix seconds; default GenesisTime). Every block is one
 	// second after its parent, whatever the wall clock, so PDR expiries,
 	// signatures, calldata and gas repeat from run to run and agree between
 	// the two backends. It must be ahead of the wall clock for the embedded
@@ -137,6 +139,12 @@ const defaultRecorder = "afrspec"
 func (cfg Config) withDefaults() Config {
 	if cfg.Backend == "" {
 		cfg.Backend = SelectedBackend()
+	}
+	if cfg.Backend == "" {
+		cfg.Backend = backend.KindInProcess
+		if cfg.BlockTime != 0 || cfg.RPC {
+			cfg.Backend = backend.KindEmbedded
+		}
 	}
 	if cfg.EpochSize <= 0 {
 		cfg.EpochSize = 16

@@ -29,14 +29,15 @@ type Evidence struct {
 }
 
 // Replay re-executes a transaction mined on the World's chain with tracesim
-// — on every backend, with the chain's own rules — decodes it with
+// — on every backend that serves JSON-RPC (Config.RPC), with the chain's
+// own rules — decodes it with
 // w.registry and checks it against its receipt: the call tree, events,
 // storage, balance, code and nonce changes of the transaction (a
 // *tracesim.FidelityError, with the result, when the replay disagrees).
 func (w *World) Replay(ctx context.Context, tx common.Hash) (*tracesim.ReplayResult, error) {
 	url := w.chain.URL()
 	if url == "" {
-		return nil, fmt.Errorf("world: replay: the %s backend serves no JSON-RPC endpoint", w.cfg.Backend)
+		return nil, fmt.Errorf("world: replay: the %s backend serves no JSON-RPC endpoint (set Config.RPC)", w.cfg.Backend)
 	}
 	return tracesim.Replay(ctx, url, tx, &tracesim.ReplayOptions{Registry: w.registry, ChainID: w.chainID})
 }

@@ -155,6 +155,7 @@ func New(ctx context.Context, cfg Config) (w *World, err error) {
 func (w *World) startChain() error {
 	ac := w.cfg.Anvil
 	opts := backend.Options{
+		InProcess: backend.InProcessOptions{Keys: 1, GenesisTime: w.cfg.GenesisTime},
 		// Without BlockTime, no periodic empty blocks: blocks are mined only
 		// for transactions (the client the World sends through wakes the
 		// miner at once), so block numbers and times repeat from run to run.
@@ -170,6 +171,10 @@ func (w *World) startChain() error {
 		opts.Anvil.BlockTimestampInterval = 1
 	}
 	switch w.cfg.Backend {
+	case backend.KindInProcess:
+		if w.cfg.BlockTime != 0 || w.cfg.RPC {
+			return ErrInProcessUnserved
+		}
 	case backend.KindAnvil:
 		// The embedded chain's id, rules and clock: same EIP-712 domains,
 		// signatures, calldata and so gas on both local backends.
@@ -206,6 +211,11 @@ func (w *World) startChain() error {
 	w.funder = w.chain.Keys()[0]
 	return nil
 }
+
+// ErrInProcessUnserved is returned by New for the in-process backend with
+// Config.BlockTime (it mines a block per transaction, never by the clock)
+// or Config.RPC (it serves no JSON-RPC).
+var ErrInProcessUnserved = errors.New("world: the in-process backend mines no blocks by the clock (Config.BlockTime) and serves no JSON-RPC (Config.RPC): use the embedded backend")
 
 // ErrForkUnpinned is returned by New for the fork backend without an
 // archive endpoint and a block.

@@ -5,13 +5,11 @@ import (
 	"crypto/ecdsa"
 	"errors"
 	"fmt"
-	"math/big"
 	"net"
 	"sync"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/rawdb"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
@@ -100,13 +98,6 @@ func NewEmbedded(opts EmbeddedOptions) (*Embedded, error) {
 		opts.BlockPeriod = time.Second
 	}
 	e := &Embedded{kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
-	alloc := types.GenesisAlloc{}
-	bal := new(big.Int).Mul(big.NewInt(10_000), big.NewInt(1e18))
-	for i := range opts.Keys {
-		k := DevKey(i)
-		e.keys = append(e.keys, k)
-		alloc[chain.Address(k)] = types.Account{Balance: bal}
-	}
 	// The node and eth service as simulated.NewBackend configures them.
 	nodeConf := node.DefaultConfig
 	nodeConf.DataDir = ""
@@ -121,17 +112,10 @@ func NewEmbedded(opts EmbeddedOptions) (*Embedded, error) {
 		nodeConf.HTTPVirtualHosts = []string{"*"}
 		e.url = fmt.Sprintf("http://%s", net.JoinHostPort(host, fmt.Sprint(port)))
 	}
-	// The dev chain's rules without the forks that are not live anywhere
-	// (Amsterdam/Bogota state-access repricing), as the pdr and contracts
-	// gas tests do; the system contracts its forks call are in genesis.
-	rules := *params.AllDevChainProtocolChanges
-	rules.AmsterdamTime, rules.BogotaTime, rules.UBTTime = nil, nil, nil
-	genesisAlloc := core.SystemContractAllocs()
-	for a, acct := range alloc {
-		genesisAlloc[a] = acct
-	}
+	genesis, keys := localGenesis(localRules(), opts.Keys, opts.GenesisTime)
+	e.keys = keys
 	ethConf := ethconfig.Defaults
-	ethConf.Genesis = &core.Genesis{Config: &rules, GasLimit: ethconfig.Defaults.Miner.GasCeil, Alloc: genesisAlloc, Timestamp: opts.GenesisTime}
+	ethConf.Genesis = genesis
 	ethConf.SyncMode = ethconfig.FullSync
 	// Archive state in the hash scheme: every block's state stays in
 	// memory, so Revert can return to any earlier block (the path scheme

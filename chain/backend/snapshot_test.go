@@ -18,6 +18,7 @@ const genesis = 3_000_000_000
 // fixedTime starts each local backend with a fixed genesis time and
 // one-second blocks.
 var fixedTime = map[string]func(t *testing.T) backend.Backend{
+	"inproc": func(t *testing.T) backend.Backend { return startInProcess(t) },
 	"embedded": func(t *testing.T) backend.Backend {
 		e, err := backend.NewEmbedded(backend.EmbeddedOptions{Keys: 1, BlockPeriod: -1, GenesisTime: genesis})
 		if err != nil {

@@ -14,7 +14,11 @@ type Kind string
 
 // The kinds of chain Start starts.
 const (
-	// KindEmbedded is go-ethereum's in-process chain (Embedded).
+	// KindInProcess is a chain executed directly by package evm, without a
+	// node (InProcess): the fastest, for specs and benchmarks.
+	KindInProcess Kind = "inproc"
+	// KindEmbedded is go-ethereum's in-process node (Embedded), which
+	// can serve JSON-RPC.
 	KindEmbedded Kind = "embedded"
 	// KindAnvil is an anvil process (Anvil) with a fresh chain.
 	KindAnvil Kind = "anvil"
@@ -24,8 +28,8 @@ const (
 	KindFork Kind = "fork"
 )
 
-// Kinds returns the kinds Start starts, KindEmbedded first.
-func Kinds() []Kind { return []Kind{KindEmbedded, KindAnvil, KindFork} }
+// Kinds returns the kinds Start starts, KindInProcess first.
+func Kinds() []Kind { return []Kind{KindInProcess, KindEmbedded, KindAnvil, KindFork} }
 
 // ErrUnknownKind is returned (wrapped) by ParseKind and Start for a name
 // that is not one of Kinds.
@@ -52,6 +56,8 @@ func unknownKind(s string) error {
 
 // Options configure the chain Start starts; only those of its kind apply.
 type Options struct {
+	// InProcess configures KindInProcess.
+	InProcess InProcessOptions
 	// Embedded configures KindEmbedded.
 	Embedded EmbeddedOptions
 	// Anvil configures the anvil process of KindAnvil and KindFork. Its
@@ -66,6 +72,12 @@ type Options struct {
 // is left running.
 func Start(ctx context.Context, kind Kind, opts Options) (Backend, error) {
 	switch kind {
+	case KindInProcess:
+		c, err := NewInProcess(opts.InProcess)
+		if err != nil {
+			return nil, err
+		}
+		return c, nil
 	case KindEmbedded:
 		e, err := NewEmbedded(opts.Embedded)
 		if err != nil {

@@ -18,7 +18,7 @@ func TestParseKind(t *testing.T) {
 		}
 	}
 	_, err := backend.ParseKind("ganache")
-	if !errors.Is(err, backend.ErrUnknownKind) || !strings.Contains(err.Error(), `"ganache" (want embedded, anvil or fork)`) {
+	if !errors.Is(err, backend.ErrUnknownKind) || !strings.Contains(err.Error(), `"ganache" (want inproc, embedded, anvil or fork)`) {
 		t.Fatalf("ParseKind(ganache) = %v, want ErrUnknownKind listing the kinds", err)
 	}
 }

@@ -136,7 +136,7 @@ func runChain(e *env, args []string) error {
 		return usageError{fmt.Sprintf("--accounts %d: want 1 to %d", *accounts, maxDevKeys)}
 	}
 	kind, err := backend.ParseKind(*kindName)
-	if err != nil || kind == backend.KindFork {
+	if err != nil || (kind != backend.KindEmbedded && kind != backend.KindAnvil) {
 		return usageError{"--backend: want embedded or anvil"}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

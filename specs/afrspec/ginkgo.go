@@ -17,10 +17,10 @@ import (
 	"github.com/agentflightrecorder/afr/world"
 )
 
-var backendFlag = flag.String("afr.backend", "", "chain backend of afrspec Worlds: embedded, anvil or fork (default $"+world.EnvBackend+", else embedded)")
+var backendFlag = flag.String("afr.backend", "", "chain backend of afrspec Worlds: inproc, embedded, anvil or fork (default $"+world.EnvBackend+", else inproc)")
 
 // SelectedBackend returns the backend chosen by the -afr.backend flag, else
-// $AFR_BACKEND, else backend.KindEmbedded.
+// $AFR_BACKEND, else backend.KindInProcess.
 func SelectedBackend() backend.Kind {
 	if *backendFlag != "" {
 		return backend.Kind(*backendFlag)

@@ -3,6 +3,7 @@ package gas_test
 import (
 	"context"
 	"fmt"
+	"math/big"
 	"path/filepath"
 	"sort"
 	"time"
@@ -47,10 +48,10 @@ var _ = Describe("Gas of anchoring and PACE execution", Label("anvil"), func() {
 
 	// The gas gate is only as good as its repeatability: a measurement that
 	// moves by a calldata byte from run to run fails the gate at random.
-	It("repeats exactly: fresh Worlds on anvil and on the embedded chain, and a reverted embedded World, measure the same gas", Label("determinism"), func(ctx SpecContext) {
+	It("repeats exactly: fresh Worlds on anvil, the embedded and the in-process chain, and a reverted embedded World, measure the same gas", Label("determinism"), func(ctx SpecContext) {
 		const runs = 10
 		var first map[string]uint64
-		for _, b := range []backend.Kind{backend.KindAnvil, backend.KindEmbedded} {
+		for _, b := range []backend.Kind{backend.KindAnvil, backend.KindEmbedded, backend.KindInProcess} {
 			for run := range runs {
 				w, err := world.New(ctx, withBackend(b))
 				Expect(err).NotTo(HaveOccurred())
@@ -85,6 +86,72 @@ var _ = Describe("Gas of anchoring and PACE execution", Label("anvil"), func() {
 		}
 	}, NodeTimeout(5*time.Minute))
 })
+
+// The in-process chain executes what the embedded chain's node executes:
+// the same World, transaction for transaction, gives the same transaction
+// hashes (so the same nonces, gas estimates and fees), and receipts with the
+// same status, gas and logs, in blocks of the same numbers and times.
+var _ = Describe("The in-process chain", Label("determinism"), func() {
+	It("gives the embedded chain's transactions and receipts", func(ctx SpecContext) {
+		var want []minedTx
+		for _, b := range []backend.Kind{backend.KindEmbedded, backend.KindInProcess} {
+			w, err := world.New(ctx, withBackend(b))
+			Expect(err).NotTo(HaveOccurred())
+			measure(ctx, &afrspec.World{World: w})
+			got := mined(ctx, w)
+			Expect(w.Close()).To(Succeed())
+			if want == nil {
+				want = got
+				Expect(len(want)).To(BeNumerically(">", 20))
+				continue
+			}
+			Expect(got).To(HaveLen(len(want)))
+			for i := range want {
+				Expect(got[i]).To(Equal(want[i]), "transaction %d on %s", i, b)
+			}
+		}
+	}, NodeTimeout(2*time.Minute))
+})
+
+// minedTx is what a transaction did, as its receipt and block say.
+type minedTx struct {
+	Hash              common.Hash
+	Status, GasUsed   uint64
+	Block, Time       uint64
+	Logs              []minedLog
+	ContractAddress   common.Address
+	EffectiveGasPrice string
+}
+
+type minedLog struct {
+	Address common.Address
+	Topics  []common.Hash
+	Data    string // hex: a node's empty data decodes as [], the chain's own as nil
+}
+
+// mined lists every transaction of w's chain, in order.
+func mined(ctx context.Context, w *world.World) []minedTx {
+	GinkgoHelper()
+	c := w.Client()
+	head, err := c.BlockNumber(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	var out []minedTx
+	for n := range head + 1 {
+		blk, err := c.BlockByNumber(ctx, new(big.Int).SetUint64(n))
+		Expect(err).NotTo(HaveOccurred())
+		for _, tx := range blk.Transactions() {
+			rc, err := c.TransactionReceipt(ctx, tx.Hash())
+			Expect(err).NotTo(HaveOccurred())
+			m := minedTx{Hash: tx.Hash(), Status: rc.Status, GasUsed: rc.GasUsed, Block: n, Time: blk.Time(),
+				ContractAddress: rc.ContractAddress, EffectiveGasPrice: rc.EffectiveGasPrice.String()}
+			for _, l := range rc.Logs {
+				m.Logs = append(m.Logs, minedLog{l.Address, l.Topics, common.Bytes2Hex(l.Data)})
+			}
+			out = append(out, m)
+		}
+	}
+	return out
+}
 
 var config = world.Config{EpochSize: 8, Approvers: 3, Threshold: 1}
 

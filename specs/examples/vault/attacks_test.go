@@ -32,7 +32,7 @@ var _ = Describe("A vault with three classic bugs", Label("anvil"), func() {
 	)
 
 	BeforeEach(func(ctx SpecContext) {
-		w = afrspec.StartWorld(world.Config{})
+		w = afrspec.StartWorld(world.Config{RPC: true})
 		vaultArt, fixedArt = artifact("Vault.sol", "Vault"), artifact("FixedVault.sol", "FixedVault")
 		alice, owner, attacker = w.Actor("alice"), w.Owner(), w.Attacker()
 		Expect(w.Fund(ctx, alice, new(big.Int).Mul(big.NewInt(20), big.NewInt(1e18)))).To(Succeed())
