@@ -14,9 +14,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/agentflightrecorder/afr/calldata"
+	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/contracts/artifacts"
 	"github.com/agentflightrecorder/afr/evm"
 	"github.com/agentflightrecorder/afr/internal/show"
@@ -69,37 +71,56 @@ func (r *TxResult) Trace(ctx context.Context) (*Trace, error) {
 	return r.trace, r.traceErr
 }
 
-// traceOf traces r (see TxResult.Trace).
+// traceOf traces r (see TxResult.Trace): on the chain's own state where
+// the backend traces in process, else through its JSON-RPC endpoint.
 func (w *World) traceOf(ctx context.Context, r *TxResult) (*Trace, error) {
-	url := w.chain.URL()
-	if url == "" {
-		return nil, fmt.Errorf("world: trace: the %s backend serves no JSON-RPC endpoint", w.cfg.Backend)
-	}
-	rp, err := tracesim.NewReplayer(url, &tracesim.ReplayOptions{Registry: w.registry, ChainID: w.chainID})
-	if err != nil {
-		return nil, err
-	}
-	defer rp.Close()
 	t := &Trace{}
-	switch {
-	case r.Receipt != nil:
-		res, err := rp.Replay(ctx, r.Receipt.TxHash)
-		var fe *tracesim.FidelityError
+	var res *evm.Result
+	var err error
+	call := tracesim.CallRequest{From: r.From.Address, To: &r.To, Value: r.Value, Data: r.Data}
+	if tr, ok := w.chain.(backend.Tracer); ok {
 		switch {
-		case errors.As(err, &fe) && res != nil:
-			t.Note = err.Error()
-		case err != nil:
-			return nil, fmt.Errorf("world: trace: %w", err)
+		case r.Receipt != nil:
+			res, err = tr.TraceTransaction(ctx, r.Receipt.TxHash)
+		case r.Reverted && r.simulatedAt != nil:
+			res, err = tr.TraceCall(ctx, r.simulatedAt.number, r.simulatedAt.hash, ethereum.CallMsg{From: call.From, To: call.To, Value: call.Value, Data: call.Data})
+		default:
+			return nil, fmt.Errorf("world: trace: the transaction was neither mined nor refused in simulation (%v)", r.Err)
 		}
-		t.Calls = res.Trace.Calls
-	case r.Reverted && r.simulatedAt != nil:
-		res, err := rp.TraceCall(ctx, r.simulatedAt.number, r.simulatedAt.hash, tracesim.CallRequest{From: r.From.Address, To: &r.To, Value: r.Value, Data: r.Data})
 		if err != nil {
 			return nil, fmt.Errorf("world: trace: %w", err)
 		}
 		t.Calls = res.Trace.Calls
-	default:
-		return nil, fmt.Errorf("world: trace: the transaction was neither mined nor refused in simulation (%v)", r.Err)
+	} else {
+		url := w.chain.URL()
+		if url == "" {
+			return nil, fmt.Errorf("world: trace: the %s backend serves no JSON-RPC endpoint", w.cfg.Backend)
+		}
+		rp, err := tracesim.NewReplayer(url, &tracesim.ReplayOptions{Registry: w.registry, ChainID: w.chainID})
+		if err != nil {
+			return nil, err
+		}
+		defer rp.Close()
+		switch {
+		case r.Receipt != nil:
+			res, err := rp.Replay(ctx, r.Receipt.TxHash)
+			var fe *tracesim.FidelityError
+			switch {
+			case errors.As(err, &fe) && res != nil:
+				t.Note = err.Error()
+			case err != nil:
+				return nil, fmt.Errorf("world: trace: %w", err)
+			}
+			t.Calls = res.Trace.Calls
+		case r.Reverted && r.simulatedAt != nil:
+			res, err := rp.TraceCall(ctx, r.simulatedAt.number, r.simulatedAt.hash, call)
+			if err != nil {
+				return nil, fmt.Errorf("world: trace: %w", err)
+			}
+			t.Calls = res.Trace.Calls
+		default:
+			return nil, fmt.Errorf("world: trace: the transaction was neither mined nor refused in simulation (%v)", r.Err)
+		}
 	}
 	w.identifyAll(ctx, &t.Calls)
 	if o := tracesim.RevertOrigin(&t.Calls); o != nil && o.Reverted() && o.To != nil {

@@ -1,0 +1,69 @@
+package backend
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/agentflightrecorder/afr/evm"
+)
+
+// Tracer is a Backend that traces without JSON-RPC: the in-process chain
+// re-executes on its own state what a node's debug_traceTransaction and a
+// traced eth_call would, with go-ethereum's tracers (evm.FullTrace).
+type Tracer interface {
+	// TraceTransaction re-executes the mined transaction hash on the
+	// state before it, in its block's context.
+	TraceTransaction(ctx context.Context, hash common.Hash) (*evm.Result, error)
+	// TraceCall executes msg as eth_call did at block number (that
+	// block's state and context); a non-zero hash must be the block's.
+	TraceCall(ctx context.Context, number uint64, hash common.Hash, msg ethereum.CallMsg) (*evm.Result, error)
+}
+
+// TraceTransaction implements Tracer.
+func (c *InProcess) TraceTransaction(ctx context.Context, hash common.Hash) (*evm.Result, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, errClosed
+	}
+	pos, ok := c.txs[hash]
+	if !ok || pos.block == 0 {
+		return nil, fmt.Errorf("chain: trace: no transaction %s on this in-process chain", hash)
+	}
+	b := c.blocks[pos.block].block
+	env, err := c.live.OpenAt(c.blocks[pos.block-1].block.Root(), blockContext(b.Header()))
+	if err != nil {
+		return nil, fmt.Errorf("chain: trace: %w", err)
+	}
+	txs := b.Transactions()
+	for _, tx := range txs[:pos.index] { // the block's transactions before it
+		if _, err := env.ApplyTransaction(ctx, tx, nil); err != nil {
+			return nil, fmt.Errorf("chain: trace: %w", err)
+		}
+	}
+	return env.ApplyTransaction(ctx, txs[pos.index], &evm.CallOptions{Trace: evm.FullTrace()})
+}
+
+// TraceCall implements Tracer.
+func (c *InProcess) TraceCall(ctx context.Context, number uint64, hash common.Hash, msg ethereum.CallMsg) (*evm.Result, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, errClosed
+	}
+	if number >= uint64(len(c.blocks)) {
+		return nil, fmt.Errorf("chain: trace: no block %d on this in-process chain", number)
+	}
+	b := c.blocks[number].block
+	if hash != (common.Hash{}) && b.Hash() != hash {
+		return nil, fmt.Errorf("chain: trace: block %d is now %s, not %s (the chain was reverted since)", number, b.Hash().Hex(), hash.Hex())
+	}
+	env, err := c.live.OpenAt(b.Root(), blockContext(b.Header()))
+	if err != nil {
+		return nil, fmt.Errorf("chain: trace: %w", err)
+	}
+	return env.Call(ctx, msg, &evm.CallOptions{Trace: evm.FullTrace()})
+}
