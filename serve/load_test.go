@@ -180,6 +180,12 @@ func TestConnectionCap(t *testing.T) {
 			t.Fatalf("status: %d", st)
 		}
 		conns = append(conns, conn) // now idle, kept alive
+		// The daemon marks a connection idle after it wrote the answer,
+		// which the client may read first: wait for it, so that the next
+		// connection finds this one idle (the longest idle is closed).
+		for want := min(len(conns), 4); serve.IdleConns(d) != want; {
+			time.Sleep(time.Millisecond)
+		}
 	}
 	for i, conn := range conns[:6] {
 		conn.SetReadDeadline(time.Now().Add(10 * time.Second))
