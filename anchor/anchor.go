@@ -85,6 +85,13 @@ type Options struct {
 	// the previous transaction is mined, up to MaxRun, so its throughput
 	// grows with the backlog. A Batcher sends one batch per transaction.
 	MaxRun int
+	// KeepAnchored is how many confirmed anchors the queue file lists
+	// (default DefaultKeepAnchored, at least 1); older ones are summarised
+	// by their number and the last one's root and events, so the file stays
+	// bounded. A reorg that takes off the chain confirmed epochs the file no
+	// longer lists re-queues them from the log's epoch headers (a Batcher:
+	// from its batches file), checked against the summary's root.
+	KeepAnchored int
 	// Position, when set, lets the window count events of the open epoch.
 	Position func() recorder.Position
 	// Logf receives progress and fault reports (default: discarded).
@@ -115,6 +122,9 @@ func (o *Options) setDefaults() {
 	if o.MaxRun <= 0 {
 		o.MaxRun = DefaultMaxRun
 	}
+	if o.KeepAnchored <= 0 {
+		o.KeepAnchored = DefaultKeepAnchored
+	}
 	if o.Logf == nil {
 		o.Logf = func(string, ...any) {}
 	}
@@ -130,6 +140,11 @@ const (
 	DefaultMaxRun = 256
 	MaxRunLimit   = 4000
 )
+
+// DefaultKeepAnchored is Options.KeepAnchored's default: four runs of
+// DefaultMaxRun epochs, far more than a reorg within any confirmation depth
+// takes back; the queue file then stays under ~0.5 MB.
+const DefaultKeepAnchored = 1024
 
 // Anchorer anchors a log's epochs. Its methods are safe for concurrent use;
 // Run is called once.
@@ -154,7 +169,7 @@ func Open(ctx context.Context, dir string, c chain.Client, opts Options) (*Ancho
 		return nil, err
 	}
 	a := &Anchorer{submitter: s, dir: dir}
-	s.data = a.calldata
+	s.data, s.rebuild = a.calldata, a.rebuild
 	s.maxRun = s.opts.MaxRun
 	if _, err := a.SyncLog(); err != nil {
 		return nil, err
@@ -219,11 +234,7 @@ func (a *Anchorer) Drain(ctx context.Context) error {
 			return true
 		}
 		p := a.opts.Position()
-		covered := uint64(0)
-		if n := len(a.q.Anchored); n > 0 {
-			covered = a.q.Anchored[n-1].Events
-		}
-		return covered >= p.Next-p.OpenEvents
+		return a.q.covered() >= p.Next-p.OpenEvents
 	})
 }
 

@@ -24,6 +24,7 @@ import (
 	"github.com/agentflightrecorder/afr/anchor"
 	"github.com/agentflightrecorder/afr/chain"
 	"github.com/agentflightrecorder/afr/chain/backend/anvil"
+	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/internal/logtest"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/recorder/workload"
@@ -102,7 +103,7 @@ func (a anchorerSubject) check(t *testing.T, c chain.Client, d *chain.Deployment
 	if w := a.Window(); w.Events != 0 {
 		t.Fatalf("window after the last drain: %+v", w)
 	}
-	return len(a.Queue().Anchored)
+	return int(a.Queue().Confirmed())
 }
 
 type batcherSubject struct {
@@ -123,17 +124,25 @@ func (b batcherSubject) check(t *testing.T, c chain.Client, d *chain.Deployment)
 	for _, dir := range b.dirs {
 		checkBatched(t, dir, c, d, b.Operator(), b.file)
 	}
+	if q := b.Queue(); len(q.Pending) != 0 {
+		t.Fatalf("%d batches pending after the last drain", len(q.Pending))
+	}
+	lines, err := format.ReadBatchesFile(b.file)
+	if err != nil {
+		t.Fatal(err)
+	}
 	n := 0
-	for _, an := range b.Queue().Anchored {
-		n += int(an.Count)
+	for _, l := range lines {
+		n += len(l.Entries)
 	}
 	return n
 }
 
 // TestAnchorerFaultsAnvil drives one anchorer through the faults of a real
-// chain (faultPhases).
+// chain (faultPhases). Its recorder syncs: the deep reorg re-queues trimmed
+// epochs from the log's epoch headers, which a reader finds once durable.
 func TestAnchorerFaultsAnvil(t *testing.T) {
-	faultPhases(t, 1, func(ctx context.Context, c chain.Client, d *chain.Deployment, key *ecdsa.PrivateKey, opts anchor.Options, recs []*recorder.Recorder, dirs []string) (faultSubject, func(context.Context) error) {
+	faultPhases(t, 1, recorder.SyncGroup, func(ctx context.Context, c chain.Client, d *chain.Deployment, key *ecdsa.PrivateKey, opts anchor.Options, recs []*recorder.Recorder, dirs []string) (faultSubject, func(context.Context) error) {
 		opts.Position = recs[0].Position
 		a, err := anchor.Open(ctx, dirs[0], c, opts)
 		if err != nil {
@@ -146,7 +155,7 @@ func TestAnchorerFaultsAnvil(t *testing.T) {
 // TestBatcherFaultsAnvil drives one Batcher of three logs, publishing in
 // events, through the same faults (faultPhases).
 func TestBatcherFaultsAnvil(t *testing.T) {
-	faultPhases(t, 3, func(ctx context.Context, c chain.Client, d *chain.Deployment, key *ecdsa.PrivateKey, opts anchor.Options, recs []*recorder.Recorder, dirs []string) (faultSubject, func(context.Context) error) {
+	faultPhases(t, 3, recorder.SyncNone, func(ctx context.Context, c chain.Client, d *chain.Deployment, key *ecdsa.PrivateKey, opts anchor.Options, recs []*recorder.Recorder, dirs []string) (faultSubject, func(context.Context) error) {
 		file := filepath.Join(t.TempDir(), "batches.jsonl")
 		b, err := anchor.OpenBatcher(ctx, c, anchor.BatchOptions{Options: opts, BatchesFile: file, Publish: anchor.PublishEvents})
 		if err != nil {
@@ -161,16 +170,18 @@ func TestBatcherFaultsAnvil(t *testing.T) {
 	})
 }
 
-// faultPhases drives an anchorer of n logs through the faults of a real
-// chain, in phases, recording an epoch count into every log between them:
+// faultPhases drives an anchorer of n logs, recorded with policy, through the
+// faults of a real chain, in phases, recording an epoch count into every log between them:
 // anvil killed and restarted (state kept with --state), mining stopped
 // (stuck transactions replaced with bumped fees), a shallow reorg
 // (evm_revert of blocks holding unconfirmed anchors), a deep reorg
-// (evm_revert past confirmed anchors), an anvil_reorg, and a nonce gap
+// (evm_revert past confirmed anchors, beyond the one the queue keeps: the
+// others come back from the log or the batches file), an anvil_reorg, and
+// a nonce gap
 // left by another user of the key. At the end every epoch of every log is
 // on chain exactly once, in order, the logs verify against the chain, and
 // nothing is left to anchor.
-func faultPhases(t *testing.T, n int, open func(ctx context.Context, c chain.Client, d *chain.Deployment, key *ecdsa.PrivateKey, opts anchor.Options, recs []*recorder.Recorder, dirs []string) (faultSubject, func(context.Context) error)) {
+func faultPhases(t *testing.T, n int, policy recorder.SyncPolicy, open func(ctx context.Context, c chain.Client, d *chain.Deployment, key *ecdsa.PrivateKey, opts anchor.Options, recs []*recorder.Recorder, dirs []string) (faultSubject, func(context.Context) error)) {
 	state := filepath.Join(t.TempDir(), "anvil-state.json")
 	opts := anvil.Options{Args: []string{"--state", state}}
 	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
@@ -194,7 +205,7 @@ func faultPhases(t *testing.T, n int, open func(ctx context.Context, c chain.Cli
 	recs := make([]*recorder.Recorder, n)
 	for i := range recs {
 		dirs[i] = t.TempDir()
-		recs[i] = logtest.Open(t, dirs[i], recorder.Options{Recorder: fmt.Sprintf("faults-%d", i), EpochSize: 20, EpochMaxAge: -1, Sync: recorder.SyncNone})
+		recs[i] = logtest.Open(t, dirs[i], recorder.Options{Recorder: fmt.Sprintf("faults-%d", i), EpochSize: 20, EpochMaxAge: -1, Sync: policy})
 	}
 	gen := workload.New(3)
 	recordEpochs := func(k int) {
@@ -208,7 +219,7 @@ func faultPhases(t *testing.T, n int, open func(ctx context.Context, c chain.Cli
 	}
 	a, run := open(ctx, client, d, key, anchor.Options{Contract: d.EpochAnchor, Key: key, FromBlock: d.Block,
 		Confirmations: 2, Poll: 50 * time.Millisecond, ResubmitAfter: time.Second, MaxBackoff: 500 * time.Millisecond,
-		Logf: logf(t)}, recs, dirs)
+		KeepAnchored: 1, Logf: logf(t)}, recs, dirs)
 	runCtx, stop := context.WithCancel(ctx)
 	runErr := make(chan error, 1)
 	go func() { runErr <- run(runCtx) }()

@@ -151,6 +151,7 @@ func OpenBatcher(ctx context.Context, c chain.Client, opts BatchOptions) (*Batch
 		in: make(chan recorder.SealedEpoch), done: make(chan struct{}),
 		logs: map[format.Digest]*LogSource{}, tips: map[format.Digest]*logTip{}, contents: map[uint64][]format.BatchEntry{}}
 	s.data = func(run []*Entry) ([]byte, error) { return b.calldata(run[0]) }
+	s.rebuild = b.rebuild
 	s.maxRun = 1
 	if err := b.load(); err != nil {
 		return nil, err
@@ -195,27 +196,31 @@ func (b *Batcher) load() error {
 			}
 		}
 	}
-	queued := len(b.q.Anchored) + len(b.q.Pending)
-	if queued > len(lines) {
+	// The queue's entries are lines trimmed, trimmed + 1, … of the file.
+	trimmed := b.q.Trimmed
+	if queued := trimmed + uint64(len(b.q.Anchored)+len(b.q.Pending)); queued > uint64(len(lines)) {
 		return fmt.Errorf("anchor: %s.queue.json holds %d batches, %s only %d: the batches file lost lines (hint: restore it; it is what verifiers read)", b.file, queued, b.file, len(lines))
 	}
+	if trimmed > 0 && lines[trimmed-1].Root != b.q.TrimmedRoot {
+		return fmt.Errorf("anchor: batch %d: the queue holds root %s, %s %s", trimmed-1, b.q.TrimmedRoot, b.file, lines[trimmed-1].Root)
+	}
 	for i, a := range b.q.Anchored {
-		if lines[i].Root != a.Root {
-			return fmt.Errorf("anchor: batch %d: the queue holds root %s, %s %s", a.Epoch, a.Root, b.file, lines[i].Root)
+		if l := lines[trimmed+uint64(i)]; l.Root != a.Root {
+			return fmt.Errorf("anchor: batch %d: the queue holds root %s, %s %s", a.Epoch, a.Root, b.file, l.Root)
 		}
 	}
-	for i, e := range b.q.Pending {
-		l := lines[len(b.q.Anchored)+i]
+	queued := int(trimmed) + len(b.q.Anchored)
+	for _, e := range b.q.Pending {
+		l := lines[queued]
 		if l.Root != e.Root {
 			return fmt.Errorf("anchor: batch %d: the queue holds root %s, %s %s", e.Epoch, e.Root, b.file, l.Root)
 		}
 		b.contents[e.Epoch] = l.Entries
+		queued++
 	}
 	for _, l := range lines[queued:] {
 		b.opts.Logf("anchor: batch %d (%d epochs) is in %s but was never submitted: submitting it", l.Number, len(l.Entries), b.file)
-		now := b.opts.Now()
-		b.q.Pending = append(b.q.Pending, &Entry{Epoch: l.Number, Root: l.Root, PrevRoot: l.PrevRoot, Count: uint64(len(l.Entries)),
-			Sealed: now, Queued: now, State: StateQueued})
+		b.q.Pending = append(b.q.Pending, batchEntry(l, b.opts.Now()))
 		b.contents[l.Number] = l.Entries
 	}
 	if len(lines) > queued {
@@ -459,12 +464,7 @@ func (b *Batcher) cut() error {
 		entries[i] = b.waiting[i].entry
 	}
 	number := b.q.next()
-	var prev format.Digest
-	if k := len(b.q.Pending); k > 0 {
-		prev = b.q.Pending[k-1].Root
-	} else if k := len(b.q.Anchored); k > 0 {
-		prev = b.q.Anchored[k-1].Root
-	}
+	prev := b.q.lastRoot()
 	root, err := format.AppendBatch(b.file, number, prev, entries)
 	if err != nil {
 		return fmt.Errorf("%w: appending batch %d to %s: %w", errPersist, number, b.file, err)
@@ -479,6 +479,25 @@ func (b *Batcher) cut() error {
 	}
 	b.opts.Logf("anchor: batch %d: %d epochs, root %s", number, n, root)
 	return nil
+}
+
+// batchEntry is the queued entry of a line of the batches file.
+func batchEntry(l format.Batch, now time.Time) *Entry {
+	return &Entry{Epoch: l.Number, Root: l.Root, PrevRoot: l.PrevRoot, Count: uint64(len(l.Entries)), Sealed: now, Queued: now, State: StateQueued}
+}
+
+// rebuild is the Batcher's submitter.rebuild: the entries of batches from
+// to to − 1, read from the batches file.
+func (b *Batcher) rebuild(from, to uint64) ([]*Entry, error) {
+	lines, err := format.ReadBatchesFile(b.file)
+	if err != nil {
+		return nil, err
+	}
+	var es []*Entry
+	for _, l := range lines[min(from, uint64(len(lines))):min(to, uint64(len(lines)))] {
+		es = append(es, batchEntry(l, b.opts.Now()))
+	}
+	return es, nil
 }
 
 // calldata is the anchor transaction of batch e: anchor(0, …), or

@@ -2,6 +2,7 @@ package anchor_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -352,9 +353,10 @@ func TestOneKeyPerLogAndBatchedEmbedded(t *testing.T) {
 
 // A reorg deeper than the confirmation depth (the embedded chain reverted
 // to before the first batch) takes confirmed batches off the chain: the
-// Batcher sends them again as they were, in event publication reading the
-// entries of batches it no longer holds in memory from its batches file,
-// and the logs verify from the chain alone.
+// Batcher sends them again as they were — the first, which its queue no
+// longer lists (KeepAnchored 1), re-read from its batches file — in event
+// publication reading the entries of batches it no longer holds in memory
+// from its batches file, and the logs verify from the chain alone.
 func TestBatcherDeepReorgEmbedded(t *testing.T) {
 	e := embedded(t)
 	key := e.Keys()[2]
@@ -369,7 +371,7 @@ func TestBatcherDeepReorgEmbedded(t *testing.T) {
 	}
 	file := filepath.Join(t.TempDir(), "batches.jsonl")
 	b, err := anchor.OpenBatcher(ctx, e.Client(), anchor.BatchOptions{Options: anchor.Options{Contract: d.EpochAnchor, Key: key, FromBlock: d.Block,
-		Poll: 20 * time.Millisecond, Logf: logf(t)}, BatchesFile: file, Publish: anchor.PublishEvents})
+		Poll: 20 * time.Millisecond, KeepAnchored: 1, Logf: logf(t)}, BatchesFile: file, Publish: anchor.PublishEvents})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -384,8 +386,8 @@ func TestBatcherDeepReorgEmbedded(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if q := b.Queue(); len(q.Anchored) != 2 {
-		t.Fatalf("%d batches confirmed before the reorg, want 2", len(q.Anchored))
+	if q := b.Queue(); q.Confirmed() != 2 || q.Trimmed != 1 {
+		t.Fatalf("%d batches confirmed (%d trimmed) before the reorg, want 2 (1)", q.Confirmed(), q.Trimmed)
 	}
 	if err := e.Revert(ctx, snap); err != nil {
 		t.Fatal(err)
@@ -398,10 +400,53 @@ func TestBatcherDeepReorgEmbedded(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if q := b.Queue(); len(q.Anchored) != 2 || q.Anchored[0].Submissions == 0 {
-		t.Fatalf("after the reorg: %+v", q.Anchored)
+	if q := b.Queue(); q.Confirmed() != 2 || len(q.Anchored) != 1 || q.Anchored[0].Submissions == 0 {
+		t.Fatalf("after the reorg: %d confirmed, %+v", q.Confirmed(), q.Anchored)
 	}
 	for _, dir := range []string{first, second} {
 		checkBatched(t, dir, e.Client(), d, chain.Address(key), "")
+	}
+}
+
+// A Batcher whose queue lists only its last confirmed batch (KeepAnchored
+// 1) reopens on it: the queue's entries are checked against the lines of
+// the batches file from the trimmed offset on, and the trimmed root
+// against the line before them; a trimmed root the file does not hold is
+// refused.
+func TestBatcherTrimmedQueueEmbedded(t *testing.T) {
+	e := embedded(t)
+	key := e.Keys()[3]
+	d := deployAnchor(t, e.Client(), key)
+	file := filepath.Join(t.TempDir(), "batches.jsonl")
+	opts := anchor.BatchOptions{Options: anchor.Options{Contract: d.EpochAnchor, Key: key, FromBlock: d.Block, KeepAnchored: 1, Logf: logf(t)}, BatchesFile: file}
+	var dirs []string
+	for i := range 3 { // one batch per run, each run a reopening
+		dirs = append(dirs, recordAs(t, format.SessionID{byte(i + 1)}, uint64(i), 40, 20))
+		q := runBatcher(t, e.Client(), opts, dirs...)
+		if q.Confirmed() != uint64(i+1) || len(q.Anchored) != 1 || q.Trimmed != uint64(i) || q.Anchored[0].Epoch != uint64(i) {
+			t.Fatalf("run %d: %d confirmed, %d trimmed, anchored %+v", i, q.Confirmed(), q.Trimmed, q.Anchored)
+		}
+	}
+	for _, dir := range dirs {
+		checkBatched(t, dir, e.Client(), d, chain.Address(key), file)
+	}
+	path := file + ".queue.json"
+	saved := mustRead(t, path)
+	var doc map[string]any
+	if err := json.Unmarshal(saved, &doc); err != nil {
+		t.Fatal(err)
+	}
+	other := "0x" + strings.Repeat("ab", 32)
+	doc["trimmed_root"] = other
+	doc["anchored"].([]any)[0].(map[string]any)["prev_root"] = other
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := anchor.OpenBatcher(context.Background(), e.Client(), opts); err == nil || !strings.Contains(err.Error(), "batch 1: the queue holds root 0xabab") {
+		t.Fatalf("a trimmed root the batches file does not hold: %v", err)
 	}
 }

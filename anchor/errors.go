@@ -71,6 +71,12 @@ func (e *ContractError) Is(target error) bool { return target == ErrNotEpochAnch
 // the queue on disk no longer says what was sent.
 var errPersist = errors.New("anchor: writing queue")
 
+// ErrDeepReorg reports a reorg that took off the chain confirmed entries
+// the queue has trimmed (Options.KeepAnchored) when their source (the log's
+// epoch headers, a Batcher's batches file) cannot give them back as they
+// were confirmed. Run stops on it.
+var ErrDeepReorg = errors.New("anchor: a deep reorg took back trimmed confirmed anchors that cannot be re-queued")
+
 // ErrQueueCorrupt is matched (errors.Is) by *QueueCorruptError.
 var ErrQueueCorrupt = errors.New("anchor: queue file holds an unusable entry")
 
@@ -94,7 +100,7 @@ func (e *QueueCorruptError) Is(target error) bool { return target == ErrQueueCor
 // stopsRun reports whether Run must stop on err rather than retry it.
 func stopsRun(err error) bool {
 	var fe *ForeignAnchorError
-	return errors.As(err, &fe) || errors.Is(err, errPersist) || errors.Is(err, ErrQueueCorrupt)
+	return errors.As(err, &fe) || errors.Is(err, errPersist) || errors.Is(err, ErrQueueCorrupt) || errors.Is(err, ErrDeepReorg)
 }
 
 // Node answers to eth_sendRawTransaction that the anchorer acts on.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -24,11 +25,13 @@ const QueueFile = "anchor-queue.json"
 
 // QueueFormat is the queue file's format tag; QueueVersion its version.
 // Version 2 added the log id (field "log"), version 3 transactions that
-// anchor several epochs (field "run"); older files are read, and rewritten
-// as version 3, by an anchorer of their log.
+// anchor several epochs (field "run"), version 4 the summary of the
+// confirmed epochs the file no longer lists (fields "trimmed",
+// "trimmed_root", "trimmed_events"); older files are read, and rewritten
+// as version 4, by an anchorer of their log.
 const (
 	QueueFormat  = "afr-anchor-queue"
-	QueueVersion = 3
+	QueueVersion = 4
 )
 
 // Entry states.
@@ -94,7 +97,10 @@ type Anchored struct {
 }
 
 // Queue is the anchorer's persistent state: the file QueueFile in the log
-// directory, rewritten atomically at every state change.
+// directory, rewritten atomically at every state change. It stays bounded:
+// of the confirmed anchors it lists the last Options.KeepAnchored, and
+// summarises the ones before them by their number and the last one's root
+// and events.
 type Queue struct {
 	Format   string         `json:"format"`
 	Version  int            `json:"version"`
@@ -104,8 +110,16 @@ type Queue struct {
 	// Log is the log id the epochs are anchored under (zero in a version 1
 	// file, which predates log ids).
 	Log format.Digest `json:"log"`
-	// Anchored lists the confirmed anchors in epoch order; Pending the
-	// epochs after them, in order.
+	// Trimmed is the number of confirmed epochs, 0 to Trimmed − 1, before
+	// the first of Anchored, that the file no longer lists; TrimmedRoot is
+	// the root of epoch Trimmed − 1 and TrimmedEvents its events_through
+	// (all zero when Trimmed is 0; always so before version 4).
+	Trimmed       uint64        `json:"trimmed"`
+	TrimmedRoot   format.Digest `json:"trimmed_root"`
+	TrimmedEvents uint64        `json:"trimmed_events"`
+	// Anchored lists the confirmed anchors after them in epoch order
+	// (Anchored[i] is epoch Trimmed + i); Pending the epochs after them, in
+	// order.
 	Anchored []Anchored `json:"anchored"`
 	Pending  []*Entry   `json:"pending"`
 }
@@ -143,10 +157,77 @@ func parseQueue(path string, b []byte) (*Queue, error) {
 	if i := slices.Index(q.Pending, nil); i >= 0 {
 		return nil, fmt.Errorf("anchor: %s: pending entry %d is null", path, i)
 	}
+	if err := q.checkEpochs(); err != nil {
+		return nil, fmt.Errorf("anchor: %s: %w", path, err)
+	}
 	if err := q.checkRuns(); err != nil {
 		return nil, fmt.Errorf("anchor: %s: %w", path, err)
 	}
 	return &q, nil
+}
+
+// checkEpochs checks the summary of the trimmed epochs and that the
+// anchored and pending entries are the epochs after them, one each, in
+// order: a Batcher checks its batches file by these positions.
+func (q *Queue) checkEpochs() error {
+	switch {
+	case q.Version < 4 && (q.Trimmed != 0 || q.TrimmedRoot != format.Digest{} || q.TrimmedEvents != 0):
+		return fmt.Errorf("version %d holds the version 4 fields trimmed, trimmed_root, trimmed_events", q.Version)
+	case q.Trimmed == 0 && (q.TrimmedRoot != format.Digest{} || q.TrimmedEvents != 0):
+		return errors.New("trimmed_root or trimmed_events set with trimmed 0")
+	case q.Trimmed > 0 && len(q.Anchored) > 0 && q.Anchored[0].PrevRoot != q.TrimmedRoot:
+		return fmt.Errorf("epoch %d: prev_root %s, trimmed_root %s", q.Trimmed, q.Anchored[0].PrevRoot, q.TrimmedRoot)
+	}
+	want := q.Trimmed
+	for _, a := range q.Anchored {
+		if a.Epoch != want {
+			return fmt.Errorf("anchored epoch %d where epoch %d comes next", a.Epoch, want)
+		}
+		want++
+	}
+	for _, e := range q.Pending {
+		if e.Epoch != want {
+			return fmt.Errorf("pending epoch %d where epoch %d comes next", e.Epoch, want)
+		}
+		want++
+	}
+	return nil
+}
+
+// Confirmed is the number of confirmed epochs: the trimmed ones and the
+// ones Anchored lists.
+func (q Queue) Confirmed() uint64 { return q.Trimmed + uint64(len(q.Anchored)) }
+
+// covered is the number of events the confirmed epochs cover.
+func (q *Queue) covered() uint64 {
+	if n := len(q.Anchored); n > 0 {
+		return q.Anchored[n-1].Events
+	}
+	return q.TrimmedEvents
+}
+
+// lastRoot is the root of the last queued epoch, confirmed or pending (zero
+// when there is none).
+func (q *Queue) lastRoot() format.Digest {
+	if n := len(q.Pending); n > 0 {
+		return q.Pending[n-1].Root
+	}
+	if n := len(q.Anchored); n > 0 {
+		return q.Anchored[n-1].Root
+	}
+	return q.TrimmedRoot
+}
+
+// trim summarises the confirmed anchors before the last keep (at least 1).
+func (q *Queue) trim(keep int) {
+	keep = max(keep, 1)
+	n := len(q.Anchored) - keep
+	if n <= 0 {
+		return
+	}
+	last := q.Anchored[n-1]
+	q.Trimmed, q.TrimmedRoot, q.TrimmedEvents = last.Epoch+1, last.Root, last.Events
+	q.Anchored = slices.Clone(q.Anchored[n:])
 }
 
 // checkRuns checks that every pending run is Run consecutive entries in
@@ -185,43 +266,65 @@ func (q *Queue) next() uint64 {
 	if n := len(q.Pending); n > 0 {
 		return q.Pending[n-1].Epoch + 1
 	}
-	if n := len(q.Anchored); n > 0 {
-		return q.Anchored[n-1].Epoch + 1
-	}
-	return 0
+	return q.Confirmed()
 }
 
 // SyncLog queues the sealed epochs of the log on disk that are not queued
 // yet, and returns how many it added.
 func (a *Anchorer) SyncLog() (int, error) {
-	l, err := recorder.OpenLog(a.dir)
-	if err != nil {
-		return 0, err
-	}
-	var hs []*format.EpochHeader
-	var roots []format.Digest
 	a.mu.Lock()
 	next := a.q.next()
 	a.mu.Unlock()
+	eps, err := readSealed(a.dir, next, math.MaxUint64)
+	if err != nil {
+		return 0, err
+	}
+	return a.enqueue(eps)
+}
+
+// readSealed reads the sealed epochs from to to − 1 (as far as there are)
+// of the log in dir from their headers.
+func readSealed(dir string, from, to uint64) ([]recorder.SealedEpoch, error) {
+	l, err := recorder.OpenLog(dir)
+	if err != nil {
+		return nil, err
+	}
+	var eps []recorder.SealedEpoch
 	err = l.Epochs(func(t uint64, raw []byte) error {
-		if t < next {
+		if t < from || t >= to {
 			return nil
 		}
 		h, err := format.DecodeEpochHeader(raw)
 		if err != nil {
 			return err
 		}
-		hs, roots = append(hs, h), append(roots, format.EpochRoot(raw))
+		eps = append(eps, recorder.SealedEpoch{Header: *h, Root: format.EpochRoot(raw)})
 		return nil
 	})
 	if err != nil {
-		return 0, fmt.Errorf("anchor: reading epochs: %w", err)
+		return nil, fmt.Errorf("anchor: reading epochs: %w", err)
 	}
-	eps := make([]recorder.SealedEpoch, len(hs))
-	for i, h := range hs {
-		eps[i] = recorder.SealedEpoch{Header: *h, Root: roots[i]}
+	return eps, nil
+}
+
+// rebuild is the Anchorer's submitter.rebuild: the entries of epochs from
+// to to − 1, read from the log's epoch headers.
+func (a *Anchorer) rebuild(from, to uint64) ([]*Entry, error) {
+	eps, err := readSealed(a.dir, from, to)
+	if err != nil {
+		return nil, err
 	}
-	return a.enqueue(eps)
+	es := make([]*Entry, len(eps))
+	for i, s := range eps {
+		es[i] = newEntry(s, a.opts.Now())
+	}
+	return es, nil
+}
+
+// newEntry is the queued entry of a sealed epoch.
+func newEntry(s recorder.SealedEpoch, now time.Time) *Entry {
+	return &Entry{Epoch: s.Header.Epoch, Root: s.Root, PrevRoot: s.Header.PrevRoot,
+		FirstSeq: s.Header.FirstSeq, Count: s.Header.Count, Sealed: time.Unix(0, s.Header.Time), Queued: now, State: StateQueued}
 }
 
 // Enqueue queues a sealed epoch (durably, before returning). Epochs already
@@ -284,8 +387,7 @@ func (a *Anchorer) enqueueLocked(s recorder.SealedEpoch) error {
 	if n := len(a.q.Pending); n > 0 && a.q.Pending[n-1].Root != s.Header.PrevRoot {
 		return fmt.Errorf("anchor: epoch %d does not link to the queued epoch %d (prev_root %s, queued root %s): the log was re-sealed differently", s.Header.Epoch, a.q.Pending[n-1].Epoch, s.Header.PrevRoot, a.q.Pending[n-1].Root)
 	}
-	a.q.Pending = append(a.q.Pending, &Entry{Epoch: s.Header.Epoch, Root: s.Root, PrevRoot: s.Header.PrevRoot,
-		FirstSeq: s.Header.FirstSeq, Count: s.Header.Count, Sealed: time.Unix(0, s.Header.Time), Queued: a.opts.Now(), State: StateQueued})
+	a.q.Pending = append(a.q.Pending, newEntry(s, a.opts.Now()))
 	return nil
 }
 
@@ -293,10 +395,13 @@ func (a *Anchorer) enqueueLocked(s recorder.SealedEpoch) error {
 // events recorded in the log (0: unknown, only sealed epochs count).
 func (q *Queue) Window(recorded uint64, now time.Time) recorder.AnchorWindow {
 	var w recorder.AnchorWindow
-	var covered uint64
+	covered := q.covered()
 	if n := len(q.Anchored); n > 0 {
 		a := q.Anchored[n-1]
-		w.LastConfirmed, w.ConfirmedAt, covered = &a.Epoch, &a.Confirmed, a.Events
+		w.LastConfirmed, w.ConfirmedAt = &a.Epoch, &a.Confirmed
+	} else if q.Trimmed > 0 {
+		last := q.Trimmed - 1
+		w.LastConfirmed = &last
 	}
 	w.Epochs = len(q.Pending)
 	sealed := covered

@@ -62,29 +62,39 @@ func (s *submitter) step(ctx context.Context) error {
 }
 
 // watchConfirmed re-queues confirmed epochs that the chain no longer holds
-// (a reorg deeper than the confirmation depth, or a chain reset).
+// (a reorg deeper than the confirmation depth, or a chain reset). Epochs
+// the queue has trimmed come back from their source (s.rebuild), checked
+// against the trimmed root.
 func (s *submitter) watchConfirmed(ctx context.Context) error {
 	s.mu.Lock()
-	n := len(s.q.Anchored)
-	var last uint64
-	if n > 0 {
-		last = s.q.Anchored[n-1].Epoch
-	}
+	confirmed, trimmed, troot := s.q.Confirmed(), s.q.Trimmed, s.q.TrimmedRoot
 	s.mu.Unlock()
-	if n == 0 {
+	if confirmed == 0 {
 		return nil
 	}
 	next, err := s.nextEpoch(ctx)
 	if err != nil {
 		return err
 	}
-	if next > last {
+	if next >= confirmed {
 		return nil
 	}
-	s.opts.Logf("anchor: DEEP REORG: the chain holds %s up to %d only, %d..%d were confirmed; re-anchoring them", s.units(), int64(next)-1, next, last)
+	s.opts.Logf("anchor: DEEP REORG: the chain holds %s up to %d only, %d..%d were confirmed; re-anchoring them", s.units(), int64(next)-1, next, confirmed-1)
+	var older []*Entry // the trimmed entries from next − 1 (when next > 0) on
+	if next < trimmed {
+		if older, err = s.rebuildTrimmed(next-min(next, 1), trimmed, troot); err != nil {
+			return err
+		}
+	}
 	return s.update(func() {
+		back := older
+		if next < trimmed {
+			s.q.Trimmed, s.q.TrimmedRoot, s.q.TrimmedEvents = next, format.Digest{}, 0
+			if next > 0 {
+				s.q.TrimmedRoot, s.q.TrimmedEvents, back = older[0].Root, older[0].FirstSeq+older[0].Count, older[1:]
+			}
+		}
 		var keep []Anchored
-		var back []*Entry
 		for _, an := range s.q.Anchored {
 			if an.Epoch < next {
 				keep = append(keep, an)
@@ -98,6 +108,34 @@ func (s *submitter) watchConfirmed(ctx context.Context) error {
 		}
 		s.q.Anchored, s.q.Pending = keep, append(back, s.q.Pending...)
 	})
+}
+
+// rebuildTrimmed reads the trimmed entries from to to − 1 from their
+// source: each linked to the one before it, the last with root last (the
+// queue's trimmed_root). Anything else is an ErrDeepReorg.
+func (s *submitter) rebuildTrimmed(from, to uint64, last format.Digest) ([]*Entry, error) {
+	fail := func(f string, a ...any) error {
+		return fmt.Errorf("%w: %s %d..%d: %s", ErrDeepReorg, s.units(), from, to-1, fmt.Sprintf(f, a...))
+	}
+	if s.rebuild == nil {
+		return nil, fail("no source to read them from")
+	}
+	es, err := s.rebuild(from, to)
+	if err != nil {
+		return nil, fail("%v", err)
+	}
+	if uint64(len(es)) != to-from {
+		return nil, fail("%d of %d read", len(es), to-from)
+	}
+	for i, e := range es {
+		if e.Epoch != from+uint64(i) || (i > 0 && e.PrevRoot != es[i-1].Root) {
+			return nil, fail("%s %d (prev_root %s) read where %s %d comes next", s.unit, e.Epoch, e.PrevRoot, s.unit, from+uint64(i))
+		}
+	}
+	if r := es[len(es)-1].Root; r != last {
+		return nil, fail("%s has root %s, the queue's trimmed_root is %s (re-sealed differently?)", s.name(to-1), r, last)
+	}
+	return es, nil
 }
 
 // checkMined checks the transaction of the run starting at e, mined: back

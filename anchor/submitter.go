@@ -31,7 +31,11 @@ type submitter struct {
 	chainID *big.Int
 	path    string                             // the queue file
 	data    func(run []*Entry) ([]byte, error) // the calldata of the transaction anchoring run (consecutive entries)
-	maxRun  int                                // the most entries one transaction anchors
+	// rebuild returns queued entries for the entries from to to − 1 (as
+	// many as its source holds), read from their source: a deep reorg takes
+	// back confirmed entries the queue has trimmed.
+	rebuild func(from, to uint64) ([]*Entry, error)
+	maxRun  int // the most entries one transaction anchors
 
 	mu      sync.Mutex
 	q       *Queue
@@ -83,6 +87,7 @@ func newSubmitter(ctx context.Context, c chain.Client, opts Options, log format.
 		}
 		if q.Version < QueueVersion {
 			q.Version = QueueVersion
+			q.trim(opts.KeepAnchored)
 			if err := q.write(path); err != nil {
 				return nil, fmt.Errorf("anchor: rewriting %s as version %d: %w", path, QueueVersion, err)
 			}
@@ -287,6 +292,7 @@ func (s *submitter) Close() {
 // persistLocked writes the queue file (callers hold s.mu) and signals the
 // change.
 func (s *submitter) persistLocked() error {
+	s.q.trim(s.opts.KeepAnchored)
 	if err := s.q.write(s.path); err != nil {
 		return fmt.Errorf("anchor: writing queue: %w", err)
 	}
