@@ -114,7 +114,8 @@ func (w *World) Record(ctx context.Context, ev format.Event) (recorder.Receipt, 
 }
 
 // SealAndAnchor seals the open epoch (if it has events) and waits until
-// every sealed epoch is anchored on chain. It returns the anchored epochs.
+// every sealed epoch is anchored on chain. It returns the anchored epochs
+// (the last anchor.DefaultKeepAnchored of them: the queue keeps no more).
 func (w *World) SealAndAnchor(ctx context.Context) ([]anchor.Anchored, error) {
 	if _, _, err := w.rec.Seal(); err != nil {
 		return nil, fmt.Errorf("world: seal: %w", err)

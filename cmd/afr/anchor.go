@@ -190,7 +190,7 @@ func anchorLog(ctx context.Context, e *env, c chain.Client, opts anchor.Options,
 	}
 	defer a.Close()
 	defer publishAnchor(dir, a)()
-	before := len(a.Queue().Anchored)
+	before := int(a.Queue().Confirmed())
 	total := before + len(a.Queue().Pending)
 	if !jsonOut {
 		fmt.Fprintf(e.stderr, "afr anchor: operator %s, log %s, %d epochs to anchor (%d already confirmed)\n", a.Operator(), a.LogID(), total-before, before)
@@ -198,11 +198,10 @@ func anchorLog(ctx context.Context, e *env, c chain.Client, opts anchor.Options,
 	err = runUntilDone(ctx, e, func(ctx context.Context) error { return a.Run(ctx, nil) }, a.Drain,
 		func() error { _, err := a.SyncLog(); return err }, follow)
 	q := a.Queue()
-	// A reorg or chain reset can leave fewer confirmed anchors than before.
-	kept := min(before, len(q.Anchored))
-	sum := anchorSummary{Operator: a.Operator(), Contract: opts.Contract, ChainID: q.ChainID, Log: a.LogID(), Anchored: len(q.Anchored),
-		Confirmed: len(q.Anchored) - kept, Window: q.Window(0, time.Now())}
-	for _, an := range q.Anchored[kept:] {
+	confirmed := newlyConfirmed(q, before)
+	sum := anchorSummary{Operator: a.Operator(), Contract: opts.Contract, ChainID: q.ChainID, Log: a.LogID(), Anchored: int(q.Confirmed()),
+		Confirmed: confirmed.n, Window: q.Window(0, time.Now())}
+	for _, an := range confirmed.kept {
 		sum.GasUsed += an.GasUsed
 	}
 	if n := len(q.Anchored); n > 0 {
@@ -237,7 +236,7 @@ func anchorBatches(ctx context.Context, e *env, c chain.Client, opts anchor.Batc
 		}
 		sum.Logs = append(sum.Logs, batchedLog{dir, id})
 	}
-	before := len(b.Queue().Anchored)
+	before := int(b.Queue().Confirmed())
 	if !jsonOut {
 		fmt.Fprintf(e.stderr, "afr anchor: operator %s, %d logs in batches (%s, entries published in %s), %d epochs waiting, %d batches pending (%d already confirmed)\n",
 			b.Operator(), len(dirs), opts.BatchesFile, sum.Publish, b.Waiting(), len(b.Queue().Pending), before)
@@ -247,9 +246,9 @@ func anchorBatches(ctx context.Context, e *env, c chain.Client, opts anchor.Batc
 	}
 	err = runUntilDone(ctx, e, b.Run, b.Drain, func() error { _, err := b.SyncLogs(); return err }, follow)
 	q := b.Queue()
-	kept := min(before, len(q.Anchored))
-	sum.ChainID, sum.Anchored, sum.Confirmed, sum.Pending, sum.Waiting = q.ChainID, len(q.Anchored), len(q.Anchored)-kept, len(q.Pending), b.Waiting()
-	for _, an := range q.Anchored[kept:] {
+	confirmed := newlyConfirmed(q, before)
+	sum.ChainID, sum.Anchored, sum.Confirmed, sum.Pending, sum.Waiting = q.ChainID, int(q.Confirmed()), confirmed.n, len(q.Pending), b.Waiting()
+	for _, an := range confirmed.kept {
 		sum.GasUsed, sum.Epochs = sum.GasUsed+an.GasUsed, sum.Epochs+an.Count
 	}
 	if sum.Epochs > 0 {
@@ -268,4 +267,19 @@ func anchorBatches(ctx context.Context, e *env, c chain.Client, opts anchor.Batc
 		}
 	}
 	return anchorExit(err, fmt.Sprintf("%d batches and %d epochs", sum.Pending, sum.Waiting), follow)
+}
+
+// confirmedRun is what a run of afr anchor confirmed: n epochs (or
+// batches), and those of them the queue file still holds (it keeps the
+// last anchor.DefaultKeepAnchored), whose gas the summary adds up.
+type confirmedRun struct {
+	n    int
+	kept []anchor.Anchored
+}
+
+// newlyConfirmed compares q with the before confirmed entries it had when
+// the run began; a reorg or chain reset can leave fewer than before.
+func newlyConfirmed(q anchor.Queue, before int) confirmedRun {
+	n := int(q.Confirmed()) - min(before, int(q.Confirmed()))
+	return confirmedRun{n: n, kept: q.Anchored[max(0, len(q.Anchored)-n):]}
 }

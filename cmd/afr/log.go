@@ -424,10 +424,10 @@ func runStatus(e *env, args []string) error {
 	}
 	if q, err := anchor.ReadQueue(*dir); err == nil {
 		w := q.Window(st.Events, time.Now())
-		if n := int(st.Epochs) - len(q.Anchored); n > w.Epochs {
+		if n := int(st.Epochs) - int(q.Confirmed()); n > w.Epochs {
 			w.Epochs = n // sealed since the last afr anchor, not queued yet
 		}
-		st.Anchoring = &anchorStatus{ChainID: q.ChainID, Contract: q.Contract, Operator: q.Operator, Anchored: len(q.Anchored), AnchorWindow: w,
+		st.Anchoring = &anchorStatus{ChainID: q.ChainID, Contract: q.Contract, Operator: q.Operator, Anchored: int(q.Confirmed()), AnchorWindow: w,
 			Age: w.Age.Round(time.Millisecond).String(), OldestAge: w.Oldest.Round(time.Millisecond).String()}
 	} else if !errors.Is(err, os.ErrNotExist) {
 		problems = append(problems, err)
