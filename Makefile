@@ -63,7 +63,7 @@ GINKGO_FLAGS := -r --randomize-all --fail-on-pending --fail-on-empty --keep-goin
 SPEC_LABELS  ?= !live
 ANVIL_SPECS  := ./specs/account ./specs/incident ./specs/gas ./specs/forkmode ./specs/examples
 # The worked example compiles its own contracts, as a user's module does (its foundry.toml).
-EXAMPLE_CONTRACTS := specs/examples/vault
+EXAMPLE_CONTRACTS := specs/examples/vault specs/examples/cheats
 .PHONY: test-specs gas-baseline example-contracts
 example-contracts: setup ## build the example suites' own contracts (forge, from each example's foundry.toml)
 	@for d in $(EXAMPLE_CONTRACTS); do (cd $$d && forge build) || exit 1; done
