@@ -107,7 +107,9 @@ func cheatsOn(kind backend.Kind, labels ...string) {
 		})
 
 		It("Prank sends the next transaction as a keyless address, and only the next", func(ctx SpecContext) {
-			set := func(v int64) *world.TxResult { return w.Send(ctx, w.Attacker(), guarded, nil, guardedArt.Pack("set", big.NewInt(v))) }
+			set := func(v int64) *world.TxResult {
+				return w.Send(ctx, w.Attacker(), guarded, nil, guardedArt.Pack("set", big.NewInt(v)))
+			}
 			Expect(set(1)).To(afrspec.RevertWith("NotAdmin", w.Attacker().Address))
 			Expect(w.Deal(ctx, admin, eth(1))).To(Succeed()) // admin pays its gas
 			Expect(w.Prank(admin)).To(Succeed())
