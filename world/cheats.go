@@ -37,7 +37,7 @@ func (e *CheatError) Error() string {
 	for i, k := range e.Can {
 		can[i] = string(k)
 	}
-	return fmt.Sprintf("world: %s: %v on the %s backend (a go-ethereum node sets no state without a transaction and sends nothing without a key): use %s", e.Cheat, ErrCheatUnsupported, e.Backend, strings.Join(can, ", "))
+	return fmt.Sprintf("world: %s: cheatcode not available on the %s backend (a go-ethereum node sets no state without a transaction and sends nothing without a key): use %s", e.Cheat, e.Backend, strings.Join(can, ", "))
 }
 
 func (e *CheatError) Unwrap() error { return ErrCheatUnsupported }

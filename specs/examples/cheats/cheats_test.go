@@ -171,6 +171,35 @@ func cheatsOn(kind backend.Kind, labels ...string) {
 			Expect(w.TokenBalances(ctx, token, w.Agent())).To(Equal([]*big.Int{big.NewInt(777)}))
 		})
 
+		// The worked example of docs/SPECS.md, "Cheatcodes".
+		It("acts as the keyless admin, at a time of its choosing, with tokens it was dealt", func(ctx SpecContext) {
+			tokenArt := artifact("OZToken.sol", "OZToken")
+			token, err := w.DeployArtifact(ctx, w.Deployer(), tokenArt, eth(1000))
+			Expect(err).NotTo(HaveOccurred())
+			alice := w.Actor("alice")
+
+			Expect(w.DealToken(ctx, token, alice, eth(5), world.AdjustSupply())).To(Succeed())
+			Expect(w.TokenBalances(ctx, token, alice)).To(Equal([]*big.Int{eth(5)}))
+
+			Expect(w.Deal(ctx, admin, eth(1))).To(Succeed())
+			Expect(w.Prank(admin)).To(Succeed())
+			res := w.Send(ctx, w.Attacker(), guarded, nil, guardedArt.Pack("set", big.NewInt(5)))
+			Expect(res.Succeeded()).To(BeTrue(), "%s", res)
+			Expect(w.Send(ctx, w.Attacker(), guarded, nil, guardedArt.Pack("set", big.NewInt(6)))).
+				To(afrspec.RevertWith("NotAdmin", w.Attacker().Address))
+
+			now, err := w.Now(ctx)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(w.Warp(ctx, now+30*24*3600)).To(Succeed()) // a month later
+			warped, err := w.Client().BlockNumber(ctx)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(w.Roll(ctx, 1_000)).To(Succeed()) // at block 1,000, one second per block
+			Expect(u(call(ctx, w, guardedArt, guarded, "number"))).To(Equal(uint64(1_000)))
+			Expect(u(call(ctx, w, guardedArt, guarded, "time"))).To(Equal(now + 30*24*3600 + 1_000 - warped))
+			Expect(w.Store(ctx, guarded, common.BigToHash(big.NewInt(1)), common.BigToHash(big.NewInt(7)))).To(Succeed())
+			Expect(w.Load(ctx, guarded, common.BigToHash(big.NewInt(1)))).To(Equal(common.BigToHash(big.NewInt(7))))
+		})
+
 		It("Revert undoes cheats made before and after the snapshot", func(ctx SpecContext) {
 			alice := w.Actor("alice")
 			Expect(w.Deal(ctx, alice, big.NewInt(1))).To(Succeed())
