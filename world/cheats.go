@@ -153,9 +153,11 @@ func (w *World) Roll(ctx context.Context, n uint64) error {
 
 // Prank makes the next Send go from addr, whatever actor it names, without
 // addr's key (forge's vm.prank; anvil's impersonation): msg.sender and
-// tx.origin are addr. The transaction is mined, traced and recorded like
+// tx.origin are addr. The transaction is simulated first and mined like
 // any other, and addr pays its gas like any sender (Deal it ether first if
-// it has none). Only Send is pranked: Fund, deployments and the PACE
+// it has none); a mined pranked transaction is not replayed, so neither
+// traced nor recorded as evidence (ErrPrankedReplay), while one refused in
+// simulation is. Only Send is pranked: Fund, deployments and the PACE
 // flows sign with their actors' keys.
 func (w *World) Prank(addr common.Address) error {
 	if _, err := w.cheats("Prank"); err != nil {
@@ -178,6 +180,14 @@ func (w *World) StartPrank(addr common.Address) error {
 // StopPrank ends StartPrank, or a Prank not used yet (forge's
 // vm.stopPrank).
 func (w *World) StopPrank() { w.prank = nil }
+
+// ErrPrankedReplay is returned by TxResult.Trace and RecordTx for a mined
+// transaction sent under a prank: its effects come from a replay
+// (tracesim), which accepts only transactions whose signature recovers
+// their sender (docs/SPEC.md, "Replay cache"), and a pranked transaction
+// has no signature. A pranked call refused in simulation traces and
+// records as any other.
+var ErrPrankedReplay = errors.New("world: a mined pranked transaction has no signature, and a replay accepts only transactions whose signature recovers their sender")
 
 // prank is the address the next Sends go from (Prank, StartPrank).
 type prank struct {

@@ -71,6 +71,9 @@ func (r *TxResult) Trace(ctx context.Context) (*Trace, error) {
 
 // traceOf traces r (see TxResult.Trace).
 func (w *World) traceOf(ctx context.Context, r *TxResult) (*Trace, error) {
+	if r.Receipt != nil && r.From != nil && r.From.Key == nil {
+		return nil, ErrPrankedReplay
+	}
 	url := w.chain.URL()
 	if url == "" {
 		return nil, fmt.Errorf("world: trace: the %s backend serves no JSON-RPC endpoint", w.cfg.Backend)
