@@ -62,8 +62,8 @@ GINKGO       := $(GO) run github.com/onsi/ginkgo/v2/ginkgo
 GINKGO_FLAGS := -r --randomize-all --fail-on-pending --fail-on-empty --keep-going --timeout=10m --output-dir=specs/.reports
 SPEC_LABELS  ?= !live
 ANVIL_SPECS  := ./specs/account ./specs/incident ./specs/gas ./specs/forkmode ./specs/examples
-# The worked example compiles its own contracts, as a user's module does (its foundry.toml).
-EXAMPLE_CONTRACTS := specs/examples/vault
+# The example suites compile their own contracts, as a user's module does (each its foundry.toml).
+EXAMPLE_CONTRACTS := specs/examples/vault specs/examples/cheats
 .PHONY: test-specs gas-baseline example-contracts
 example-contracts: setup ## build the example suites' own contracts (forge, from each example's foundry.toml)
 	@for d in $(EXAMPLE_CONTRACTS); do (cd $$d && forge build) || exit 1; done

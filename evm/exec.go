@@ -36,6 +36,11 @@ type CallOptions struct {
 	// Trace attaches go-ethereum's callTracer and prestateTracer with these
 	// options and fills Result.Trace; nil traces nothing.
 	Trace *TraceConfig
+	// Sender, for ApplyTransaction only, is the sender of the transaction,
+	// whose signature is then not checked (it may be unsigned): a
+	// transaction sent as an address without its key, as a node's
+	// impersonated accounts send (anvil_impersonateAccount).
+	Sender *common.Address
 }
 
 // Call executes msg against the current state as eth_call does and discards
@@ -105,7 +110,10 @@ func (e *Env) exec(ctx context.Context, msg *ethereum.CallMsg, tx *types.Transac
 		err  error
 	)
 	if tx != nil {
-		signer := types.MakeSigner(e.chain, new(big.Int).SetUint64(b.Number), b.Time)
+		var signer types.Signer = types.MakeSigner(e.chain, new(big.Int).SetUint64(b.Number), b.Time)
+		if opts.Sender != nil {
+			signer = impersonated{signer, *opts.Sender}
+		}
 		baseFee := b.BaseFee
 		if baseFee == nil {
 			baseFee = new(big.Int)
@@ -115,6 +123,9 @@ func (e *Env) exec(ctx context.Context, msg *ethereum.CallMsg, tx *types.Transac
 		}
 		from = m.From
 	} else {
+		if opts.Sender != nil {
+			return nil, errors.New("evm: CallOptions.Sender applies to ApplyTransaction only (a message carries its sender)")
+		}
 		from = msg.From
 	}
 
@@ -327,3 +338,16 @@ func (e *Env) readErr(db *state.StateDB) error {
 	}
 	return nil
 }
+
+// impersonated is a signer that takes a transaction's sender as given: the
+// transaction's signature is neither checked nor needed.
+type impersonated struct {
+	types.Signer
+	from common.Address
+}
+
+func (s impersonated) Sender(*types.Transaction) (common.Address, error) { return s.from, nil }
+
+// Equal is false for every signer, so that types.Sender never caches the
+// given sender in the transaction for a real signer to find.
+func (impersonated) Equal(types.Signer) bool { return false }

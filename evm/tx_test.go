@@ -240,3 +240,39 @@ func TestTraceConfig(t *testing.T) {
 		t.Fatalf("diff-mode JSON: %s", js)
 	}
 }
+
+// An unsigned transaction applies with CallOptions.Sender as its sender
+// (an impersonated account), and is refused without it; Sender is refused
+// for a message, which carries its sender.
+func TestApplyTransactionSender(t *testing.T) {
+	ctx := context.Background()
+	e, addr, store := newLocal(t)
+	from := common.HexToAddress("0x000000000000000000000000000000000000beef")
+	if err := e.SetBalance(from, big.NewInt(1e18)); err != nil {
+		t.Fatal(err)
+	}
+	tx := types.NewTx(&types.DynamicFeeTx{ChainID: e.ChainConfig().ChainID, Gas: 100_000, To: &addr, Data: store.pack(t, "set", big.NewInt(5), big.NewInt(55))})
+	if _, err := e.ApplyTransaction(ctx, tx, nil); err == nil {
+		t.Fatal("an unsigned transaction applied without a Sender")
+	}
+	res, err := e.ApplyTransaction(ctx, tx, &CallOptions{Sender: &from})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failed() || res.Receipt.TxHash != tx.Hash() {
+		t.Fatalf("failed %v (%v), receipt for %s; want success for %s", res.Failed(), res.Err, res.Receipt.TxHash, tx.Hash())
+	}
+	if n, _ := e.Nonce(from); n != 1 {
+		t.Fatalf("sender's nonce %d, want 1", n)
+	}
+	got, err := e.Call(ctx, ethereum.CallMsg{To: &addr, Data: store.pack(t, "data", big.NewInt(5))}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := store.unpackBig(t, "data", got.ReturnData); v.Int64() != 55 {
+		t.Fatalf("data(5) = %v, want 55", v)
+	}
+	if _, err := e.Call(ctx, ethereum.CallMsg{From: from, To: &addr}, &CallOptions{Sender: &from}); err == nil {
+		t.Fatal("Sender accepted for a message")
+	}
+}

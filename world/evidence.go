@@ -55,6 +55,9 @@ func (w *World) RecordTx(ctx context.Context, actor string, res *TxResult, paren
 	if res == nil || res.From == nil {
 		return nil, errors.New("world: RecordTx: no transaction result (use the *TxResult Send returned)")
 	}
+	if res.Receipt != nil && res.From.Key == nil {
+		return nil, fmt.Errorf("world: RecordTx: %w", ErrPrankedReplay)
+	}
 	code := &format.CodeProvenance{AgentVersion: actor}
 	in := calldata.IntentOf(w.registry, w.chainID, res.From.Address, &res.To, res.Value, res.Data).Record()
 	var cp *format.ContextProvenance

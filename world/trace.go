@@ -92,6 +92,9 @@ func (w *World) traceOf(ctx context.Context, r *TxResult) (*Trace, error) {
 		}
 		t.Calls = res.Trace.Calls
 	} else {
+		if r.Receipt != nil && r.From != nil && r.From.Key == nil {
+			return nil, ErrPrankedReplay
+		}
 		url := w.chain.URL()
 		if url == "" {
 			return nil, fmt.Errorf("world: trace: the %s backend serves no JSON-RPC endpoint", w.cfg.Backend)

@@ -104,23 +104,44 @@ func (w *World) Send(ctx context.Context, from *Actor, to common.Address, value 
 	if value == nil {
 		value = new(big.Int)
 	}
+	if p := w.pranked(); p != nil {
+		from = p
+	}
 	res := &TxResult{From: from, To: to, Value: value, Data: data, Registry: w.registry, Client: w.client, w: w}
-	if o.gas != 0 {
+	switch {
+	case from.Key == nil:
+		// Pranked: sent without a key (Cheats.SendAs), simulated first
+		// unless MineReverting.
+		if o.gas == 0 && w.refused(ctx, res) {
+			return res
+		}
+		res.Receipt, res.Err = w.sendAs(ctx, from.Address, to, value, data, o.gas)
+	case o.gas != 0:
 		res.Receipt, res.Err = w.transactGas(ctx, from, to, value, data, o.gas)
-	} else {
-		_, err := w.client.CallContract(ctx, ethereum.CallMsg{From: from.Address, To: &to, Value: value, Data: data}, nil)
-		if err != nil {
-			res.Err = err
-			res.RevertData, res.Reverted = chain.Reverted(err)
-			if res.Reverted {
-				res.simulatedAt = w.refusedAt(ctx)
-			}
+	default:
+		if w.refused(ctx, res) {
 			return res
 		}
 		res.Receipt, res.Err = chain.Transact(ctx, w.client, from.Key, &to, value, data)
 	}
 	w.minedRevert(ctx, res)
 	return res
+}
+
+// refused simulates the call of res on the latest block and reports
+// whether it fails, filling res with the failure (and the block it was
+// simulated on, for its trace).
+func (w *World) refused(ctx context.Context, res *TxResult) bool {
+	_, err := w.client.CallContract(ctx, ethereum.CallMsg{From: res.From.Address, To: &res.To, Value: res.Value, Data: res.Data}, nil)
+	if err == nil {
+		return false
+	}
+	res.Err = err
+	res.RevertData, res.Reverted = chain.Reverted(err)
+	if res.Reverted {
+		res.simulatedAt = w.refusedAt(ctx)
+	}
+	return true
 }
 
 // minedRevert marks a mined transaction that failed as reverted and takes
@@ -178,6 +199,7 @@ var afrRegistry = onchain.DefaultRegistry()
 const (
 	erc20JSON = `[
 {"type":"function","name":"balanceOf","inputs":[{"name":"account","type":"address"}],"outputs":[{"name":"","type":"uint256"}],"stateMutability":"view"},
+{"type":"function","name":"totalSupply","inputs":[],"outputs":[{"name":"","type":"uint256"}],"stateMutability":"view"},
 {"type":"event","name":"Transfer","inputs":[{"name":"from","type":"address","indexed":true},{"name":"to","type":"address","indexed":true},{"name":"value","type":"uint256","indexed":false}]},
 {"type":"event","name":"Approval","inputs":[{"name":"owner","type":"address","indexed":true},{"name":"spender","type":"address","indexed":true},{"name":"value","type":"uint256","indexed":false}]}]`
 	erc721JSON = `[

@@ -75,6 +75,7 @@ type World struct {
 	dirs  int         // snapshot and revert directories made so far
 	spent string      // a reverted log directory to remove at the next Revert or Close
 	salt  uint64
+	prank *prank // the sender of the next Sends (Prank, StartPrank)
 
 	closeMu  sync.Mutex
 	closed   bool

@@ -72,9 +72,12 @@ type InProcess struct {
 	byHash   map[common.Hash]uint64 // block hash → number, canonical blocks only
 	txs      map[common.Hash]txPos  // transaction hash → position, canonical blocks only
 	closed   bool
-	heads    event.Feed // *types.Header
-	logs     event.Feed // []*types.Log of one block
-	receipts event.Feed // []*types.Receipt of one block
+	dirty    bool                           // the live state was changed since the head block (Cheats)
+	nextTime uint64                         // when set, the next block's time (MineAt)
+	senders  map[common.Hash]common.Address // the senders of unsigned transactions (SendAs)
+	heads    event.Feed                     // *types.Header
+	logs     event.Feed                     // []*types.Log of one block
+	receipts event.Feed                     // []*types.Receipt of one block
 	scope    event.SubscriptionScope
 }
 
@@ -133,7 +136,7 @@ func NewInProcess(opts InProcessOptions) (*InProcess, error) {
 	if opts.Keys <= 0 {
 		opts.Keys = 4
 	}
-	c := &InProcess{config: localRules(), wall: opts.GenesisTime == 0, id: chains.Add(1), byHash: map[common.Hash]uint64{}, txs: map[common.Hash]txPos{}}
+	c := &InProcess{config: localRules(), wall: opts.GenesisTime == 0, id: chains.Add(1), byHash: map[common.Hash]uint64{}, txs: map[common.Hash]txPos{}, senders: map[common.Hash]common.Address{}}
 	t := opts.GenesisTime
 	if c.wall {
 		t = uint64(time.Now().Unix())
@@ -204,6 +207,9 @@ func (c *InProcess) nextHeader() *types.Header {
 	if now := uint64(time.Now().Unix()); c.wall && now > t {
 		t = now
 	}
+	if c.nextTime != 0 {
+		t = c.nextTime
+	}
 	n := new(big.Int).Add(parent.Number, common.Big1)
 	h := &types.Header{
 		ParentHash: parent.Hash(),
@@ -236,7 +242,7 @@ func (c *InProcess) seal(ctx context.Context, txs ...*types.Transaction) (*inpro
 	c.live.SetBlock(blockContext(h))
 	receipts := make([]*types.Receipt, 0, len(txs))
 	for _, tx := range txs {
-		res, err := c.live.ApplyTransaction(ctx, tx, nil)
+		res, err := c.live.ApplyTransaction(ctx, tx, c.sentAs(tx))
 		if err != nil {
 			// Refused before execution: the state is unchanged (evm's
 			// ApplyTransaction checks everything before it spends gas).
@@ -253,7 +259,7 @@ func (c *InProcess) seal(ctx context.Context, txs ...*types.Transaction) (*inpro
 	if err != nil {
 		return nil, err
 	}
-	h.Root = root
+	h.Root, c.dirty = root, false
 	blk := types.NewBlock(h, &types.Body{Transactions: txs, Withdrawals: []*types.Withdrawal{}}, receipts, trie.NewStackTrie(nil))
 	hash := blk.Hash()
 	logIndex := uint(0)
@@ -314,14 +320,23 @@ func (c *InProcess) Keys() []*ecdsa.PrivateKey { return c.keys }
 func (c *InProcess) ChainConfig() *params.ChainConfig { return c.config }
 
 // Snapshot implements Snapshotter: the id names this chain and its head
-// block's hash ("inproc-<chain>-<hash>").
+// block's hash ("inproc-<chain>-<hash>"), and the root of the state after
+// it when Cheats changed the state since ("inproc-<chain>-<hash>-<root>").
 func (c *InProcess) Snapshot(context.Context) (SnapshotID, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
 		return "", errClosed
 	}
-	return c.snapshotID(c.head().block.Hash()), nil
+	id := c.snapshotID(c.head().block.Hash())
+	if c.dirty {
+		root, err := c.live.Commit()
+		if err != nil {
+			return "", fmt.Errorf("chain: snapshot: %w", err)
+		}
+		id += SnapshotID("-" + root.Hex())
+	}
+	return id, nil
 }
 
 func (c *InProcess) snapshotID(h common.Hash) SnapshotID {
@@ -337,13 +352,22 @@ func (c *InProcess) Revert(_ context.Context, id SnapshotID) error {
 	if c.closed {
 		return errClosed
 	}
-	hash, ok := strings.CutPrefix(string(id), fmt.Sprintf("inproc-%d-", c.id))
+	rest, ok := strings.CutPrefix(string(id), fmt.Sprintf("inproc-%d-", c.id))
+	hash, root, dirty := strings.Cut(rest, "-")
 	n, known := c.byHash[common.HexToHash(hash)]
-	if !ok || !known || c.snapshotID(common.HexToHash(hash)) != id {
+	want := c.snapshotID(common.HexToHash(hash))
+	if dirty {
+		want += SnapshotID("-" + common.HexToHash(root).Hex())
+	}
+	if !ok || !known || want != id {
 		return fmt.Errorf("chain: no snapshot %q on this in-process chain", id)
 	}
 	h := c.blocks[n].block.Header()
-	env, err := c.live.OpenAt(h.Root, blockContext(h))
+	stateRoot := h.Root
+	if dirty {
+		stateRoot = common.HexToHash(root)
+	}
+	env, err := c.live.OpenAt(stateRoot, blockContext(h))
 	if err != nil {
 		return fmt.Errorf("chain: revert to block %d: %w", n, err)
 	}
@@ -351,10 +375,11 @@ func (c *InProcess) Revert(_ context.Context, id SnapshotID) error {
 		delete(c.byHash, b.block.Hash())
 		for _, tx := range b.block.Transactions() {
 			delete(c.txs, tx.Hash())
+			delete(c.senders, tx.Hash())
 		}
 	}
 	clear(c.blocks[n+1:])
-	c.blocks, c.live = c.blocks[:n+1], env
+	c.blocks, c.live, c.dirty = c.blocks[:n+1], env, dirty
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/agentflightrecorder/afr/evm"
 )
@@ -40,11 +41,25 @@ func (c *InProcess) TraceTransaction(ctx context.Context, hash common.Hash) (*ev
 	}
 	txs := b.Transactions()
 	for _, tx := range txs[:pos.index] { // the block's transactions before it
-		if _, err := env.ApplyTransaction(ctx, tx, nil); err != nil {
+		if _, err := env.ApplyTransaction(ctx, tx, c.sentAs(tx)); err != nil {
 			return nil, fmt.Errorf("chain: trace: %w", err)
 		}
 	}
-	return env.ApplyTransaction(ctx, txs[pos.index], &evm.CallOptions{Trace: evm.FullTrace()})
+	opts := c.sentAs(txs[pos.index])
+	if opts == nil {
+		opts = &evm.CallOptions{}
+	}
+	opts.Trace = evm.FullTrace()
+	return env.ApplyTransaction(ctx, txs[pos.index], opts)
+}
+
+// sentAs is how tx was applied: as its sender without a signature (SendAs),
+// or nil for a signed transaction. c.mu is held.
+func (c *InProcess) sentAs(tx *types.Transaction) *evm.CallOptions {
+	if from, ok := c.senders[tx.Hash()]; ok {
+		return &evm.CallOptions{Sender: &from}
+	}
+	return nil
 }
 
 // TraceCall implements Tracer.
