@@ -85,6 +85,7 @@ type InProcess struct {
 type inprocBlock struct {
 	block    *types.Block
 	receipts []*types.Receipt
+	pre      common.Hash // the state its transactions ran on: the parent's root, or that changed by cheats since
 }
 
 // txPos locates a transaction: its block and index in it.
@@ -237,6 +238,14 @@ func (c *InProcess) seal(ctx context.Context, txs ...*types.Transaction) (*inpro
 	if c.closed {
 		return nil, errClosed
 	}
+	pre := c.head().block.Root()
+	if c.dirty {
+		root, err := c.live.Commit()
+		if err != nil {
+			return nil, err
+		}
+		pre = root
+	}
 	h := c.nextHeader()
 	headCtx := c.live.Block()
 	c.live.SetBlock(blockContext(h))
@@ -270,7 +279,7 @@ func (c *InProcess) seal(ctx context.Context, txs ...*types.Transaction) (*inpro
 			logIndex++
 		}
 	}
-	b := &inprocBlock{block: blk, receipts: receipts}
+	b := &inprocBlock{block: blk, receipts: receipts, pre: pre}
 	c.append(b)
 	c.live.SetBlock(blockContext(blk.Header()))
 	return b, nil

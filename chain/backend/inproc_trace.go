@@ -35,7 +35,7 @@ func (c *InProcess) TraceTransaction(ctx context.Context, hash common.Hash) (*ev
 		return nil, fmt.Errorf("chain: trace: no transaction %s on this in-process chain", hash)
 	}
 	b := c.blocks[pos.block].block
-	env, err := c.live.OpenAt(c.blocks[pos.block-1].block.Root(), blockContext(b.Header()))
+	env, err := c.live.OpenAt(c.blocks[pos.block].pre, blockContext(b.Header()))
 	if err != nil {
 		return nil, fmt.Errorf("chain: trace: %w", err)
 	}
@@ -76,9 +76,12 @@ func (c *InProcess) TraceCall(ctx context.Context, number uint64, hash common.Ha
 	if hash != (common.Hash{}) && b.Hash() != hash {
 		return nil, fmt.Errorf("chain: trace: block %d is now %s, not %s (the chain was reverted since)", number, b.Hash().Hex(), hash.Hex())
 	}
-	env, err := c.live.OpenAt(b.Root(), blockContext(b.Header()))
-	if err != nil {
-		return nil, fmt.Errorf("chain: trace: %w", err)
+	env := c.live // the head with what cheats changed since, as the simulation saw it
+	if number != c.head().block.NumberU64() {
+		var err error
+		if env, err = c.live.OpenAt(b.Root(), blockContext(b.Header())); err != nil {
+			return nil, fmt.Errorf("chain: trace: %w", err)
+		}
 	}
 	return env.Call(ctx, msg, &evm.CallOptions{Trace: evm.FullTrace()})
 }
