@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/accounts/abi"
@@ -442,30 +443,11 @@ func clampNumber(n *big.Int, head uint64) uint64 {
 
 // bloomMatches reports whether a block's bloom may hold logs matching q.
 func bloomMatches(bloom types.Bloom, q ethereum.FilterQuery) bool {
-	if len(q.Addresses) > 0 {
-		any := false
-		for _, a := range q.Addresses {
-			if types.BloomLookup(bloom, a) {
-				any = true
-				break
-			}
-		}
-		if !any {
-			return false
-		}
+	if len(q.Addresses) > 0 && !slices.ContainsFunc(q.Addresses, func(a common.Address) bool { return types.BloomLookup(bloom, a) }) {
+		return false
 	}
 	for _, alts := range q.Topics {
-		if len(alts) == 0 {
-			continue
-		}
-		any := false
-		for _, t := range alts {
-			if types.BloomLookup(bloom, t) {
-				any = true
-				break
-			}
-		}
-		if !any {
+		if len(alts) > 0 && !slices.ContainsFunc(alts, func(t common.Hash) bool { return types.BloomLookup(bloom, t) }) {
 			return false
 		}
 	}
@@ -476,33 +458,14 @@ func bloomMatches(bloom types.Bloom, q ethereum.FilterQuery) bool {
 // eth_getLogs filters: any of the addresses; per position, any of the
 // topics (an empty position matches every topic).
 func logMatches(l *types.Log, q ethereum.FilterQuery) bool {
-	if len(q.Addresses) > 0 {
-		found := false
-		for _, a := range q.Addresses {
-			if a == l.Address {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return false
-		}
+	if len(q.Addresses) > 0 && !slices.Contains(q.Addresses, l.Address) {
+		return false
 	}
 	if len(q.Topics) > len(l.Topics) {
 		return false
 	}
 	for i, alts := range q.Topics {
-		if len(alts) == 0 {
-			continue
-		}
-		found := false
-		for _, t := range alts {
-			if t == l.Topics[i] {
-				found = true
-				break
-			}
-		}
-		if !found {
+		if len(alts) > 0 && !slices.Contains(alts, l.Topics[i]) {
 			return false
 		}
 	}
