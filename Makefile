@@ -63,7 +63,7 @@ GINKGO_FLAGS := -r --randomize-all --fail-on-pending --fail-on-empty --keep-goin
 SPEC_LABELS  ?= !live
 ANVIL_SPECS  := ./specs/account ./specs/incident ./specs/gas ./specs/forkmode ./specs/examples
 # The example suites compile their own contracts, as a user's module does (each its foundry.toml).
-EXAMPLE_CONTRACTS := specs/examples/vault specs/examples/cheats
+EXAMPLE_CONTRACTS := specs/examples/vault specs/examples/cheats specs/examples/lending
 .PHONY: test-specs gas-baseline example-contracts
 example-contracts: setup ## build the example suites' own contracts (forge, from each example's foundry.toml)
 	@for d in $(EXAMPLE_CONTRACTS); do (cd $$d && forge build) || exit 1; done
@@ -82,9 +82,13 @@ gas-baseline: setup ## rewrite fixtures/gas/baseline.json after an intended gas 
 # Fuzz and invariant tests are left out of the snapshot: their gas depends on their inputs,
 # which forge draws from the sources' literals and replays from locally persisted failures,
 # so it differs between a developer's tree and a fresh clone; they still run in `forge test`.
+# The examples with forge tests of their own (the lending example's are the twins of its afrspec
+# specs, docs/PERFORMANCE.md) run them in their own folder, with their own foundry.toml.
 SNAPSHOT_FLAGS := --no-match-test '^(testFuzz|invariant)_'
+EXAMPLE_FORGE_TESTS := specs/examples/lending
 test-forge:
 	@if ls contracts/src/*.sol >/dev/null 2>&1; then forge build && forge test && forge snapshot $(SNAPSHOT_FLAGS) --check .gas-snapshot; fi
+	@for d in $(EXAMPLE_FORGE_TESTS); do (cd $$d && forge test) || exit 1; done
 
 artifacts: setup ## regenerate the embedded contract artifacts (contracts/artifacts/targets.json) after changing contracts/test/utils/Targets.sol
 	$(GO) generate ./contracts/artifacts
