@@ -198,17 +198,20 @@ func TestTwins(t *testing.T) {
 // -c`), their order alternating. Reported per test: the wall time of the
 // process (start included), its CPU time (user and system, children
 // included: less moved by other load on the machine than wall time), and
-// the time each framework reports itself —
-// forge's "finished in" for its suite (every test and its setUp), Ginkgo's
-// run time of the specs (Isolate's revert included; BeforeSuite, which
-// deploys once what forge's setUp deploys per test, apart) — and their
-// ratios. forge test first runs `solc --version`, which with AFR's solc-js
-// wrapper starts node (seconds on a loaded machine; milliseconds with a
-// native solc): each round runs forge test twice, as configured and with a
-// solc that answers --version at once (FOUNDRY_SOLC, a script handing
-// everything else to the wrapper) — forge as it runs with a native solc,
-// the figure the ratios use. Builds are timed once, before the first round. AFR_BACKEND selects the specs'
-// backend (default in-process). docs/PERFORMANCE.md has a run:
+// the time each framework reports itself — forge's "finished in" for its
+// suite (every test and its setUp), Ginkgo's run time of the specs
+// (Isolate's revert included; BeforeSuite, which deploys once what forge's
+// setUp deploys per test, apart) — and their ratios.
+//
+// forge test first runs `solc --version`, which with AFR's solc-js wrapper
+// starts node (seconds on a loaded machine; milliseconds with a native
+// solc): each round runs forge test twice, as configured
+// (forge-wall-solcjs, wall-solcjs-ratio) and with a solc that answers
+// --version at once (FOUNDRY_SOLC, a script handing everything else to the
+// wrapper): forge as it runs with a native solc, which forge-wall and
+// wall-ratio report. Builds are timed once, before the first round.
+// AFR_BACKEND selects the specs' backend (default in-process).
+// docs/PERFORMANCE.md has a run:
 //
 //	go test -run '^$' -bench BenchmarkVsForge -benchtime 5x ./specs/examples/lending
 func BenchmarkVsForge(b *testing.B) {
