@@ -54,8 +54,8 @@ test-go:
 	$(GO) vet ./...
 	$(GO) test $(GOFLAGS_TEST) ./...
 
-# Ginkgo spec suites (specs/), with the Ginkgo CLI pinned by go.mod: every suite on the embedded
-# chain, then the anvil-labelled suites again against a real anvil; randomized, no pending or
+# Ginkgo spec suites (specs/), with the Ginkgo CLI pinned by go.mod: every suite on the default
+# backend (the in-process chain), then the anvil-labelled suites again against a real anvil; randomized, no pending or
 # empty suites; JSON reports in specs/.reports (gitignored). Live fork specs (label "live") run
 # only with AFR_FORK_RPC and AFR_FORK_BLOCK set: see docs/SPECS.md.
 GINKGO       := $(GO) run github.com/onsi/ginkgo/v2/ginkgo
@@ -68,7 +68,7 @@ EXAMPLE_CONTRACTS := specs/examples/vault specs/examples/cheats specs/examples/l
 example-contracts: setup ## build the example suites' own contracts (forge, from each example's foundry.toml)
 	@for d in $(EXAMPLE_CONTRACTS); do (cd $$d && forge build) || exit 1; done
 
-test-specs: setup example-contracts ## run the Ginkgo spec suites (embedded chain, then the anvil-labelled ones on anvil)
+test-specs: setup example-contracts ## run the Ginkgo spec suites (in-process chain, then the anvil-labelled ones on anvil)
 	$(GINKGO) $(GINKGO_FLAGS) --label-filter='$(SPEC_LABELS)' --json-report=embedded.json ./specs
 	AFR_BACKEND=anvil $(GINKGO) $(GINKGO_FLAGS) --label-filter='anvil && $(SPEC_LABELS)' --json-report=anvil.json $(ANVIL_SPECS)
 
