@@ -124,7 +124,7 @@ func (w *World) closeRecorder() error {
 // LogDir is the directory of the World's log (it changes with Revert).
 // After a Revert, the log is reopened first (see Record).
 func (w *World) LogDir() string {
-	_ = w.openLog(context.Background()) // an error leaves the last directory, and Record reports it
+	_ = w.openLog(context.Background()) // on an error, a directory that may not exist: Record says why
 	return w.logDir
 }
 

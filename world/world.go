@@ -273,6 +273,9 @@ func (w *World) Close() error {
 		return w.closeErr
 	}
 	w.closed = true
+	w.logMu.Lock()
+	w.restore = nil // a log closed by Revert stays closed
+	w.logMu.Unlock()
 	errs := []error{w.closeRecorder()}
 	if w.chain != nil {
 		errs = append(errs, w.chain.Close())
