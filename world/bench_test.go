@@ -16,27 +16,34 @@ import (
 	"github.com/agentflightrecorder/afr/world"
 )
 
-// BenchmarkSpec times one spec-equivalent body — a Counter.bump(1)
-// transaction, an assertion on the state it leaves, and one event recorded —
-// three ways in the same run, on the in-process and the embedded chain:
+// BenchmarkSpec times a spec-equivalent body — a Counter.bump(1)
+// transaction and an assertion on the state it leaves ("call"), or the
+// same and one event recorded ("record") — several ways in the same run,
+// on the in-process and the embedded chain:
 //
 //   - raw: the body alone on a long-lived World (nothing undone: the
 //     assertion follows the growing count) — the cost of the checks
 //     themselves;
 //   - isolated: World.Revert to a snapshot, then the body — a spec of a
 //     suite that shares one World through Isolate;
-//   - fresh-world: world.New, the body, Close — a spec that builds its own
-//     World.
+//   - fresh-world ("record" only): world.New, the body, Close — a spec
+//     that builds its own World.
 //
-// The harness overhead per spec is isolated − raw (docs/PERFORMANCE.md,
-// Specs): go test -run '^$' -bench BenchmarkSpec -benchtime 200x ./world
+// The harness overhead per spec is isolated − raw: what a spec that does
+// not record pays (call), and one that records (record), for being
+// isolated (docs/PERFORMANCE.md, "The in-process chain"):
+//
+//	go test -run '^$' -bench 'BenchmarkSpec|BenchmarkSnapshotRevert' -benchtime 200x ./world
 func BenchmarkSpec(b *testing.B) {
 	for _, k := range []backend.Kind{backend.KindInProcess, backend.KindEmbedded} {
-		b.Run(string(k), func(b *testing.B) { benchSpec(b, world.Config{Backend: k}) })
+		b.Run(string(k), func(b *testing.B) {
+			b.Run("call", func(b *testing.B) { benchSpec(b, world.Config{Backend: k}, false) })
+			b.Run("record", func(b *testing.B) { benchSpec(b, world.Config{Backend: k}, true) })
+		})
 	}
 }
 
-func benchSpec(b *testing.B, cfg world.Config) {
+func benchSpec(b *testing.B, cfg world.Config, record bool) {
 	ctx := context.Background()
 	ev := format.Event{Tool: "bench", Kind: format.KindToolCall}
 	body := func(b *testing.B, w *world.World, want uint64) {
@@ -46,6 +53,9 @@ func benchSpec(b *testing.B, cfg world.Config) {
 		}
 		if c := count(b, w); c != want {
 			b.Fatalf("Counter.count() = %d, want %d", c, want)
+		}
+		if !record {
+			return
 		}
 		if _, err := w.Record(ctx, ev); err != nil {
 			b.Fatal(err)
@@ -72,6 +82,9 @@ func benchSpec(b *testing.B, cfg world.Config) {
 			body(b, w, 1)
 		}
 	})
+	if !record {
+		return
+	}
 	b.Run("fresh-world", func(b *testing.B) {
 		for range b.N {
 			w, err := world.New(ctx, cfg)
@@ -84,6 +97,53 @@ func benchSpec(b *testing.B, cfg world.Config) {
 			}
 		}
 	})
+}
+
+// BenchmarkSnapshotRevert times what Isolate costs a suite per spec
+// beyond the spec's own work, on the in-process and the embedded chain:
+//
+//   - snapshot+revert: World.Snapshot then World.Revert to it, nothing in
+//     between (the log unused since the last Revert: the snapshot shares
+//     the log it saved);
+//   - revert+record: World.Revert to one snapshot, then one event
+//     recorded — the log's reopening, which only a spec that records
+//     pays, and its closing at the next Revert.
+func BenchmarkSnapshotRevert(b *testing.B) {
+	ctx := context.Background()
+	ev := format.Event{Tool: "bench", Kind: format.KindToolCall}
+	for _, k := range []backend.Kind{backend.KindInProcess, backend.KindEmbedded} {
+		b.Run(string(k), func(b *testing.B) {
+			w := newWorld(b, world.Config{Backend: k})
+			s, err := w.Snapshot(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := w.Revert(ctx, s); err != nil {
+				b.Fatal(err)
+			}
+			b.Run("snapshot+revert", func(b *testing.B) {
+				for range b.N {
+					s, err := w.Snapshot(ctx)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if err := w.Revert(ctx, s); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			b.Run("revert+record", func(b *testing.B) {
+				for range b.N {
+					if err := w.Revert(ctx, s); err != nil {
+						b.Fatal(err)
+					}
+					if rc, err := w.Record(ctx, ev); err != nil || rc.Seq != 0 {
+						b.Fatalf("recorded seq %d (%v) after Revert, want 0", rc.Seq, err)
+					}
+				}
+			})
+		})
+	}
 }
 
 // BenchmarkForgeSpec is the same check as BenchmarkSpec's body written as

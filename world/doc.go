@@ -45,10 +45,13 @@
 //
 // # Snapshots
 //
-// Snapshot saves the chain (evm_snapshot on anvil, the head on the
-// embedded chain), a copy of the log with its keys and anchor queue, the
-// log's clock, randomness, salts and policy; Revert returns to it in
-// milliseconds, as often as needed.
+// Snapshot saves the chain (its journaled state on the in-process chain,
+// evm_snapshot on anvil, the head on the embedded chain), a copy of the
+// log with its keys and anchor queue, the log's clock, randomness, salts
+// and policy; Revert returns to it as often as needed. Revert reverts the
+// chain and closes the log; the log is reopened on a copy of the saved one
+// at its first use, so a spec that does not record pays only for the
+// chain (microseconds on the in-process chain).
 //
 // # Security
 //

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -13,6 +14,42 @@ import (
 	"github.com/agentflightrecorder/afr/verifier"
 	"github.com/agentflightrecorder/afr/verifier/onchain"
 )
+
+// openLog reopens the log after a Revert, at its first use: it copies the
+// log saved in the snapshot reverted to into a new directory and opens the
+// recorder, the keyring and the anchorer on the copy, with the log's clock
+// and randomness as the snapshot saved them. Until then the log is the
+// snapshot's, unchanged, so a spec that never uses the log pays neither the
+// copy nor the opening, and one that does opens it exactly as after every
+// other Revert to that snapshot. It returns nil when the log is open. Every
+// method that uses the log calls it, from any goroutine: logMu makes one
+// of them reopen the log and the others wait for it. A failed reopening is
+// undone and tried again at the next use.
+func (w *World) openLog(ctx context.Context) error {
+	w.logMu.Lock()
+	defer w.logMu.Unlock()
+	s := w.restore
+	if s == nil {
+		return nil
+	}
+	if err := w.rng.unmarshal(s.rng); err != nil {
+		return err
+	}
+	w.clock.set(s.clock)
+	run := w.newDir("run")
+	dir := filepath.Join(run, "log")
+	err := copyDir(dir, s.logDir)
+	if err != nil {
+		err = fmt.Errorf("world: reopening the log: copying the saved log: %w", err)
+	} else {
+		err = w.openRecorder(ctx, dir)
+	}
+	if err != nil {
+		return errors.Join(err, w.closeRecorder(), os.RemoveAll(run))
+	}
+	w.restore, w.spent = nil, run
+	return nil
+}
 
 // openRecorder opens the recorder, the keyring and the anchorer on the log
 // in dir (new or existing) and starts anchoring.
@@ -32,7 +69,6 @@ func (w *World) openRecorder(ctx context.Context, dir string) error {
 		return fmt.Errorf("world: opening the recorder: %w", err)
 	}
 	w.rec = rec
-	w.pace.Recorder = rec
 	if !w.cfg.Plaintext {
 		if w.keys, err = recorder.OpenKeyring(filepath.Join(w.logDir, "keys"), w.session); err != nil {
 			return fmt.Errorf("world: opening the keyring: %w", err)
@@ -86,30 +122,65 @@ func (w *World) closeRecorder() error {
 }
 
 // LogDir is the directory of the World's log (it changes with Revert).
-func (w *World) LogDir() string { return w.logDir }
+// After a Revert, the log is reopened first (see Record).
+func (w *World) LogDir() string {
+	_ = w.openLog(context.Background()) // on an error, a directory that may not exist: Record says why
+	return w.logDir
+}
 
 // LogID is the World's log id (its recorder and session).
 func (w *World) LogID() format.Digest { return format.LogID(w.cfg.Recorder, w.session) }
 
 // Keys is the log's keyring (nil for a plaintext log): disclose and open
-// payloads with it. It is replaced by Revert.
-func (w *World) Keys() *recorder.Keyring { return w.keys }
+// payloads with it. It is replaced by Revert; nil while the log cannot be
+// reopened (see Record).
+func (w *World) Keys() *recorder.Keyring {
+	if w.openLog(context.Background()) != nil {
+		return nil
+	}
+	return w.keys
+}
 
 // Position is where the log stands: the next sequence number, the open
-// epoch and its events.
-func (w *World) Position() recorder.Position { return w.rec.Position() }
+// epoch and its events (zero while the log cannot be reopened: see
+// Record).
+func (w *World) Position() recorder.Position {
+	if w.openLog(context.Background()) != nil {
+		return recorder.Position{}
+	}
+	return w.rec.Position()
+}
 
 // AnchorWindow is the unanchored window now: the events and time not yet
-// covered by a confirmed anchor.
-func (w *World) AnchorWindow() recorder.AnchorWindow { return w.anchorer.Window() }
+// covered by a confirmed anchor (zero while the log cannot be reopened:
+// see Record).
+func (w *World) AnchorWindow() recorder.AnchorWindow {
+	if w.openLog(context.Background()) != nil {
+		return recorder.AnchorWindow{}
+	}
+	return w.anchorer.Window()
+}
 
 // AnchorQueue is the anchorer's queue: the epochs anchored (with their
-// transactions, gas and confirmation times) and those pending.
-func (w *World) AnchorQueue() anchor.Queue { return w.anchorer.Queue() }
+// transactions, gas and confirmation times) and those pending (empty
+// while the log cannot be reopened: see Record).
+func (w *World) AnchorQueue() anchor.Queue {
+	if w.openLog(context.Background()) != nil {
+		return anchor.Queue{}
+	}
+	return w.anchorer.Queue()
+}
 
 // Record records an event and returns its receipt. It may be called from
-// several goroutines at once.
+// several goroutines at once. After a Revert, the first use of the log —
+// Record, or any other method that reads or writes it — reopens it on a
+// copy of the snapshot's; an error doing so is returned by the methods
+// that return errors (Record, Propose, SealAndAnchor, Verify, …), and the
+// next use tries again.
 func (w *World) Record(ctx context.Context, ev format.Event) (recorder.Receipt, error) {
+	if err := w.openLog(ctx); err != nil {
+		return recorder.Receipt{}, err
+	}
 	return w.rec.Record(ctx, ev)
 }
 
@@ -117,6 +188,9 @@ func (w *World) Record(ctx context.Context, ev format.Event) (recorder.Receipt, 
 // every sealed epoch is anchored on chain. It returns the anchored epochs
 // (the last anchor.DefaultKeepAnchored of them: the queue keeps no more).
 func (w *World) SealAndAnchor(ctx context.Context) ([]anchor.Anchored, error) {
+	if err := w.openLog(ctx); err != nil {
+		return nil, err
+	}
 	if _, _, err := w.rec.Seal(); err != nil {
 		return nil, fmt.Errorf("world: seal: %w", err)
 	}
@@ -158,6 +232,9 @@ func (w *World) Anchors() verifier.AnchorSource { return w.onchain().Anchors }
 // recorded (findings exec_unrecorded, exec_mismatch …; the counts are in
 // Report.Executions).
 func (w *World) Verify(ctx context.Context) (*Verification, error) {
+	if err := w.openLog(ctx); err != nil {
+		return nil, err
+	}
 	l, err := recorder.OpenLog(w.logDir)
 	if err != nil {
 		return nil, err
@@ -184,6 +261,9 @@ func (w *World) SealAndVerify(ctx context.Context) (*Verification, error) {
 
 // Index builds the forensic index of the World's log with its keys.
 func (w *World) Index() (*verifier.Index, error) {
+	if err := w.openLog(context.Background()); err != nil {
+		return nil, err
+	}
 	l, err := recorder.OpenLog(w.logDir)
 	if err != nil {
 		return nil, err

@@ -49,6 +49,9 @@ func (r *Verification) EpochOf(seq uint64) (uint64, bool) {
 // LogImage returns an in-memory copy of the World's log to tamper with.
 // The log on disk is never touched.
 func (w *World) LogImage() (*tamper.Image, error) {
+	if err := w.openLog(context.Background()); err != nil {
+		return nil, err
+	}
 	l, err := recorder.OpenLog(w.logDir)
 	if err != nil {
 		return nil, err
@@ -60,6 +63,9 @@ func (w *World) LogImage() (*tamper.Image, error) {
 // the World's anchors on chain), at payload level digest. Findings are
 // placed with the epoch layout of the World's own log.
 func (w *World) VerifyImage(ctx context.Context, img *tamper.Image, anchors verifier.AnchorSource) (*Verification, error) {
+	if err := w.openLog(ctx); err != nil {
+		return nil, err
+	}
 	if anchors == nil {
 		anchors = w.Anchors()
 	}

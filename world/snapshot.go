@@ -34,16 +34,23 @@ var ErrNoSnapshots = errors.New("world: the backend cannot snapshot")
 
 // Snapshot saves the World for Revert. It first waits until every sealed
 // epoch is anchored, so that the chain and the log it saves agree; the open
-// epoch is saved open. The embedded and anvil backends (fork included) can
-// snapshot; a World whose log follows the wall clock (Config.BlockTime)
-// cannot.
+// epoch is saved open. The log is copied only if it was used since the last
+// Revert: otherwise it is still the one saved in that Revert's snapshot,
+// which the new one shares. The in-process, embedded and anvil backends
+// (fork included) can snapshot; a World whose log follows the wall clock
+// (Config.BlockTime) cannot.
 func (w *World) Snapshot(ctx context.Context) (*Snapshot, error) {
 	sn, ok := w.chain.(backend.Snapshotter)
 	if !ok || w.clock == nil {
 		return nil, fmt.Errorf("%w (%s backend)", ErrNoSnapshots, w.cfg.Backend)
 	}
-	if err := w.settle(ctx); err != nil {
-		return nil, err
+	w.logMu.Lock()
+	unused := w.restore
+	w.logMu.Unlock()
+	if unused == nil {
+		if err := w.settle(ctx); err != nil {
+			return nil, err
+		}
 	}
 	id, err := sn.Snapshot(ctx)
 	if err != nil {
@@ -53,7 +60,12 @@ func (w *World) Snapshot(ctx context.Context) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Snapshot{chain: id, logDir: w.newDir("snapshot"), rng: rng, salt: w.salt, policy: w.policy, clock: w.clock.get()}
+	s := &Snapshot{chain: id, rng: rng, salt: w.salt, policy: w.policy, clock: w.clock.get()}
+	if unused != nil {
+		s.logDir = unused.logDir
+		return s, nil
+	}
+	s.logDir = w.newDir("snapshot")
 	if err := copyDir(s.logDir, w.logDir); err != nil {
 		return nil, fmt.Errorf("world: snapshot: copying the log: %w", err)
 	}
@@ -61,27 +73,38 @@ func (w *World) Snapshot(ctx context.Context) (*Snapshot, error) {
 }
 
 // Revert returns the World to s: the chain is reverted (what was mined
-// since is gone, EpochAnchor's head included), and the recorder, keyring
-// and anchorer are reopened on a fresh copy of the log saved in s, with the
-// log's clock and randomness as they were — so whatever ran before, a spec
+// since is gone, EpochAnchor's head included), and so are the log's clock
+// and randomness, the delegation salts and the policy. The log is closed
+// and left as s saved it: the recorder, keyring and anchorer are reopened
+// on a fresh copy of it at the log's first use (Record, Propose,
+// SealAndAnchor, Verify, LogDir, Position, …), so a spec that does not
+// record pays only for the chain's revert. Whatever ran before, a spec
 // after Revert(s) records, anchors and measures gas exactly as after every
-// other Revert(s) on the embedded chain. (On anvil, the priority fee it
-// suggests comes from a fee-history cache that evm_revert does not roll
-// back, so transaction hashes recorded in outcomes, and through them event
-// ids, can differ between reverts.) (The reopened recorder draws its per-open nonce from the
-// restored randomness, so its ciphertexts and roots differ from those the
-// World would have written had it gone on from the snapshot without
-// reverting: revert before the first spec too, as afrspec's Isolate does.)
-// Actors, and ABIs registered in the World's registry since, are kept (an
-// address bound to a contract deployed since has no code until it is
-// deployed again). s stays valid; snapshots taken after s do not.
+// other Revert(s) on the in-process and embedded chains. (On anvil, the
+// priority fee it suggests comes from a fee-history cache that evm_revert
+// does not roll back, so transaction hashes recorded in outcomes, and
+// through them event ids, can differ between reverts.) (The reopened
+// recorder draws its per-open nonce from the restored randomness, so its
+// ciphertexts and roots differ from those the World would have written had
+// it gone on from the snapshot without reverting: revert before the first
+// spec too, as afrspec's Isolate does.) Actors, and ABIs registered in the
+// World's registry since, are kept (an address bound to a contract
+// deployed since has no code until it is deployed again). s stays valid;
+// snapshots taken after s do not.
 func (w *World) Revert(ctx context.Context, s *Snapshot) error {
+	w.logMu.Lock()
+	open := w.restore == nil
+	w.logMu.Unlock()
 	if err := w.closeRecorder(); err != nil {
 		return fmt.Errorf("world: revert: closing the log: %w", err)
 	}
 	if err := w.chain.(backend.Snapshotter).Revert(ctx, s.chain); err != nil {
 		// Nothing was reverted: the World goes on with the log it had.
-		return errors.Join(fmt.Errorf("world: revert: %w", err), w.openRecorder(ctx, w.logDir))
+		err = fmt.Errorf("world: revert: %w", err)
+		if open {
+			err = errors.Join(err, w.openRecorder(ctx, w.logDir))
+		}
+		return err
 	}
 	if err := w.rng.unmarshal(s.rng); err != nil {
 		return err
@@ -93,13 +116,12 @@ func (w *World) Revert(ctx context.Context, s *Snapshot) error {
 		if err := os.RemoveAll(w.spent); err != nil {
 			return err
 		}
+		w.spent = ""
 	}
-	w.spent = w.newDir("run")
-	dir := filepath.Join(w.spent, "log")
-	if err := copyDir(dir, s.logDir); err != nil {
-		return fmt.Errorf("world: revert: copying the log: %w", err)
-	}
-	return w.openRecorder(ctx, dir)
+	w.logMu.Lock()
+	w.restore = s
+	w.logMu.Unlock()
+	return nil
 }
 
 // settle waits until the anchorer has anchored every sealed epoch.
@@ -119,8 +141,7 @@ func (w *World) settle(ctx context.Context) error {
 // newDir names a new directory under the World's root (created by its
 // first use).
 func (w *World) newDir(kind string) string {
-	w.dirs++
-	return filepath.Join(w.root, fmt.Sprintf("%s-%d", kind, w.dirs))
+	return filepath.Join(w.root, fmt.Sprintf("%s-%d", kind, w.dirs.Add(1)))
 }
 
 // copyDir copies the directory tree src to dst (which must not exist),

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -57,8 +58,10 @@ type World struct {
 	policy               *pdr.Policy
 	pace                 *pace.Agent
 
-	// The log: recorder, keyring and anchorer on logDir; replaced together
-	// by Revert.
+	// The log: recorder, keyring and anchorer on logDir, closed together
+	// by Revert and reopened at the log's first use after it (openLog).
+	// logMu guards the reopening; restore is the snapshot whose log is to
+	// be reopened (nil while the log is open).
 	rec      *recorder.Recorder
 	anchorer *anchor.Anchorer
 	keys     *recorder.Keyring
@@ -66,14 +69,16 @@ type World struct {
 	session  format.SessionID
 	cancel   context.CancelFunc
 	runDone  chan error
+	logMu    sync.Mutex
+	restore  *Snapshot
 
 	tmp   string // a temporary root to remove on Close
 	root  string // Dir or tmp: the log, snapshots and reverted logs
 	start uint64 // the chain's time when the World started
 	clock *stepClock
-	rng   *lockedRand // nil when the World follows the wall clock
-	dirs  int         // snapshot and revert directories made so far
-	spent string      // a reverted log directory to remove at the next Revert or Close
+	rng   *lockedRand  // nil when the World follows the wall clock
+	dirs  atomic.Int64 // snapshot and log directories made so far
+	spent string       // the directory of the log reopened since the last Revert, removed at the next
 	salt  uint64
 	prank *prank // the sender of the next Sends (Prank, StartPrank)
 
@@ -142,7 +147,7 @@ func New(ctx context.Context, cfg Config) (w *World, err error) {
 		return w, err
 	}
 	w.pace = &pace.Agent{Client: w.client, Domain: w.domain, Registry: w.registry,
-		PolicySigner: w.policySig.Key, Lifetime: PDRLifetime, Now: w.Clock}
+		PolicySigner: w.policySig.Key, Lifetime: PDRLifetime, Now: w.Clock, Recorder: w}
 	if err := w.openRecorder(ctx, filepath.Join(w.root, "log")); err != nil {
 		return w, err
 	}
@@ -268,6 +273,9 @@ func (w *World) Close() error {
 		return w.closeErr
 	}
 	w.closed = true
+	w.logMu.Lock()
+	w.restore = nil // a log closed by Revert stays closed
+	w.logMu.Unlock()
 	errs := []error{w.closeRecorder()}
 	if w.chain != nil {
 		errs = append(errs, w.chain.Close())
