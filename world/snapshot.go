@@ -20,7 +20,7 @@ import (
 // log's clock and randomness, the delegation salts and the policy. Revert
 // returns to it as often as needed.
 type Snapshot struct {
-	chain  backend.SnapshotID
+	forks  forksSnapshot
 	logDir string
 	clock  time.Time
 	rng    []byte
@@ -34,18 +34,18 @@ var ErrNoSnapshots = errors.New("world: the backend cannot snapshot")
 
 // Snapshot saves the World for Revert. It first waits until every sealed
 // epoch is anchored, so that the chain and the log it saves agree; the open
-// epoch is saved open. The embedded and anvil backends (fork included) can
+// epoch is saved open. Every fork of the World is saved (CreateFork's
+// forks are started first) with the fork selected. The embedded and anvil backends (fork included) can
 // snapshot; a World whose log follows the wall clock (Config.BlockTime)
 // cannot.
 func (w *World) Snapshot(ctx context.Context) (*Snapshot, error) {
-	sn, ok := w.chain.(backend.Snapshotter)
-	if !ok || w.clock == nil {
+	if _, ok := w.home().chain.(backend.Snapshotter); !ok || w.clock == nil {
 		return nil, fmt.Errorf("%w (%s backend)", ErrNoSnapshots, w.cfg.Backend)
 	}
 	if err := w.settle(ctx); err != nil {
 		return nil, err
 	}
-	id, err := sn.Snapshot(ctx)
+	forks, err := w.snapshotForks(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("world: snapshot: %w", err)
 	}
@@ -53,7 +53,7 @@ func (w *World) Snapshot(ctx context.Context) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Snapshot{chain: id, logDir: w.newDir("snapshot"), rng: rng, salt: w.salt, policy: w.policy, clock: w.clock.get()}
+	s := &Snapshot{forks: forks, logDir: w.newDir("snapshot"), rng: rng, salt: w.salt, policy: w.policy, clock: w.clock.get()}
 	if err := copyDir(s.logDir, w.logDir); err != nil {
 		return nil, fmt.Errorf("world: snapshot: copying the log: %w", err)
 	}
@@ -79,7 +79,7 @@ func (w *World) Revert(ctx context.Context, s *Snapshot) error {
 	if err := w.closeRecorder(); err != nil {
 		return fmt.Errorf("world: revert: closing the log: %w", err)
 	}
-	if err := w.chain.(backend.Snapshotter).Revert(ctx, s.chain); err != nil {
+	if err := w.revertForks(ctx, s.forks); err != nil {
 		// Nothing was reverted: the World goes on with the log it had.
 		return errors.Join(fmt.Errorf("world: revert: %w", err), w.openRecorder(ctx, w.logDir))
 	}
