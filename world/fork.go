@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/ethclient"
 
 	"github.com/agentflightrecorder/afr/chain"
@@ -52,8 +54,42 @@ type forkChain struct {
 type fork struct {
 	url     string // the forked endpoint; "" for a home chain that forks nothing
 	block   uint64
+	hash    common.Hash // the forked block's hash: its fork cache's key
 	chainID uint64
 	c       *forkChain
+}
+
+// pin asks the endpoint at url for its chain id and for block (0: its
+// latest block): a fork of it pinned there, not started.
+func pin(ctx context.Context, url string, block uint64) (*fork, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	c, err := ethclient.DialContext(ctx, url)
+	if err != nil {
+		return nil, fmt.Errorf("world: fork of %s: %w", url, err)
+	}
+	defer c.Close()
+	id, err := c.ChainID(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("world: fork of %s: asking its chain id: %w", url, err)
+	}
+	num := "latest"
+	if block != 0 {
+		num = hexutil.EncodeUint64(block)
+	}
+	// The block's hash as the endpoint gives it (not recomputed from a
+	// header that another chain may lay out otherwise).
+	var b *struct {
+		Number hexutil.Uint64 `json:"number"`
+		Hash   common.Hash    `json:"hash"`
+	}
+	if err := c.Client().CallContext(ctx, &b, "eth_getBlockByNumber", num, false); err != nil {
+		return nil, fmt.Errorf("world: fork of %s: asking for block %s: %w", url, num, err)
+	}
+	if b == nil {
+		return nil, fmt.Errorf("world: fork of %s: it has no block %d", url, block)
+	}
+	return &fork{url: url, block: uint64(b.Number), hash: b.Hash, chainID: id.Uint64()}, nil
 }
 
 // connect makes the World's forkChain of a started backend.
@@ -99,8 +135,11 @@ func DefaultForkCache() (string, error) {
 	return filepath.Join(dir, "afr", "forks"), nil
 }
 
-// forkCache sets the fork cache of a fork's anvil options (Config.ForkCache).
-func (w *World) forkCache(o *anvil.Options) error {
+// forkCache sets the fork cache of f in its anvil options: the directory
+// Config.ForkCache/<hash of the forked block>. A block's hash names one
+// chain's state at one block, where a chain id and a number may not: every
+// local anvil is chain 31337, each with a state of its own.
+func (w *World) forkCache(o *anvil.Options, f *fork) error {
 	dir := w.cfg.ForkCache
 	if dir == "" {
 		dir = os.Getenv(EnvForkCache)
@@ -115,7 +154,7 @@ func (w *World) forkCache(o *anvil.Options) error {
 			return err
 		}
 	}
-	o.ForkCache = dir
+	o.ForkCache = filepath.Join(dir, f.hash.Hex())
 	return nil
 }
 
@@ -131,28 +170,16 @@ func (w *World) forkCache(o *anvil.Options) error {
 // with the id of the chain it went to (RecordTx), and two forks of one
 // chain could not be told apart in its log.
 func (w *World) CreateFork(ctx context.Context, url string, block uint64) (ForkID, error) {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	c, err := ethclient.DialContext(ctx, url)
+	nf, err := pin(ctx, url, block)
 	if err != nil {
-		return 0, fmt.Errorf("world: CreateFork %s: %w", url, err)
-	}
-	defer c.Close()
-	id, err := c.ChainID(ctx)
-	if err != nil {
-		return 0, fmt.Errorf("world: CreateFork %s: asking its chain id: %w", url, err)
+		return 0, err
 	}
 	for i, f := range w.forks {
-		if f.chainID == id.Uint64() {
+		if f.chainID == nf.chainID {
 			return 0, fmt.Errorf("%w: %s serves chain %d, and so does fork %d (%s): select fork %d, or fork that chain at another block in another World", ErrForkChainID, url, f.chainID, i, f.describe(ForkID(i)), i)
 		}
 	}
-	if block == 0 {
-		if block, err = c.BlockNumber(ctx); err != nil {
-			return 0, fmt.Errorf("world: CreateFork %s: asking its latest block: %w", url, err)
-		}
-	}
-	w.forks = append(w.forks, &fork{url: url, block: block, chainID: id.Uint64()})
+	w.forks = append(w.forks, nf)
 	return ForkID(len(w.forks) - 1), nil
 }
 
@@ -204,7 +231,7 @@ func (w *World) startFork(ctx context.Context, id ForkID, f *fork) (err error) {
 		return nil
 	}
 	opts := w.anvilOptions()
-	if err := w.forkCache(&opts); err != nil {
+	if err := w.forkCache(&opts, f); err != nil {
 		return err
 	}
 	opts.ForkURL, opts.ForkBlock = f.url, f.block

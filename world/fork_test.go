@@ -66,6 +66,8 @@ func countingProxy(t testing.TB, target string) *rpcCounter {
 	}
 	p := &rpcCounter{calls: map[string]int{}}
 	rp := httputil.NewSingleHostReverseProxy(u)
+	// anvil drops requests in flight when it stops: not a failure here.
+	rp.ErrorHandler = func(rw http.ResponseWriter, _ *http.Request, err error) { http.Error(rw, err.Error(), http.StatusBadGateway) }
 	p.Server = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
@@ -320,7 +322,9 @@ func TestSelectForkUnreachable(t *testing.T) {
 
 // Two Worlds fork the same archive at the same block with one fork cache:
 // the second fetches less from the archive (nothing it read the first
-// time), and the cache is Foundry's file for that chain and block.
+// time), and the cache is Foundry's file for that chain and block, under
+// the block's hash. Another archive of the same chain id at the same
+// block number (another local anvil) shares nothing with it.
 func TestForkCacheReused(t *testing.T) {
 	ctx := context.Background()
 	holder := common.HexToAddress("0x00000000000000000000000000000000000a11ce")
@@ -345,9 +349,13 @@ func TestForkCacheReused(t *testing.T) {
 		return proxy.take()
 	}
 	first, n1 := run()
-	files, _ := filepath.Glob(filepath.Join(cache, "*", strconv.FormatUint(block, 10), "storage.json"))
+	h, err := dialNode(t, arch).HeaderByNumber(ctx, new(big.Int).SetUint64(block))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(cache, h.Hash().Hex(), "*", strconv.FormatUint(block, 10), "storage.json"))
 	if len(files) != 1 {
-		t.Fatalf("fork cache after the first World: %v, want one <chain>/%d/storage.json", files, block)
+		t.Fatalf("fork cache after the first World: %v, want one <block hash>/<chain>/%d/storage.json", files, block)
 	}
 	second, n2 := run()
 	t.Logf("archive calls: first World %d %v, second %d %v", n1, first, n2, second)
@@ -358,5 +366,16 @@ func TestForkCacheReused(t *testing.T) {
 		if second[m] != 0 {
 			t.Errorf("the second World fetched %s %d times: the cache holds what the first fetched", m, second[m])
 		}
+	}
+
+	// Same chain id, same block number, another state: its own cache.
+	other := archive(t, 75, holder, 999)
+	w, err := world.New(ctx, world.Config{Backend: backend.KindFork, ForkRPC: other.URL(), ForkBlock: block, ForkCache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if got := balanceOn(t, w, holder); got != 999 {
+		t.Fatalf("a fork of another chain-75 archive at block %d: holder %d wei, want its own 999", block, got)
 	}
 }

@@ -146,7 +146,8 @@ func New(ctx context.Context, cfg Config) (w *World, err error) {
 // startChain starts the configured backend: the World's home chain, and
 // the selected one until SelectFork. anvil stops when the World is closed,
 // whatever the context of New.
-func (w *World) startChain(ctx context.Context) error {
+func (w *World) startChain(ctx context.Context) (err error) {
+	var home *fork // pinned by a fork backend
 	opts := backend.Options{
 		InProcess: backend.InProcessOptions{Keys: 1, GenesisTime: w.cfg.GenesisTime},
 		// Without BlockTime, no periodic empty blocks: blocks are mined only
@@ -188,7 +189,10 @@ func (w *World) startChain(ctx context.Context) error {
 		if rpcURL == "" || block == 0 {
 			return fmt.Errorf("%w (set Config.ForkRPC and Config.ForkBlock, or %s and %s)", ErrForkUnpinned, EnvForkRPC, EnvForkBlock)
 		}
-		if err := w.forkCache(&opts.Anvil); err != nil {
+		if home, err = pin(ctx, rpcURL, block); err != nil {
+			return err
+		}
+		if err := w.forkCache(&opts.Anvil, home); err != nil {
 			return err
 		}
 		opts.Anvil.ForkURL, opts.Anvil.ForkBlock = rpcURL, block
@@ -201,7 +205,10 @@ func (w *World) startChain(ctx context.Context) error {
 	if err != nil {
 		return errors.Join(err, b.Close())
 	}
-	home := &fork{url: opts.Anvil.ForkURL, block: opts.Anvil.ForkBlock, chainID: c.chainID, c: c}
+	if home == nil {
+		home = &fork{}
+	}
+	home.chainID, home.c = c.chainID, c
 	w.forks, w.forkChain = []*fork{home}, c
 	return nil
 }
