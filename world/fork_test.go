@@ -67,7 +67,9 @@ func countingProxy(t testing.TB, target string) *rpcCounter {
 	p := &rpcCounter{calls: map[string]int{}}
 	rp := httputil.NewSingleHostReverseProxy(u)
 	// anvil drops requests in flight when it stops: not a failure here.
-	rp.ErrorHandler = func(rw http.ResponseWriter, _ *http.Request, err error) { http.Error(rw, err.Error(), http.StatusBadGateway) }
+	rp.ErrorHandler = func(rw http.ResponseWriter, _ *http.Request, err error) {
+		http.Error(rw, err.Error(), http.StatusBadGateway)
+	}
 	p.Server = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
@@ -378,4 +380,107 @@ func TestForkCacheReused(t *testing.T) {
 	if got := balanceOn(t, w, holder); got != 999 {
 		t.Fatalf("a fork of another chain-75 archive at block %d: holder %d wei, want its own 999", block, got)
 	}
+}
+
+// BenchmarkFork times what a spec pays for a fork, against a local anvil
+// archive behind a counting proxy (archive-calls/op: JSON-RPC calls that
+// reached the archive), each spec reading the balances of 50 accounts of
+// the forked state:
+//
+//   - new-world/uncached and new-world/cached: world.New on the fork
+//     backend (anvil started, the World deployed and funded on the fork),
+//     the reads, Close — with no fork cache, and with a fork cache that a
+//     first World filled;
+//   - select-fork/uncached and select-fork/cached: CreateFork and
+//     SelectFork on a running World (the fork's anvil started and the
+//     actors funded on it), the reads, and Revert, which stops the fork;
+//   - isolated: one fork World shared by the specs (Isolate): Revert, the
+//     reads.
+//
+// docs/PERFORMANCE.md, Specs: go test -run '^$' -bench BenchmarkFork -benchtime 20x ./world
+func BenchmarkFork(b *testing.B) {
+	ctx := context.Background()
+	holders := make([]any, 50)
+	for i := range holders {
+		holders[i] = common.BigToAddress(big.NewInt(int64(0xa11ce + i)))
+	}
+	arch := archive(b, 77, holders[0].(common.Address), 111)
+	proxy := countingProxy(b, arch.URL())
+	block, err := dialNode(b, arch).BlockNumber(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	read := func(b *testing.B, w *world.World) {
+		bal, err := w.Balances(ctx, holders...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if bal[0].Int64() != 111 {
+			b.Fatalf("holder 0 has %s wei on the fork, want 111", bal[0])
+		}
+	}
+	report := func(b *testing.B) {
+		_, n := proxy.take()
+		b.ReportMetric(float64(n)/float64(b.N), "archive-calls/op")
+	}
+	forkCfg := func(cache string) world.Config {
+		return world.Config{Backend: backend.KindFork, ForkRPC: proxy.URL, ForkBlock: block, ForkCache: cache}
+	}
+	warm := b.TempDir()
+	func() { w := newWorld(b, forkCfg(warm)); read(b, w); _ = w.Close() }()
+	for _, c := range []struct{ name, cache string }{{"uncached", "off"}, {"cached", warm}} {
+		b.Run("new-world/"+c.name, func(b *testing.B) {
+			proxy.take()
+			for range b.N {
+				w, err := world.New(ctx, forkCfg(c.cache))
+				if err != nil {
+					b.Fatal(err)
+				}
+				read(b, w)
+				if err := w.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			report(b)
+		})
+		b.Run("select-fork/"+c.name, func(b *testing.B) {
+			w := newWorld(b, world.Config{Backend: backend.KindInProcess, ForkCache: c.cache})
+			s, err := w.Snapshot(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			proxy.take()
+			b.ResetTimer()
+			for range b.N {
+				id, err := w.CreateFork(ctx, proxy.URL, block)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := w.SelectFork(ctx, id); err != nil {
+					b.Fatal(err)
+				}
+				read(b, w)
+				if err := w.Revert(ctx, s); err != nil {
+					b.Fatal(err)
+				}
+			}
+			report(b)
+		})
+	}
+	b.Run("isolated", func(b *testing.B) {
+		w := newWorld(b, forkCfg(warm))
+		s, err := w.Snapshot(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		proxy.take()
+		b.ResetTimer()
+		for range b.N {
+			if err := w.Revert(ctx, s); err != nil {
+				b.Fatal(err)
+			}
+			read(b, w)
+		}
+		report(b)
+	})
 }
