@@ -205,9 +205,10 @@ func (f *fork) describe(id ForkID) string {
 // home chain (HomeFork), where the PaceSmartAccount is. A result of Send
 // keeps the fork it was sent on: its Trace, DecodeRevert and matchers read
 // that fork whichever is selected later; RecordTx replays on the selected
-// fork, so record a transaction before selecting another. The registry is
-// one for all forks: an address bound to a contract decodes as that
-// contract on every fork.
+// fork, so record a transaction before selecting another. A prank
+// (Prank, StartPrank) carries over: it names an address, the same on every
+// fork. The registry is one for all forks: an address bound to a contract
+// decodes as that contract on every fork.
 func (w *World) SelectFork(ctx context.Context, id ForkID) error {
 	if id < 0 || int(id) >= len(w.forks) {
 		return fmt.Errorf("%w: %d (the World has forks 0 to %d; a Revert drops the forks created after its snapshot)", ErrUnknownFork, id, len(w.forks)-1)
@@ -296,11 +297,13 @@ func (w *World) snapshotForks(ctx context.Context) (forksSnapshot, error) {
 }
 
 // revertForks reverts every fork saved in s and selects the fork selected
-// then; forks created since are stopped and dropped. The home chain is
-// reverted first: when that fails, nothing is.
-func (w *World) revertForks(ctx context.Context, s forksSnapshot) error {
+// then; forks created since are stopped and dropped. The home chain, which
+// the log must agree with, is reverted first: when that fails (err),
+// nothing is; forksErr reports the other forks that failed once the home
+// chain is reverted, so that the log is reverted with it.
+func (w *World) revertForks(ctx context.Context, s forksSnapshot) (forksErr, err error) {
 	if len(s.chains) > len(w.forks) {
-		return fmt.Errorf("the snapshot has %d forks and the World %d: it was taken after the snapshot reverted to since", len(s.chains), len(w.forks))
+		return nil, fmt.Errorf("the snapshot has %d forks and the World %d: it was taken after the snapshot reverted to since", len(s.chains), len(w.forks))
 	}
 	revert := func(i int) error {
 		if err := w.forks[i].c.chain.(backend.Snapshotter).Revert(ctx, s.chains[i]); err != nil {
@@ -309,14 +312,17 @@ func (w *World) revertForks(ctx context.Context, s forksSnapshot) error {
 		return nil
 	}
 	if err := revert(int(HomeFork)); err != nil {
-		return err
+		return nil, err
 	}
 	errs := []error{w.closeForks(ForkID(len(s.chains)))}
 	for i := 1; i < len(s.chains); i++ {
 		errs = append(errs, revert(i))
 	}
 	w.forkChain, w.selected = w.forks[s.selected].c, s.selected
-	return errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("world: revert: %w", err), nil
+	}
+	return nil, nil
 }
 
 // fund sends wei to a on c from c's funded key.

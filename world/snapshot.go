@@ -35,9 +35,9 @@ var ErrNoSnapshots = errors.New("world: the backend cannot snapshot")
 // Snapshot saves the World for Revert. It first waits until every sealed
 // epoch is anchored, so that the chain and the log it saves agree; the open
 // epoch is saved open. Every fork of the World is saved (CreateFork's
-// forks are started first) with the fork selected. The embedded and anvil backends (fork included) can
-// snapshot; a World whose log follows the wall clock (Config.BlockTime)
-// cannot.
+// forks are started first), and which one is selected. The in-process,
+// embedded and anvil backends (fork included) can snapshot; a World whose
+// log follows the wall clock (Config.BlockTime) cannot.
 func (w *World) Snapshot(ctx context.Context) (*Snapshot, error) {
 	if _, ok := w.home().chain.(backend.Snapshotter); !ok || w.clock == nil {
 		return nil, fmt.Errorf("%w (%s backend)", ErrNoSnapshots, w.cfg.Backend)
@@ -61,7 +61,8 @@ func (w *World) Snapshot(ctx context.Context) (*Snapshot, error) {
 }
 
 // Revert returns the World to s: the chain is reverted (what was mined
-// since is gone, EpochAnchor's head included), and the recorder, keyring
+// since is gone, EpochAnchor's head included) — every fork saved in s, with
+// the fork selected then; forks created since are stopped and dropped —, and the recorder, keyring
 // and anchorer are reopened on a fresh copy of the log saved in s, with the
 // log's clock and randomness as they were — so whatever ran before, a spec
 // after Revert(s) records, anchors and measures gas exactly as after every
@@ -79,7 +80,8 @@ func (w *World) Revert(ctx context.Context, s *Snapshot) error {
 	if err := w.closeRecorder(); err != nil {
 		return fmt.Errorf("world: revert: closing the log: %w", err)
 	}
-	if err := w.revertForks(ctx, s.forks); err != nil {
+	forksErr, err := w.revertForks(ctx, s.forks)
+	if err != nil {
 		// Nothing was reverted: the World goes on with the log it had.
 		return errors.Join(fmt.Errorf("world: revert: %w", err), w.openRecorder(ctx, w.logDir))
 	}
@@ -99,7 +101,7 @@ func (w *World) Revert(ctx context.Context, s *Snapshot) error {
 	if err := copyDir(dir, s.logDir); err != nil {
 		return fmt.Errorf("world: revert: copying the log: %w", err)
 	}
-	return w.openRecorder(ctx, dir)
+	return errors.Join(forksErr, w.openRecorder(ctx, dir))
 }
 
 // settle waits until the anchorer has anchored every sealed epoch.
