@@ -187,6 +187,9 @@ func TestSelectFork(t *testing.T) {
 	if _, err := w.CreateFork(ctx, "http://127.0.0.1:1", 0); err == nil || !strings.Contains(err.Error(), "127.0.0.1:1") {
 		t.Fatalf("CreateFork of an unreachable URL: err = %v, want an error naming it", err)
 	}
+	if _, err := w.CreateFork(ctx, archA.URL(), 1_000_000); err == nil || !strings.Contains(err.Error(), "no block 1000000") {
+		t.Fatalf("CreateFork past the archive's head: err = %v, want an error saying it has no such block", err)
+	}
 	if err := w.SelectFork(ctx, 7); !errors.Is(err, world.ErrUnknownFork) {
 		t.Fatalf("SelectFork(7): err = %v, want ErrUnknownFork", err)
 	}
@@ -297,9 +300,13 @@ func TestSelectFork(t *testing.T) {
 }
 
 // A fork that cannot start (its archive went away) is an error naming the
-// fork, and leaves no process behind.
+// fork, and leaves no process behind; a fork backend whose archive does
+// not answer is an error naming it, before any anvil starts.
 func TestSelectForkUnreachable(t *testing.T) {
 	ctx := context.Background()
+	if _, err := world.New(ctx, world.Config{Backend: backend.KindFork, ForkRPC: "http://127.0.0.1:1", ForkBlock: 5, ForkCache: "off"}); err == nil || !strings.Contains(err.Error(), "127.0.0.1:1") {
+		t.Fatalf("a fork backend of an unreachable archive: err = %v, want an error naming it", err)
+	}
 	arch := anviltest.Start(t, anvil.Options{ChainID: 74, Accounts: 1})
 	w := newWorld(t, world.Config{Backend: backend.KindInProcess, ForkCache: "off"})
 	id, err := w.CreateFork(ctx, arch.URL(), 0)

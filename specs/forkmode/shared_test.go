@@ -43,7 +43,7 @@ var _ = Describe("A fork World shared by the specs of a suite", Ordered, Label("
 	BeforeAll(func(ctx SpecContext) {
 		home, pin := startArchive(ctx, 81, holder, 12345)
 		second, _ := startArchive(ctx, 82, holder, 777)
-		w = afrspec.StartWorld(world.Config{Backend: backend.KindFork, ForkRPC: home.URL(), ForkBlock: pin})
+		w = afrspec.StartWorld(world.Config{Backend: backend.KindFork, ForkRPC: home.URL(), ForkBlock: pin, ForkCache: GinkgoT().TempDir()})
 		var err error
 		other, err = w.CreateFork(ctx, second.URL(), 0)
 		Expect(err).NotTo(HaveOccurred())
