@@ -61,9 +61,10 @@ func (w *World) Snapshot(ctx context.Context) (*Snapshot, error) {
 }
 
 // Revert returns the World to s: the chain is reverted (what was mined
-// since is gone, EpochAnchor's head included) — every fork saved in s, with
-// the fork selected then; forks created since are stopped and dropped —, and the recorder, keyring
-// and anchorer are reopened on a fresh copy of the log saved in s, with the
+// since is gone, EpochAnchor's head included), and so is every fork saved
+// in s, the one selected then selected again (forks created since are
+// stopped and dropped); the recorder, keyring and anchorer are reopened on
+// a fresh copy of the log saved in s, with the
 // log's clock and randomness as they were — so whatever ran before, a spec
 // after Revert(s) records, anchors and measures gas exactly as after every
 // other Revert(s) on the embedded chain. (On anvil, the priority fee it

@@ -77,9 +77,6 @@ func (r *TxResult) Trace(ctx context.Context) (*Trace, error) {
 // its JSON-RPC endpoint.
 func (w *World) traceOf(ctx context.Context, r *TxResult) (*Trace, error) {
 	on := r.on
-	if on == nil {
-		on = w.forkChain
-	}
 	t := &Trace{}
 	var res *evm.Result
 	var err error
