@@ -8,8 +8,6 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
-
-	"github.com/agentflightrecorder/afr/chain"
 )
 
 // Actor is a named key. Actors that send transactions are funded.
@@ -58,10 +56,7 @@ func (w *World) PolicySigner() *Actor { return w.policySig }
 // order; Propose collects the first Threshold approvals.
 func (w *World) Approvers() []*Actor { return append([]*Actor(nil), w.approvers...) }
 
-// Fund sends wei to a from the backend's funded key.
+// Fund sends wei to a from the backend's funded key, on the selected fork.
 func (w *World) Fund(ctx context.Context, a *Actor, wei *big.Int) error {
-	if _, err := chain.Transact(ctx, w.client, w.funder, &a.Address, wei, nil); err != nil {
-		return fmt.Errorf("world: funding %s: %w", a, err)
-	}
-	return nil
+	return fund(ctx, w.forkChain, a, wei)
 }

@@ -47,7 +47,7 @@ func (w *World) cheats(cheat string) (backend.Cheats, error) {
 	if c, ok := w.chain.(backend.Cheats); ok {
 		return c, nil
 	}
-	return nil, &CheatError{Cheat: cheat, Backend: w.cfg.Backend, Can: []backend.Kind{backend.KindInProcess, backend.KindAnvil, backend.KindFork}}
+	return nil, &CheatError{Cheat: cheat, Backend: w.kind, Can: []backend.Kind{backend.KindInProcess, backend.KindAnvil, backend.KindFork}}
 }
 
 // miner returns the backend's Miner, or a *CheatError naming cheat.
@@ -55,7 +55,7 @@ func (w *World) miner(cheat string) (backend.Miner, error) {
 	if m, ok := w.chain.(backend.Miner); ok {
 		return m, nil
 	}
-	return nil, &CheatError{Cheat: cheat, Backend: w.cfg.Backend, Can: []backend.Kind{backend.KindInProcess, backend.KindEmbedded, backend.KindAnvil, backend.KindFork}}
+	return nil, &CheatError{Cheat: cheat, Backend: w.kind, Can: []backend.Kind{backend.KindInProcess, backend.KindEmbedded, backend.KindAnvil, backend.KindFork}}
 }
 
 // Deal sets the ether balance of holder (an *Actor or a common.Address) to

@@ -14,6 +14,7 @@ const (
 	EnvBackend   = "AFR_BACKEND"    // inproc, embedded, anvil or fork
 	EnvForkRPC   = "AFR_FORK_RPC"   // archive JSON-RPC endpoint for the fork backend and live fork specs
 	EnvForkBlock = "AFR_FORK_BLOCK" // pinned block number for the fork backend
+	EnvForkCache = "AFR_FORK_CACHE" // directory of the forks' on-disk RPC cache, or "off" (Config.ForkCache)
 )
 
 // SelectedBackend returns $AFR_BACKEND, else "": the default, chosen by
@@ -54,6 +55,15 @@ type Config struct {
 	// $AFR_FORK_RPC and $AFR_FORK_BLOCK.
 	ForkRPC   string
 	ForkBlock uint64
+	// ForkCache is the directory where forks (the fork backend and
+	// CreateFork's) keep the state they fetched from the forked endpoint:
+	// anvil's fork RPC cache, one file per chain and block,
+	// ForkCache/<chain>/<block>/storage.json (see anvil.Options.ForkCache),
+	// written when the fork stops. The next fork of the same chain at the
+	// same block — in this process or the next run — fetches only what is
+	// not in it. "" means $AFR_FORK_CACHE, else DefaultForkCache(); "off"
+	// fetches everything from the endpoint every time.
+	ForkCache string
 	// Anvil configures the anvil process of the anvil and fork backends.
 	Anvil AnvilConfig
 	// GenesisTime is the chain's genesis timestamp on the local

@@ -53,6 +53,17 @@
 // at its first use, so a spec that does not record pays only for the
 // chain (microseconds on the in-process chain).
 //
+// # Forks
+//
+// CreateFork and SelectFork give a World several forks, as forge's
+// vm.createFork and vm.selectFork give a test: Send, the cheatcodes,
+// balances, calls and traces act on the selected fork, while the log, its
+// anchoring and the PACE flow stay on the home chain (HomeFork, the one
+// the World started on). Snapshot covers every fork. Forks keep what they
+// fetched from their endpoint on disk (Config.ForkCache, keyed by the
+// forked block's hash), so a later fork of the same block — in this
+// process or the next run — fetches only what is new.
+//
 // # Security
 //
 // Actor keys are derived from their names (ActorKey) so that addresses,

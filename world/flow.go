@@ -111,9 +111,9 @@ func (w *World) Approve(ctx context.Context, p *Proposal, a *Actor) (recorder.Re
 func (w *World) Submit(ctx context.Context, relayer *Actor, s *pdr.SignedPDR, call pdr.Call) *TxResult {
 	o := w.pace.Submit(ctx, relayer.Key, s, call)
 	res := &TxResult{From: relayer, To: w.account, Value: new(big.Int), Data: o.Data,
-		Receipt: o.Receipt, Reverted: o.Reverted, RevertData: o.RevertData, Err: o.Err, Registry: w.registry, Client: w.client, w: w}
+		Receipt: o.Receipt, Reverted: o.Reverted, RevertData: o.RevertData, Err: o.Err, Registry: w.registry, Client: w.home().client, w: w, on: w.home()}
 	if o.Reverted && o.Receipt == nil {
-		res.simulatedAt = w.refusedAt(ctx)
+		res.simulatedAt = refusedAt(ctx, res.Client)
 	}
 	w.minedRevert(ctx, res)
 	return res

@@ -77,7 +77,7 @@ func (w *World) openRecorder(ctx context.Context, dir string) error {
 	// One epoch per transaction (MaxRun 1): how many epochs wait when a
 	// transaction is sent depends on timing, and the World's gas figures
 	// (the gas baseline, the demo) must repeat exactly.
-	w.anchorer, err = anchor.Open(ctx, w.logDir, w.client, anchor.Options{Contract: w.epochAnchor, Key: w.operator.Key, MaxRun: 1,
+	w.anchorer, err = anchor.Open(ctx, w.logDir, w.home().client, anchor.Options{Contract: w.epochAnchor, Key: w.operator.Key, MaxRun: 1,
 		FromBlock: w.deployment.Block, Confirmations: w.cfg.Confirmations, Poll: 10 * time.Millisecond, MinBackoff: 10 * time.Millisecond,
 		MaxBackoff: 200 * time.Millisecond, Position: rec.Position, Logf: w.cfg.Logf})
 	if err != nil {
@@ -217,7 +217,7 @@ func (w *World) drain(ctx context.Context) error {
 // onchain is how the World's log is verified on chain: its anchors (per
 // log and in the operator's batches) and the account's executions.
 func (w *World) onchain() onchain.Deployed {
-	d := onchain.ForDeployment(w.client, &w.deployment, w.operator.Address, w.LogID(), "")
+	d := onchain.ForDeployment(w.home().client, &w.deployment, w.operator.Address, w.LogID(), "")
 	d.Executions.Registry = w.registry
 	return d
 }

@@ -20,7 +20,7 @@ import (
 // log's clock and randomness, the delegation salts and the policy. Revert
 // returns to it as often as needed.
 type Snapshot struct {
-	chain  backend.SnapshotID
+	forks  forksSnapshot
 	logDir string
 	clock  time.Time
 	rng    []byte
@@ -36,12 +36,12 @@ var ErrNoSnapshots = errors.New("world: the backend cannot snapshot")
 // epoch is anchored, so that the chain and the log it saves agree; the open
 // epoch is saved open. The log is copied only if it was used since the last
 // Revert: otherwise it is still the one saved in that Revert's snapshot,
-// which the new one shares. The in-process, embedded and anvil backends
-// (fork included) can snapshot; a World whose log follows the wall clock
-// (Config.BlockTime) cannot.
+// which the new one shares. Every fork of the World is saved (CreateFork's
+// forks are started first), and which one is selected. The in-process,
+// embedded and anvil backends (fork included) can snapshot; a World whose
+// log follows the wall clock (Config.BlockTime) cannot.
 func (w *World) Snapshot(ctx context.Context) (*Snapshot, error) {
-	sn, ok := w.chain.(backend.Snapshotter)
-	if !ok || w.clock == nil {
+	if _, ok := w.home().chain.(backend.Snapshotter); !ok || w.clock == nil {
 		return nil, fmt.Errorf("%w (%s backend)", ErrNoSnapshots, w.cfg.Backend)
 	}
 	w.logMu.Lock()
@@ -52,7 +52,7 @@ func (w *World) Snapshot(ctx context.Context) (*Snapshot, error) {
 			return nil, err
 		}
 	}
-	id, err := sn.Snapshot(ctx)
+	forks, err := w.snapshotForks(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("world: snapshot: %w", err)
 	}
@@ -60,7 +60,7 @@ func (w *World) Snapshot(ctx context.Context) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Snapshot{chain: id, rng: rng, salt: w.salt, policy: w.policy, clock: w.clock.get()}
+	s := &Snapshot{forks: forks, rng: rng, salt: w.salt, policy: w.policy, clock: w.clock.get()}
 	if unused != nil {
 		s.logDir = unused.logDir
 		return s, nil
@@ -73,12 +73,14 @@ func (w *World) Snapshot(ctx context.Context) (*Snapshot, error) {
 }
 
 // Revert returns the World to s: the chain is reverted (what was mined
-// since is gone, EpochAnchor's head included), and so are the log's clock
-// and randomness, the delegation salts and the policy. The log is closed
-// and left as s saved it: the recorder, keyring and anchorer are reopened
-// on a fresh copy of it at the log's first use (Record, Propose,
-// SealAndAnchor, Verify, LogDir, Position, …), so a spec that does not
-// record pays only for the chain's revert. Whatever ran before, a spec
+// since is gone, EpochAnchor's head included), and so is every fork saved
+// in s, the one selected then selected again (forks created since are
+// stopped and dropped), and so are the log's clock and randomness, the
+// delegation salts and the policy. The log is closed and left as s saved
+// it: the recorder, keyring and anchorer are reopened on a fresh copy of it
+// at the log's first use (Record, Propose, SealAndAnchor, Verify, LogDir,
+// Position, …), so a spec that does not record pays only for the chain's
+// revert. Whatever ran before, a spec
 // after Revert(s) records, anchors and measures gas exactly as after every
 // other Revert(s) on the in-process and embedded chains. (On anvil, the
 // priority fee it suggests comes from a fee-history cache that evm_revert
@@ -98,7 +100,8 @@ func (w *World) Revert(ctx context.Context, s *Snapshot) error {
 	if err := w.closeRecorder(); err != nil {
 		return fmt.Errorf("world: revert: closing the log: %w", err)
 	}
-	if err := w.chain.(backend.Snapshotter).Revert(ctx, s.chain); err != nil {
+	forksErr, err := w.revertForks(ctx, s.forks)
+	if err != nil {
 		// Nothing was reverted: the World goes on with the log it had.
 		err = fmt.Errorf("world: revert: %w", err)
 		if open {
@@ -121,7 +124,7 @@ func (w *World) Revert(ctx context.Context, s *Snapshot) error {
 	w.logMu.Lock()
 	w.restore = s
 	w.logMu.Unlock()
-	return nil
+	return forksErr
 }
 
 // settle waits until the anchorer has anchored every sealed epoch.

@@ -18,6 +18,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/agentflightrecorder/afr/calldata"
+	"github.com/agentflightrecorder/afr/chain"
 	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/contracts/artifacts"
 	"github.com/agentflightrecorder/afr/evm"
@@ -71,14 +72,16 @@ func (r *TxResult) Trace(ctx context.Context) (*Trace, error) {
 	return r.trace, r.traceErr
 }
 
-// traceOf traces r (see TxResult.Trace): on the chain's own state where
-// the backend traces in process, else through its JSON-RPC endpoint.
+// traceOf traces r (see TxResult.Trace) on the chain it was sent on: on
+// the chain's own state where the backend traces in process, else through
+// its JSON-RPC endpoint.
 func (w *World) traceOf(ctx context.Context, r *TxResult) (*Trace, error) {
+	on := r.on
 	t := &Trace{}
 	var res *evm.Result
 	var err error
 	call := tracesim.CallRequest{From: r.From.Address, To: &r.To, Value: r.Value, Data: r.Data}
-	if tr, ok := w.chain.(backend.Tracer); ok {
+	if tr, ok := on.chain.(backend.Tracer); ok {
 		switch {
 		case r.Receipt != nil:
 			res, err = tr.TraceTransaction(ctx, r.Receipt.TxHash)
@@ -95,11 +98,11 @@ func (w *World) traceOf(ctx context.Context, r *TxResult) (*Trace, error) {
 		if r.Receipt != nil && r.From != nil && r.From.Key == nil {
 			return nil, ErrPrankedReplay
 		}
-		url := w.chain.URL()
+		url := on.chain.URL()
 		if url == "" {
-			return nil, fmt.Errorf("world: trace: the %s backend serves no JSON-RPC endpoint", w.cfg.Backend)
+			return nil, fmt.Errorf("world: trace: the %s backend serves no JSON-RPC endpoint", on.kind)
 		}
-		rp, err := tracesim.NewReplayer(url, &tracesim.ReplayOptions{Registry: w.registry, ChainID: w.chainID})
+		rp, err := tracesim.NewReplayer(url, &tracesim.ReplayOptions{Registry: w.registry, ChainID: on.chainID})
 		if err != nil {
 			return nil, err
 		}
@@ -125,7 +128,7 @@ func (w *World) traceOf(ctx context.Context, r *TxResult) (*Trace, error) {
 			return nil, fmt.Errorf("world: trace: the transaction was neither mined nor refused in simulation (%v)", r.Err)
 		}
 	}
-	w.identifyAll(ctx, &t.Calls)
+	w.identifyAll(ctx, on.client, &t.Calls)
 	if o := tracesim.RevertOrigin(&t.Calls); o != nil && o.Reverted() && o.To != nil {
 		t.Revert, t.RevertedBy = calldata.DecodeRevert(w.registry, o.Output, *o.To), *o.To
 	}
@@ -142,11 +145,11 @@ type simulatedAt struct {
 	hash   common.Hash
 }
 
-// refusedAt returns the block a call just refused in simulation ran on: the
-// latest, as nothing of the World mines between the two (anchoring is on
-// demand unless Config.Anchoring says otherwise).
-func (w *World) refusedAt(ctx context.Context) *simulatedAt {
-	h, err := w.client.HeaderByNumber(ctx, nil)
+// refusedAt returns the block a call just refused in simulation on c ran
+// on: the latest, as nothing of the World mines between the two (anchoring
+// is on demand unless Config.Anchoring says otherwise).
+func refusedAt(ctx context.Context, c chain.Client) *simulatedAt {
+	h, err := c.HeaderByNumber(ctx, nil)
 	if err != nil {
 		return nil
 	}
@@ -168,12 +171,13 @@ func (w *World) knowCode(a *artifacts.Artifact) {
 }
 
 // identify binds addr, when no contract is bound to it, to the known
-// contract whose deployed code is at addr; it reports the contract bound.
-func (w *World) identify(ctx context.Context, addr common.Address) (string, bool) {
+// contract whose deployed code is at addr on the chain of c; it reports the
+// contract bound.
+func (w *World) identify(ctx context.Context, c chain.Client, addr common.Address) (string, bool) {
 	if n, ok := w.registry.BoundTo(addr); ok {
 		return n, true
 	}
-	code, err := w.client.CodeAt(ctx, addr, nil)
+	code, err := c.CodeAt(ctx, addr, nil)
 	if err != nil || len(code) == 0 {
 		return "", false
 	}
@@ -187,13 +191,14 @@ func (w *World) identify(ctx context.Context, addr common.Address) (string, bool
 	return "", false
 }
 
-// identifyAll identifies the target of every frame of a call tree.
-func (w *World) identifyAll(ctx context.Context, f *evm.CallFrame) {
+// identifyAll identifies the target of every frame of a call tree on the
+// chain of c.
+func (w *World) identifyAll(ctx context.Context, c chain.Client, f *evm.CallFrame) {
 	if f.To != nil {
-		w.identify(ctx, *f.To)
+		w.identify(ctx, c, *f.To)
 	}
 	for i := range f.Calls {
-		w.identifyAll(ctx, &f.Calls[i])
+		w.identifyAll(ctx, c, &f.Calls[i])
 	}
 }
 
@@ -263,7 +268,7 @@ func (w *World) LoadArtifacts(ctx context.Context, dir string, addrs ...common.A
 	bound := map[common.Address]string{}
 	var missed []common.Address
 	for _, addr := range addrs {
-		if n, ok := w.identify(ctx, addr); ok {
+		if n, ok := w.identify(ctx, w.client, addr); ok {
 			bound[addr] = n
 		} else {
 			missed = append(missed, addr)

@@ -42,6 +42,7 @@ type TxResult struct {
 	Client   chain.Client
 
 	w           *World       // the World that sent it: traces
+	on          *forkChain   // the chain it was sent on
 	simulatedAt *simulatedAt // the block a refused call was simulated on
 	trace       *Trace       // kept by Trace
 	traceErr    error
@@ -107,7 +108,7 @@ func (w *World) Send(ctx context.Context, from *Actor, to common.Address, value 
 	if p := w.pranked(); p != nil {
 		from = p
 	}
-	res := &TxResult{From: from, To: to, Value: value, Data: data, Registry: w.registry, Client: w.client, w: w}
+	res := &TxResult{From: from, To: to, Value: value, Data: data, Registry: w.registry, Client: w.client, w: w, on: w.forkChain}
 	switch {
 	case from.Key == nil:
 		// Pranked: sent without a key (Cheats.SendAs), simulated first
@@ -139,7 +140,7 @@ func (w *World) refused(ctx context.Context, res *TxResult) bool {
 	res.Err = err
 	res.RevertData, res.Reverted = chain.Reverted(err)
 	if res.Reverted {
-		res.simulatedAt = w.refusedAt(ctx)
+		res.simulatedAt = refusedAt(ctx, w.client)
 	}
 	return true
 }

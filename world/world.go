@@ -2,7 +2,6 @@ package world
 
 import (
 	"context"
-	"crypto/ecdsa"
 	cryptorand "crypto/rand"
 	"errors"
 	"fmt"
@@ -39,11 +38,12 @@ import (
 // except Record, Position, AnchorWindow and AnchorQueue, which may also be
 // called from other goroutines — but not during Revert or after Close.
 type World struct {
-	cfg     Config
-	chain   backend.Backend
-	client  chain.Client
-	chainID uint64
-	funder  *ecdsa.PrivateKey
+	cfg Config
+	// The selected fork's chain (SelectFork; the home chain unless another
+	// is selected): where Send, calls, cheats, balances and traces go.
+	*forkChain
+	forks    []*fork // by ForkID; forks[HomeFork] is the chain the World started on
+	selected ForkID
 
 	actors                                                map[string]*Actor
 	deployer, agent, operator, owner, attacker, policySig *Actor
@@ -99,23 +99,15 @@ func New(ctx context.Context, cfg Config) (w *World, err error) {
 			w = nil
 		}
 	}()
-	if err := w.startChain(); err != nil {
+	if err := w.startChain(ctx); err != nil {
 		return w, err
 	}
-	w.client = pinnedFees{w.chain.Client()}
-	id, err := w.client.ChainID(ctx)
-	if err != nil {
-		return w, fmt.Errorf("world: chain id: %w", err)
-	}
-	w.chainID = id.Uint64()
 	if w.start, err = w.Now(ctx); err != nil {
 		return w, fmt.Errorf("world: %w", err)
 	}
 
-	for _, n := range []string{"deployer", "agent", "operator", "owner", "attacker"} {
-		if err := w.Fund(ctx, w.Actor(n), ether(10)); err != nil {
-			return w, err
-		}
+	if err := w.fundActors(ctx, w.forkChain); err != nil {
+		return w, err
 	}
 	w.deployer, w.agent, w.operator, w.owner, w.attacker = w.Actor("deployer"), w.Actor("agent"), w.Actor("operator"), w.Actor("owner"), w.Actor("attacker")
 	w.policySig = w.Actor("policy-signer")
@@ -156,10 +148,11 @@ func New(ctx context.Context, cfg Config) (w *World, err error) {
 	return w, nil
 }
 
-// startChain starts the configured backend. anvil stops when the World is
-// closed, whatever the context of New.
-func (w *World) startChain() error {
-	ac := w.cfg.Anvil
+// startChain starts the configured backend: the World's home chain, and
+// the selected one until SelectFork. anvil stops when the World is closed,
+// whatever the context of New.
+func (w *World) startChain(ctx context.Context) (err error) {
+	var home *fork // pinned by a fork backend
 	opts := backend.Options{
 		InProcess: backend.InProcessOptions{Keys: 1, GenesisTime: w.cfg.GenesisTime},
 		// Without BlockTime, no periodic empty blocks: blocks are mined only
@@ -168,13 +161,10 @@ func (w *World) startChain() error {
 		// Served on a loopback port too, so that tracesim replays its
 		// transactions (World.Replay) as it does anvil's.
 		Embedded: backend.EmbeddedOptions{Keys: 1, BlockPeriod: -1, GenesisTime: w.cfg.GenesisTime, HTTP: "127.0.0.1:0"},
-		Anvil:    anvil.Options{Binary: ac.Binary, Port: ac.Port, Hardfork: ac.Hardfork, Args: ac.Args, Accounts: 1, Log: w.cfg.AnvilLog},
+		Anvil:    w.anvilOptions(),
 	}
 	if bt := w.cfg.BlockTime; bt != 0 {
 		opts.Embedded.BlockPeriod = bt
-		opts.Anvil.BlockTime, opts.Anvil.MixedMining = max(time.Second, bt.Truncate(time.Second)), true
-	} else {
-		opts.Anvil.BlockTimestampInterval = 1
 	}
 	switch w.cfg.Backend {
 	case backend.KindInProcess:
@@ -204,18 +194,41 @@ func (w *World) startChain() error {
 		if rpcURL == "" || block == 0 {
 			return fmt.Errorf("%w (set Config.ForkRPC and Config.ForkBlock, or %s and %s)", ErrForkUnpinned, EnvForkRPC, EnvForkBlock)
 		}
+		if home, err = pin(ctx, rpcURL, block); err != nil {
+			return err
+		}
+		if err := w.forkCache(&opts.Anvil, home); err != nil {
+			return err
+		}
 		opts.Anvil.ForkURL, opts.Anvil.ForkBlock = rpcURL, block
 	}
 	b, err := backend.Start(context.Background(), w.cfg.Backend, opts)
 	if err != nil {
 		return fmt.Errorf("world: starting the %s backend: %w", w.cfg.Backend, err)
 	}
-	w.chain = b
-	if len(w.chain.Keys()) == 0 {
-		return fmt.Errorf("world: the %s backend has no funded key", w.cfg.Backend)
+	c, err := connect(ctx, w.cfg.Backend, b)
+	if err != nil {
+		return errors.Join(err, b.Close())
 	}
-	w.funder = w.chain.Keys()[0]
+	if home == nil {
+		home = &fork{}
+	}
+	home.chainID, home.c = c.chainID, c
+	w.forks, w.forkChain = []*fork{home}, c
 	return nil
+}
+
+// anvilOptions are the options of the World's anvil processes (the anvil
+// and fork backends, and the forks of CreateFork).
+func (w *World) anvilOptions() anvil.Options {
+	ac := w.cfg.Anvil
+	o := anvil.Options{Binary: ac.Binary, Port: ac.Port, Hardfork: ac.Hardfork, Args: ac.Args, Accounts: 1, Log: w.cfg.AnvilLog}
+	if bt := w.cfg.BlockTime; bt != 0 {
+		o.BlockTime, o.MixedMining = max(time.Second, bt.Truncate(time.Second)), true
+	} else {
+		o.BlockTimestampInterval = 1
+	}
+	return o
 }
 
 // ErrInProcessUnserved is returned by New for the in-process backend with
@@ -227,17 +240,17 @@ var ErrInProcessUnserved = errors.New("world: the in-process backend mines no bl
 // archive endpoint and a block.
 var ErrForkUnpinned = errors.New("world: the fork backend needs an archive endpoint and a pinned block")
 
-// Backend is the World's chain backend.
+// Backend is the World's chain backend (that of its home chain).
 func (w *World) Backend() backend.Kind { return w.cfg.Backend }
 
-// Client is the World's chain client (fixed fees, rounded gas limits: see
-// fees.go).
+// Client is the selected fork's chain client (fixed fees, rounded gas
+// limits: see fees.go); the home chain's unless SelectFork chose another.
 func (w *World) Client() chain.Client { return w.client }
 
-// ChainID is the chain's id.
+// ChainID is the selected fork's chain id (see Client).
 func (w *World) ChainID() uint64 { return w.chainID }
 
-// URL is the chain's JSON-RPC endpoint on loopback.
+// URL is the selected fork's JSON-RPC endpoint on loopback (see Client).
 func (w *World) URL() string { return w.chain.URL() }
 
 // Deployment is where AFR's contracts are: EpochAnchor and the
@@ -263,9 +276,9 @@ func (w *World) Sink() common.Address    { return w.sink }
 // deployed; a spec adds ABIs of contracts it did not deploy itself.
 func (w *World) Registry() *calldata.Registry { return w.registry }
 
-// Close stops the anchorer, closes the recorder and stops the backend
-// (anvil processes included), and removes a temporary directory. It is
-// safe to call more than once.
+// Close stops the anchorer, closes the recorder and stops every chain of
+// the World (anvil processes included: the home chain's and every fork's),
+// and removes a temporary directory. It is safe to call more than once.
 func (w *World) Close() error {
 	w.closeMu.Lock()
 	defer w.closeMu.Unlock()
@@ -276,10 +289,7 @@ func (w *World) Close() error {
 	w.logMu.Lock()
 	w.restore = nil // a log closed by Revert stays closed
 	w.logMu.Unlock()
-	errs := []error{w.closeRecorder()}
-	if w.chain != nil {
-		errs = append(errs, w.chain.Close())
-	}
+	errs := []error{w.closeRecorder(), w.closeForks(0)}
 	if w.tmp != "" {
 		errs = append(errs, os.RemoveAll(w.tmp))
 	}
@@ -287,7 +297,7 @@ func (w *World) Close() error {
 	return w.closeErr
 }
 
-// Now returns the latest block's timestamp.
+// Now returns the latest block's timestamp on the selected fork.
 func (w *World) Now(ctx context.Context) (uint64, error) {
 	return pace.BlockTime(ctx, w.client)
 }
@@ -299,8 +309,11 @@ func (w *World) Now(ctx context.Context) (uint64, error) {
 // lifetime, and its expiry — and so its signature, calldata and gas — does
 // not depend on how many blocks were mined before it: adding a transaction
 // to a spec does not move the gas of the ones after it.
+//
+// It is the home chain's time, where the PACE account is, whichever fork
+// is selected.
 func (w *World) Clock(ctx context.Context) (uint64, error) {
-	now, err := w.Now(ctx)
+	now, err := pace.BlockTime(ctx, w.home().client)
 	if err != nil || now < w.start {
 		return w.start, err
 	}
@@ -311,13 +324,13 @@ func (w *World) Clock(ctx context.Context) (uint64, error) {
 // NextNonce returns the account's current policy nonce: the nonce of the next
 // PDR without delegations.
 func (w *World) NextNonce(ctx context.Context) (uint64, error) {
-	return pace.AccountNonce(ctx, w.client, w.account)
+	return pace.AccountNonce(ctx, w.home().client, w.account)
 }
 
 // NextDelegatedNonce returns the account's current delegated nonce: the nonce
 // of the next PDR a delegate signs (executeDelegated).
 func (w *World) NextDelegatedNonce(ctx context.Context) (uint64, error) {
-	return pace.AccountDelegatedNonce(ctx, w.client, w.account)
+	return pace.AccountDelegatedNonce(ctx, w.home().client, w.account)
 }
 
 // ether is n ether in wei.

@@ -26,7 +26,9 @@
 //   - anvil: a local anvil process on a free loopback port, started by the
 //     World and stopped when it is closed (or when the test process dies);
 //   - fork: anvil forking an archive JSON-RPC endpoint at a pinned block,
-//     AFR_FORK_RPC and AFR_FORK_BLOCK (both required).
+//     AFR_FORK_RPC and AFR_FORK_BLOCK (both required), with what it
+//     fetched kept on disk for the next fork of that block
+//     (world.Config.ForkCache).
 //
 // # One World per suite
 //

@@ -55,7 +55,7 @@ var _ = Describe("A World forked from an archive endpoint pinned at a block", La
 		_, err = chain.Transact(ctx, c, archive.Keys()[0], &to, big.NewInt(1), nil)
 		Expect(err).NotTo(HaveOccurred())
 
-		w := afrspec.StartWorld(world.Config{Backend: backend.KindFork, ForkRPC: archive.URL(), ForkBlock: rc.BlockNumber.Uint64()})
+		w := afrspec.StartWorld(world.Config{Backend: backend.KindFork, ForkRPC: archive.URL(), ForkBlock: rc.BlockNumber.Uint64(), ForkCache: GinkgoT().TempDir()})
 		bal, err := w.Client().BalanceAt(ctx, to, nil)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(bal.Int64()).To(Equal(int64(12345)), "the fork holds the archive's state at the pinned block")

@@ -83,6 +83,18 @@ type Options struct {
 	// forks that JSON-RPC endpoint's state at that block (0: its latest).
 	ForkURL   string
 	ForkBlock uint64
+	// ForkCache, with ForkURL, is the directory of the fork's on-disk RPC
+	// cache (accounts, storage and block hashes fetched from the forked
+	// endpoint), laid out as Foundry lays out ~/.foundry/cache/rpc:
+	// ForkCache/<chain>/<block>/storage.json, <chain> being the chain's
+	// name in Foundry's list of chains or else its id. anvil loads the file
+	// at start and writes it back when stopped by Stop, so the next node
+	// forking the same chain at the same block fetches only what is not in
+	// it yet; anvil caches only a fork pinned to a block (ForkBlock). Empty
+	// means anvil's own default, ~/.foundry/cache/rpc. (anvil has no flag
+	// for it: the node runs with HOME set to a temporary directory whose
+	// .foundry/cache/rpc is a link to ForkCache.)
+	ForkCache string
 	// Args are appended to the command line as given (e.g. "--prune-history").
 	Args []string
 	// Log receives anvil's output after the banner; nil discards it.
@@ -163,6 +175,9 @@ func Start(ctx context.Context, opts Options) (*Node, error) {
 	if opts.ForkBlock != 0 && opts.ForkURL == "" {
 		return nil, errors.New("anvil: a fork block needs a fork URL")
 	}
+	if opts.ForkCache != "" && opts.ForkURL == "" {
+		return nil, errors.New("anvil: a fork cache needs a fork URL")
+	}
 	args := []string{"--host", "127.0.0.1", "--port", strconv.Itoa(opts.Port)}
 	if opts.ChainID != 0 {
 		args = append(args, "--chain-id", strconv.FormatUint(opts.ChainID, 10))
@@ -195,13 +210,23 @@ func Start(ctx context.Context, opts Options) (*Node, error) {
 
 	cmd := exec.Command(bin, args...)
 	cmd.SysProcAttr = sysProcAttr()
+	home := ""
+	if opts.ForkCache != "" {
+		var err error
+		if home, err = cacheHome(opts.ForkCache); err != nil {
+			return nil, err
+		}
+		cmd.Env = append(os.Environ(), "HOME="+home)
+	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
+		_ = removeHome(home)
 		return nil, fmt.Errorf("anvil: %w", err)
 	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &lockedWriter{w: &stderr}
 	if err := cmd.Start(); err != nil {
+		_ = removeHome(home)
 		return nil, fmt.Errorf("anvil: start %s: %w", bin, err)
 	}
 	n := &Node{cmd: cmd, exited: make(chan struct{})}
@@ -257,6 +282,7 @@ func Start(ctx context.Context, opts Options) (*Node, error) {
 	}()
 	go func() {
 		n.waitErr = cmd.Wait()
+		_ = removeHome(home)
 		close(n.exited)
 	}()
 
@@ -416,6 +442,42 @@ func (n *Node) Call(ctx context.Context, result any, method string, params ...an
 		return fmt.Errorf("anvil: %s answered %s: %w", method, out.Result, err)
 	}
 	return nil
+}
+
+// cacheHome makes a temporary home directory whose .foundry/cache/rpc
+// links to the fork cache dir (created if missing), where anvil keeps its
+// fork RPC cache (see Options.ForkCache).
+func cacheHome(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("anvil: fork cache %s: %w", dir, err)
+	}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return "", fmt.Errorf("anvil: fork cache: %w", err)
+	}
+	home, err := os.MkdirTemp("", "afr-anvil-home-")
+	if err != nil {
+		return "", fmt.Errorf("anvil: %w", err)
+	}
+	cache := filepath.Join(home, ".foundry", "cache")
+	if err := os.MkdirAll(cache, 0o755); err != nil {
+		_ = removeHome(home)
+		return "", fmt.Errorf("anvil: %w", err)
+	}
+	if err := os.Symlink(abs, filepath.Join(cache, "rpc")); err != nil {
+		_ = removeHome(home)
+		return "", fmt.Errorf("anvil: fork cache: %w", err)
+	}
+	return home, nil
+}
+
+// removeHome removes a home directory made by cacheHome ("" is none); the
+// fork cache it links to stays.
+func removeHome(home string) error {
+	if home == "" {
+		return nil
+	}
+	return os.RemoveAll(home)
 }
 
 type lockedWriter struct {

@@ -147,6 +147,7 @@ func TestBadOptions(t *testing.T) {
 		{anvil.Options{Port: 70000}, "port 70000 out of range"},
 		{anvil.Options{BlockTime: 1500 * time.Millisecond}, "whole, positive number of seconds"},
 		{anvil.Options{ForkBlock: 5}, "needs a fork URL"},
+		{anvil.Options{ForkCache: t.TempDir()}, "a fork cache needs a fork URL"},
 		{anvil.Options{MixedMining: true}, "mixed mining needs a block time"},
 	} {
 		_, err := anvil.Start(context.Background(), c.opts)
@@ -167,5 +168,27 @@ func TestMissingExplicitBinary(t *testing.T) {
 	_, err := anvil.Start(context.Background(), anvil.Options{Binary: filepath.Join(t.TempDir(), "no-anvil-here")})
 	if !errors.Is(err, anvil.ErrNotFound) || !strings.Contains(err.Error(), "no-anvil-here") {
 		t.Fatalf("err = %v, want anvil.ErrNotFound naming the missing binary", err)
+	}
+}
+
+// A fork with a fork cache writes Foundry's cache file for its chain and
+// block into that directory when stopped.
+func TestForkCache(t *testing.T) {
+	archive := anviltest.Start(t, anvil.Options{ChainID: 76})
+	if err := archive.Call(context.Background(), nil, "anvil_mine", 2); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "forks")
+	fork := anviltest.Start(t, anvil.Options{ForkURL: archive.URL(), ForkBlock: 2, ForkCache: dir})
+	var bal string
+	if err := fork.Call(context.Background(), &bal, "eth_getBalance", "0x00000000000000000000000000000000000a11ce", "latest"); err != nil {
+		t.Fatal(err)
+	}
+	if err := fork.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*", "2", "storage.json"))
+	if err != nil || len(files) != 1 {
+		t.Fatalf("fork cache after Stop: %v (%v), want one %s/<chain>/2/storage.json", files, err, dir)
 	}
 }

@@ -39,7 +39,8 @@ var _ = Describe("Cheatcodes on the fork backend", Label("anvil"), func() {
 		guarded, _ := deploy(guardedArt, admin)
 		token, pin := deploy(tokenArt, eth(1000))
 
-		w := afrspec.StartWorld(world.Config{Backend: backend.KindFork, ForkRPC: archive.URL(), ForkBlock: pin})
+		// A fork cache of its own: the archive is gone after the spec.
+		w := afrspec.StartWorld(world.Config{Backend: backend.KindFork, ForkRPC: archive.URL(), ForkBlock: pin, ForkCache: GinkgoT().TempDir()})
 		bound, err := w.LoadArtifacts(ctx, "out", guarded, token)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(bound).To(HaveLen(2))
