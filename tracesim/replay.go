@@ -59,6 +59,11 @@ type ReplayOptions struct {
 	// http(s) endpoints.
 	Timeout    time.Duration
 	HTTPClient *http.Client
+	// Client, when set, answers the JSON-RPC instead of a client dialed to
+	// the endpoint URL, which may then be empty: an in-process chain's
+	// client (chain/backend's Attacher), with no HTTP. The Replayer neither
+	// dials nor closes it; Stats.Requests counts no HTTP requests for it.
+	Client *rpc.Client
 }
 
 // ReplayResult is a mined transaction re-executed with tracing and decoded.
@@ -190,8 +195,11 @@ func NewReplayer(rpcURL string, opts *ReplayOptions) (*Replayer, error) {
 	default:
 		return nil, fmt.Errorf("tracesim: unknown mode %d", int(r.opts.Mode))
 	}
-	if r.opts.Mode != evm.ReplayOnly && rpcURL == "" {
-		return nil, errors.New("tracesim: no endpoint URL (give one, or use replay-only mode with a cache)")
+	if r.opts.Mode != evm.ReplayOnly && rpcURL == "" && r.opts.Client == nil {
+		return nil, errors.New("tracesim: no endpoint URL (give one, or a Client, or use replay-only mode with a cache)")
+	}
+	if r.opts.Client != nil && rpcURL == "" {
+		r.url = "in-process client"
 	}
 	return r, nil
 }
@@ -211,7 +219,7 @@ func (r *Replayer) Close() error {
 			first = err
 		}
 	}
-	if r.client != nil {
+	if r.client != nil && r.client != r.opts.Client {
 		r.client.Close()
 	}
 	return first
@@ -232,6 +240,10 @@ func (r *Replayer) dial(ctx context.Context) (*rpc.Client, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.client != nil {
+		return r.client, nil
+	}
+	if r.opts.Client != nil {
+		r.client = r.opts.Client
 		return r.client, nil
 	}
 	c, err := rpcdial.Dial(ctx, r.url, r.opts.HTTPClient, &r.requests)
@@ -390,7 +402,7 @@ func (r *Replayer) fork(ctx context.Context, chainID, parent uint64) (*evm.Fork,
 		return nil, errors.New("tracesim: replayer is closed")
 	}
 	cfg := evm.ForkConfig{URL: r.url, Block: strconv.FormatUint(parent, 10), Mode: r.opts.Mode, ChainID: chainID,
-		Timeout: r.opts.Timeout, HTTPClient: r.opts.HTTPClient, ChainConfig: r.opts.ChainConfig,
+		Timeout: r.opts.Timeout, HTTPClient: r.opts.HTTPClient, Client: r.opts.Client, ChainConfig: r.opts.ChainConfig,
 		Hardfork: r.opts.Hardfork, AbsentIsEmpty: r.opts.AbsentIsEmpty && r.opts.Mode == evm.ReplayOnly}
 	if r.opts.CacheDir != "" && r.opts.Mode != evm.Live {
 		cfg.CacheDir = filepath.Join(r.opts.CacheDir, "forks")

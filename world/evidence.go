@@ -10,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/agentflightrecorder/afr/calldata"
+	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/tracesim"
@@ -29,17 +30,26 @@ type Evidence struct {
 }
 
 // Replay re-executes a transaction mined on the World's chain with tracesim
-// — on every backend that serves JSON-RPC (Config.RPC), with the chain's
-// own rules — decodes it with
-// w.registry and checks it against its receipt: the call tree, events,
-// storage, balance, code and nonce changes of the transaction (a
-// *tracesim.FidelityError, with the result, when the replay disagrees).
+// — on every backend, with the chain's own rules: through the in-process
+// chain's in-process JSON-RPC client (no HTTP, no Config.RPC), else the
+// backend's JSON-RPC endpoint — decodes it with w.registry and checks it
+// against its receipt: the call tree, events, storage, balance, code and
+// nonce changes of the transaction (a *tracesim.FidelityError, with the
+// result, when the replay disagrees).
 func (w *World) Replay(ctx context.Context, tx common.Hash) (*tracesim.ReplayResult, error) {
+	opts := &tracesim.ReplayOptions{Registry: w.registry, ChainID: w.chainID}
 	url := w.chain.URL()
-	if url == "" {
-		return nil, fmt.Errorf("world: replay: the %s backend serves no JSON-RPC endpoint (set Config.RPC)", w.cfg.Backend)
+	if a, ok := w.chain.(backend.Attacher); ok {
+		cl, err := a.Attach()
+		if err != nil {
+			return nil, fmt.Errorf("world: replay: %w", err)
+		}
+		opts.Client, url = cl, ""
 	}
-	return tracesim.Replay(ctx, url, tx, &tracesim.ReplayOptions{Registry: w.registry, ChainID: w.chainID})
+	if url == "" && opts.Client == nil {
+		return nil, fmt.Errorf("world: replay: the %s backend serves no JSON-RPC endpoint", w.cfg.Backend)
+	}
+	return tracesim.Replay(ctx, url, tx, opts)
 }
 
 // RecordTx records res — any transaction a spec sent with Send: an attack,

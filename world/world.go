@@ -173,7 +173,7 @@ func (w *World) startChain() error {
 	}
 	switch w.cfg.Backend {
 	case backend.KindInProcess:
-		if w.cfg.BlockTime != 0 || w.cfg.RPC {
+		if w.cfg.BlockTime != 0 {
 			return ErrInProcessUnserved
 		}
 	case backend.KindAnvil:
@@ -206,6 +206,11 @@ func (w *World) startChain() error {
 		return fmt.Errorf("world: starting the %s backend: %w", w.cfg.Backend, err)
 	}
 	w.chain = b
+	if c, ok := b.(*backend.InProcess); ok && w.cfg.RPC {
+		if _, err := c.ServeRPC(); err != nil {
+			return fmt.Errorf("world: %w", err)
+		}
+	}
 	if len(w.chain.Keys()) == 0 {
 		return fmt.Errorf("world: the %s backend has no funded key", w.cfg.Backend)
 	}
@@ -214,9 +219,8 @@ func (w *World) startChain() error {
 }
 
 // ErrInProcessUnserved is returned by New for the in-process backend with
-// Config.BlockTime (it mines a block per transaction, never by the clock)
-// or Config.RPC (it serves no JSON-RPC).
-var ErrInProcessUnserved = errors.New("world: the in-process backend mines no blocks by the clock (Config.BlockTime) and serves no JSON-RPC (Config.RPC): use the embedded backend")
+// Config.BlockTime: it mines a block per transaction, never by the clock.
+var ErrInProcessUnserved = errors.New("world: the in-process backend mines no blocks by the clock (Config.BlockTime): use the embedded backend")
 
 // ErrForkUnpinned is returned by New for the fork backend without an
 // archive endpoint and a block.
