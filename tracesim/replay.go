@@ -425,7 +425,6 @@ func (r *Replayer) Replay(ctx context.Context, txHash common.Hash) (*ReplayResul
 	if err != nil {
 		return nil, err
 	}
-	idx := b.index(txHash)
 	f, err := r.fork(ctx, b.ChainID, b.number()-1)
 	if err != nil {
 		return nil, err
@@ -443,6 +442,18 @@ func (r *Replayer) Replay(ctx context.Context, txHash common.Hash) (*ReplayResul
 	if err != nil {
 		return nil, err
 	}
+	out, err := replayIn(ctx, env, b, txHash, r.opts.Registry)
+	if out != nil {
+		out.Stats.Requests = r.Requests() - before
+	}
+	return out, err
+}
+
+// replayIn executes the transactions of b before txHash on env (the state
+// b's transactions ran on, in b's context), then txHash with tracing, and
+// compares each with its receipt.
+func replayIn(ctx context.Context, env *evm.Env, b *minedBlock, txHash common.Hash, reg *calldata.Registry) (*ReplayResult, error) {
+	idx := b.index(txHash)
 	var mism []Mismatch
 	for i := 0; i < idx; i++ {
 		t, rc := b.Txs[i], b.Receipts[i]
@@ -474,11 +485,11 @@ func (r *Replayer) Replay(ctx context.Context, txHash common.Hash) (*ReplayResul
 
 	out := &ReplayResult{
 		ChainID: b.ChainID, TxHash: txHash, Block: b.number(), BlockHash: *b.Header.Hash, Index: idx,
-		Intent:   calldata.IntentOf(r.opts.Registry, b.ChainID, t.From, t.Tx.To(), t.Tx.Value(), t.Tx.Data()),
-		Effects:  EffectsOf(r.opts.Registry, res),
+		Intent:   calldata.IntentOf(reg, b.ChainID, t.From, t.Tx.To(), t.Tx.Value(), t.Tx.Data()),
+		Effects:  EffectsOf(reg, res),
 		Receipt:  Receipt{Status: (*uint64)(rc.Status), GasUsed: uint64(rc.GasUsed), Logs: len(rc.Logs)},
 		Fidelity: Fidelity{OK: len(mism) == 0, Mismatches: mism},
-		Stats:    Stats{Requests: r.Requests() - before, Executed: idx + 1},
+		Stats:    Stats{Executed: idx + 1},
 		Trace:    res.Trace,
 	}
 	if len(mism) > 0 {

@@ -52,6 +52,17 @@ func (w *World) Replay(ctx context.Context, tx common.Hash) (*tracesim.ReplayRes
 	return tracesim.Replay(ctx, url, tx, opts)
 }
 
+// replayEvidence replays tx for RecordTx: from the chain's own blocks and
+// state where the backend hands them over (the in-process chain:
+// tracesim.ReplayFrom, the same re-execution and checks as Replay with no
+// JSON-RPC round trip), else as Replay.
+func (w *World) replayEvidence(ctx context.Context, tx common.Hash) (*tracesim.ReplayResult, error) {
+	if src, ok := w.chain.(tracesim.Source); ok {
+		return tracesim.ReplayFrom(ctx, src, tx, w.registry)
+	}
+	return w.Replay(ctx, tx)
+}
+
 // RecordTx records res — any transaction a spec sent with Send: an attack,
 // a setup step, a call to your own contracts — as evidence in the World's
 // log, the way the PACE flow records an agent's own transactions: an intent
@@ -59,8 +70,9 @@ func (w *World) Replay(ctx context.Context, tx common.Hash) (*tracesim.ReplayRes
 // parents) and an outcome event caused by it with the execution (status,
 // transaction hash and block, revert reason) and the effects the replay of
 // the mined transaction shows (storage slots, balances, logs; the call tree
-// and token transfers under the payload's ext). actor names who acted (the
-// events' code provenance).
+// and token transfers under the payload's ext): replayed as Replay does, or
+// on the in-process chain straight from its blocks and state. actor names
+// who acted (the events' code provenance).
 func (w *World) RecordTx(ctx context.Context, actor string, res *TxResult, parents ...uint64) (*Evidence, error) {
 	if res == nil || res.From == nil {
 		return nil, errors.New("world: RecordTx: no transaction result (use the *TxResult Send returned)")
@@ -83,7 +95,7 @@ func (w *World) RecordTx(ctx context.Context, actor string, res *TxResult, paren
 	out := format.Payload{Context: &format.ContextProvenance{Parents: []uint64{ev.Intent.Seq}}, Code: code}
 	switch {
 	case res.Receipt != nil:
-		ev.Replay, err = w.Replay(ctx, res.Receipt.TxHash)
+		ev.Replay, err = w.replayEvidence(ctx, res.Receipt.TxHash)
 		if err != nil {
 			return nil, fmt.Errorf("world: replaying %s for its effects: %w", res.Receipt.TxHash.Hex(), err)
 		}
