@@ -373,6 +373,10 @@ func (api *ethAPI) FeeHistory(blockCount math.HexOrDecimal64, last rpc.BlockNumb
 		return nil, errClosed
 	}
 	blocks := min(uint64(blockCount), maxFeeHistory)
+	out := &feeHistory{OldestBlock: (*hexutil.Big)(new(big.Int))}
+	if blocks == 0 {
+		return out, nil
+	}
 	head := c.head().block.NumberU64()
 	end := head
 	switch {
@@ -381,13 +385,11 @@ func (api *ethAPI) FeeHistory(blockCount math.HexOrDecimal64, last rpc.BlockNumb
 	case last == rpc.EarliestBlockNumber:
 		end = 0
 	case last == rpc.PendingBlockNumber:
-		blocks-- // no pending block: up to the head, one block fewer
+		if blocks--; blocks == 0 { // no pending block: up to the head, one block fewer
+			return out, nil
+		}
 	case last >= 0:
 		end = uint64(last)
-	}
-	out := &feeHistory{OldestBlock: (*hexutil.Big)(new(big.Int))}
-	if blocks == 0 {
-		return out, nil
 	}
 	blocks = min(blocks, end+1)
 	oldest := end + 1 - blocks
