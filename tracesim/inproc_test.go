@@ -16,9 +16,10 @@ import (
 
 // TestReplayInProcess replays transactions of the in-process chain — a
 // deployment, a call that emits an event and an ether transfer — through
-// its in-process client (no URL, no HTTP request) and through the URL it
-// serves: each replay matches its receipt (Fidelity OK) and decodes the
-// same effects either way.
+// its in-process client (no URL, no HTTP request), through the URL it
+// serves and straight from its own blocks and state (ReplayFrom): each
+// replay matches its receipt (Fidelity OK) and decodes the same effects
+// every way.
 func TestReplayInProcess(t *testing.T) {
 	ctx := context.Background()
 	c, err := backend.NewInProcess(backend.InProcessOptions{Keys: 1, GenesisTime: 3_000_000_000})
@@ -72,14 +73,22 @@ func TestReplayInProcess(t *testing.T) {
 		if !viaURL.Fidelity.OK || viaURL.Stats.Requests == 0 {
 			t.Errorf("replay of %s through the URL: fidelity %+v, %d HTTP requests", tx, viaURL.Fidelity, viaURL.Stats.Requests)
 		}
+		direct, err := tracesim.ReplayFrom(ctx, c, tx, nil)
+		if err != nil || !direct.Fidelity.OK || direct.Stats.Requests != 0 {
+			t.Fatalf("ReplayFrom the chain's own state of %s: %+v, %v", tx, direct, err)
+		}
 		a, _ := json.Marshal(viaClient.Effects)
 		b, _ := json.Marshal(viaURL.Effects)
-		if string(a) != string(b) || viaClient.Effects.Status != tracesim.StatusSuccess {
-			t.Errorf("replay of %s: the effects through the in-process client and the URL:\n%s\n%s", tx, a, b)
+		d, _ := json.Marshal(direct.Effects)
+		if string(a) != string(b) || string(a) != string(d) || viaClient.Effects.Status != tracesim.StatusSuccess {
+			t.Errorf("replay of %s: the effects through the in-process client, the URL and the chain's own state:\n%s\n%s\n%s", tx, a, b, d)
 		}
 		if tx == anchored.TxHash && (len(viaClient.Effects.Storage) == 0 || len(viaClient.Effects.Events) != len(anchored.Logs) || len(anchored.Logs) == 0) {
 			t.Errorf("replay of the anchoring: %d storage changes, %d events; want changes and the receipt's %d logs", len(viaClient.Effects.Storage), len(viaClient.Effects.Events), len(anchored.Logs))
 		}
+	}
+	if _, err := tracesim.ReplayFrom(ctx, c, common.Hash{1}, nil); err == nil {
+		t.Error("ReplayFrom of an unknown transaction: no error")
 	}
 	// The client stays the chain's: replays do not close it.
 	if _, err := cl.BlockNumber(ctx); err != nil {
