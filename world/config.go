@@ -50,7 +50,8 @@ type Config struct {
 	// tools outside the process (cast, a wallet, another afr). The
 	// in-process chain serves it only when asked (backend.InProcess.ServeRPC);
 	// the other backends always do. Replay and RecordTx need no URL on the
-	// in-process chain: they reach it through its in-process client.
+	// in-process chain: Replay goes through its in-process JSON-RPC client,
+	// RecordTx replays from its own blocks and state.
 	RPC bool
 	// ForkRPC and ForkBlock pin the fork backend; zero values mean
 	// $AFR_FORK_RPC and $AFR_FORK_BLOCK.
