@@ -134,6 +134,12 @@ type ForkConfig struct {
 	BatchSize int
 	// HTTPClient is used for http(s) URLs; nil means a default client.
 	HTTPClient *http.Client
+	// Client, when set, answers the fork's JSON-RPC instead of a client
+	// dialed to URL: an in-process chain's (chain/backend's Attacher), with
+	// no HTTP. The Fork neither dials nor closes it; Stats.Requests counts
+	// no HTTP requests for it. URL then only names the endpoint in errors
+	// ("in-process client" when empty).
+	Client *rpc.Client
 	// ChainConfig, when set, is the fork rules, whatever the chain id, the
 	// endpoint or the cache file say; its chain id must be the fork's. When
 	// nil the rules are discovered (see "Fork rules" in the package doc).
@@ -215,6 +221,9 @@ func OpenFork(ctx context.Context, cfg ForkConfig) (*Fork, error) {
 	}
 	if cfg.BatchSize <= 0 {
 		cfg.BatchSize = 100
+	}
+	if cfg.Client != nil && cfg.URL == "" {
+		cfg.URL = "in-process client"
 	}
 	if cfg.Mode != Live && cfg.Mode != Record && cfg.Mode != ReplayOnly {
 		return nil, fmt.Errorf("evm: unknown fork mode %d", int(cfg.Mode))
@@ -375,11 +384,15 @@ func (f *Fork) openRemote(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if cfg.URL == "" {
+	switch {
+	case cfg.Client != nil:
+		f.client = cfg.Client
+	case cfg.URL == "":
 		return errors.New("evm: fork URL is empty")
-	}
-	if f.client, err = rpcdial.Dial(ctx, cfg.URL, cfg.HTTPClient, &f.requests); err != nil {
-		return fmt.Errorf("evm: dial fork endpoint %s: %w", cfg.URL, err)
+	default:
+		if f.client, err = rpcdial.Dial(ctx, cfg.URL, cfg.HTTPClient, &f.requests); err != nil {
+			return fmt.Errorf("evm: dial fork endpoint %s: %w", cfg.URL, err)
+		}
 	}
 
 	var chainID hexutil.Uint64
@@ -557,7 +570,8 @@ func (f *Fork) Save() error {
 	return nil
 }
 
-// Close saves the cache (Record mode) and releases the connection. State
+// Close saves the cache (Record mode) and releases the connection it
+// dialed (not ForkConfig.Client). State
 // already loaded stays readable.
 func (f *Fork) Close() error {
 	var err error
@@ -565,7 +579,7 @@ func (f *Fork) Close() error {
 		if f.header.Hash != (common.Hash{}) {
 			err = f.Save()
 		}
-		if f.client != nil {
+		if f.client != nil && f.cfg.Client == nil {
 			f.client.Close()
 		}
 		f.cancel()

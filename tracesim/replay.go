@@ -59,6 +59,11 @@ type ReplayOptions struct {
 	// http(s) endpoints.
 	Timeout    time.Duration
 	HTTPClient *http.Client
+	// Client, when set, answers the JSON-RPC instead of a client dialed to
+	// the endpoint URL, which may then be empty: an in-process chain's
+	// client (chain/backend's Attacher), with no HTTP. The Replayer neither
+	// dials nor closes it; Stats.Requests counts no HTTP requests for it.
+	Client *rpc.Client
 }
 
 // ReplayResult is a mined transaction re-executed with tracing and decoded.
@@ -190,8 +195,11 @@ func NewReplayer(rpcURL string, opts *ReplayOptions) (*Replayer, error) {
 	default:
 		return nil, fmt.Errorf("tracesim: unknown mode %d", int(r.opts.Mode))
 	}
-	if r.opts.Mode != evm.ReplayOnly && rpcURL == "" {
-		return nil, errors.New("tracesim: no endpoint URL (give one, or use replay-only mode with a cache)")
+	if r.opts.Mode != evm.ReplayOnly && rpcURL == "" && r.opts.Client == nil {
+		return nil, errors.New("tracesim: no endpoint URL (give one, or a Client, or use replay-only mode with a cache)")
+	}
+	if r.opts.Client != nil && rpcURL == "" {
+		r.url = "in-process client"
 	}
 	return r, nil
 }
@@ -211,7 +219,7 @@ func (r *Replayer) Close() error {
 			first = err
 		}
 	}
-	if r.client != nil {
+	if r.client != nil && r.client != r.opts.Client {
 		r.client.Close()
 	}
 	return first
@@ -232,6 +240,10 @@ func (r *Replayer) dial(ctx context.Context) (*rpc.Client, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.client != nil {
+		return r.client, nil
+	}
+	if r.opts.Client != nil {
+		r.client = r.opts.Client
 		return r.client, nil
 	}
 	c, err := rpcdial.Dial(ctx, r.url, r.opts.HTTPClient, &r.requests)
@@ -390,7 +402,7 @@ func (r *Replayer) fork(ctx context.Context, chainID, parent uint64) (*evm.Fork,
 		return nil, errors.New("tracesim: replayer is closed")
 	}
 	cfg := evm.ForkConfig{URL: r.url, Block: strconv.FormatUint(parent, 10), Mode: r.opts.Mode, ChainID: chainID,
-		Timeout: r.opts.Timeout, HTTPClient: r.opts.HTTPClient, ChainConfig: r.opts.ChainConfig,
+		Timeout: r.opts.Timeout, HTTPClient: r.opts.HTTPClient, Client: r.opts.Client, ChainConfig: r.opts.ChainConfig,
 		Hardfork: r.opts.Hardfork, AbsentIsEmpty: r.opts.AbsentIsEmpty && r.opts.Mode == evm.ReplayOnly}
 	if r.opts.CacheDir != "" && r.opts.Mode != evm.Live {
 		cfg.CacheDir = filepath.Join(r.opts.CacheDir, "forks")
@@ -413,7 +425,6 @@ func (r *Replayer) Replay(ctx context.Context, txHash common.Hash) (*ReplayResul
 	if err != nil {
 		return nil, err
 	}
-	idx := b.index(txHash)
 	f, err := r.fork(ctx, b.ChainID, b.number()-1)
 	if err != nil {
 		return nil, err
@@ -431,6 +442,18 @@ func (r *Replayer) Replay(ctx context.Context, txHash common.Hash) (*ReplayResul
 	if err != nil {
 		return nil, err
 	}
+	out, err := replayIn(ctx, env, b, txHash, r.opts.Registry)
+	if out != nil {
+		out.Stats.Requests = r.Requests() - before
+	}
+	return out, err
+}
+
+// replayIn executes the transactions of b before txHash on env (the state
+// b's transactions ran on, in b's context), then txHash with tracing, and
+// compares each with its receipt.
+func replayIn(ctx context.Context, env *evm.Env, b *minedBlock, txHash common.Hash, reg *calldata.Registry) (*ReplayResult, error) {
+	idx := b.index(txHash)
 	var mism []Mismatch
 	for i := 0; i < idx; i++ {
 		t, rc := b.Txs[i], b.Receipts[i]
@@ -462,11 +485,11 @@ func (r *Replayer) Replay(ctx context.Context, txHash common.Hash) (*ReplayResul
 
 	out := &ReplayResult{
 		ChainID: b.ChainID, TxHash: txHash, Block: b.number(), BlockHash: *b.Header.Hash, Index: idx,
-		Intent:   calldata.IntentOf(r.opts.Registry, b.ChainID, t.From, t.Tx.To(), t.Tx.Value(), t.Tx.Data()),
-		Effects:  EffectsOf(r.opts.Registry, res),
+		Intent:   calldata.IntentOf(reg, b.ChainID, t.From, t.Tx.To(), t.Tx.Value(), t.Tx.Data()),
+		Effects:  EffectsOf(reg, res),
 		Receipt:  Receipt{Status: (*uint64)(rc.Status), GasUsed: uint64(rc.GasUsed), Logs: len(rc.Logs)},
 		Fidelity: Fidelity{OK: len(mism) == 0, Mismatches: mism},
-		Stats:    Stats{Requests: r.Requests() - before, Executed: idx + 1},
+		Stats:    Stats{Executed: idx + 1},
 		Trace:    res.Trace,
 	}
 	if len(mism) > 0 {

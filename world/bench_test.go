@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/format"
@@ -208,4 +209,53 @@ func BenchmarkForgeSpec(b *testing.B) {
 		suite *= 1000
 	}
 	b.ReportMetric(suite/float64(b.N), "evm-ms/test")
+}
+
+// BenchmarkEvidence measures what evidence costs per recorded transaction:
+// each iteration sends Counter.bump(1) and asserts the count twice on one
+// long-lived World, the second time also recording it with RecordTx
+// (intent and outcome events, the replay of the mined transaction for its
+// effects), so both are timed in the same run, interleaved. Reported per
+// transaction: plain-µs (send and assert), recorded-µs (the same with
+// RecordTx) and evidence-µs, their difference (docs/PERFORMANCE.md,
+// Evidence per recorded transaction):
+// go test -run '^$' -bench BenchmarkEvidence -benchtime 300x ./world
+func BenchmarkEvidence(b *testing.B) {
+	for _, k := range []backend.Kind{backend.KindInProcess, backend.KindEmbedded} {
+		b.Run(string(k), func(b *testing.B) {
+			ctx := context.Background()
+			w := newWorld(b, world.Config{Backend: k})
+			want := count(b, w)
+			send := func() *world.TxResult {
+				res := w.Send(ctx, w.Agent(), w.Counter(), nil, w.CounterCall(1).Data)
+				if !res.Succeeded() {
+					b.Fatal(res)
+				}
+				want++
+				if c := count(b, w); c != want {
+					b.Fatalf("Counter.count() = %d, want %d", c, want)
+				}
+				return res
+			}
+			var plain, recorded time.Duration
+			b.ResetTimer()
+			for range b.N {
+				t0 := time.Now()
+				send()
+				t1 := time.Now()
+				ev, err := w.RecordTx(ctx, "agent", send())
+				if err != nil {
+					b.Fatal(err)
+				}
+				if !ev.Replay.Fidelity.OK {
+					b.Fatalf("replay: %+v", ev.Replay.Fidelity)
+				}
+				plain, recorded = plain+t1.Sub(t0), recorded+time.Since(t1)
+			}
+			n := float64(b.N)
+			b.ReportMetric(float64(plain.Microseconds())/n, "plain-µs/tx")
+			b.ReportMetric(float64(recorded.Microseconds())/n, "recorded-µs/tx")
+			b.ReportMetric(float64((recorded-plain).Microseconds())/n, "evidence-µs/tx")
+		})
+	}
 }

@@ -44,12 +44,15 @@ type Config struct {
 	// Backend is the kind of chain (backend.KindInProcess, KindEmbedded,
 	// KindAnvil or KindFork, the last forking ForkRPC at ForkBlock); ""
 	// means SelectedBackend(), else the in-process chain — or the embedded
-	// chain when BlockTime or RPC is set, which the in-process chain does
-	// not serve.
+	// chain when BlockTime is set, which the in-process chain does not
+	// follow.
 	Backend backend.Kind
-	// RPC asks for a chain that serves JSON-RPC on loopback (URL): Replay,
-	// and so RecordTx, replay transactions through it. The in-process
-	// chain serves none, so it refuses RPC.
+	// RPC asks for a chain that serves JSON-RPC on loopback (World.URL), for
+	// tools outside the process (cast, a wallet, another afr). The
+	// in-process chain serves it only when asked (backend.InProcess.ServeRPC);
+	// the other backends always do. Replay and RecordTx need no URL on the
+	// in-process chain: Replay goes through its in-process JSON-RPC client,
+	// RecordTx replays from its own blocks and state.
 	RPC bool
 	// ForkRPC and ForkBlock pin the fork backend; zero values mean
 	// $AFR_FORK_RPC and $AFR_FORK_BLOCK.
@@ -152,7 +155,7 @@ func (cfg Config) withDefaults() Config {
 	}
 	if cfg.Backend == "" {
 		cfg.Backend = backend.KindInProcess
-		if cfg.BlockTime != 0 || cfg.RPC {
+		if cfg.BlockTime != 0 {
 			cfg.Backend = backend.KindEmbedded
 		}
 	}

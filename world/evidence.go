@@ -10,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/agentflightrecorder/afr/calldata"
+	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/tracesim"
@@ -29,17 +30,37 @@ type Evidence struct {
 }
 
 // Replay re-executes a transaction mined on the World's chain with tracesim
-// — on every backend that serves JSON-RPC (Config.RPC), with the chain's
-// own rules — decodes it with
-// w.registry and checks it against its receipt: the call tree, events,
-// storage, balance, code and nonce changes of the transaction (a
-// *tracesim.FidelityError, with the result, when the replay disagrees).
+// — on every backend, with the chain's own rules: through the in-process
+// chain's in-process JSON-RPC client (no HTTP, no Config.RPC), else the
+// backend's JSON-RPC endpoint — decodes it with w.registry and checks it
+// against its receipt: the call tree, events, storage, balance, code and
+// nonce changes of the transaction (a *tracesim.FidelityError, with the
+// result, when the replay disagrees).
 func (w *World) Replay(ctx context.Context, tx common.Hash) (*tracesim.ReplayResult, error) {
+	opts := &tracesim.ReplayOptions{Registry: w.registry, ChainID: w.chainID}
 	url := w.chain.URL()
-	if url == "" {
-		return nil, fmt.Errorf("world: replay: the %s backend serves no JSON-RPC endpoint (set Config.RPC)", w.cfg.Backend)
+	if a, ok := w.chain.(backend.Attacher); ok {
+		cl, err := a.Attach()
+		if err != nil {
+			return nil, fmt.Errorf("world: replay: %w", err)
+		}
+		opts.Client, url = cl, ""
 	}
-	return tracesim.Replay(ctx, url, tx, &tracesim.ReplayOptions{Registry: w.registry, ChainID: w.chainID})
+	if url == "" && opts.Client == nil {
+		return nil, fmt.Errorf("world: replay: the %s backend serves no JSON-RPC endpoint", w.cfg.Backend)
+	}
+	return tracesim.Replay(ctx, url, tx, opts)
+}
+
+// replayEvidence replays tx for RecordTx: from the chain's own blocks and
+// state where the backend hands them over (the in-process chain:
+// tracesim.ReplayFrom, the same re-execution and checks as Replay with no
+// JSON-RPC round trip), else as Replay.
+func (w *World) replayEvidence(ctx context.Context, tx common.Hash) (*tracesim.ReplayResult, error) {
+	if src, ok := w.chain.(tracesim.Source); ok {
+		return tracesim.ReplayFrom(ctx, src, tx, w.registry)
+	}
+	return w.Replay(ctx, tx)
 }
 
 // RecordTx records res — any transaction a spec sent with Send: an attack,
@@ -49,8 +70,9 @@ func (w *World) Replay(ctx context.Context, tx common.Hash) (*tracesim.ReplayRes
 // parents) and an outcome event caused by it with the execution (status,
 // transaction hash and block, revert reason) and the effects the replay of
 // the mined transaction shows (storage slots, balances, logs; the call tree
-// and token transfers under the payload's ext). actor names who acted (the
-// events' code provenance).
+// and token transfers under the payload's ext): replayed as Replay does, or
+// on the in-process chain straight from its blocks and state. actor names
+// who acted (the events' code provenance).
 func (w *World) RecordTx(ctx context.Context, actor string, res *TxResult, parents ...uint64) (*Evidence, error) {
 	if res == nil || res.From == nil {
 		return nil, errors.New("world: RecordTx: no transaction result (use the *TxResult Send returned)")
@@ -73,7 +95,7 @@ func (w *World) RecordTx(ctx context.Context, actor string, res *TxResult, paren
 	out := format.Payload{Context: &format.ContextProvenance{Parents: []uint64{ev.Intent.Seq}}, Code: code}
 	switch {
 	case res.Receipt != nil:
-		ev.Replay, err = w.Replay(ctx, res.Receipt.TxHash)
+		ev.Replay, err = w.replayEvidence(ctx, res.Receipt.TxHash)
 		if err != nil {
 			return nil, fmt.Errorf("world: replaying %s for its effects: %w", res.Receipt.TxHash.Hex(), err)
 		}

@@ -168,7 +168,7 @@ func (w *World) startChain(ctx context.Context) (err error) {
 	}
 	switch w.cfg.Backend {
 	case backend.KindInProcess:
-		if w.cfg.BlockTime != 0 || w.cfg.RPC {
+		if w.cfg.BlockTime != 0 {
 			return ErrInProcessUnserved
 		}
 	case backend.KindAnvil:
@@ -206,6 +206,11 @@ func (w *World) startChain(ctx context.Context) (err error) {
 	if err != nil {
 		return fmt.Errorf("world: starting the %s backend: %w", w.cfg.Backend, err)
 	}
+	if c, ok := b.(*backend.InProcess); ok && w.cfg.RPC {
+		if _, err := c.ServeRPC(); err != nil {
+			return errors.Join(fmt.Errorf("world: %w", err), b.Close())
+		}
+	}
 	c, err := connect(ctx, w.cfg.Backend, b)
 	if err != nil {
 		return errors.Join(err, b.Close())
@@ -232,9 +237,8 @@ func (w *World) anvilOptions() anvil.Options {
 }
 
 // ErrInProcessUnserved is returned by New for the in-process backend with
-// Config.BlockTime (it mines a block per transaction, never by the clock)
-// or Config.RPC (it serves no JSON-RPC).
-var ErrInProcessUnserved = errors.New("world: the in-process backend mines no blocks by the clock (Config.BlockTime) and serves no JSON-RPC (Config.RPC): use the embedded backend")
+// Config.BlockTime: it mines a block per transaction, never by the clock.
+var ErrInProcessUnserved = errors.New("world: the in-process backend mines no blocks by the clock (Config.BlockTime): use the embedded backend")
 
 // ErrForkUnpinned is returned by New for the fork backend without an
 // archive endpoint and a block.

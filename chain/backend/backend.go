@@ -28,8 +28,9 @@ type Backend interface {
 	// Name is "embedded", "anvil" or "rpc".
 	Name() string
 	Client() chain.Client
-	// URL is the JSON-RPC endpoint, or "" for an embedded chain that is not
-	// served over HTTP.
+	// URL is the JSON-RPC endpoint, or "" for a chain that is not served
+	// over HTTP (an embedded chain without EmbeddedOptions.HTTP, an
+	// in-process chain before InProcess.ServeRPC).
 	URL() string
 	// Keys are funded keys (dev accounts); none for a plain RPC endpoint.
 	Keys() []*ecdsa.PrivateKey

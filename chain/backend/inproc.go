@@ -58,8 +58,12 @@ type InProcessOptions struct {
 // refused rather than queued. BLOCKHASH returns the chain's own hashes.
 //
 // Snapshot and Revert cost microseconds: a snapshot names a block, and
-// Revert drops the blocks after it and reopens the state at its root. No
-// JSON-RPC is served (URL is "").
+// Revert drops the blocks after it and reopens the state at its root.
+//
+// JSON-RPC is answered only when asked: Attach connects a client in the
+// process (no HTTP), ServeRPC serves it on a loopback port (URL is "" until
+// then), both with go-ethereum's rpc.Server and the answers a go-ethereum
+// node gives.
 type InProcess struct {
 	config *params.ChainConfig
 	keys   []*ecdsa.PrivateKey
@@ -79,6 +83,9 @@ type InProcess struct {
 	logs     event.Feed                     // []*types.Log of one block
 	receipts event.Feed                     // []*types.Receipt of one block
 	scope    event.SubscriptionScope
+
+	rpcMu sync.Mutex // guards rpc; not held with mu
+	rpc   *rpcServer // started by Attach or ServeRPC
 }
 
 // inprocBlock is a sealed block with its receipts.
@@ -319,8 +326,15 @@ func (c *InProcess) Name() string { return string(KindInProcess) }
 // Client implements Backend.
 func (c *InProcess) Client() chain.Client { return inprocClient{c} }
 
-// URL implements Backend: "", no JSON-RPC is served.
-func (c *InProcess) URL() string { return "" }
+// URL implements Backend: the loopback URL ServeRPC serves, "" before it.
+func (c *InProcess) URL() string {
+	c.rpcMu.Lock()
+	defer c.rpcMu.Unlock()
+	if c.rpc == nil {
+		return ""
+	}
+	return c.rpc.url
+}
 
 // Keys implements Backend.
 func (c *InProcess) Keys() []*ecdsa.PrivateKey { return c.keys }
@@ -392,11 +406,13 @@ func (c *InProcess) Revert(_ context.Context, id SnapshotID) error {
 	return nil
 }
 
-// Close stops the chain: every later call fails, subscriptions end.
+// Close stops the chain: every later call fails, subscriptions end, and
+// the JSON-RPC server, its HTTP listener and Attach's client stop.
 func (c *InProcess) Close() error {
 	c.mu.Lock()
 	c.closed = true
 	c.mu.Unlock()
 	c.scope.Close()
+	c.closeRPC()
 	return nil
 }

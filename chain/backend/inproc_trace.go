@@ -27,19 +27,11 @@ type Tracer interface {
 func (c *InProcess) TraceTransaction(ctx context.Context, hash common.Hash) (*evm.Result, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.closed {
-		return nil, errClosed
-	}
-	pos, ok := c.txs[hash]
-	if !ok || pos.block == 0 {
-		return nil, fmt.Errorf("chain: trace: no transaction %s on this in-process chain", hash)
-	}
-	b := c.blocks[pos.block].block
-	env, err := c.live.OpenAt(c.blocks[pos.block].pre, blockContext(b.Header()))
+	pos, env, err := c.preState(hash)
 	if err != nil {
 		return nil, fmt.Errorf("chain: trace: %w", err)
 	}
-	txs := b.Transactions()
+	txs := c.blocks[pos.block].block.Transactions()
 	for _, tx := range txs[:pos.index] { // the block's transactions before it
 		if _, err := env.ApplyTransaction(ctx, tx, c.sentAs(tx)); err != nil {
 			return nil, fmt.Errorf("chain: trace: %w", err)
@@ -51,6 +43,36 @@ func (c *InProcess) TraceTransaction(ctx context.Context, hash common.Hash) (*ev
 	}
 	opts.Trace = evm.FullTrace()
 	return env.ApplyTransaction(ctx, txs[pos.index], opts)
+}
+
+// AtMined calls f with the block holding the mined transaction hash, its
+// receipts and an Env on the state the block's transactions ran on, in the
+// block's context, with the chain locked while f runs (tracesim.Source:
+// a replay with no JSON-RPC round trip).
+func (c *InProcess) AtMined(_ context.Context, hash common.Hash, f func(*types.Block, []*types.Receipt, *evm.Env) error) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	pos, env, err := c.preState(hash)
+	if err != nil {
+		return err
+	}
+	b := c.blocks[pos.block]
+	return f(b.block, b.receipts, env)
+}
+
+// preState locates the mined transaction hash and opens the state its
+// block's transactions ran on, in the block's context. c.mu is held.
+func (c *InProcess) preState(hash common.Hash) (txPos, *evm.Env, error) {
+	if c.closed {
+		return txPos{}, nil, errClosed
+	}
+	pos, ok := c.txs[hash]
+	if !ok || pos.block == 0 {
+		return txPos{}, nil, fmt.Errorf("no transaction %s on this in-process chain", hash)
+	}
+	b := c.blocks[pos.block]
+	env, err := c.live.OpenAt(b.pre, blockContext(b.block.Header()))
+	return pos, env, err
 }
 
 // sentAs is how tx was applied: as its sender without a signature (SendAs),

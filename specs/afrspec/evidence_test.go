@@ -14,7 +14,7 @@ import (
 
 var _ = Describe("Evidence of any transaction", Label("anvil"), func() {
 	var w *afrspec.World
-	BeforeEach(func() { w = afrspec.StartWorld(world.Config{RPC: true}) })
+	BeforeEach(func() { w = afrspec.StartWorld(world.Config{}) })
 
 	It("replays a plain transaction on the World's backend and records it as intent and outcome", func(ctx SpecContext) {
 		counter, err := world.TargetArtifact("Counter")
