@@ -25,8 +25,6 @@ import (
 	. "github.com/onsi/gomega"
 	gtypes "github.com/onsi/gomega/types"
 
-	"github.com/agentflightrecorder/afr/calldata"
-	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/specs/afrspec"
 	"github.com/agentflightrecorder/afr/world"
 )
@@ -178,41 +176,17 @@ func balance(ctx SpecContext, token common.Address, holder any) *big.Int {
 	return b[0]
 }
 
-// recordAndVerify records an attack's transactions as evidence in the
-// World's log, each an intent and an outcome caused by it, then seals,
-// anchors and verifies the log. On a chain that serves JSON-RPC it is
-// World.RecordTx, whose outcome carries the effects of the mined
-// transaction's replay; the in-process chain serves none yet, so there a
-// mined transaction's outcome records its status, hash and block only
-// (a refused one is recorded by RecordTx on every chain: it needs no replay).
+// recordAndVerify records each transaction as evidence — its intent and its
+// outcome with the effects of its replay (RecordTx), each caused by the one
+// before — then seals the log, anchors it and verifies it against the
+// chain: what forge has no equivalent of.
 func recordAndVerify(ctx SpecContext, actor string, txs ...*world.TxResult) {
 	GinkgoHelper()
 	var parents []uint64
 	for _, res := range txs {
-		if res.Receipt == nil || w.URL() != "" {
-			ev, err := w.RecordTx(ctx, actor, res, parents...)
-			Expect(err).NotTo(HaveOccurred())
-			parents = []uint64{ev.Outcome.Seq}
-			continue
-		}
-		code := &format.CodeProvenance{AgentVersion: actor}
-		in := calldata.IntentOf(w.Registry(), w.ChainID(), res.From.Address, &res.To, res.Value, res.Data).Record()
-		var cp *format.ContextProvenance
-		if parents != nil {
-			cp = &format.ContextProvenance{Parents: parents}
-		}
-		intent := w.MustRecord(ctx, format.Event{Tool: world.ToolTx, Kind: format.KindChainTx,
-			Payload: format.Payload{Intent: &in, Context: cp, Code: code}})
-		status := format.StatusOK
-		if !res.Succeeded() {
-			status = format.StatusReverted
-		}
-		outcome := w.MustRecord(ctx, format.Event{Tool: world.ToolTx, Kind: format.KindChainTx, Payload: format.Payload{
-			Context:   &format.ContextProvenance{Parents: []uint64{intent.Seq}},
-			Code:      code,
-			Execution: &format.Execution{Status: status, TxHash: res.Receipt.TxHash.Bytes(), Block: res.Receipt.BlockNumber.Uint64()},
-		}})
-		parents = []uint64{outcome.Seq}
+		ev, err := w.RecordTx(ctx, actor, res, parents...)
+		Expect(err).NotTo(HaveOccurred())
+		parents = []uint64{ev.Outcome.Seq}
 	}
 	Expect(w.MustSealAndVerify(ctx)).To(afrspec.BeVerified())
 }
