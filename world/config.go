@@ -86,7 +86,10 @@ type Config struct {
 	BlockTime time.Duration
 	// Dir holds the log (Dir/log) and anchor queue, and the copies of the
 	// log that Snapshot and Revert make; "" means a new temporary
-	// directory, removed by Close.
+	// directory, removed by Close: under $TMPDIR when it is set, else in
+	// /dev/shm where the system has it (a memory file system: the log's
+	// fsyncs cost nothing there), else under the system's temporary
+	// directory.
 	Dir string
 	// Recorder is the log's recorder (operator) id (default "afrspec"); with
 	// the session it names the log (its log id).

@@ -119,7 +119,7 @@ func New(ctx context.Context, cfg Config) (w *World, err error) {
 	}
 	w.root = cfg.Dir
 	if w.root == "" {
-		if w.tmp, err = os.MkdirTemp("", "afr-world-"); err != nil {
+		if w.tmp, err = tempRoot(); err != nil {
 			return w, err
 		}
 		w.root = w.tmp
@@ -234,6 +234,25 @@ func (w *World) anvilOptions() anvil.Options {
 		o.BlockTimestampInterval = 1
 	}
 	return o
+}
+
+// memoryDir is a memory file system of the system's (Linux), where a World
+// without Config.Dir keeps its throwaway log.
+const memoryDir = "/dev/shm"
+
+// tempRoot makes the temporary root of a World without Config.Dir: under
+// $TMPDIR when it is set, else on the system's memory file system when it
+// has one, else under os.TempDir(). Nothing in it outlives the World
+// (Close removes it), and on a memory file system the log's fsyncs cost
+// nothing: on disk they are most of what a spec that records pays when
+// Revert reopens the log (docs/PERFORMANCE.md).
+func tempRoot() (string, error) {
+	if os.Getenv("TMPDIR") == "" {
+		if dir, err := os.MkdirTemp(memoryDir, "afr-world-"); err == nil {
+			return dir, nil
+		}
+	}
+	return os.MkdirTemp("", "afr-world-")
 }
 
 // ErrInProcessUnserved is returned by New for the in-process backend with
