@@ -2,6 +2,7 @@ package mcpproxy_test
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -339,7 +340,11 @@ func TestProgressCancelAndErrors(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
+	// In the order the client made the calls: the cancelled call's outcome
+	// may be recorded after the next call's, when its cancellation reaches
+	// the proxy later than that call's answer.
 	ps := calls(t, logEvents(t, logDir))
+	slices.SortFunc(ps, func(a, b pair) int { return cmp.Compare(a.intent.Seq, b.intent.Seq) })
 	outcomes := make([]string, len(ps))
 	for i, p := range ps {
 		outcomes[i] = p.intent.Payload.Intent.Tool + ":" + p.exec.Payload.Ext[mcpproxy.ExtOutcome].(string)

@@ -17,6 +17,7 @@ import (
 	"github.com/agentflightrecorder/afr/chain"
 	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/chain/backend/anvil"
+	"github.com/agentflightrecorder/afr/internal/durable"
 	"github.com/agentflightrecorder/afr/internal/strictjson"
 	"github.com/agentflightrecorder/afr/recorder"
 )
@@ -118,7 +119,9 @@ func writeJSONFile(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
+	// Replaced whole (durable.WriteFile renames a complete file into place):
+	// another process waiting for chain.json never reads half of it.
+	return durable.WriteFile(path, append(b, '\n'), 0o644)
 }
 
 func runChain(e *env, args []string) error {
