@@ -70,7 +70,7 @@ func TestBatcherLiveEmbedded(t *testing.T) {
 		publish anchor.Publication
 	}{{"file", anchor.PublishFile}, {"events", anchor.PublishEvents}} {
 		t.Run(mode.name, func(t *testing.T) {
-			e := embedded(t)
+			e := embeddedChain(t)
 			key := e.Keys()[0]
 			d := deployAnchor(t, e.Client(), key)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -183,7 +183,7 @@ func drainBatcher(c chain.Client, opts anchor.BatchOptions, dirs ...string) (anc
 // submitting it, the Batcher submits that line as it is — it does not build
 // another batch with its number — and cuts a line torn by the crash.
 func TestBatcherResumesUnanchoredLine(t *testing.T) {
-	e := embedded(t)
+	e := embeddedChain(t)
 	key := e.Keys()[1]
 	d := deployAnchor(t, e.Client(), key)
 	dirs := make([]string, 3)
@@ -242,7 +242,7 @@ func TestBatcherResumesUnanchoredLine(t *testing.T) {
 // with an error saying what to do, and so is a batch chain that another
 // writer extended with the same key.
 func TestBatcherRefusesInconsistentState(t *testing.T) {
-	e := embedded(t)
+	e := embeddedChain(t)
 	key := e.Keys()[2]
 	d := deployAnchor(t, e.Client(), key)
 	dir := record(t, 40, 20)
@@ -298,7 +298,7 @@ func TestBatcherRefusesInconsistentState(t *testing.T) {
 // (each takes the pending nonce and repairs a clash as a nonce used by
 // another sender) and every log verifies.
 func TestOneKeyPerLogAndBatchedEmbedded(t *testing.T) {
-	e := embedded(t)
+	e := embeddedChain(t)
 	key := e.Keys()[3]
 	d := deployAnchor(t, e.Client(), key)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -358,7 +358,7 @@ func TestOneKeyPerLogAndBatchedEmbedded(t *testing.T) {
 // publication reading the entries of batches it no longer holds in memory
 // from its batches file, and the logs verify from the chain alone.
 func TestBatcherDeepReorgEmbedded(t *testing.T) {
-	e := embedded(t)
+	e := embeddedChain(t)
 	key := e.Keys()[2]
 	d := deployAnchor(t, e.Client(), key)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -414,7 +414,7 @@ func TestBatcherDeepReorgEmbedded(t *testing.T) {
 // against the line before them; a trimmed root the file does not hold is
 // refused.
 func TestBatcherTrimmedQueueEmbedded(t *testing.T) {
-	e := embedded(t)
+	e := embeddedChain(t)
 	key := e.Keys()[3]
 	d := deployAnchor(t, e.Client(), key)
 	file := filepath.Join(t.TempDir(), "batches.jsonl")

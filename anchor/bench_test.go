@@ -14,6 +14,7 @@ import (
 	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/chain/backend/anvil"
 	"github.com/agentflightrecorder/afr/chain/backend/anvil/anviltest"
+	"github.com/agentflightrecorder/afr/chain/backend/embedded"
 	"github.com/agentflightrecorder/afr/internal/logtest"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/recorder/workload"
@@ -34,7 +35,7 @@ func BenchmarkAnchorKeepsUp(b *testing.B) {
 		start func(b *testing.B) (chain.Client, *ecdsa.PrivateKey)
 	}{
 		{"embedded", func(b *testing.B) (chain.Client, *ecdsa.PrivateKey) {
-			e, err := backend.NewEmbedded(backend.EmbeddedOptions{BlockPeriod: time.Second})
+			e, err := embedded.New(backend.EmbeddedOptions{BlockPeriod: time.Second})
 			if err != nil {
 				b.Fatal(err)
 			}

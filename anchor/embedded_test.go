@@ -15,14 +15,15 @@ import (
 	"github.com/agentflightrecorder/afr/anchor"
 	"github.com/agentflightrecorder/afr/chain"
 	"github.com/agentflightrecorder/afr/chain/backend"
+	"github.com/agentflightrecorder/afr/chain/backend/embedded"
 	"github.com/agentflightrecorder/afr/internal/logtest"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/recorder/workload"
 )
 
-func embedded(t *testing.T) *backend.Embedded {
+func embeddedChain(t *testing.T) *embedded.Chain {
 	t.Helper()
-	e, err := backend.NewEmbedded(backend.EmbeddedOptions{BlockPeriod: 50 * time.Millisecond})
+	e, err := embedded.New(backend.EmbeddedOptions{BlockPeriod: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +34,7 @@ func embedded(t *testing.T) *backend.Embedded {
 // Live recording: epochs reach the anchorer through Sealed() while Record
 // goes on; after Close, Drain confirms every epoch and the window is empty.
 func TestAnchorLiveEmbedded(t *testing.T) {
-	e := embedded(t)
+	e := embeddedChain(t)
 	key := e.Keys()[0]
 	d := deployAnchor(t, e.Client(), key)
 	dir := t.TempDir()
@@ -90,7 +91,7 @@ func TestAnchorLiveEmbedded(t *testing.T) {
 // anchorer stops with a ForeignAnchorError naming the log instead of
 // skipping the epoch.
 func TestForeignWriterEmbedded(t *testing.T) {
-	e := embedded(t)
+	e := embeddedChain(t)
 	key := e.Keys()[1]
 	d := deployAnchor(t, e.Client(), key)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -141,7 +142,7 @@ func TestForeignWriterEmbedded(t *testing.T) {
 // The anchorer process restarts while a transaction is in flight and epochs
 // wait: the queue file carries them over, nothing is lost or sent twice.
 func TestRestartResumesEmbedded(t *testing.T) {
-	e := embedded(t)
+	e := embeddedChain(t)
 	key := e.Keys()[2]
 	d := deployAnchor(t, e.Client(), key)
 	dir := record(t, 250, 50) // 5 epochs
@@ -194,7 +195,7 @@ func TestRestartResumesEmbedded(t *testing.T) {
 
 // A queue belongs to one chain, contract and operator.
 func TestQueueBoundToContract(t *testing.T) {
-	e := embedded(t)
+	e := embeddedChain(t)
 	d1 := deployAnchor(t, e.Client(), e.Keys()[3])
 	d2 := deployAnchor(t, e.Client(), e.Keys()[3])
 	dir := record(t, 60, 50)
@@ -213,7 +214,7 @@ func TestQueueBoundToContract(t *testing.T) {
 // and rewritten as version 2 with the log id; a queue of another log is
 // refused.
 func TestQueueVersion1Embedded(t *testing.T) {
-	e := embedded(t)
+	e := embeddedChain(t)
 	key := e.Keys()[3]
 	d := deployAnchor(t, e.Client(), key)
 	dir := record(t, 60, 50)
@@ -270,7 +271,7 @@ func mustRead(t *testing.T, path string) []byte {
 // is refused when the anchorer opens with a *ContractError carrying the
 // failed call; so is an address with no code at all.
 func TestNotEpochAnchorV2Embedded(t *testing.T) {
-	e := embedded(t)
+	e := embeddedChain(t)
 	key := e.Keys()[0]
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

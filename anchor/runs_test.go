@@ -64,7 +64,7 @@ func transactions(t *testing.T, q anchor.Queue) []common.Hash {
 // still does — and the chain holds one Anchored event per epoch, as
 // verifiers read it.
 func TestRunsOfEpochsEmbedded(t *testing.T) {
-	e := embedded(t)
+	e := embeddedChain(t)
 	key := e.Keys()[0]
 	d := deployAnchor(t, e.Client(), key)
 	for _, tc := range []struct {
@@ -97,7 +97,7 @@ func TestRunsOfEpochsEmbedded(t *testing.T) {
 // again. A transaction holding one of the run's epochs with another root
 // is a ForeignAnchorError naming that epoch, not the first.
 func TestRunPartlyOnChainEmbedded(t *testing.T) {
-	e := embedded(t)
+	e := embeddedChain(t)
 	key := e.Keys()[1]
 	d := deployAnchor(t, e.Client(), key)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

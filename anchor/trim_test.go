@@ -25,7 +25,7 @@ import (
 // and the confirmed count still cover every epoch.
 func TestQueueStaysBoundedEmbedded(t *testing.T) {
 	const keep, rounds, perRound, epochSize = 16, 8, 50, 2
-	e := embedded(t)
+	e := embeddedChain(t)
 	key := e.Keys()[0]
 	d := deployAnchor(t, e.Client(), key)
 	dir := t.TempDir()
@@ -89,7 +89,7 @@ func TestQueueStaysBoundedEmbedded(t *testing.T) {
 // epoch headers that do not end at the queue's trimmed root (the log
 // re-sealed differently) stop the anchorer with ErrDeepReorg instead.
 func TestDeepReorgPastTrimmedEmbedded(t *testing.T) {
-	e := embedded(t)
+	e := embeddedChain(t)
 	key := e.Keys()[1]
 	d := deployAnchor(t, e.Client(), key)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

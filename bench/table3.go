@@ -14,6 +14,7 @@ import (
 	"github.com/agentflightrecorder/afr/chain"
 	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/chain/backend/anvil"
+	_ "github.com/agentflightrecorder/afr/chain/backend/embedded" // Table III and RQ4 run on the embedded chain by default
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/recorder/workload"
 	"github.com/agentflightrecorder/afr/verifier"

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentflightrecorder/afr/chain"
 	"github.com/agentflightrecorder/afr/chain/backend"
+	"github.com/agentflightrecorder/afr/chain/backend/embedded"
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/internal/logtest"
 	"github.com/agentflightrecorder/afr/pace"
@@ -45,7 +46,7 @@ type fixture struct {
 
 func newFixture(t testing.TB, ctx context.Context) *fixture {
 	t.Helper()
-	em, err := backend.NewEmbedded(backend.EmbeddedOptions{BlockPeriod: 50 * time.Millisecond})
+	em, err := embedded.New(backend.EmbeddedOptions{BlockPeriod: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +291,7 @@ func TestAgentRecordsRefusalAndVerifierSeesUnrecorded(t *testing.T) {
 // outcome.
 func Example() {
 	ctx := context.Background()
-	em, err := backend.NewEmbedded(backend.EmbeddedOptions{BlockPeriod: 50 * time.Millisecond})
+	em, err := embedded.New(backend.EmbeddedOptions{BlockPeriod: 50 * time.Millisecond})
 	if err != nil {
 		panic(err)
 	}

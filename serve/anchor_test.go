@@ -12,6 +12,7 @@ import (
 	"github.com/agentflightrecorder/afr/anchor"
 	"github.com/agentflightrecorder/afr/chain"
 	"github.com/agentflightrecorder/afr/chain/backend"
+	"github.com/agentflightrecorder/afr/chain/backend/embedded"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/serve"
 	"github.com/agentflightrecorder/afr/verifier"
@@ -22,7 +23,7 @@ import (
 // anchored while the daemon serves (the window in /v1/status closes), the
 // last one at shutdown, and the log verifies against the chain.
 func TestAnchoring(t *testing.T) {
-	e, err := backend.NewEmbedded(backend.EmbeddedOptions{BlockPeriod: 50 * time.Millisecond})
+	e, err := embedded.New(backend.EmbeddedOptions{BlockPeriod: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +102,7 @@ func TestAnchoringOpenFails(t *testing.T) {
 // are accepted again once the anchors are confirmed; /v1/status shows the
 // backlog meanwhile.
 func TestMaxWindowBackPressure(t *testing.T) {
-	e, err := backend.NewEmbedded(backend.EmbeddedOptions{BlockPeriod: 50 * time.Millisecond})
+	e, err := embedded.New(backend.EmbeddedOptions{BlockPeriod: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,10 @@
-// Package backend runs the chains AFR talks to: go-ethereum's in-process
-// simulated chain (Embedded, the default), an anvil process AFR starts and
-// stops (StartAnvil, with package anvil), an anvil forking another chain, or
-// any JSON-RPC endpoint (Dial). Start starts a chain by its Kind, the one
-// name the tools and tests give a backend.
+// Package backend runs the chains AFR talks to: a chain executed directly
+// by package evm (InProcess, the default), go-ethereum's in-process node
+// (package chain/backend/embedded, linked only into programs that import
+// it), an anvil process AFR starts and stops (StartAnvil, with package
+// anvil), an anvil forking another chain, or any JSON-RPC endpoint (Dial).
+// Start starts a chain by its Kind, the one name the tools and tests give a
+// backend.
 // Each is a Backend whose Client is a chain.Client, so nothing above this
 // package knows which one it talks to; the helpers that use a client
 // (fees, signing, waiting, logs, deployment) are in package chain.
@@ -41,7 +43,8 @@ type Backend interface {
 type SnapshotID string
 
 // Snapshotter is a Backend whose state can be saved and restored, so that
-// tests share one deployment and undo what each did: Embedded and Anvil.
+// tests share one deployment and undo what each did: InProcess, Anvil and
+// the embedded chain.
 type Snapshotter interface {
 	// Snapshot saves the chain as it is now (state, blocks, block time).
 	Snapshot(ctx context.Context) (SnapshotID, error)

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"math/big"
 	"slices"
-	"time"
 
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
@@ -22,7 +21,8 @@ import (
 // Cheats is a Backend whose state can be changed without transactions and
 // which sends transactions as any address, without its key, as forge's
 // cheatcodes change revm's state: InProcess and Anvil (a fresh chain or a
-// fork). A go-ethereum node (Embedded, an RPC endpoint) has none of this.
+// fork). A go-ethereum node (the embedded chain, an RPC endpoint) has none of
+// this.
 // A change made by SetBalance, SetStorage or SetCode is visible at once to
 // calls and to the next transaction, and is part of the next block's state.
 type Cheats interface {
@@ -44,7 +44,7 @@ type Cheats interface {
 }
 
 // Miner is a Backend that mines empty blocks on demand: InProcess,
-// Embedded and Anvil.
+// Anvil and the embedded chain (package chain/backend/embedded).
 type Miner interface {
 	// Mine mines n empty blocks, each one second after its parent on a
 	// chain whose blocks follow a fixed clock.
@@ -60,7 +60,9 @@ type Miner interface {
 // order.
 var ErrTimeBackwards = errors.New("chain: a block must be stamped after its parent")
 
-func timeBackwards(t, head uint64) error {
+// TimeBackwards is the error MineAt returns for a time t that is not after
+// the head block's time head.
+func TimeBackwards(t, head uint64) error {
 	return fmt.Errorf("%w: time %d is not after the head block's time %d", ErrTimeBackwards, t, head)
 }
 
@@ -69,7 +71,6 @@ var (
 	_ Cheats = (*Anvil)(nil)
 	_ Miner  = (*InProcess)(nil)
 	_ Miner  = (*Anvil)(nil)
-	_ Miner  = (*Embedded)(nil)
 )
 
 // ---- in-process ----
@@ -165,7 +166,7 @@ func (c *InProcess) MineAt(ctx context.Context, t uint64) error {
 	c.mu.Lock()
 	if head := c.head().block.Time(); !c.closed && t <= head {
 		c.mu.Unlock()
-		return timeBackwards(t, head)
+		return TimeBackwards(t, head)
 	}
 	c.nextTime = t
 	b, err := c.seal(ctx)
@@ -275,7 +276,7 @@ func (a *Anvil) MineAt(ctx context.Context, t uint64) error {
 		return fmt.Errorf("chain: %w", err)
 	}
 	if t <= h.Time {
-		return timeBackwards(t, h.Time)
+		return TimeBackwards(t, h.Time)
 	}
 	if err := a.call(ctx, nil, "evm_setNextBlockTimestamp", hexutil.Uint64(t)); err != nil {
 		return err
@@ -286,34 +287,6 @@ func (a *Anvil) MineAt(ctx context.Context, t uint64) error {
 // call is Node.Call with the package's error prefix.
 func (a *Anvil) call(ctx context.Context, result any, method string, params ...any) error {
 	if err := a.Node.Call(ctx, result, method, params...); err != nil {
-		return fmt.Errorf("chain: %w", err)
-	}
-	return nil
-}
-
-// ---- embedded ----
-
-// Mine implements Miner: n blocks, each max(now, parent + 1).
-func (e *Embedded) Mine(ctx context.Context, n uint64) error {
-	for range n {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		e.Commit()
-	}
-	return nil
-}
-
-// MineAt implements Miner with the simulated beacon's AdjustTime. It fails
-// while transactions are pending.
-func (e *Embedded) MineAt(ctx context.Context, t uint64) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	head := e.eth.BlockChain().CurrentBlock().Time
-	if t <= head {
-		return timeBackwards(t, head)
-	}
-	if err := e.beacon.AdjustTime(time.Duration(t-head) * time.Second); err != nil {
 		return fmt.Errorf("chain: %w", err)
 	}
 	return nil

@@ -7,12 +7,13 @@ import (
 
 	"github.com/agentflightrecorder/afr/chain"
 	"github.com/agentflightrecorder/afr/chain/backend"
+	"github.com/agentflightrecorder/afr/chain/backend/embedded"
 )
 
 // TestDialChecksChainID: Dial accepts the target's chain (or any, for
 // chain id 0) and refuses another with a *chain.ChainIDError naming both.
 func TestDialChecksChainID(t *testing.T) {
-	e, err := backend.NewEmbedded(backend.EmbeddedOptions{Keys: 1, BlockPeriod: -1, HTTP: "127.0.0.1:0"})
+	e, err := embedded.New(backend.EmbeddedOptions{Keys: 1, BlockPeriod: -1, HTTP: "127.0.0.1:0"})
 	if err != nil {
 		t.Fatal(err)
 	}

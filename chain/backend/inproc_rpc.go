@@ -66,7 +66,7 @@ func (c *InProcess) server() (*rpcServer, error) {
 		"eth":   &ethAPI{c: c, cl: inprocClient{c}},
 		"net":   netAPI{id: c.config.ChainID.String()},
 		"web3":  web3API{},
-		"debug": chainConfigAPI{c.config},
+		"debug": ChainConfigAPI{Config: c.config},
 	} {
 		if err := srv.RegisterName(name, svc); err != nil {
 			srv.Stop()

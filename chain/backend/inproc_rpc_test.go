@@ -22,6 +22,7 @@ import (
 
 	"github.com/agentflightrecorder/afr/chain"
 	"github.com/agentflightrecorder/afr/chain/backend"
+	"github.com/agentflightrecorder/afr/chain/backend/embedded"
 )
 
 // served is a backend whose Client is an ethclient dialed to its URL, so a
@@ -79,7 +80,7 @@ func dialRPC(t *testing.T, url string) *rpc.Client {
 // in-process chain the head (it seals every transaction when sent), and
 // the gas price oracle's suggestions.
 func TestInProcessRPCMatchesEmbedded(t *testing.T) {
-	emb, err := backend.NewEmbedded(backend.EmbeddedOptions{Keys: 1, BlockPeriod: -1, GenesisTime: genesis, HTTP: "127.0.0.1:0"})
+	emb, err := embedded.New(backend.EmbeddedOptions{Keys: 1, BlockPeriod: -1, GenesisTime: genesis, HTTP: "127.0.0.1:0"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"github.com/agentflightrecorder/afr/chain/backend"
+	"github.com/agentflightrecorder/afr/chain/backend/embedded"
 	"github.com/agentflightrecorder/afr/evm"
 )
 
 // TestForkRulesFromEmbedded: AFR's embedded chain answers debug_chainConfig
 // with the rules it runs.
 func TestForkRulesFromEmbedded(t *testing.T) {
-	e, err := backend.NewEmbedded(backend.EmbeddedOptions{HTTP: "127.0.0.1:0", BlockPeriod: -1})
+	e, err := embedded.New(backend.EmbeddedOptions{HTTP: "127.0.0.1:0", BlockPeriod: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

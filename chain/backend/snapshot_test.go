@@ -11,6 +11,7 @@ import (
 	"github.com/agentflightrecorder/afr/chain"
 	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/chain/backend/anvil"
+	"github.com/agentflightrecorder/afr/chain/backend/embedded"
 )
 
 const genesis = 3_000_000_000
@@ -20,7 +21,7 @@ const genesis = 3_000_000_000
 var fixedTime = map[string]func(t *testing.T) backend.Backend{
 	"inproc": func(t *testing.T) backend.Backend { return startInProcess(t) },
 	"embedded": func(t *testing.T) backend.Backend {
-		e, err := backend.NewEmbedded(backend.EmbeddedOptions{Keys: 1, BlockPeriod: -1, GenesisTime: genesis})
+		e, err := embedded.New(backend.EmbeddedOptions{Keys: 1, BlockPeriod: -1, GenesisTime: genesis})
 		if err != nil {
 			t.Fatal(err)
 		}

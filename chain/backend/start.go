@@ -17,7 +17,8 @@ const (
 	// KindInProcess is a chain executed directly by package evm, without a
 	// node (InProcess): the fastest, for specs and benchmarks.
 	KindInProcess Kind = "inproc"
-	// KindEmbedded is go-ethereum's in-process node (Embedded), which
+	// KindEmbedded is go-ethereum's in-process node (package
+	// chain/backend/embedded, which a program imports to start it), which
 	// can serve JSON-RPC.
 	KindEmbedded Kind = "embedded"
 	// KindAnvil is an anvil process (Anvil) with a fresh chain.
@@ -79,11 +80,7 @@ func Start(ctx context.Context, kind Kind, opts Options) (Backend, error) {
 		}
 		return c, nil
 	case KindEmbedded:
-		e, err := NewEmbedded(opts.Embedded)
-		if err != nil {
-			return nil, err
-		}
-		return e, nil
+		return newEmbedded(opts.Embedded)
 	case KindAnvil:
 		if opts.Anvil.ForkURL != "" {
 			return nil, errors.New("chain: a fork URL is for the fork backend, not anvil's fresh chain")

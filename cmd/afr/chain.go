@@ -17,6 +17,7 @@ import (
 	"github.com/agentflightrecorder/afr/chain"
 	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/chain/backend/anvil"
+	_ "github.com/agentflightrecorder/afr/chain/backend/embedded" // afr chain and afr demo start the embedded chain
 	"github.com/agentflightrecorder/afr/internal/durable"
 	"github.com/agentflightrecorder/afr/internal/strictjson"
 	"github.com/agentflightrecorder/afr/recorder"

@@ -8,6 +8,8 @@ import (
 
 	"github.com/agentflightrecorder/afr/specs/afrspec"
 	"github.com/agentflightrecorder/afr/world"
+
+	_ "github.com/agentflightrecorder/afr/chain/backend/embedded" // the suite runs on the embedded chain too (AFR_BACKEND=embedded, Config.RPC)
 )
 
 func TestAccount(t *testing.T) {

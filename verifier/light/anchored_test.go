@@ -19,6 +19,7 @@ import (
 
 	"github.com/agentflightrecorder/afr/chain"
 	"github.com/agentflightrecorder/afr/chain/backend"
+	"github.com/agentflightrecorder/afr/chain/backend/embedded"
 	"github.com/agentflightrecorder/afr/contracts/bindings"
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/verifier/light"
@@ -61,7 +62,7 @@ func getLogs(t *testing.T, url string, contract, operator common.Address, logID 
 func TestAnchorsFromLogsMatchesChainAnchors(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	e, err := backend.NewEmbedded(backend.EmbeddedOptions{HTTP: "127.0.0.1:0", BlockPeriod: -1})
+	e, err := embedded.New(backend.EmbeddedOptions{HTTP: "127.0.0.1:0", BlockPeriod: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentflightrecorder/afr/chain"
 	"github.com/agentflightrecorder/afr/chain/backend"
+	"github.com/agentflightrecorder/afr/chain/backend/embedded"
 	"github.com/agentflightrecorder/afr/contracts/bindings"
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/internal/logtest"
@@ -45,7 +46,7 @@ func newBatchWorld(t *testing.T) *batchWorld {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
-	em, err := backend.NewEmbedded(backend.EmbeddedOptions{Keys: 16, BlockPeriod: -1})
+	em, err := embedded.New(backend.EmbeddedOptions{Keys: 16, BlockPeriod: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

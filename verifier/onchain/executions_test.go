@@ -14,6 +14,7 @@ import (
 	"github.com/agentflightrecorder/afr/calldata"
 	"github.com/agentflightrecorder/afr/chain"
 	"github.com/agentflightrecorder/afr/chain/backend"
+	"github.com/agentflightrecorder/afr/chain/backend/embedded"
 	"github.com/agentflightrecorder/afr/contracts/bindings"
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/internal/logtest"
@@ -43,7 +44,7 @@ func newKey(t *testing.T) *ecdsa.PrivateKey {
 func TestCompletenessEdgeCases(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	em, err := backend.NewEmbedded(backend.EmbeddedOptions{BlockPeriod: 50 * time.Millisecond})
+	em, err := embedded.New(backend.EmbeddedOptions{BlockPeriod: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
