@@ -21,8 +21,13 @@
 // The same spec runs on every backend, chosen by the -afr.backend flag or
 // the AFR_BACKEND environment variable (SelectedBackend):
 //
-//   - embedded (default): go-ethereum's in-process simulated chain,
-//     nothing to start;
+//   - inproc (default): a chain executed by AFR's evm package in the test
+//     process, as forge runs tests on revm: no node, snapshots in
+//     microseconds, JSON-RPC on loopback only when a spec asks for it
+//     (world.Config.RPC);
+//   - embedded: go-ethereum's node in the test process (the blocks-by-the-
+//     clock World of the demo), linked only into a test binary that imports
+//     chain/backend/embedded;
 //   - anvil: a local anvil process on a free loopback port, started by the
 //     World and stopped when it is closed (or when the test process dies);
 //   - fork: anvil forking an archive JSON-RPC endpoint at a pinned block,
@@ -32,7 +37,7 @@
 //
 // # One World per suite
 //
-// Building a World deploys contracts and opens a log: ~170 ms. A suite
+// Building a World deploys contracts and opens a log: 25–100 ms. A suite
 // builds it once (BeforeSuite or an Ordered container's BeforeAll, with the
 // suite's own contracts and World.SetPolicy) and calls World.Isolate in a
 // BeforeEach: every spec then starts from that state — chain reverted, the
