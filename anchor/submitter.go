@@ -40,6 +40,7 @@ type submitter struct {
 	mu      sync.Mutex
 	q       *Queue
 	changed chan struct{} // closed and replaced at every change
+	kick    chan struct{} // a change left work pending: step now (loop)
 	steps   uint64        // completed rounds against the chain
 	fatal   error
 	stopped bool
@@ -72,7 +73,7 @@ func newSubmitter(ctx context.Context, c chain.Client, opts Options, log format.
 		return nil, fmt.Errorf("anchor: chain id: %w", err)
 	}
 	s := &submitter{c: c, opts: opts, op: chain.Address(opts.Key), log: log, unit: unit, abi: bindings.NewEpochAnchor(), chainID: id,
-		path: path, maxRun: 1, changed: make(chan struct{})}
+		path: path, maxRun: 1, changed: make(chan struct{}), kick: make(chan struct{}, 1)}
 	q, err := readQueueFile(path)
 	switch {
 	case err == nil:
@@ -150,13 +151,27 @@ func (s *submitter) run(ctx context.Context, sealed <-chan recorder.SealedEpoch,
 	return err
 }
 
+// maxEager is how many rounds in a row the loop takes at once, without
+// waiting for Options.Poll, while each leaves the queue changed with work
+// pending (an epoch queued, its transaction sent, then mined): on a chain
+// that mines at once, a whole anchoring completes in one burst rather than
+// one poll per state. The bound keeps a chain that undoes every change
+// (reorgs) from being asked in a tight loop.
+const maxEager = 16
+
 func (s *submitter) loop(ctx context.Context, sealed <-chan recorder.SealedEpoch, enqueue func([]recorder.SealedEpoch) error, tick func() error) error {
 	timer := time.NewTimer(0)
 	defer timer.Stop()
+	eager, eagerStep := 0, false
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-s.kick:
+			if eager < maxEager {
+				eager, eagerStep = eager+1, true
+				timer.Reset(0)
+			}
 		case ep, ok := <-sealed:
 			if !ok {
 				sealed = nil
@@ -182,6 +197,10 @@ func (s *submitter) loop(ctx context.Context, sealed <-chan recorder.SealedEpoch
 				return err
 			}
 		case <-timer.C:
+			if !eagerStep {
+				eager = 0 // a poll went by: eager again
+			}
+			eagerStep = false
 			wait := s.opts.Poll
 			err := error(nil)
 			if tick != nil {
@@ -298,6 +317,12 @@ func (s *submitter) persistLocked() error {
 	}
 	close(s.changed)
 	s.changed = make(chan struct{})
+	if len(s.q.Pending) > 0 {
+		select {
+		case s.kick <- struct{}{}:
+		default:
+		}
+	}
 	return nil
 }
 
