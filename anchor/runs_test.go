@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentflightrecorder/afr/anchor"
 	"github.com/agentflightrecorder/afr/chain"
+	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/contracts/bindings"
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/recorder"
@@ -151,4 +152,28 @@ func TestRunPartlyOnChainEmbedded(t *testing.T) {
 	if !errors.As(err, &fe) || fe.Epoch != 2 || fe.Theirs != (format.Digest{0xba, 0xd}) {
 		t.Fatalf("a run on chain with another root for epoch 2: %v, want a ForeignAnchorError for epoch 2", err)
 	}
+}
+
+// On a chain that mines each transaction at once, one Drain anchors every
+// epoch without waiting for a poll between the states of an epoch (queued,
+// sent, mined, confirmed): the anchorer takes its next round at once while
+// a round leaves work pending. With a poll of an hour, anchoring that
+// waited for it would end only by the test's one-minute deadline.
+func TestEagerRoundsInProcess(t *testing.T) {
+	c, err := backend.NewInProcess(backend.InProcessOptions{Keys: 1, GenesisTime: 3_000_000_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	key := c.Keys()[0]
+	d := deployAnchor(t, c.Client(), key)
+	dir := record(t, 15, 5)
+	q, err := drainLog(t, c.Client(), dir, anchor.Options{Contract: d.EpochAnchor, Key: key, FromBlock: d.Block, MaxRun: 1, Confirmations: 1, Poll: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(q.Anchored) != 3 || len(q.Pending) != 0 {
+		t.Fatalf("%d epochs confirmed, %d pending; want 3 and 0", len(q.Anchored), len(q.Pending))
+	}
+	checkAnchored(t, dir, c.Client(), d.EpochAnchor, chain.Address(key))
 }
