@@ -96,7 +96,8 @@ var _ = Describe("Cheatcodes against the vault", Label("cheats", "anvil"), func(
 	It("Etch puts the unfixed vault's code where the fix is, and the old attack drains it", func(ctx SpecContext) {
 		alice := w.Actor("alice")
 		Expect(w.Fund(ctx, alice, eth(6))).To(Succeed())
-		Expect(w.Send(ctx, alice, fixed, eth(5), fixedArt.Pack("deposit")).Succeeded()).To(BeTrue())
+		dep := w.Send(ctx, alice, fixed, eth(5), fixedArt.Pack("deposit"))
+		Expect(dep.Succeeded()).To(BeTrue(), "%s", dep)
 		if refused(w, "Etch", w.Etch(ctx, fixed, vaultArt.Runtime)) {
 			return
 		}
