@@ -143,4 +143,5 @@ require (
 	google.golang.org/grpc v1.85.0 // indirect
 	gopkg.in/natefinch/lumberjack.v2 v2.2.1 // indirect
 	gopkg.in/yaml.v2 v2.4.0 // indirect
+	pgregory.net/rapid v1.3.0 // indirect
 )
