@@ -34,8 +34,9 @@ type Domain struct {
 // Inputs draws the arguments of an ABI method (abi.Method.Inputs), each
 // value of the Go type abi.Arguments.Pack wants for its ABI type.
 type Inputs struct {
-	args abi.Arguments
-	gens []*rapid.Generator[any]
+	args    abi.Arguments
+	gens    []*rapid.Generator[any]
+	origins []*big.Int // an integer argument's value nearest zero, else nil
 }
 
 // NewInputs builds the generators of args. It fails on an ABI type it
@@ -50,13 +51,13 @@ func NewInputs(args abi.Arguments, d Domain) (*Inputs, error) {
 	named := map[string]bool{}
 	for i, a := range args {
 		named[a.Name] = true
-		b, bounded := d.Bounds[a.Name]
-		if bounded && a.Type.T != abi.IntTy && a.Type.T != abi.UintTy {
+		b, hasBound := d.Bounds[a.Name]
+		if hasBound && a.Type.T != abi.IntTy && a.Type.T != abi.UintTy {
 			return nil, fmt.Errorf("fuzz: bound on argument %q of type %s: only integers can be bounded", a.Name, a.Type)
 		}
 		var g *rapid.Generator[any]
 		var err error
-		if bounded {
+		if hasBound {
 			g, err = intGen(a.Type, b)
 		} else {
 			g, err = gen(a.Type, d)
@@ -65,6 +66,12 @@ func NewInputs(args abi.Arguments, d Domain) (*Inputs, error) {
 			return nil, fmt.Errorf("fuzz: argument %d (%s %s): %w", i, a.Type, a.Name, err)
 		}
 		in.gens = append(in.gens, g)
+		var origin *big.Int
+		if a.Type.T == abi.IntTy || a.Type.T == abi.UintTy {
+			lo, hi, _ := bounded(a.Type, b) // checked by intGen
+			origin = originOf(lo, hi)
+		}
+		in.origins = append(in.origins, origin)
 	}
 	for name := range d.Bounds {
 		if !named[name] {
@@ -172,29 +179,18 @@ func addressGen(known []common.Address) *rapid.Generator[common.Address] {
 // rest are drawn uniformly by 64-bit limbs, shrinking toward the end of
 // the range nearest zero.
 func intGen(t abi.Type, b Bound) (*rapid.Generator[any], error) {
-	lo, hi := typeRange(t)
-	if b.Min != nil {
-		if b.Min.Cmp(lo) < 0 || b.Min.Cmp(hi) > 0 {
-			return nil, fmt.Errorf("bound min %s outside %s", b.Min, t)
-		}
-		lo = b.Min
-	}
-	if b.Max != nil {
-		if b.Max.Cmp(lo) < 0 || b.Max.Cmp(hi) > 0 {
-			return nil, fmt.Errorf("bound max %s outside %s or below min %s", b.Max, t, lo)
-		}
-		hi = b.Max
+	lo, hi, err := bounded(t, b)
+	if err != nil {
+		return nil, err
 	}
 	// x = origin + sign·d with d in [0, span]; both sides of zero when the
 	// range holds it.
 	var up, down *big.Int // the largest d upward and downward
-	origin := new(big.Int)
+	origin := originOf(lo, hi)
 	switch {
 	case lo.Sign() >= 0:
-		origin.Set(lo)
 		up = new(big.Int).Sub(hi, lo)
 	case hi.Sign() <= 0:
-		origin.Set(hi)
 		down = new(big.Int).Sub(hi, lo)
 	default:
 		up, down = new(big.Int).Set(hi), new(big.Int).Neg(lo)
@@ -246,6 +242,35 @@ func upTo(rt *rapid.T, max *big.Int) *big.Int {
 	return n
 }
 
+// bounded is the range of intN or uintN t within b.
+func bounded(t abi.Type, b Bound) (lo, hi *big.Int, err error) {
+	lo, hi = typeRange(t)
+	if b.Min != nil {
+		if b.Min.Cmp(lo) < 0 || b.Min.Cmp(hi) > 0 {
+			return nil, nil, fmt.Errorf("bound min %s outside %s", b.Min, t)
+		}
+		lo = b.Min
+	}
+	if b.Max != nil {
+		if b.Max.Cmp(lo) < 0 || b.Max.Cmp(hi) > 0 {
+			return nil, nil, fmt.Errorf("bound max %s outside %s or below min %s", b.Max, t, lo)
+		}
+		hi = b.Max
+	}
+	return lo, hi, nil
+}
+
+// originOf is the value of [lo, hi] nearest zero, where cases shrink to.
+func originOf(lo, hi *big.Int) *big.Int {
+	switch {
+	case lo.Sign() >= 0:
+		return new(big.Int).Set(lo)
+	case hi.Sign() <= 0:
+		return new(big.Int).Set(hi)
+	}
+	return new(big.Int)
+}
+
 // typeRange is the smallest and largest value of intN or uintN.
 func typeRange(t abi.Type) (lo, hi *big.Int) {
 	if t.T == abi.UintTy {
@@ -267,4 +292,61 @@ func goValue(typ reflect.Type, x *big.Int) any {
 		v.SetUint(x.Uint64())
 	}
 	return v.Interface()
+}
+
+// narrow lowers each integer argument of a failing case toward its origin
+// by binary search while fails still holds, the others kept: rapid shrinks
+// each 64-bit limb on its own and can stop at a limb boundary (2^64 where
+// 1000 fails too). It returns the narrowed arguments, or nil when none
+// moved. It assumes failure is monotone in each argument between its
+// origin and its value; where it is not, the result still fails, if not
+// minimal.
+func (in *Inputs) narrow(args []any, fails func([]any) (bool, string)) []any {
+	out := append([]any(nil), args...)
+	moved := false
+	for i, origin := range in.origins {
+		if origin == nil {
+			continue
+		}
+		typ := reflect.TypeOf(out[i])
+		x := bigOf(out[i])
+		dist := new(big.Int).Sub(x, origin)
+		sign := dist.Sign()
+		hi, lo := dist.Abs(dist), big.NewInt(-1) // hi fails; lo is below what is tried
+		at := func(d *big.Int) []any {
+			try := append([]any(nil), out...)
+			v := new(big.Int).Mul(d, big.NewInt(int64(sign)))
+			try[i] = goValue(typ, v.Add(v, origin))
+			return try
+		}
+		for new(big.Int).Sub(hi, lo).Cmp(big.NewInt(1)) > 0 {
+			mid := new(big.Int).Add(hi, lo)
+			mid.Rsh(mid, 1)
+			if ok, _ := fails(at(mid)); ok {
+				hi = mid
+			} else {
+				lo = mid
+			}
+		}
+		if next := at(hi); bigOf(next[i]).Cmp(x) != 0 {
+			out, moved = next, true
+		}
+	}
+	if !moved {
+		return nil
+	}
+	return out
+}
+
+// bigOf is an integer argument (*big.Int or a sized Go integer) as a
+// *big.Int.
+func bigOf(v any) *big.Int {
+	if b, ok := v.(*big.Int); ok {
+		return new(big.Int).Set(b)
+	}
+	rv := reflect.ValueOf(v)
+	if k := rv.Kind(); k >= reflect.Int && k <= reflect.Int64 {
+		return big.NewInt(rv.Int())
+	}
+	return new(big.Int).SetUint64(rv.Uint())
 }

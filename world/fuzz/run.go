@@ -110,13 +110,48 @@ func Find(ctx context.Context, t rapid.TB, w *world.World, m abi.Method, opts Op
 			prop(c, last)
 		})
 	}()
-	if err := w.Revert(ctx, snap); err != nil || revertErr != nil {
-		return nil, fmt.Errorf("fuzz: reverting the World: %w", errors.Join(revertErr, err))
+	if !rt.failed || revertErr != nil {
+		return nil, revertedOrErr(ctx, w, snap, revertErr)
 	}
-	if !rt.failed {
-		return nil, nil
+	c := &Counterexample{Method: m, Args: last, Report: rt.report.String()}
+	// One case with fixed arguments, run by rapid for its *rapid.T.
+	once := func(args []any) (failed bool, report string) {
+		r := &recorder{TB: t, name: rt.name + "/narrow", quiet: true}
+		undo := forceFlags(map[string]string{"rapid.checks": "1", "rapid.nofailfile": "true"})
+		defer undo()
+		func() {
+			defer func() {
+				if p := recover(); p != nil && p != errStop {
+					panic(p)
+				}
+			}()
+			rapid.Check(r, func(c *rapid.T) {
+				if err := w.Revert(ctx, snap); err != nil {
+					revertErr = err
+					return
+				}
+				prop(c, args)
+			})
+		}()
+		// Keep what the property said, not rapid's account of this run.
+		_, said, _ := strings.Cut(r.report.String(), "Failed test output:\n")
+		return r.failed && revertErr == nil, said
 	}
-	return &Counterexample{Method: m, Args: last, Report: rt.report.String()}, nil
+	if narrowed := in.narrow(c.Args, once); narrowed != nil {
+		c.Args = narrowed
+		_, report := once(narrowed)
+		c.Report += "[fuzz] integer arguments narrowed to " + c.String() + ":\n" + report
+	}
+	return c, revertedOrErr(ctx, w, snap, revertErr)
+}
+
+// revertedOrErr reverts w to snap after a run, or reports why the run or
+// the revert failed.
+func revertedOrErr(ctx context.Context, w *world.World, snap *world.Snapshot, runErr error) error {
+	if err := w.Revert(ctx, snap); err != nil || runErr != nil {
+		return fmt.Errorf("fuzz: reverting the World: %w", errors.Join(runErr, err))
+	}
+	return nil
 }
 
 // Check is Find that fails t when a case fails (with the counterexample
@@ -141,6 +176,7 @@ var errStop = errors.New("fuzz: run failed")
 type recorder struct {
 	rapid.TB
 	name   string
+	quiet  bool // keep the log from the test
 	failed bool
 	report strings.Builder
 }
@@ -151,7 +187,9 @@ func (r *recorder) Fail()        { r.failed = true }
 func (r *recorder) FailNow()     { r.failed = true; panic(errStop) }
 
 func (r *recorder) Logf(format string, args ...any) {
-	r.TB.Logf(format, args...)
+	if !r.quiet {
+		r.TB.Logf(format, args...)
+	}
 	if r.failed {
 		fmt.Fprintf(&r.report, format+"\n", args...)
 	}
@@ -208,4 +246,23 @@ func setFlags(opts Options) (restore func(), err error) {
 		undo = append(undo, func() { _ = f.Value.Set(old) })
 	}
 	return restore, nil
+}
+
+// forceFlags sets rapid's flags to values whatever the command line says,
+// and returns what restores them.
+func forceFlags(values map[string]string) (restore func()) {
+	var undo []func()
+	for name, v := range values {
+		if f := flag.Lookup(name); f != nil {
+			old := f.Value.String()
+			if f.Value.Set(v) == nil {
+				undo = append(undo, func() { _ = f.Value.Set(old) })
+			}
+		}
+	}
+	return func() {
+		for _, u := range undo {
+			u()
+		}
+	}
 }
