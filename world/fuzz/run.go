@@ -113,6 +113,11 @@ func Find(ctx context.Context, t rapid.TB, w *world.World, m abi.Method, opts Op
 	if !rt.failed || revertErr != nil {
 		return nil, revertedOrErr(ctx, w, snap, revertErr)
 	}
+	if report := rt.report.String(); strings.HasPrefix(report, "[rapid] only generated") {
+		// Not a counterexample: the property skipped too many cases.
+		return nil, errors.Join(fmt.Errorf("fuzz: %s: too many cases skipped (t.Skip): %s", m.Sig, strings.TrimSpace(report)),
+			revertedOrErr(ctx, w, snap, nil))
+	}
 	c := &Counterexample{Method: m, Args: last, Report: rt.report.String()}
 	// One case with fixed arguments, run by rapid for its *rapid.T.
 	once := func(args []any) (failed bool, report string) {

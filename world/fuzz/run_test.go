@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ethereum/go-ethereum"
@@ -65,8 +66,12 @@ func TestFindRunsEachCaseFromTheSnapshot(t *testing.T) {
 	if err != nil || c != nil {
 		t.Fatalf("Find = %v, %v; want no counterexample", c, err)
 	}
-	if cases != fuzz.DefaultRuns {
-		t.Errorf("ran %d cases, want %d", cases, fuzz.DefaultRuns)
+	want := fuzz.DefaultRuns
+	if testing.Short() {
+		want /= 5 // rapid runs a fifth under -short
+	}
+	if cases != want {
+		t.Errorf("ran %d cases, want %d", cases, want)
 	}
 	if n := count(ctx, t, w, a); n.Sign() != 0 {
 		t.Errorf("count after the run = %s, want 0 (the World as it was)", n)
@@ -140,6 +145,16 @@ func TestFindRejectsBadInput(t *testing.T) {
 		fuzz.Options{Domain: fuzz.Domain{Bounds: map[string]fuzz.Bound{"amount": {}}}}, func(*rapid.T, []any) {})
 	if err == nil || err.Error() != `fuzz: bound on "amount": the method has no argument of that name` {
 		t.Errorf("Find with a bound on a missing argument: %v", err)
+	}
+}
+
+// TestFindTooManySkips: a property that skips every case is an error,
+// not a counterexample.
+func TestFindTooManySkips(t *testing.T) {
+	w, a := counterWorld(t)
+	c, err := fuzz.Find(context.Background(), t, w, a.ABI.Methods["bump"], fuzz.Options{Runs: 4}, func(rt *rapid.T, _ []any) { rt.Skip() })
+	if c != nil || err == nil || !strings.Contains(err.Error(), "too many cases skipped") {
+		t.Errorf("Find = %v, %v; want the too-many-skips error", c, err)
 	}
 }
 
