@@ -176,8 +176,8 @@ func addressGen(known []common.Address) *rapid.Generator[common.Address] {
 // intGen draws an integer of t (intN or uintN) within b, as the Go type
 // Pack wants: uint8…uint64 and int8…int64 for those sizes, else *big.Int.
 // One case in ten is an end of the range (forge also favours edges); the
-// rest are drawn uniformly by 64-bit limbs, shrinking toward the end of
-// the range nearest zero.
+// rest are drawn by upTo as a distance from the value of the range nearest
+// zero (both sides of zero when the range holds it), where they shrink to.
 func intGen(t abi.Type, b Bound) (*rapid.Generator[any], error) {
 	lo, hi, err := bounded(t, b)
 	if err != nil {
@@ -215,10 +215,10 @@ func intGen(t abi.Type, b Bound) (*rapid.Generator[any], error) {
 	}), nil
 }
 
-// upTo draws an integer in [0, max]: first how many 64-bit limbs it has,
-// then each limb, the highest one non-zero. Drawing the size first lets
-// rapid shrink 2^64 to 1000 (fewer limbs, then a smaller one); limbs
-// drawn independently would stop at 2^64, each limb at its minimum.
+// upTo draws an integer in [0, max]: first how many 64-bit limbs it has
+// (rapid favours few, so values that fit 64 bits are common), then each
+// limb, the highest one non-zero. rapid shrinks each limb on its own and
+// can stop at a limb boundary; Inputs.narrow finishes the job.
 func upTo(rt *rapid.T, max *big.Int) *big.Int {
 	limbs := (max.BitLen() + 63) / 64
 	if limbs <= 1 {

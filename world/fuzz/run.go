@@ -68,13 +68,14 @@ func (c *Counterexample) String() string {
 
 // Find runs prop on cases of m's arguments drawn from opts.Domain, each
 // from the World as it is now (one w.Snapshot, then w.Revert before every
-// case and after the run), and returns the counterexample rapid shrank it
-// to, or nil when every case held. A counterexample is saved under
-// testdata/rapid/<test name>/ (rapid's fail files, named after t.Name()
-// and m) and replayed first by the next run. It fails only when the run
-// cannot start or the World cannot be reverted; t receives rapid's log.
-// Runs change rapid's flags for their duration, so one test process runs
-// one Find at a time.
+// case and after the run), and returns the counterexample a failing case
+// shrank to (by rapid, then Inputs.narrow on its integers), or nil when
+// every case held. A counterexample is saved under testdata/rapid/<test
+// name>/ (rapid's fail files, named after t.Name() and m) and replayed
+// first by the next run. Find returns an error when the run cannot start,
+// the World cannot be reverted, or the property skipped too many cases;
+// t receives rapid's log. Runs change rapid's flags for their duration,
+// so one test process runs one Find at a time.
 func Find(ctx context.Context, t rapid.TB, w *world.World, m abi.Method, opts Options, prop Property) (*Counterexample, error) {
 	in, err := NewInputs(m.Inputs, opts.Domain)
 	if err != nil {
@@ -95,21 +96,14 @@ func Find(ctx context.Context, t rapid.TB, w *world.World, m abi.Method, opts Op
 		revertErr error
 	)
 	rt := &recorder{TB: t, name: t.Name() + "/" + m.Name}
-	func() {
-		defer func() {
-			if r := recover(); r != nil && r != errStop {
-				panic(r)
-			}
-		}()
-		rapid.Check(rt, func(c *rapid.T) {
-			if err := w.Revert(ctx, snap); err != nil {
-				revertErr = err
-				c.Fatalf("reverting the World: %v", err)
-			}
-			last = in.Draw(c)
-			prop(c, last)
-		})
-	}()
+	rt.check(func(c *rapid.T) {
+		if err := w.Revert(ctx, snap); err != nil {
+			revertErr = err
+			c.Fatalf("reverting the World: %v", err)
+		}
+		last = in.Draw(c)
+		prop(c, last)
+	})
 	if !rt.failed || revertErr != nil {
 		return nil, revertedOrErr(ctx, w, snap, revertErr)
 	}
@@ -124,20 +118,13 @@ func Find(ctx context.Context, t rapid.TB, w *world.World, m abi.Method, opts Op
 		r := &recorder{TB: t, name: rt.name + "/narrow", quiet: true}
 		undo := forceFlags(map[string]string{"rapid.checks": "1", "rapid.nofailfile": "true"})
 		defer undo()
-		func() {
-			defer func() {
-				if p := recover(); p != nil && p != errStop {
-					panic(p)
-				}
-			}()
-			rapid.Check(r, func(c *rapid.T) {
-				if err := w.Revert(ctx, snap); err != nil {
-					revertErr = err
-					return
-				}
-				prop(c, args)
-			})
-		}()
+		r.check(func(c *rapid.T) {
+			if err := w.Revert(ctx, snap); err != nil {
+				revertErr = err
+				return
+			}
+			prop(c, args)
+		})
 		// Keep what the property said, not rapid's account of this run.
 		_, said, _ := strings.Cut(r.report.String(), "Failed test output:\n")
 		return r.failed && revertErr == nil, said
@@ -184,6 +171,16 @@ type recorder struct {
 	quiet  bool // keep the log from the test
 	failed bool
 	report strings.Builder
+}
+
+// check runs rapid.Check on prop, reporting to r.
+func (r *recorder) check(prop func(*rapid.T)) {
+	defer func() {
+		if p := recover(); p != nil && p != errStop {
+			panic(p)
+		}
+	}()
+	rapid.Check(r, prop)
 }
 
 func (r *recorder) Name() string { return r.name }
