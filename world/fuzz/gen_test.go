@@ -92,17 +92,43 @@ func TestInputsBounds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := map[string]bool{}
 	rapid.Check(t, func(rt *rapid.T) {
 		v := gens.Draw(rt)
 		x, y, z := v[0].(*big.Int), v[1].(int64), v[2].(*big.Int)
 		if x.Int64() < 10 || x.Int64() > 20 || y < -5 || y > 5 || z.Cmp(big.NewInt(-7)) > 0 {
 			rt.Fatalf("out of bounds: %v %v %v", x, y, z)
 		}
-		seen[x.String()] = true
 	})
-	if !seen["10"] || !seen["20"] {
-		t.Errorf("the ends of [10, 20] were never drawn: %v", seen)
+	seen := map[string]bool{}
+	for seed := range 500 { // Example draws the same value for a seed every run
+		seen[gens.gens[0].Example(seed).(*big.Int).String()] = true
+	}
+	if !seen["10"] || !seen["20"] || len(seen) != 11 {
+		t.Errorf("drew %v from [10, 20], want all 11 values", seen)
+	}
+}
+
+// TestInputsAddresses draws addresses mostly from the domain's, and
+// sometimes any other.
+func TestInputsAddresses(t *testing.T) {
+	known := []common.Address{{1}, {2}, {3}}
+	gens, err := NewInputs(args(t, "address"), Domain{Addresses: known})
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := map[common.Address]int{}
+	for seed := range 500 {
+		counts[gens.gens[0].Example(seed).(common.Address)]++
+	}
+	other := 500
+	for _, a := range known {
+		if counts[a] < 50 {
+			t.Errorf("%s drawn %d times in 500, want about 150", a, counts[a])
+		}
+		other -= counts[a]
+	}
+	if other < 10 || other > 100 {
+		t.Errorf("%d of 500 addresses outside the domain, want about 50", other)
 	}
 }
 
