@@ -2,6 +2,7 @@ package fuzz_test
 
 import (
 	"context"
+	"fmt"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -145,6 +146,39 @@ func TestFindRejectsBadInput(t *testing.T) {
 		fuzz.Options{Domain: fuzz.Domain{Bounds: map[string]fuzz.Bound{"amount": {}}}}, func(*rapid.T, []any) {})
 	if err == nil || err.Error() != `fuzz: bound on "amount": the method has no argument of that name` {
 		t.Errorf("Find with a bound on a missing argument: %v", err)
+	}
+}
+
+// fatalTB is a test whose Fatalf is kept, not reported.
+type fatalTB struct {
+	*testing.T
+	fatal string
+}
+
+func (f *fatalTB) Fatalf(format string, args ...any) {
+	f.fatal = fmt.Sprintf(format, args...)
+	panic(f)
+}
+
+// TestCheckFailsWithTheCounterexample: Check's failure names the method
+// and the shrunk call, then rapid's report.
+func TestCheckFailsWithTheCounterexample(t *testing.T) {
+	ctx := context.Background()
+	w, a := counterWorld(t)
+	f := &fatalTB{T: t}
+	func() {
+		defer func() {
+			if r := recover(); r != f {
+				t.Fatalf("Check did not call Fatalf (recovered %v)", r)
+			}
+		}()
+		fuzz.Check(ctx, f, w, a.ABI.Methods["bump"], fuzz.Options{NoFailFile: true}, below1000(ctx, w, a, nil))
+	}()
+	if want := "fuzz: bump(uint256) fails for bump(by: 1000)\n[rapid] failed after"; !strings.HasPrefix(f.fatal, want) {
+		t.Errorf("Check's failure:\n%s\nwant it to start with %q", f.fatal, want)
+	}
+	if !strings.Contains(f.fatal, "count = 1000, want < 1000") {
+		t.Errorf("Check's failure does not say what the property said:\n%s", f.fatal)
 	}
 }
 
