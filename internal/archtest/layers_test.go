@@ -27,7 +27,7 @@ var layers = []struct {
 		"anchor", "verifier/onchain", "pace", "tracesim", "chain/backend", "chain/backend/embedded", "serve", "internal/show",
 	}},
 	{"the World: a chain with AFR deployed", []string{"world"}},
-	{"on the World: the Ginkgo harness and the paper's evaluation", []string{"specs/afrspec", "bench"}},
+	{"on the World: fuzzing, the Ginkgo harness and the paper's evaluation", []string{"world/fuzz", "specs/afrspec", "bench"}},
 	{"the CLI", []string{"cmd/afr"}},
 }
 
@@ -58,6 +58,7 @@ var forbiddenDeps = map[string][]string{
 	"chain/backend":  gethNode,
 	"world":          gethNode,
 	"specs/afrspec":  gethNode,
+	"world/fuzz":     gethNode,
 	"cmd/afr":        {"github.com/onsi/", "testing"},
 	"format":         {"github.com/ethereum/go-ethereum"},
 	"format/segment": {"github.com/ethereum/go-ethereum"},

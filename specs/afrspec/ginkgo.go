@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/agentflightrecorder/afr/pdr"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/world"
+	"github.com/agentflightrecorder/afr/world/fuzz"
 )
 
 var backendFlag = flag.String("afr.backend", "", "chain backend of afrspec Worlds: inproc, embedded, anvil or fork (default $"+world.EnvBackend+", else inproc)")
@@ -134,4 +136,14 @@ func (w *World) MustIndex() *world.Index {
 	ix, err := w.Index()
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "indexing the log")
 	return ix
+}
+
+// Fuzz checks prop on cases of method m's arguments (forge's
+// testFuzz_…), each from the World as it is now, and fails the spec with
+// the shrunk counterexample: fuzz.Check reporting through GinkgoT(). See
+// package world/fuzz for the options (runs, seed, bounds, addresses) and
+// the fail files it saves under testdata/rapid/ and replays first.
+func (w *World) Fuzz(ctx context.Context, m abi.Method, opts fuzz.Options, prop fuzz.Property) {
+	ginkgo.GinkgoHelper()
+	fuzz.Check(ctx, ginkgo.GinkgoT(), w.World, m, opts, prop)
 }

@@ -11,7 +11,9 @@
 // labelled anvil, so make test-specs runs them on anvil too. The attack
 // specs also record their attack as evidence and verify the log, which
 // forge cannot. BenchmarkVsForge (vsforge_test.go) times both suites in
-// one run; docs/PERFORMANCE.md has the figures.
+// one run; docs/PERFORMANCE.md has the figures. fuzz_test.go fuzzes
+// deposit (label fuzz, no forge twin): it finds the unchecked transferFrom
+// and shrinks it to one wei more than the depositor holds.
 package lending
 
 import (

@@ -385,11 +385,12 @@ func forgeRound(b *testing.B, forge string, n int, env ...string) (wall, cpu, ow
 
 // specRound runs the suite's test binary once and returns its wall and
 // CPU time and Ginkgo's spec reports, after checking that all n specs
-// passed.
+// passed. The fuzz specs (fuzz_test.go, label fuzz) have no forge twin in
+// test/Lending.t.sol and are left out.
 func specRound(b *testing.B, bin string, n int) (wall, cpu time.Duration, specs []types.SpecReport) {
 	b.Helper()
 	report := filepath.Join(b.TempDir(), "report.json")
-	out, wall, cpu, err := run(exec.Command(bin, "-test.run", "^TestLending$", "-test.count=1", "-ginkgo.json-report="+report))
+	out, wall, cpu, err := run(exec.Command(bin, "-test.run", "^TestLending$", "-test.count=1", "-ginkgo.label-filter=!fuzz", "-ginkgo.json-report="+report))
 	if err != nil {
 		b.Fatalf("%s: %v\n%s", bin, err, out)
 	}
