@@ -297,32 +297,36 @@ func (cl inprocClient) SuggestGasPrice(context.Context) (*big.Int, error) {
 	return new(big.Int).Add(c.nextHeader().BaseFee, big.NewInt(suggestedTip)), nil
 }
 
-func (cl inprocClient) TransactionByHash(_ context.Context, h common.Hash) (*types.Transaction, bool, error) {
-	c := cl.c
+// withTx runs f, under the chain's lock, on the block holding the canonical
+// transaction h and its index there; found is false for an unknown hash.
+func (c *InProcess) withTx(h common.Hash, f func(b *inprocBlock, i int)) (found bool, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
-		return nil, false, errClosed
+		return false, errClosed
 	}
 	p, ok := c.txs[h]
 	if !ok {
-		return nil, false, ethereum.NotFound
+		return false, nil
 	}
-	return c.blocks[p.block].block.Transactions()[p.index], false, nil
+	f(c.blocks[p.block], p.index)
+	return true, nil
 }
 
-func (cl inprocClient) TransactionReceipt(_ context.Context, h common.Hash) (*types.Receipt, error) {
-	c := cl.c
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		return nil, errClosed
+func (cl inprocClient) TransactionByHash(_ context.Context, h common.Hash) (tx *types.Transaction, pending bool, err error) {
+	found, err := cl.c.withTx(h, func(b *inprocBlock, i int) { tx = b.block.Transactions()[i] })
+	if err == nil && !found {
+		err = ethereum.NotFound
 	}
-	p, ok := c.txs[h]
-	if !ok {
-		return nil, ethereum.NotFound
+	return tx, false, err
+}
+
+func (cl inprocClient) TransactionReceipt(_ context.Context, h common.Hash) (rc *types.Receipt, err error) {
+	found, err := cl.c.withTx(h, func(b *inprocBlock, i int) { rc = b.receipts[i] })
+	if err == nil && !found {
+		err = ethereum.NotFound
 	}
-	return c.blocks[p.block].receipts[p.index], nil
+	return rc, err
 }
 
 func (cl inprocClient) SubscribeTransactionReceipts(_ context.Context, q *ethereum.TransactionReceiptsQuery, ch chan<- []*types.Receipt) (ethereum.Subscription, error) {

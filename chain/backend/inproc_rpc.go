@@ -470,33 +470,15 @@ func (api *ethAPI) SendRawTransaction(ctx context.Context, raw hexutil.Bytes) (c
 }
 
 // GetTransactionByHash is eth_getTransactionByHash (null when unknown).
-func (api *ethAPI) GetTransactionByHash(h common.Hash) (*rpcTransaction, error) {
-	c := api.c
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		return nil, errClosed
-	}
-	p, ok := c.txs[h]
-	if !ok {
-		return nil, nil
-	}
-	return c.marshalTx(c.blocks[p.block].block, p.index), nil
+func (api *ethAPI) GetTransactionByHash(h common.Hash) (tx *rpcTransaction, err error) {
+	_, err = api.c.withTx(h, func(b *inprocBlock, i int) { tx = api.c.marshalTx(b.block, i) })
+	return tx, err
 }
 
 // GetTransactionReceipt is eth_getTransactionReceipt (null when unknown).
-func (api *ethAPI) GetTransactionReceipt(h common.Hash) (map[string]any, error) {
-	c := api.c
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		return nil, errClosed
-	}
-	p, ok := c.txs[h]
-	if !ok {
-		return nil, nil
-	}
-	return c.marshalReceipt(c.blocks[p.block], p.index), nil
+func (api *ethAPI) GetTransactionReceipt(h common.Hash) (rc map[string]any, err error) {
+	_, err = api.c.withTx(h, func(b *inprocBlock, i int) { rc = api.c.marshalReceipt(b, i) })
+	return rc, err
 }
 
 // rpcBlock returns the block b names, nil when there is none. c.mu is held.
