@@ -65,7 +65,11 @@ type Options struct {
 	// Confirmations is the depth at which an anchor counts as final,
 	// counting its own block (default 2; 1 = mined).
 	Confirmations uint64
-	// Poll is how often the chain is checked (default 100ms).
+	// Poll is how often the chain is checked while nothing changes (default
+	// 100ms). A round that changes the queue and leaves work pending (an
+	// epoch queued, its transaction sent, then mined) is followed at once by
+	// the next, up to 16 in a row, so a chain that mines at once is not
+	// waited on once per state.
 	Poll time.Duration
 	// ResubmitAfter re-signs a transaction that is not mined after this long
 	// with the same nonce and fees bumped by FeeBumpPercent (default 10s and
