@@ -10,8 +10,10 @@ import (
 	"strings"
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
+	"github.com/ethereum/go-ethereum/common"
 	"pgregory.net/rapid"
 
+	"github.com/agentflightrecorder/afr/calldata"
 	"github.com/agentflightrecorder/afr/world"
 )
 
@@ -54,16 +56,24 @@ type Counterexample struct {
 }
 
 // String is the call with its arguments, e.g. deposit(amount: 1000).
-func (c *Counterexample) String() string {
-	parts := make([]string, len(c.Args))
-	for i, a := range c.Args {
-		name := c.Method.Inputs[i].Name
+func (c *Counterexample) String() string { return formatArgs(c.Method, c.Args, nil) }
+
+// formatArgs is the call of m with args, e.g. deposit(amount: 1000), the
+// addresses among the top-level arguments named after reg's actors and
+// contracts when reg is not nil.
+func formatArgs(m abi.Method, args []any, reg *calldata.Registry) string {
+	parts := make([]string, len(args))
+	for i, a := range args {
+		name := m.Inputs[i].Name
 		if name == "" {
 			name = fmt.Sprintf("arg%d", i)
 		}
+		if addr, ok := a.(common.Address); ok && reg != nil {
+			a = world.HolderName(reg, addr)
+		}
 		parts[i] = fmt.Sprintf("%s: %v", name, a)
 	}
-	return c.Method.Name + "(" + strings.Join(parts, ", ") + ")"
+	return m.Name + "(" + strings.Join(parts, ", ") + ")"
 }
 
 // Find runs prop on cases of m's arguments drawn from opts.Domain, each
