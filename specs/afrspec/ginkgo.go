@@ -147,3 +147,12 @@ func (w *World) Fuzz(ctx context.Context, m abi.Method, opts fuzz.Options, prop 
 	ginkgo.GinkgoHelper()
 	fuzz.Check(ctx, ginkgo.GinkgoT(), w.World, m, opts, prop)
 }
+
+// Invariants runs an invariant campaign (forge's invariant_ tests) on the
+// World as it is now and fails the spec with the shrunk sequence of calls
+// that broke an invariant: fuzz.CheckInvariants reporting through
+// GinkgoT(). See fuzz.Campaign for targets, senders, depth and runs.
+func (w *World) Invariants(ctx context.Context, c fuzz.Campaign) {
+	ginkgo.GinkgoHelper()
+	fuzz.CheckInvariants(ctx, ginkgo.GinkgoT(), w.World, c)
+}

@@ -120,7 +120,7 @@ func (v *Violation) String() string {
 	}
 	fmt.Fprintf(&b, "%v\n", v.Err)
 	if v.Trace != "" {
-		fmt.Fprintf(&b, "trace of call %d:\n%s", len(v.Calls), v.Trace)
+		fmt.Fprintf(&b, "trace of call %d:\n%s\n", len(v.Calls), strings.TrimRight(v.Trace, "\n"))
 	}
 	return b.String()
 }
