@@ -41,4 +41,13 @@
 // Options.NoFailFile saves none (a spec that expects a counterexample).
 // rapid's flags are process-wide: one test process runs one Find at a
 // time (Ginkgo's -p runs processes, which is fine).
+//
+// # Invariant campaigns
+//
+// Invariants runs a Campaign: sequences of calls to target contracts'
+// methods, from chosen senders, each sequence from one snapshot, with
+// invariants (Go functions over the World) checked after every call. A
+// failing sequence shrinks (calls removed, arguments simplified) to a
+// Violation, printed as a numbered list of calls with the trace of the
+// call that broke the invariant.
 package fuzz

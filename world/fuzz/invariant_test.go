@@ -76,23 +76,41 @@ func TestInvariantsFilterMethods(t *testing.T) {
 }
 
 // BenchmarkInvariantCalls: calls per second of a campaign on the
-// in-process chain (Counter.bump, one invariant read after each call).
+// in-process chain (Counter.bump, the invariant a count() call after each),
+// beside a baseline in the same run: the same calls without the campaign
+// (a Revert every DefaultDepth calls, a bump, a count()).
 func BenchmarkInvariantCalls(b *testing.B) {
 	ctx := context.Background()
 	w, a := counterWorld(b)
-	c := counterCampaign(w, a)
-	c.Invariants = []fuzz.Invariant{{Name: "count readable", Check: func(ctx context.Context, w *world.World) error {
-		count(ctx, failer{}, w, a)
-		return nil
-	}}}
-	c.Runs, c.Depth = 8, fuzz.DefaultDepth
-	calls := 0
-	c.Invariants = append(c.Invariants, fuzz.Invariant{Name: "counted", Check: func(context.Context, *world.World) error { calls++; return nil }})
-	b.ResetTimer()
-	for range b.N {
-		if v, err := fuzz.Invariants(ctx, b, w, c); err != nil || v != nil {
-			b.Fatalf("Invariants = %v, %v", v, err)
+	b.Run("campaign", func(b *testing.B) {
+		calls := 0
+		c := counterCampaign(w, a)
+		c.Runs = 8
+		c.Invariants = []fuzz.Invariant{{Name: "count readable", Check: func(ctx context.Context, w *world.World) error {
+			calls++
+			count(ctx, failer{}, w, a)
+			return nil
+		}}}
+		for range b.N {
+			if v, err := fuzz.Invariants(ctx, b, w, c); err != nil || v != nil {
+				b.Fatalf("Invariants = %v, %v", v, err)
+			}
 		}
-	}
-	b.ReportMetric(float64(calls)/b.Elapsed().Seconds(), "calls/s")
+		b.ReportMetric(float64(calls)/b.Elapsed().Seconds(), "calls/s")
+	})
+	b.Run("baseline", func(b *testing.B) {
+		snap, err := w.Snapshot(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := range b.N * 8 * fuzz.DefaultDepth {
+			if i%fuzz.DefaultDepth == 0 {
+				if err := w.Revert(ctx, snap); err != nil {
+					b.Fatal(err)
+				}
+			}
+			bumpAndCount(ctx, b, w, a, big.NewInt(int64(i)))
+		}
+		b.ReportMetric(float64(b.N*8*fuzz.DefaultDepth)/b.Elapsed().Seconds(), "calls/s")
+	})
 }
