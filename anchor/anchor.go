@@ -66,10 +66,11 @@ type Options struct {
 	// counting its own block (default 2; 1 = mined).
 	Confirmations uint64
 	// Poll is how often the chain is checked while nothing changes (default
-	// 100ms). A round that changes the queue and leaves work pending (an
-	// epoch queued, its transaction sent, then mined) is followed at once by
-	// the next, up to 16 in a row, so a chain that mines at once is not
-	// waited on once per state.
+	// 100ms). A round that changes the queue and leaves work pending (a
+	// transaction sent, then mined), and the first epochs queued after an
+	// idle spell, are followed at once by the next round, up to 16 in a
+	// row, so a chain that mines at once is not waited on once per state;
+	// epochs sealed while others wait are taken at the next round.
 	Poll time.Duration
 	// ResubmitAfter re-signs a transaction that is not mined after this long
 	// with the same nonce and fees bumped by FeeBumpPercent (default 10s and

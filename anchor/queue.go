@@ -368,6 +368,9 @@ func (a *Anchorer) enqueue(eps []recorder.SealedEpoch) (int, error) {
 		a.q.Pending = a.q.Pending[:before]
 		return 0, err
 	}
+	if before == 0 {
+		a.kickLocked()
+	}
 	return n, nil
 }
 

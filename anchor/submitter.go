@@ -153,7 +153,8 @@ func (s *submitter) run(ctx context.Context, sealed <-chan recorder.SealedEpoch,
 
 // maxEager is how many rounds in a row the loop takes at once, without
 // waiting for Options.Poll, while each leaves the queue changed with work
-// pending (an epoch queued, its transaction sent, then mined): on a chain
+// pending (its transaction sent, then mined; or the first epochs queued
+// after an idle spell): on a chain
 // that mines at once, a whole anchoring completes in one burst rather than
 // one poll per state. The bound keeps a chain that undoes every change
 // (reorgs) from being asked in a tight loop.
@@ -317,13 +318,21 @@ func (s *submitter) persistLocked() error {
 	}
 	close(s.changed)
 	s.changed = make(chan struct{})
-	if len(s.q.Pending) > 0 {
-		select {
-		case s.kick <- struct{}{}:
-		default:
-		}
-	}
 	return nil
+}
+
+// kickLocked asks the loop for a round at once (callers hold s.mu) when
+// work is pending: after a round's change (update), or when epochs arrive
+// at an idle queue (enqueue) — not for every epoch that arrives while
+// others wait, which the next round takes anyway.
+func (s *submitter) kickLocked() {
+	if len(s.q.Pending) == 0 {
+		return
+	}
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
 }
 
 // update applies f to the queue under the lock and persists it.
@@ -334,5 +343,6 @@ func (s *submitter) update(f func()) error {
 	if err := s.persistLocked(); err != nil {
 		return fmt.Errorf("%w: %w", errPersist, err)
 	}
+	s.kickLocked()
 	return nil
 }
