@@ -169,7 +169,7 @@ func (w *World) startChain(ctx context.Context) (err error) {
 	switch w.cfg.Backend {
 	case backend.KindInProcess:
 		if w.cfg.BlockTime != 0 {
-			return ErrInProcessUnserved
+			return ErrInProcessBlockTime
 		}
 	case backend.KindAnvil:
 		// The embedded chain's id, rules and clock: same EIP-712 domains,
@@ -255,9 +255,9 @@ func tempRoot() (string, error) {
 	return os.MkdirTemp("", "afr-world-")
 }
 
-// ErrInProcessUnserved is returned by New for the in-process backend with
+// ErrInProcessBlockTime is returned by New for the in-process backend with
 // Config.BlockTime: it mines a block per transaction, never by the clock.
-var ErrInProcessUnserved = errors.New("world: the in-process backend mines no blocks by the clock (Config.BlockTime): use the embedded backend")
+var ErrInProcessBlockTime = errors.New("world: the in-process backend mines no blocks by the clock (Config.BlockTime): use the embedded backend")
 
 // ErrForkUnpinned is returned by New for the fork backend without an
 // archive endpoint and a block.
