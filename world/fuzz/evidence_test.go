@@ -83,4 +83,3 @@ func changesStorageOf(p *format.Payload, addr []byte) bool {
 	}
 	return false
 }
-
