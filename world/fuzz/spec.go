@@ -102,14 +102,17 @@ func (v *Violation) Spec(opts SpecOptions) ([]byte, error) {
 		campaign = "an invariant campaign"
 	}
 	fmt.Fprintf(&b, "// From %s (seed %d): invariant %q broken after %d call(s):\n", campaign, seed, v.Invariant, len(v.Calls))
+	// A line break of a string argument, an error or a header line must
+	// not end the comment.
+	comment := func(s string) string { return strings.ReplaceAll(s, "\n", "\n// ") }
 	for i, c := range v.Calls {
-		fmt.Fprintf(&b, "//\n//\t%d. %s\n", i+1, c)
+		fmt.Fprintf(&b, "//\n//\t%d. %s\n", i+1, comment(c.String()))
 	}
-	fmt.Fprintf(&b, "//\n// Error: %s\n", strings.ReplaceAll(strings.TrimSpace(fmt.Sprint(v.Err)), "\n", "\n// "))
+	fmt.Fprintf(&b, "//\n// Error: %s\n", comment(strings.TrimSpace(fmt.Sprint(v.Err))))
 	if len(opts.Header) > 0 {
 		b.WriteString("//\n")
 		for _, l := range opts.Header {
-			fmt.Fprintf(&b, "// %s\n", l)
+			fmt.Fprintf(&b, "// %s\n", comment(l))
 		}
 	}
 	fmt.Fprintf(&b, "\npackage %s\n\nimport (\n", opts.Package)
