@@ -50,4 +50,15 @@
 // failing sequence shrinks (calls removed, arguments simplified) to a
 // Violation, printed as a numbered list of calls with the trace of the
 // call that broke the invariant.
+//
+// # A counterexample as a spec and as evidence
+//
+// Violation.Spec writes the shrunk sequence as Go source of a Ginkgo spec
+// for the suite's package (SpecOptions name the suite's World, actors,
+// contracts and invariant), to commit as a regression test or, with
+// SpecOptions.Breaks, as a spec that the planted bug still breaks the
+// invariant. Violation.Record replays it from the campaign's starting
+// state and records it in the World's log — an intent and an outcome with
+// effects per call, an observation naming the broken invariant — sealed,
+// anchored and verified: the attack as a record a third party can check.
 package fuzz

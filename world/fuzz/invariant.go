@@ -108,6 +108,10 @@ type Violation struct {
 	Trace string
 	// Report is rapid's account of the run.
 	Report string
+	// start is the World the campaign started from, and check the broken
+	// invariant: what Record replays the calls from and checks again.
+	start *world.Snapshot
+	check Invariant
 }
 
 // String is the numbered list of calls, the invariant's error and the
@@ -235,7 +239,7 @@ func Invariants(ctx context.Context, t rapid.TB, w *world.World, c Campaign) (*V
 			done = append(done, Call{Sender: c.Senders[d.sender], Target: names[m.target], To: to, Method: m.m, Args: d.args, Reverted: !res.Succeeded(), Result: res})
 			for _, inv := range c.Invariants {
 				if err := inv.Check(ctx, w); err != nil {
-					v = &Violation{Calls: done, Invariant: inv.Name, Err: err}
+					v = &Violation{Calls: done, Invariant: inv.Name, Err: err, start: snap, check: inv}
 					r.Fatalf("invariant %q after call %d (%s): %v", inv.Name, len(done), done[len(done)-1], err)
 				}
 			}

@@ -13,7 +13,11 @@
 // forge cannot. BenchmarkVsForge (vsforge_test.go) times both suites in
 // one run; docs/PERFORMANCE.md has the figures. fuzz_test.go fuzzes
 // deposit (label fuzz, no forge twin): it finds the unchecked transferFrom
-// and shrinks it to one wei more than the depositor holds.
+// and shrinks it to one wei more than the depositor holds; invariant_test.go
+// finds the re-callable initializer with an invariant campaign, and
+// counterexample_test.go turns that violation into a committed generated
+// spec (counterexample_initialize_test.go) and into a recorded attack whose
+// log verifies.
 package lending
 
 import (
