@@ -32,7 +32,10 @@ func (r *runner) guided() (*Violation, error) {
 		if len(corpus) == 0 || g.rng.IntN(4) == 0 {
 			seq = g.sequence()
 		} else {
-			seq = g.mutate(corpus[g.rng.IntN(len(corpus))], corpus[g.rng.IntN(len(corpus))])
+			seq = g.pick(corpus)
+			for range 1 + g.rng.IntN(3) {
+				seq = g.mutate(seq, g.pick(corpus))
+			}
 		}
 		_, v, fresh, err := r.run(seq)
 		if err != nil {
@@ -100,10 +103,43 @@ func (g *generator) sequence() []draw {
 	return seq
 }
 
+// argument is a new value of argument j of method i in seq: one time in
+// two, when seq has others, an argument of the same ABI type that another
+// call of seq was sent with (Medusa's value set: a condition such as
+// "y == the x of an earlier call" is met by reuse, not by chance), else a
+// fresh draw.
+func (g *generator) argument(seq []draw, i, j int) any {
+	typ := g.r.ms[i].m.Inputs[j].Type.String()
+	var same []any
+	for _, d := range seq {
+		for n, a := range g.r.ms[d.method].m.Inputs {
+			if a.Type.String() == typ && (d.method != i || n != j) {
+				same = append(same, d.args[n])
+			}
+		}
+	}
+	if len(same) > 0 && g.rng.IntN(2) == 0 {
+		return same[g.rng.IntN(len(same))]
+	}
+	return g.r.ms[i].in.gens[j].Example(int(g.rng.Int64()))
+}
+
+// pick is a corpus entry: the newest one time in two (it reached the
+// deepest state so far), else any.
+func (g *generator) pick(corpus [][]draw) []draw {
+	if g.rng.IntN(2) == 0 {
+		return corpus[len(corpus)-1]
+	}
+	return corpus[g.rng.IntN(len(corpus))]
+}
+
 // mutate is a copy of a changed once; b is the other entry of a splice.
 func (g *generator) mutate(a, b []draw) []draw {
 	seq := slices.Clone(a)
-	k := g.rng.IntN(len(seq))
+	k := len(seq) - 1 // the call that reached the entry's last new edge, one time in two
+	if g.rng.IntN(2) == 0 {
+		k = g.rng.IntN(len(seq))
+	}
 	switch g.rng.IntN(6) {
 	case 0: // replace a call
 		seq[k] = g.call()
@@ -120,7 +156,7 @@ func (g *generator) mutate(a, b []draw) []draw {
 	case 4: // re-draw one argument
 		if args := slices.Clone(seq[k].args); len(args) > 0 {
 			j := g.rng.IntN(len(args))
-			args[j] = g.r.ms[seq[k].method].in.gens[j].Example(int(g.rng.Int64()))
+			args[j] = g.argument(seq, seq[k].method, j)
 			seq[k].args = args
 		} else {
 			seq[k] = g.call()
