@@ -7,9 +7,11 @@ import (
 	"math/big"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/accounts/abi"
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/vm"
 
 	"github.com/agentflightrecorder/afr/chain/backend"
@@ -190,4 +192,127 @@ func TestGuidedFindsThePath(t *testing.T) {
 	if v.Trace == "" || !strings.Contains(v.Report, "coverage-guided campaign, seed") {
 		t.Errorf("trace %q, report %q", v.Trace, v.Report)
 	}
+}
+
+// TestCoverageCountsNewEdges: a call down a branch not taken before adds
+// edges, the same call again adds none, and nothing is collected after
+// Cover(nil).
+func TestCoverageCountsNewEdges(t *testing.T) {
+	ctx := context.Background()
+	w, c := gateWorld(t, 1)
+	gate, a := c.Targets[0].Address, c.Targets[0].ABI
+	send := func(method string, args ...any) {
+		data, err := a.Pack(method, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := w.Send(ctx, w.Agent(), gate, nil, data); !r.Succeeded() {
+			t.Fatalf("%s: %s", method, r)
+		}
+	}
+	cov := backend.NewCoverage()
+	if err := w.Cover(cov); err != nil {
+		t.Fatal(err)
+	}
+	send("a", big.NewInt(0))
+	out := cov.Edges()
+	send("a", big.NewInt(0))
+	if cov.Edges() != out || out == 0 {
+		t.Fatalf("edges after a(0) = %d, after it again = %d; want the same, not 0", out, cov.Edges())
+	}
+	send("a", big.NewInt(1)) // the other way at a's JUMPI
+	in := cov.Edges()
+	if in <= out {
+		t.Errorf("edges after a(1) = %d, want more than %d", in, out)
+	}
+	if err := w.Cover(nil); err != nil {
+		t.Fatal(err)
+	}
+	send("b")
+	if cov.Edges() != in {
+		t.Errorf("edges after Cover(nil) and b() = %d, want %d", cov.Edges(), in)
+	}
+}
+
+// BenchmarkGuidedVsRandom: calls and seconds to the first violation of
+// Gate's invariant, the guided campaign beside the random one on the same
+// budget (benchBudget sequences of DefaultDepth calls) and seeds 1…5.
+// found is the number of seeds that found it; calls/found and s/found are
+// means over those (the calls of the shrinking not counted).
+func BenchmarkGuidedVsRandom(b *testing.B) {
+	const benchBudget = 2000
+	for _, mode := range []struct {
+		name   string
+		guided bool
+	}{{"guided", true}, {"random", false}} {
+		b.Run(mode.name, func(b *testing.B) {
+			for range b.N {
+				found, calls, secs := 0, 0, 0.0
+				for seed := uint64(1); seed <= 5; seed++ {
+					w, c := gateWorld(b, benchBudget)
+					c.Seed, c.Coverage = seed, mode.guided
+					n, first, start := 0, 0, time.Now()
+					var took time.Duration
+					inv := c.Invariants[0]
+					c.Invariants[0].Check = func(ctx context.Context, w *world.World) error {
+						n++
+						err := inv.Check(ctx, w)
+						if err != nil && first == 0 {
+							first, took = n, time.Since(start)
+						}
+						return err
+					}
+					if _, err := fuzz.Invariants(context.Background(), b, w, c); err != nil {
+						b.Fatal(err)
+					}
+					if first > 0 {
+						found, calls, secs = found+1, calls+first, secs+took.Seconds()
+					}
+				}
+				b.ReportMetric(float64(found), "found")
+				if found > 0 {
+					b.ReportMetric(float64(calls)/float64(found), "calls/found")
+					b.ReportMetric(secs/float64(found), "s/found")
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkCoverageHook: calls per second of Gate calls (a, b, c, d in
+// turn) with the coverage hook attached and without, in the same run;
+// ratio is hooked over plain.
+func BenchmarkCoverageHook(b *testing.B) {
+	ctx := context.Background()
+	w, c := gateWorld(b, 1)
+	gate, a := c.Targets[0].Address, c.Targets[0].ABI
+	calls := [][]byte{a.Methods["a"].ID, a.Methods["b"].ID, a.Methods["c"].ID, a.Methods["d"].ID}
+	for i := range calls[:3] {
+		if i != 1 {
+			calls[i] = append(calls[i], common.LeftPadBytes([]byte{byte(i + 1)}, 32)...)
+		}
+	}
+	const perRound = 200
+	round := func(cov *backend.Coverage) time.Duration {
+		if err := w.Cover(cov); err != nil {
+			b.Fatal(err)
+		}
+		defer func() { _ = w.Cover(nil) }()
+		start := time.Now()
+		for i := range perRound {
+			if r := w.Send(ctx, w.Agent(), gate, nil, calls[i%len(calls)]); !r.Succeeded() {
+				b.Fatal(r)
+			}
+		}
+		return time.Since(start)
+	}
+	var plain, hooked time.Duration
+	for range b.N {
+		plain += round(nil)
+		hooked += round(backend.NewCoverage())
+	}
+	n := float64(b.N * perRound)
+	b.ReportMetric(n/plain.Seconds(), "plain-calls/s")
+	b.ReportMetric(n/hooked.Seconds(), "hooked-calls/s")
+	b.ReportMetric(plain.Seconds()/hooked.Seconds(), "ratio")
 }
