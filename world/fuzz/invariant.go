@@ -65,8 +65,9 @@ type Campaign struct {
 	// are by argument name and so not used across methods).
 	Domain Domain
 	// Depth is the longest sequence (default DefaultDepth); Runs the
-	// number of sequences (default DefaultSequences; -rapid.checks or
-	// $RAPID_CHECKS wins); Seed and NoFailFile as in Options.
+	// number of sequences (default DefaultSequences; in the random mode
+	// -rapid.checks or $RAPID_CHECKS wins); Seed and NoFailFile as in
+	// Options (a guided campaign writes no fail file).
 	Depth, Runs int
 	Seed        uint64
 	NoFailFile  bool
