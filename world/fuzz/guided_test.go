@@ -279,46 +279,68 @@ func BenchmarkGuidedVsRandom(b *testing.B) {
 	}
 }
 
-// BenchmarkCoverageHook: calls per second of Gate calls (a, b, c, d in
-// turn) with the coverage hook attached and without, in the same run;
-// ratio is hooked over plain. The two alternate, after a warm-up round.
+// BenchmarkCoverageHook: calls per second with the coverage hook attached
+// and without, in the same run, on Gate (a, b, c, d in turn: a few dozen
+// opcodes each, the cost of a call is the World's Send) and on
+// Hungry.eat(1000) (a loop of some 13,000 opcodes, where the hook's cost
+// per opcode shows); ratio is hooked over plain. The two alternate, after
+// a warm-up round.
 func BenchmarkCoverageHook(b *testing.B) {
 	ctx := context.Background()
 	w, c := gateWorld(b, 1)
 	gate, a := c.Targets[0].Address, c.Targets[0].ABI
-	calls := [][]byte{a.Methods["a"].ID, a.Methods["b"].ID, a.Methods["c"].ID, a.Methods["d"].ID}
-	for i := range calls[:3] {
+	gateCalls := [][]byte{a.Methods["a"].ID, a.Methods["b"].ID, a.Methods["c"].ID, a.Methods["d"].ID}
+	for i := range gateCalls[:3] {
 		if i != 1 {
-			calls[i] = append(calls[i], common.LeftPadBytes([]byte{byte(i + 1)}, 32)...)
+			gateCalls[i] = append(gateCalls[i], common.LeftPadBytes([]byte{byte(i + 1)}, 32)...)
 		}
 	}
-	const perRound = 200
-	round := func(cov *backend.Coverage) time.Duration {
-		if err := w.Cover(cov); err != nil {
-			b.Fatal(err)
-		}
-		defer func() { _ = w.Cover(nil) }()
-		start := time.Now()
-		for i := range perRound {
-			if r := w.Send(ctx, w.Agent(), gate, nil, calls[i%len(calls)]); !r.Succeeded() {
-				b.Fatal(r)
+	hungryArt, err := world.TargetArtifact("Hungry")
+	if err != nil {
+		b.Fatal(err)
+	}
+	hungry, err := w.DeployArtifact(ctx, w.Deployer(), hungryArt)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, target := range []struct {
+		name  string
+		to    common.Address
+		calls [][]byte
+	}{
+		{"gate", gate, gateCalls},
+		{"loop", hungry, [][]byte{hungryArt.Pack("eat", big.NewInt(1000))}},
+	} {
+		b.Run(target.name, func(b *testing.B) {
+			const perRound = 100
+			round := func(cov *backend.Coverage) time.Duration {
+				if err := w.Cover(cov); err != nil {
+					b.Fatal(err)
+				}
+				defer func() { _ = w.Cover(nil) }()
+				start := time.Now()
+				for i := range perRound {
+					if r := w.Send(ctx, w.Agent(), target.to, nil, target.calls[i%len(target.calls)]); !r.Succeeded() {
+						b.Fatal(r)
+					}
+				}
+				return time.Since(start)
 			}
-		}
-		return time.Since(start)
+			var plain, hooked time.Duration
+			round(nil) // warm up
+			for i := range b.N {
+				if i%2 == 0 { // alternate which goes first
+					plain += round(nil)
+					hooked += round(backend.NewCoverage())
+				} else {
+					hooked += round(backend.NewCoverage())
+					plain += round(nil)
+				}
+			}
+			n := float64(b.N * perRound)
+			b.ReportMetric(n/plain.Seconds(), "plain-calls/s")
+			b.ReportMetric(n/hooked.Seconds(), "hooked-calls/s")
+			b.ReportMetric(plain.Seconds()/hooked.Seconds(), "ratio")
+		})
 	}
-	var plain, hooked time.Duration
-	round(nil)           // warm up
-	for i := range b.N { // alternate which goes first
-		if i%2 == 0 {
-			plain += round(nil)
-			hooked += round(backend.NewCoverage())
-		} else {
-			hooked += round(backend.NewCoverage())
-			plain += round(nil)
-		}
-	}
-	n := float64(b.N * perRound)
-	b.ReportMetric(n/plain.Seconds(), "plain-calls/s")
-	b.ReportMetric(n/hooked.Seconds(), "hooked-calls/s")
-	b.ReportMetric(plain.Seconds()/hooked.Seconds(), "ratio")
 }
