@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -21,6 +22,16 @@ import (
 // every run, and no fail file is written. A failing sequence is shrunk by
 // shrink.
 func (r *runner) guided() (*Violation, error) {
+	v, err := r.guide()
+	if err != nil {
+		return nil, errors.Join(err, revertedOrErr(r.ctx, r.w, r.snap, nil))
+	}
+	return v, revertedOrErr(r.ctx, r.w, r.snap, nil)
+}
+
+// guide is guided's campaign; it leaves the World as its last sequence
+// left it.
+func (r *runner) guide() (*Violation, error) {
 	seed := r.c.Seed
 	if seed == 0 {
 		seed = DefaultSeed
@@ -58,9 +69,9 @@ func (r *runner) guided() (*Violation, error) {
 		v.Report = fmt.Sprintf("[fuzz] coverage-guided campaign, seed %d: sequence %d of %d broke invariant %q after %d call(s), %d calls spent "+
 			"(%d edges covered, %d sequences in the corpus); shrunk to %d call(s) in %d more calls:\n%s",
 			seed, run, r.runs, v.Invariant, found, spent, r.cov.Edges(), len(corpus), len(v.Calls), r.spent-spent, numbered(v.Calls))
-		return v, revertedOrErr(r.ctx, r.w, r.snap, nil)
+		return v, nil
 	}
-	return nil, revertedOrErr(r.ctx, r.w, r.snap, nil)
+	return nil, nil
 }
 
 // numbered is calls as a numbered list, one a line.

@@ -72,7 +72,8 @@ type Campaign struct {
 	Seed        uint64
 	NoFailFile  bool
 	// Coverage guides the campaign by branch coverage instead of drawing
-	// every sequence afresh (Medusa's and Echidna's corpus): see Guided.
+	// every sequence afresh (Medusa's and Echidna's corpus): see the
+	// package's Coverage guidance.
 	// It needs a backend that collects coverage (the in-process chain);
 	// on another the campaign fails with world.ErrNoCoverage.
 	Coverage bool
@@ -182,7 +183,7 @@ func (c Campaign) methods() ([]method, error) {
 // arguments, then integer arguments are narrowed by binary search (as in
 // Find), and a violation is saved under testdata/rapid/ as in Find and
 // replayed first; with Campaign.Coverage the campaign is guided by
-// coverage (Guided). The World is reverted before every sequence and
+// coverage (see the package's Coverage guidance). The World is reverted before every sequence and
 // after the campaign. It fails when the campaign has no senders,
 // invariants or callable methods, or the World cannot be reverted.
 func Invariants(ctx context.Context, t rapid.TB, w *world.World, c Campaign) (*Violation, error) {
@@ -223,7 +224,7 @@ func Invariants(ctx context.Context, t rapid.TB, w *world.World, c Campaign) (*V
 		}
 	})
 	if execErr != nil || !rt.failed {
-		return nil, revertedOrErr(ctx, w, r.snap, execErr)
+		return nil, errors.Join(execErr, revertedOrErr(ctx, w, r.snap, nil))
 	}
 	if v == nil {
 		// The sequence failed for another reason than an invariant.
