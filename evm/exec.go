@@ -41,6 +41,11 @@ type CallOptions struct {
 	// transaction sent as an address without its key, as a node's
 	// impersonated accounts send (anvil_impersonateAccount).
 	Sender *common.Address
+	// Hooks, when set and Trace is nil, are go-ethereum tracing hooks
+	// attached to the execution as they are (e.g. an OnOpcode that
+	// collects coverage). Like Trace, they switch off the reused EVM and
+	// geth's fast interpreter path.
+	Hooks *tracing.Hooks
 }
 
 // Call executes msg against the current state as eth_call does and discards
@@ -192,7 +197,7 @@ func (e *Env) exec(ctx context.Context, msg *ethereum.CallMsg, tx *types.Transac
 		evm    *vm.EVM
 		reused *reusedEVM
 	)
-	if opts.Trace == nil && db == e.db {
+	if opts.Trace == nil && opts.Hooks == nil && db == e.db {
 		reused = e.reusedEVM(b, zeroFees)
 		evm = reused.evm
 	} else {
@@ -205,6 +210,8 @@ func (e *Env) exec(ctx context.Context, msg *ethereum.CallMsg, tx *types.Transac
 			}
 			cfg.Tracer = tr.hooks()
 			vmdb = state.NewHookedState(db, cfg.Tracer)
+		} else if opts.Hooks != nil {
+			cfg.Tracer = opts.Hooks
 		}
 		evm = vm.NewEVM(bctx, vmdb, e.chain, cfg)
 		defer evm.Release()

@@ -15,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/consensus/misc/eip1559"
 	"github.com/ethereum/go-ethereum/consensus/misc/eip4844"
 	"github.com/ethereum/go-ethereum/core"
+	"github.com/ethereum/go-ethereum/core/tracing"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/eth/ethconfig"
@@ -79,6 +80,7 @@ type InProcess struct {
 	dirty    bool                           // the live state was changed since the head block (Cheats)
 	nextTime uint64                         // when set, the next block's time (MineAt)
 	senders  map[common.Hash]common.Address // the senders of unsigned transactions (SendAs)
+	hooks    *tracing.Hooks                 // attached to transactions and calls (Cover)
 	heads    event.Feed                     // *types.Header
 	logs     event.Feed                     // []*types.Log of one block
 	receipts event.Feed                     // []*types.Receipt of one block
@@ -258,7 +260,7 @@ func (c *InProcess) seal(ctx context.Context, txs ...*types.Transaction) (*inpro
 	c.live.SetBlock(blockContext(h))
 	receipts := make([]*types.Receipt, 0, len(txs))
 	for _, tx := range txs {
-		res, err := c.live.ApplyTransaction(ctx, tx, c.sentAs(tx))
+		res, err := c.live.ApplyTransaction(ctx, tx, c.hooked(c.sentAs(tx)))
 		if err != nil {
 			// Refused before execution: the state is unchanged (evm's
 			// ApplyTransaction checks everything before it spends gas).
@@ -290,6 +292,18 @@ func (c *InProcess) seal(ctx context.Context, txs ...*types.Transaction) (*inpro
 	c.append(b)
 	c.live.SetBlock(blockContext(blk.Header()))
 	return b, nil
+}
+
+// hooked is opts with the chain's hooks (Cover), if any. c.mu is held.
+func (c *InProcess) hooked(opts *evm.CallOptions) *evm.CallOptions {
+	if c.hooks == nil {
+		return opts
+	}
+	if opts == nil {
+		opts = &evm.CallOptions{}
+	}
+	opts.Hooks = c.hooks
+	return opts
 }
 
 // announce tells the subscribers about the new head b. c.mu is not held:

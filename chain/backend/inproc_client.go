@@ -255,7 +255,7 @@ func (cl inprocClient) PendingCallContract(ctx context.Context, msg ethereum.Cal
 // CallContract is eth_call at block n (nil: the head).
 func (cl inprocClient) CallContract(ctx context.Context, msg ethereum.CallMsg, n *big.Int) (out []byte, err error) {
 	err = cl.c.state(n, func(e *evm.Env) error {
-		res, err := e.Call(ctx, msg, nil)
+		res, err := e.Call(ctx, msg, cl.c.hooked(nil))
 		if err != nil {
 			return err
 		}

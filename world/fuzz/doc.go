@@ -61,4 +61,19 @@
 // state and records it in the World's log — an intent and an outcome with
 // effects per call, an observation naming the broken invariant — sealed,
 // anchored and verified: the attack as a record a third party can check.
+//
+// # Coverage guidance
+//
+// With Campaign.Coverage a campaign is guided by branch coverage, as
+// Echidna and Medusa are: the in-process chain hashes every branch edge
+// its EVM takes into a map (backend.Coverage, collected through
+// World.Cover), the campaign keeps a corpus of the sequences that reached
+// a new edge and mutates and extends them, so a bug behind a path of
+// calls (one call sets a stage another checks) is reached step by step
+// instead of by one lucky draw. The budget is the random mode's (Runs
+// sequences of up to Depth calls), the draws come from the seed, and the
+// failing sequence is shrunk by the package (calls removed by delta
+// debugging, integers narrowed), the shrinker whose narrowing the random
+// mode runs on rapid's result too. Other backends collect no coverage: a
+// guided campaign on them fails with world.ErrNoCoverage.
 package fuzz

@@ -65,11 +65,18 @@ type Campaign struct {
 	// are by argument name and so not used across methods).
 	Domain Domain
 	// Depth is the longest sequence (default DefaultDepth); Runs the
-	// number of sequences (default DefaultSequences; -rapid.checks or
-	// $RAPID_CHECKS wins); Seed and NoFailFile as in Options.
+	// number of sequences (default DefaultSequences; in the random mode
+	// -rapid.checks or $RAPID_CHECKS wins); Seed and NoFailFile as in
+	// Options (a guided campaign writes no fail file).
 	Depth, Runs int
 	Seed        uint64
 	NoFailFile  bool
+	// Coverage guides the campaign by branch coverage instead of drawing
+	// every sequence afresh (Medusa's and Echidna's corpus): see the
+	// package's Coverage guidance.
+	// It needs a backend that collects coverage (the in-process chain);
+	// on another the campaign fails with world.ErrNoCoverage.
+	Coverage bool
 }
 
 // Call is one call of a sequence, as it was sent.
@@ -106,7 +113,9 @@ type Violation struct {
 	// Trace is the trace of the last call (World.Trace), "" when it could
 	// not be made.
 	Trace string
-	// Report is rapid's account of the run.
+	// Report is the campaign's account of the run: rapid's in the random
+	// mode, then the narrowed arguments; in the guided mode its seed, the
+	// sequences and calls spent, the coverage and the shrinking.
 	Report string
 	// start is the World the campaign started from, and check the broken
 	// invariant: what Record replays the calls from and checks again.
@@ -173,92 +182,73 @@ func (c Campaign) methods() ([]method, error) {
 }
 
 // Invariants runs campaign c on w and returns the violation its first
-// failing sequence shrank to (rapid removes calls and simplifies
-// arguments), or nil when every invariant held after every call. The
-// World is reverted before every sequence and after the campaign; a
-// violation is saved under testdata/rapid/ as in Find and replayed first.
-// It fails when the campaign has no senders, invariants or callable
-// methods, or the World cannot be reverted.
+// failing sequence shrank to, or nil when every invariant held after
+// every call. In the random mode rapid removes calls and simplifies
+// arguments, then integer arguments are narrowed by binary search (as in
+// Find), and a violation is saved under testdata/rapid/ as in Find and
+// replayed first; with Campaign.Coverage the campaign is guided by
+// coverage (see the package's Coverage guidance). The World is reverted before every sequence and
+// after the campaign. It fails when the campaign has no senders,
+// invariants or callable methods, or the World cannot be reverted.
 func Invariants(ctx context.Context, t rapid.TB, w *world.World, c Campaign) (*Violation, error) {
-	ms, err := c.methods()
+	r, err := newRunner(ctx, w, c)
 	if err != nil {
 		return nil, err
 	}
-	if len(c.Senders) == 0 || len(c.Invariants) == 0 {
-		return nil, errors.New("fuzz: campaign: needs at least one sender and one invariant")
+	if c.Coverage {
+		return r.guided()
 	}
-	depth, runs := c.Depth, c.Runs
-	if depth <= 0 {
-		depth = DefaultDepth
-	}
-	if runs <= 0 {
-		runs = DefaultSequences
-	}
-	names := make([]string, len(c.Targets))
-	for i, t := range c.Targets {
-		names[i] = t.Name
-		if names[i] == "" {
-			names[i] = world.HolderName(w.Registry(), t.Address)
-		}
-	}
+	ms := r.ms
 	calls := rapid.Custom(func(rt *rapid.T) draw {
 		i := rapid.IntRange(0, len(ms)-1).Draw(rt, "method")
 		return draw{method: i, sender: rapid.IntRange(0, len(c.Senders)-1).Draw(rt, "sender"), args: ms[i].in.Draw(rt)}
 	})
-	snap, err := w.Snapshot(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("fuzz: saving the World for the campaign: %w", err)
-	}
-	restore, err := setFlags(Options{Runs: runs, Seed: c.Seed, NoFailFile: c.NoFailFile})
+	restore, err := setFlags(Options{Runs: r.runs, Seed: c.Seed, NoFailFile: c.NoFailFile})
 	if err != nil {
 		return nil, err
 	}
 	defer restore()
 
 	var (
-		v         *Violation
-		revertErr error
+		v       *Violation
+		last    []draw
+		execErr error
 	)
 	rt := &recorder{TB: t, name: t.Name() + "/invariants"}
-	rt.check(func(r *rapid.T) {
-		if err := w.Revert(ctx, snap); err != nil {
-			revertErr = err
-			r.Fatalf("reverting the World: %v", err)
-		}
-		v = nil
-		seq := rapid.SliceOfN(calls, 1, depth).Draw(r, "calls")
+	rt.check(func(rr *rapid.T) {
+		seq := rapid.SliceOfN(calls, 1, r.depth).Draw(rr, "calls")
 		var done []Call
-		for _, d := range seq {
-			m := ms[d.method]
-			to := c.Targets[m.target].Address
-			data, err := m.m.Inputs.Pack(d.args...)
-			if err != nil {
-				r.Fatalf("packing %s: %v", m.m.Sig, err)
-			}
-			res := w.Send(ctx, c.Senders[d.sender], to, nil, append(slices.Clone(m.m.ID), data...))
-			done = append(done, Call{Sender: c.Senders[d.sender], Target: names[m.target], To: to, Method: m.m, Args: d.args, Reverted: !res.Succeeded(), Result: res})
-			for _, inv := range c.Invariants {
-				if err := inv.Check(ctx, w); err != nil {
-					v = &Violation{Calls: done, Invariant: inv.Name, Err: err, start: snap, check: inv}
-					r.Fatalf("invariant %q after call %d (%s): %v", inv.Name, len(done), done[len(done)-1], err)
-				}
-			}
+		done, v, _, execErr = r.run(seq)
+		if execErr != nil {
+			rr.Fatalf("%v", execErr)
+		}
+		if v != nil {
+			last = seq[:len(v.Calls)]
+			rr.Fatalf("invariant %q after call %d (%s): %v", v.Invariant, len(done), done[len(done)-1], v.Err)
 		}
 	})
-	if revertErr != nil || !rt.failed {
-		return nil, revertedOrErr(ctx, w, snap, revertErr)
+	if execErr != nil || !rt.failed {
+		return nil, errors.Join(execErr, revertedOrErr(ctx, w, r.snap, nil))
 	}
 	if v == nil {
 		// The sequence failed for another reason than an invariant.
-		return nil, errors.Join(fmt.Errorf("fuzz: campaign failed: %s", strings.TrimSpace(rt.report.String())), revertedOrErr(ctx, w, snap, nil))
+		return nil, errors.Join(fmt.Errorf("fuzz: campaign failed: %s", strings.TrimSpace(rt.report.String())), revertedOrErr(ctx, w, r.snap, nil))
 	}
-	v.Report = rt.report.String()
-	// The World is still as the last (shrunk) sequence left it: trace its
-	// last call before reverting.
-	if tr, err := v.Calls[len(v.Calls)-1].Result.Trace(ctx); err == nil {
-		v.Trace = tr.String()
+	report, spent := rt.report.String(), r.spent
+	// rapid shrinks each 64-bit limb of an integer on its own: narrow them.
+	narrowed, moved, err := r.narrowCalls(last, v.Invariant)
+	if err != nil {
+		return nil, errors.Join(err, revertedOrErr(ctx, w, r.snap, nil))
 	}
-	return v, revertedOrErr(ctx, w, snap, nil)
+	v, err = r.violation(narrowed, v.Invariant)
+	if err != nil {
+		return nil, errors.Join(err, revertedOrErr(ctx, w, r.snap, nil))
+	}
+	if moved {
+		report += fmt.Sprintf("[fuzz] integer arguments narrowed by binary search (%d more calls):\n%s", r.spent-spent, numbered(v.Calls))
+	}
+	v.Report = report
+	return v, revertedOrErr(ctx, w, r.snap, nil)
 }
 
 // CheckInvariants is Invariants that fails t with the violation (or the
