@@ -31,7 +31,8 @@
 // (foundry.toml). BenchmarkPlanted (planted_bench_test.go) times each bug's
 // finding by both, with the shrunk lengths, and the invariant calls per
 // second on the fixed twins; docs/PERFORMANCE.md has the figures. The
-// campaigns are labelled fuzz, as the lending example's.
+// campaigns are labelled fuzz, as the lending example's; the access-control
+// pair also anvil, so that make test-specs runs a spec of the suite on anvil.
 package bugs
 
 import (

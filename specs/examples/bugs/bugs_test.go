@@ -11,7 +11,7 @@ import (
 
 var _ = Describe("Planted bugs", Label("fuzz"), func() {
 	for _, p := range patterns {
-		Describe(p.name, func() {
+		Describe(p.name, Label(p.labels...), func() {
 			It(fmt.Sprintf("finds the planted bug, shrunk to %d call(s) ending in %s", p.shrunk, p.last), func(ctx SpecContext) {
 				c := campaigns[p.forge].planted
 				v, err := fuzz.Invariants(ctx, GinkgoT(), w.World, c)
