@@ -4,7 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
 
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
@@ -302,4 +306,29 @@ func setup(ctx context.Context, w *world.World) (map[string]twins, error) {
 		}
 	})
 	return out, d.err
+}
+
+// TestForgeTwins checks that every pattern has its forge tests in
+// test/Planted.t.sol (Planted<Forge>Test and Fixed<Forge>Test and the
+// invariant invariant_<Forge>), which BenchmarkPlanted runs by those
+// names, and that the forge file has no pattern the campaigns lack.
+func TestForgeTwins(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("test", "Planted.t.sol"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := map[string]bool{}
+	for _, p := range patterns {
+		known[p.forge] = true
+		for _, want := range []string{"contract Planted" + p.forge + "Test is " + p.forge + "Test", "contract Fixed" + p.forge + "Test is " + p.forge + "Test", "function invariant_" + p.forge + "()"} {
+			if !strings.Contains(string(src), want) {
+				t.Errorf("test/Planted.t.sol has no %q (pattern %s)", want, p.name)
+			}
+		}
+	}
+	for _, m := range regexp.MustCompile(`function invariant_(\w+)\(`).FindAllStringSubmatch(string(src), -1) {
+		if !known[m[1]] {
+			t.Errorf("test/Planted.t.sol: invariant_%s has no campaign in patterns", m[1])
+		}
+	}
 }
