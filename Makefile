@@ -63,7 +63,7 @@ GINKGO_FLAGS := -r --randomize-all --fail-on-pending --fail-on-empty --keep-goin
 SPEC_LABELS  ?= !live
 ANVIL_SPECS  := ./specs/account ./specs/incident ./specs/gas ./specs/forkmode ./specs/examples
 # The example suites compile their own contracts, as a user's module does (each its foundry.toml).
-EXAMPLE_CONTRACTS := specs/examples/vault specs/examples/cheats specs/examples/lending
+EXAMPLE_CONTRACTS := specs/examples/vault specs/examples/cheats specs/examples/lending specs/examples/bugs
 .PHONY: test-specs gas-baseline example-contracts
 example-contracts: setup ## build the example suites' own contracts (forge, from each example's foundry.toml)
 	@for d in $(EXAMPLE_CONTRACTS); do (cd $$d && forge build) || exit 1; done
@@ -83,9 +83,12 @@ gas-baseline: setup ## rewrite fixtures/gas/baseline.json after an intended gas 
 # which forge draws from the sources' literals and replays from locally persisted failures,
 # so it differs between a developer's tree and a fresh clone; they still run in `forge test`.
 # The examples with forge tests of their own (the lending example's are the twins of its afrspec
-# specs, docs/PERFORMANCE.md) run them in their own folder, with their own foundry.toml.
+# specs, docs/PERFORMANCE.md) run them in their own folder, with their own foundry.toml. The
+# planted-bugs example's forge test runs only its fixed twins (its foundry.toml's match_contract):
+# the planted twins' invariant tests fail by design, each finding its bug, so they run under its
+# `planted` profile in BenchmarkPlanted, which fails when forge does not find the bug.
 SNAPSHOT_FLAGS := --no-match-test '^(testFuzz|invariant)_'
-EXAMPLE_FORGE_TESTS := specs/examples/lending
+EXAMPLE_FORGE_TESTS := specs/examples/lending specs/examples/bugs
 test-forge:
 	@if ls contracts/src/*.sol >/dev/null 2>&1; then forge build && forge test && forge snapshot $(SNAPSHOT_FLAGS) --check .gas-snapshot; fi
 	@for d in $(EXAMPLE_FORGE_TESTS); do (cd $$d && forge test) || exit 1; done
