@@ -77,7 +77,7 @@ func (w *World) RecordTx(ctx context.Context, actor string, res *TxResult, paren
 	if res == nil || res.From == nil {
 		return nil, errors.New("world: RecordTx: no transaction result (use the *TxResult Send returned)")
 	}
-	if res.Receipt != nil && res.From.Key == nil {
+	if res.Receipt != nil && (res.From.Key == nil || res.unsigned) {
 		return nil, fmt.Errorf("world: RecordTx: %w", ErrPrankedReplay)
 	}
 	code := &format.CodeProvenance{AgentVersion: actor}

@@ -1,6 +1,7 @@
 package world
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math/big"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/agentflightrecorder/afr/calldata"
 	"github.com/agentflightrecorder/afr/chain"
+	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/internal/show"
 	"github.com/agentflightrecorder/afr/tracesim"
 	"github.com/agentflightrecorder/afr/verifier/onchain"
@@ -44,6 +46,7 @@ type TxResult struct {
 	w           *World       // the World that sent it: traces
 	on          *forkChain   // the chain it was sent on
 	simulatedAt *simulatedAt // the block a refused call was simulated on
+	unsigned    bool         // sent with Unsigned: no signature, as a pranked one
 	trace       *Trace       // kept by Trace
 	traceErr    error
 }
@@ -83,7 +86,11 @@ func (r *TxResult) RevertString() string {
 // SendOption modifies one Send.
 type SendOption func(*sendOptions)
 
-type sendOptions struct{ gas uint64 }
+type sendOptions struct {
+	gas      uint64 // MineReverting's
+	limit    uint64 // GasLimit's
+	unsigned bool
+}
 
 // MineReverting sends the transaction with gas as its gas limit, without
 // simulating or estimating it first: a transaction that reverts is mined
@@ -91,6 +98,20 @@ type sendOptions struct{ gas uint64 }
 // transaction sent from a wallet with a fixed limit is. The result's
 // RevertData is the revert data of its re-execution (Trace).
 func MineReverting(gas uint64) SendOption { return func(o *sendOptions) { o.gas = gas } }
+
+// GasLimit sends the transaction with gas as its limit instead of
+// estimating it: the call is still simulated first, and not sent when it
+// would revert (MineReverting sends it whatever it does).
+func GasLimit(gas uint64) SendOption { return func(o *sendOptions) { o.limit = gas } }
+
+// Unsigned sends the transaction as its sender without signing it where
+// the backend can (the in-process chain and a fork seal it with the sender
+// given; anvil impersonates the sender), and signed elsewhere: no
+// signature to make, none to recover. With MineReverting it is one
+// execution of the call, as forge's are; fuzz campaigns send their calls
+// so. Like a pranked one, an unsigned transaction cannot be recorded with
+// RecordTx (ErrPrankedReplay): send it again without Unsigned to record it.
+func Unsigned() SendOption { return func(o *sendOptions) { o.unsigned = true } }
 
 // Send sends a transaction from an actor. Like a relayer, it first simulates
 // the call (eth_call on the latest block): a call that would revert is not
@@ -109,21 +130,27 @@ func (w *World) Send(ctx context.Context, from *Actor, to common.Address, value 
 		from = p
 	}
 	res := &TxResult{From: from, To: to, Value: value, Data: data, Registry: w.registry, Client: w.client, w: w, on: w.forkChain}
+	_, cheats := w.chain.(backend.Cheats)
+	res.unsigned = o.unsigned && cheats && from.Key != nil
 	switch {
-	case from.Key == nil:
-		// Pranked: sent without a key (Cheats.SendAs), simulated first
-		// unless MineReverting.
+	case from.Key == nil || res.unsigned:
+		// Pranked or Unsigned: sent without a signature (Cheats.SendAs),
+		// simulated first unless MineReverting.
 		if o.gas == 0 && w.refused(ctx, res) {
 			return res
 		}
-		res.Receipt, res.Err = w.sendAs(ctx, from.Address, to, value, data, o.gas)
+		res.Receipt, res.Err = w.sendAs(ctx, from.Address, to, value, data, cmp.Or(o.gas, o.limit))
 	case o.gas != 0:
 		res.Receipt, res.Err = w.transactGas(ctx, from, to, value, data, o.gas)
 	default:
 		if w.refused(ctx, res) {
 			return res
 		}
-		res.Receipt, res.Err = chain.Transact(ctx, w.client, from.Key, &to, value, data)
+		if o.limit != 0 {
+			res.Receipt, res.Err = w.transactGas(ctx, from, to, value, data, o.limit)
+		} else {
+			res.Receipt, res.Err = chain.Transact(ctx, w.client, from.Key, &to, value, data)
+		}
 	}
 	w.minedRevert(ctx, res)
 	return res

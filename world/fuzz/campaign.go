@@ -10,6 +10,15 @@ import (
 	"github.com/agentflightrecorder/afr/world"
 )
 
+// CallGas is the gas limit of a campaign's calls: 2^24, the most a
+// transaction may use under EIP-7825, which any block of a local chain
+// holds. Calls are sent with it and unsigned (world.MineReverting,
+// world.Unsigned), so each is one execution, as forge's are, rather than
+// a simulation, a gas estimate, a signature and the mined execution; a
+// call that reverts is mined too (its sender's nonce moves on, its state
+// does not), as in forge.
+const CallGas = 1 << 24
+
 // runner runs the sequences of one campaign on its World, in either mode.
 type runner struct {
 	ctx         context.Context
@@ -80,7 +89,7 @@ func (r *runner) run(seq []draw) (done []Call, v *Violation, fresh int, err erro
 			edges = r.cov.Edges()
 			_ = r.w.Cover(r.cov) // checked by newRunner
 		}
-		res := r.w.Send(r.ctx, r.c.Senders[d.sender], to, nil, append(slices.Clone(m.m.ID), data...))
+		res := r.w.Send(r.ctx, r.c.Senders[d.sender], to, nil, append(slices.Clone(m.m.ID), data...), world.GasLimit(CallGas), world.Unsigned())
 		if r.cov != nil {
 			_ = r.w.Cover(nil) // the invariants' calls are not the campaign's coverage
 			if r.cov.Edges() > edges {
