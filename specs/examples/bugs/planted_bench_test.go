@@ -17,13 +17,14 @@ import (
 )
 
 // modes are the ways BenchmarkPlanted runs a campaign, one sub-benchmark
-// each: set changes the campaign. Coverage guidance is one more line, e.g.
-// {"coverage", func(c *fuzz.Campaign) { c.Coverage = true }}.
+// each: set changes the campaign. Forge's test runs in every mode's
+// sub-benchmark, so that each line compares figures of the same moment.
 var modes = []struct {
 	name string
 	set  func(*fuzz.Campaign)
 }{
 	{"random", func(*fuzz.Campaign) {}},
+	{"coverage", func(c *fuzz.Campaign) { c.Coverage = true }},
 }
 
 // counter counts a campaign's calls: calls is every call made (shrinking
