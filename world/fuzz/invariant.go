@@ -70,6 +70,9 @@ type Campaign struct {
 	Depth, Runs int
 	Seed        uint64
 	NoFailFile  bool
+	// Shard, when its Count is above 1, runs only that part of the
+	// campaign's runs, from a seed of its own (see Shard).
+	Shard Shard
 }
 
 // Call is one call of a sequence, as it was sent.
@@ -210,6 +213,11 @@ func Invariants(ctx context.Context, t rapid.TB, w *world.World, c Campaign) (*V
 		return nil, err
 	}
 	defer restore()
+	unshard, err := c.Shard.apply()
+	if err != nil {
+		return nil, err
+	}
+	defer unshard()
 
 	var (
 		v         *Violation
