@@ -76,19 +76,32 @@ var _ = Describe("Campaign shards", func() {
 	})
 })
 
-// suiteSpecs runs the Ginkgo suite in dir (from the module root) with env
-// added and returns the state of each of its specs by full text.
-func suiteSpecs(ctx context.Context, dir string, env ...string) map[string]types.SpecState {
+// buildSuite compiles the Ginkgo suite in dir (relative to the module
+// root) into a test binary, run from dir by suiteSpecs.
+func buildSuite(ctx context.Context, dir string) string {
 	GinkgoHelper()
-	out := GinkgoT().TempDir()
-	cmd := exec.CommandContext(ctx, "go", "run", "github.com/onsi/ginkgo/v2/ginkgo",
-		"--label-filter=!live", "--output-dir="+out, "--json-report=report.json", dir)
+	bin := filepath.Join(GinkgoT().TempDir(), filepath.Base(dir)+".test")
+	cmd := exec.CommandContext(ctx, "go", "test", "-c", "-o", bin, "./"+dir)
 	cmd.Dir = filepath.Join("..", "..")
-	cmd.Env = append(os.Environ(), env...)
 	s, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
 	Expect(err).NotTo(HaveOccurred())
 	Eventually(s).WithContext(ctx).WithTimeout(4 * time.Minute).Should(gexec.Exit(0))
-	data, err := os.ReadFile(filepath.Join(out, "report.json"))
+	return bin
+}
+
+// suiteSpecs runs the suite binary bin from dir with env added and returns
+// the state of each of its specs by full text.
+func suiteSpecs(ctx context.Context, bin, dir string, env ...string) map[string]types.SpecState {
+	GinkgoHelper()
+	report := filepath.Join(GinkgoT().TempDir(), "report.json")
+	cmd := exec.CommandContext(ctx, bin, "-ginkgo.label-filter=!live", "-ginkgo.json-report="+report)
+	cmd.Dir = filepath.Join("..", "..", dir)
+	cmd.Env = append(os.Environ(), env...)
+	s, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
+	Expect(err).NotTo(HaveOccurred())
+	Eventually(s).WithContext(ctx).WithTimeout(4 * time.Minute).Should(gexec.Exit())
+	Expect(s.ExitCode()).To(Equal(0), "the suite with %v", env)
+	data, err := os.ReadFile(report)
 	Expect(err).NotTo(HaveOccurred())
 	var reports []types.Report
 	Expect(json.Unmarshal(data, &reports)).To(Succeed())
@@ -103,13 +116,17 @@ func suiteSpecs(ctx context.Context, dir string, env ...string) map[string]types
 	return states
 }
 
-var _ = Describe("CI shards (AFR_SHARD=i/n)", Label("slow"), func() {
+// Ordered: one build of the suite for both specs.
+var _ = Describe("CI shards (AFR_SHARD=i/n)", Label("slow"), Ordered, func() {
+	var bin string
+	BeforeAll(func(ctx SpecContext) { bin = buildSuite(ctx, "specs/account") }, NodeTimeout(5*time.Minute))
+
 	It("run every spec of a real suite in exactly one shard", func(ctx SpecContext) {
-		all := suiteSpecs(ctx, "./specs/account", "AFR_SHARD=")
+		all := suiteSpecs(ctx, bin, "specs/account", "AFR_SHARD=")
 		Expect(all).NotTo(BeEmpty())
 		ran := map[string]int{}
 		for i := 1; i <= 3; i++ {
-			shard := suiteSpecs(ctx, "./specs/account", fmt.Sprintf("AFR_SHARD=%d/3", i))
+			shard := suiteSpecs(ctx, bin, "specs/account", fmt.Sprintf("AFR_SHARD=%d/3", i))
 			Expect(shard).To(HaveLen(len(all)), "shard %d/3 lists every spec, skipping the others'", i)
 			for text, state := range shard {
 				Expect(all).To(HaveKey(text))
