@@ -49,7 +49,10 @@
 // invariants (Go functions over the World) checked after every call. A
 // failing sequence shrinks (calls removed, arguments simplified) to a
 // Violation, printed as a numbered list of calls with the trace of the
-// call that broke the invariant.
+// call that broke the invariant. Campaign.Shard runs one of several
+// shards of a campaign (a share of its runs, from a seed of its own), so
+// that one campaign can run on several processes (afrspec's
+// CampaignShards declares the shards as specs for ginkgo -p).
 //
 // # A counterexample as a spec and as evidence
 //

@@ -77,6 +77,9 @@ type Campaign struct {
 	// It needs a backend that collects coverage (the in-process chain);
 	// on another the campaign fails with world.ErrNoCoverage.
 	Coverage bool
+	// Shard, when its Count is above 1, runs only that part of the
+	// campaign's runs, from a seed of its own (see Shard).
+	Shard Shard
 }
 
 // Call is one call of a sequence, as it was sent.
@@ -208,6 +211,11 @@ func Invariants(ctx context.Context, t rapid.TB, w *world.World, c Campaign) (*V
 		return nil, err
 	}
 	defer restore()
+	unshard, err := c.Shard.apply()
+	if err != nil {
+		return nil, err
+	}
+	defer unshard()
 
 	var (
 		v       *Violation

@@ -74,7 +74,7 @@ func TestOutsideModule(t *testing.T) {
 		t.Helper()
 		cmd := exec.Command(name, args...)
 		cmd.Dir = dir
-		cmd.Env = append(append(withoutEnv(os.Environ(), "GOFLAGS", "AFR_GAS_UPDATE", "AFR_BACKEND", "AFR_FORK_RPC", "AFR_FORK_BLOCK"), "GOFLAGS=-mod=mod"), env...)
+		cmd.Env = append(append(withoutEnv(os.Environ(), "GOFLAGS", "AFR_GAS_UPDATE", "AFR_BACKEND", "AFR_FORK_RPC", "AFR_FORK_BLOCK", "AFR_SHARD", "AFR_CAMPAIGN_SHARDS"), "GOFLAGS=-mod=mod"), env...)
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Run(); err != nil {
