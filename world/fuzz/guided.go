@@ -36,6 +36,15 @@ func (r *runner) guide() (*Violation, error) {
 	if seed == 0 {
 		seed = DefaultSeed
 	}
+	sharded, err := r.c.Shard.sharded()
+	if err != nil {
+		return nil, err
+	}
+	if total := r.runs; sharded {
+		if r.runs, seed = r.c.Shard.split(total, seed); r.runs == 0 {
+			return nil, fmt.Errorf("fuzz: shard %s of a guided campaign has no run: use at most %d shards", r.c.Shard, total)
+		}
+	}
 	g := &generator{r: r, rng: rand.New(rand.NewPCG(seed, 0x636f76))} // "cov"
 	var corpus [][]draw
 	for run := 1; run <= r.runs; run++ {

@@ -344,3 +344,29 @@ func BenchmarkCoverageHook(b *testing.B) {
 		})
 	}
 }
+
+// TestGuidedShards: a guided campaign's shards split its runs as the
+// random mode's do — shard 1/2 is the campaign's first half with its
+// seed, shard 2/2 runs the other half from a seed of its own.
+func TestGuidedShards(t *testing.T) {
+	ctx := context.Background()
+	w, c := gateWorld(t, 2*gateBudget)
+	c.Coverage = true
+	for i, seed := range []string{fmt.Sprintf("seed %d:", fuzz.DefaultSeed), ""} {
+		c.Shard = fuzz.Shard{Index: i, Count: 2}
+		v, err := fuzz.Invariants(ctx, t, w, c)
+		if err != nil || v == nil {
+			t.Fatalf("shard %s: Invariants = %v, %v; want a violation", c.Shard, v, err)
+		}
+		if !strings.Contains(v.Report, fmt.Sprintf(" of %d broke", gateBudget)) {
+			t.Errorf("shard %s ran other than %d sequences: %s", c.Shard, gateBudget, v.Report)
+		}
+		if has := strings.Contains(v.Report, fmt.Sprintf("seed %d:", fuzz.DefaultSeed)); has != (seed != "") {
+			t.Errorf("shard %s: the campaign's seed in the report = %t: %s", c.Shard, has, v.Report)
+		}
+	}
+	c.Shard = fuzz.Shard{Index: 2, Count: 2}
+	if _, err := fuzz.Invariants(ctx, t, w, c); err == nil {
+		t.Error("shard 3/2: no error")
+	}
+}

@@ -22,7 +22,9 @@ import (
 // Campaign.Runs and Campaign.Seed are. A shard's counterexample is saved
 // under the name of the test that ran it (t.Name()), so shards run as
 // separate tests (as afrspec's CampaignShards declares them) keep fail
-// files of their own.
+// files of their own. A coverage-guided campaign (Campaign.Coverage) is
+// split the same way: its shard runs its share of Runs from the shard's
+// seed, with a corpus of its own.
 type Shard struct {
 	Index, Count int
 }
