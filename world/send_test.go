@@ -60,3 +60,61 @@ func TestUnsignedGasLimit(t *testing.T) {
 		})
 	}
 }
+
+// TestApply: a call applied in place changes the latest state without a
+// block or a signature, a reverting one changes nothing but the nonce,
+// Revert drops what was applied, and a backend that cannot apply says so.
+func TestApply(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t, world.Config{})
+	if !w.CanApply() {
+		t.Fatal("the in-process World cannot apply")
+	}
+	snap, err := w.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := w.Client().BlockNumber(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nonce, err := w.Client().NonceAt(ctx, w.Agent().Address, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := w.Apply(ctx, w.Agent(), w.Counter(), nil, w.CounterCall(7).Data, 1_000_000)
+	if err != nil || a.Reverted || a.GasUsed == 0 {
+		t.Fatalf("Apply(bump(7)) = %+v, %v", a, err)
+	}
+	if c := count(t, w); c != 7 {
+		t.Errorf("count = %d after an applied bump(7), want 7", c)
+	}
+	bad, err := w.Apply(ctx, w.Agent(), w.Counter(), nil, []byte{0xde, 0xad, 0xbe, 0xef}, 1_000_000)
+	if err != nil || !bad.Reverted || bad.Err == nil {
+		t.Errorf("Apply(unknown selector) = %+v, %v; want reverted", bad, err)
+	}
+	if n, err := w.Client().BlockNumber(ctx); err != nil || n != head {
+		t.Errorf("head %d → %d (%v): Apply sealed a block", head, n, err)
+	}
+	if n, err := w.Client().NonceAt(ctx, w.Agent().Address, nil); err != nil || n != nonce+2 {
+		t.Errorf("nonce %d → %d (%v), want +2 (a reverting call spends its nonce)", nonce, n, err)
+	}
+	// A mined transaction after applied calls starts from their state.
+	if res := w.Send(ctx, w.Agent(), w.Counter(), nil, w.CounterCall(1).Data); !res.Succeeded() {
+		t.Fatalf("bump(1) after Apply: %s", res)
+	}
+	if c := count(t, w); c != 8 {
+		t.Errorf("count = %d after a mined bump(1), want 8", c)
+	}
+	if err := w.Revert(ctx, snap); err != nil {
+		t.Fatal(err)
+	}
+	if c := count(t, w); c != 0 {
+		t.Errorf("count = %d after Revert, want 0", c)
+	}
+
+	e := newWorld(t, world.Config{Backend: backend.KindEmbedded})
+	if _, err := e.Apply(ctx, e.Agent(), e.Counter(), nil, e.CounterCall(1).Data, 1_000_000); !errors.Is(err, world.ErrNoApply) || e.CanApply() {
+		t.Errorf("Apply on the embedded chain: %v (CanApply %t), want ErrNoApply", err, e.CanApply())
+	}
+}

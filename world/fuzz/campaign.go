@@ -12,11 +12,11 @@ import (
 
 // CallGas is the gas limit of a campaign's calls: 2^24, the most a
 // transaction may use under EIP-7825, which any block of a local chain
-// holds. Calls are sent with it and unsigned (world.MineReverting,
-// world.Unsigned), so each is one execution, as forge's are, rather than
-// a simulation, a gas estimate, a signature and the mined execution; a
-// call that reverts is mined too (its sender's nonce moves on, its state
-// does not), as in forge.
+// holds. Applied in place (World.Apply) a call runs once with it; mined
+// (the returned sequence, Campaign.Mined, backends that cannot apply) it
+// is sent unsigned with it as its limit (world.GasLimit, world.Unsigned):
+// simulated, and mined unless it reverts, without a gas estimate or a
+// signature.
 const CallGas = 1 << 24
 
 // runner runs the sequences of one campaign on its World, in either mode.
@@ -29,6 +29,7 @@ type runner struct {
 	depth, runs int
 	snap        *world.Snapshot
 	cov         *backend.Coverage // the guided mode's, else nil
+	apply       bool              // search and shrink with World.Apply
 	spent       int               // calls sent, shrinking included
 }
 
@@ -61,19 +62,23 @@ func newRunner(ctx context.Context, w *world.World, c Campaign) (*runner, error)
 			return nil, fmt.Errorf("fuzz: a coverage-guided campaign: %w", err)
 		}
 	}
+	r.apply = !c.Mined && w.CanApply()
 	if r.snap, err = w.Snapshot(ctx); err != nil {
 		return nil, fmt.Errorf("fuzz: saving the World for the campaign: %w", err)
 	}
 	return r, nil
 }
 
-// run reverts the World and sends seq, checking every invariant after
-// every call, and returns the calls sent, the violation after the first
+// run reverts the World and runs seq, checking every invariant after
+// every call, and returns the calls run, the violation after the first
 // call that broke an invariant (nil: all held) and, in the guided mode,
 // how many calls of seq it took to reach the last new edge (0: none).
-// The error is a World that cannot be reverted or a call that cannot be
-// packed.
-func (r *runner) run(seq []draw) (done []Call, v *Violation, fresh int, err error) {
+// While the campaign searches and shrinks, its calls are applied in place
+// where the World can (World.Apply: no block per call, as forge runs
+// them), their Calls without a Result; mined, every call is a transaction
+// (see send), as violation runs the sequence it returns. The error is a
+// World that cannot be reverted or a call that cannot be packed or run.
+func (r *runner) run(seq []draw, mined bool) (done []Call, v *Violation, fresh int, err error) {
 	if err := r.w.Revert(r.ctx, r.snap); err != nil {
 		return nil, nil, 0, fmt.Errorf("fuzz: reverting the World: %w", err)
 	}
@@ -89,7 +94,18 @@ func (r *runner) run(seq []draw) (done []Call, v *Violation, fresh int, err erro
 			edges = r.cov.Edges()
 			_ = r.w.Cover(r.cov) // checked by newRunner
 		}
-		res := r.w.Send(r.ctx, r.c.Senders[d.sender], to, nil, append(slices.Clone(m.m.ID), data...), world.GasLimit(CallGas), world.Unsigned())
+		call := Call{Sender: r.c.Senders[d.sender], Target: r.names[m.target], To: to, Method: m.m, Args: d.args}
+		input := append(slices.Clone(m.m.ID), data...)
+		if mined || !r.apply {
+			call.Result = r.w.Send(r.ctx, call.Sender, to, nil, input, world.GasLimit(CallGas), world.Unsigned())
+			call.Reverted = !call.Result.Succeeded()
+		} else {
+			a, err := r.w.Apply(r.ctx, call.Sender, to, nil, input, CallGas)
+			if err != nil {
+				return nil, nil, 0, fmt.Errorf("fuzz: call %d (%s): %w", i+1, call, err)
+			}
+			call.Reverted = a.Reverted
+		}
 		if r.cov != nil {
 			_ = r.w.Cover(nil) // the invariants' calls are not the campaign's coverage
 			if r.cov.Edges() > edges {
@@ -97,7 +113,7 @@ func (r *runner) run(seq []draw) (done []Call, v *Violation, fresh int, err erro
 			}
 		}
 		r.spent++
-		done = append(done, Call{Sender: r.c.Senders[d.sender], Target: r.names[m.target], To: to, Method: m.m, Args: d.args, Reverted: !res.Succeeded(), Result: res})
+		done = append(done, call)
 		for _, inv := range r.c.Invariants {
 			if err := inv.Check(r.ctx, r.w); err != nil {
 				return done, &Violation{Calls: done, Invariant: inv.Name, Err: err, start: r.snap, check: inv}, fresh, nil
@@ -111,12 +127,17 @@ func (r *runner) run(seq []draw) (done []Call, v *Violation, fresh int, err erro
 // Violation with the trace of its last call (the World is left as seq
 // left it).
 func (r *runner) violation(seq []draw, inv string) (*Violation, error) {
-	_, v, _, err := r.run(seq)
+	_, v, _, err := r.run(seq, true)
 	if err != nil {
 		return nil, err
 	}
 	if v == nil || v.Invariant != inv {
-		return nil, fmt.Errorf("fuzz: the shrunk sequence of %d call(s) no longer breaks invariant %q (is the invariant deterministic?)", len(seq), inv)
+		why := "is the invariant deterministic?"
+		if r.apply {
+			why = "it broke it with its calls applied in place, in one block; mined, one block per call, it does not: " +
+				"do the contracts read block.number or block.timestamp? Campaign.Mined runs the whole campaign mined"
+		}
+		return nil, fmt.Errorf("fuzz: the shrunk sequence of %d call(s) no longer breaks invariant %q (%s)", len(seq), inv, why)
 	}
 	if tr, err := v.Calls[len(v.Calls)-1].Result.Trace(r.ctx); err == nil {
 		v.Trace = tr.String()

@@ -57,7 +57,7 @@ func (r *runner) guide() (*Violation, error) {
 				seq = g.mutate(seq, g.pick(corpus))
 			}
 		}
-		_, v, fresh, err := r.run(seq)
+		_, v, fresh, err := r.run(seq, false)
 		if err != nil {
 			return nil, err
 		}

@@ -77,6 +77,14 @@ type Campaign struct {
 	// It needs a backend that collects coverage (the in-process chain);
 	// on another the campaign fails with world.ErrNoCoverage.
 	Coverage bool
+	// Mined sends every call of the campaign as a mined transaction, one
+	// block each. By default the campaign searches and shrinks with its
+	// calls applied in place where the World can (World.Apply on the
+	// in-process chain: no block per call, as forge runs them, several
+	// times faster) and mines only the sequence it returns; set Mined when
+	// the contracts read block.number or block.timestamp, which stay put
+	// while calls are applied.
+	Mined bool
 	// Shard, when its Count is above 1, runs only that part of the
 	// campaign's runs, from a seed of its own (see Shard).
 	Shard Shard
@@ -226,7 +234,7 @@ func Invariants(ctx context.Context, t rapid.TB, w *world.World, c Campaign) (*V
 	rt.check(func(rr *rapid.T) {
 		seq := rapid.SliceOfN(calls, 1, r.depth).Draw(rr, "calls")
 		var done []Call
-		done, v, _, execErr = r.run(seq)
+		done, v, _, execErr = r.run(seq, false)
 		if execErr != nil {
 			rr.Fatalf("%v", execErr)
 		}

@@ -98,19 +98,49 @@ func BenchmarkInvariantCalls(b *testing.B) {
 		}
 		b.ReportMetric(float64(calls)/b.Elapsed().Seconds(), "calls/s")
 	})
-	b.Run("baseline", func(b *testing.B) {
-		snap, err := w.Snapshot(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
-		for i := range b.N * 8 * fuzz.DefaultDepth {
-			if i%fuzz.DefaultDepth == 0 {
-				if err := w.Revert(ctx, snap); err != nil {
+	// The baselines: the same bodies without the campaign, run as the
+	// campaign runs its calls (applied in place), mined as it mines the
+	// sequence it returns, and as a plain Send (simulation, gas estimate,
+	// signature, mining).
+	bump := func(i int) []byte { return a.Pack("bump", big.NewInt(int64(i))) }
+	for _, base := range []struct {
+		name string
+		call func(i int) error
+	}{
+		{"baseline", func(i int) error {
+			_, err := w.Apply(ctx, w.Agent(), w.Counter(), nil, bump(i), fuzz.CallGas)
+			return err
+		}},
+		{"baseline-mined", func(i int) error {
+			if res := w.Send(ctx, w.Agent(), w.Counter(), nil, bump(i), world.GasLimit(fuzz.CallGas), world.Unsigned()); !res.Succeeded() {
+				return fmt.Errorf("bump: %s", res)
+			}
+			return nil
+		}},
+		{"baseline-send", func(i int) error {
+			if res := w.Send(ctx, w.Agent(), w.Counter(), nil, bump(i)); !res.Succeeded() {
+				return fmt.Errorf("bump: %s", res)
+			}
+			return nil
+		}},
+	} {
+		b.Run(base.name, func(b *testing.B) {
+			snap, err := w.Snapshot(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for i := range b.N * 8 * fuzz.DefaultDepth {
+				if i%fuzz.DefaultDepth == 0 {
+					if err := w.Revert(ctx, snap); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := base.call(i); err != nil {
 					b.Fatal(err)
 				}
+				count(ctx, b, w, a)
 			}
-			bumpAndCount(ctx, b, w, a, big.NewInt(int64(i)))
-		}
-		b.ReportMetric(float64(b.N*8*fuzz.DefaultDepth)/b.Elapsed().Seconds(), "calls/s")
-	})
+			b.ReportMetric(float64(b.N*8*fuzz.DefaultDepth)/b.Elapsed().Seconds(), "calls/s")
+		})
+	}
 }

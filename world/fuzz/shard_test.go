@@ -15,9 +15,11 @@ import (
 // drawnSequences runs campaign c with an invariant that always holds and
 // returns the sequences it drew, each as the counts Counter.count() had
 // after its calls ("3,1003,1003"): a sequence starts on the block after
-// the campaign's first, since the World is reverted before each.
+// the campaign's first, since the World is reverted before each (the
+// campaign runs Mined, so that each call is a block).
 func drawnSequences(t *testing.T, w *world.World, a *world.Artifact, c fuzz.Campaign) []string {
 	t.Helper()
+	c.Mined = true
 	ctx := context.Background()
 	start, err := w.Client().BlockNumber(ctx)
 	if err != nil {

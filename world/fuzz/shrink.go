@@ -5,7 +5,7 @@ import "slices"
 // breaks reports whether seq still breaks invariant inv, and the part of
 // seq up to the call after which it broke.
 func (r *runner) breaks(seq []draw, inv string) ([]draw, bool, error) {
-	_, v, _, err := r.run(seq)
+	_, v, _, err := r.run(seq, false)
 	if err != nil || v == nil || v.Invariant != inv {
 		return nil, false, err
 	}
