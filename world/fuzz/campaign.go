@@ -14,9 +14,9 @@ import (
 // transaction may use under EIP-7825, which any block of a local chain
 // holds. Applied in place (World.Apply) a call runs once with it; mined
 // (the returned sequence, Campaign.Mined, backends that cannot apply) it
-// is sent unsigned with it as its limit (world.GasLimit, world.Unsigned):
-// simulated, and mined unless it reverts, without a gas estimate or a
-// signature.
+// is sent with it as its limit (world.GasLimit; unsigned, world.Unsigned,
+// on the in-process chain): simulated, and mined unless it reverts,
+// without a gas estimate.
 const CallGas = 1 << 24
 
 // runner runs the sequences of one campaign on its World, in either mode.
@@ -28,9 +28,10 @@ type runner struct {
 	names       []string // the targets' names
 	depth, runs int
 	snap        *world.Snapshot
-	cov         *backend.Coverage // the guided mode's, else nil
-	apply       bool              // search and shrink with World.Apply
-	spent       int               // calls sent, shrinking included
+	cov         *backend.Coverage  // the guided mode's, else nil
+	apply       bool               // search and shrink with World.Apply
+	send        []world.SendOption // how mined calls are sent
+	spent       int                // calls sent, shrinking included
 }
 
 // newRunner checks c and saves the World for its sequences.
@@ -63,6 +64,13 @@ func newRunner(ctx context.Context, w *world.World, c Campaign) (*runner, error)
 		}
 	}
 	r.apply = !c.Mined && w.CanApply()
+	// Mined calls go unsigned only where the chain also traces them itself
+	// (the in-process chain, the one that applies): elsewhere a trace is a
+	// replay, which needs the signature.
+	r.send = []world.SendOption{world.GasLimit(CallGas)}
+	if w.CanApply() {
+		r.send = append(r.send, world.Unsigned())
+	}
 	if r.snap, err = w.Snapshot(ctx); err != nil {
 		return nil, fmt.Errorf("fuzz: saving the World for the campaign: %w", err)
 	}
@@ -97,7 +105,7 @@ func (r *runner) run(seq []draw, mined bool) (done []Call, v *Violation, fresh i
 		call := Call{Sender: r.c.Senders[d.sender], Target: r.names[m.target], To: to, Method: m.m, Args: d.args}
 		input := append(slices.Clone(m.m.ID), data...)
 		if mined || !r.apply {
-			call.Result = r.w.Send(r.ctx, call.Sender, to, nil, input, world.GasLimit(CallGas), world.Unsigned())
+			call.Result = r.w.Send(r.ctx, call.Sender, to, nil, input, r.send...)
 			call.Reverted = !call.Result.Succeeded()
 		} else {
 			a, err := r.w.Apply(r.ctx, call.Sender, to, nil, input, CallGas)

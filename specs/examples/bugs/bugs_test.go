@@ -12,7 +12,7 @@ import (
 var _ = Describe("Planted bugs", Label("fuzz"), func() {
 	for _, p := range patterns {
 		Describe(p.name, Label(p.labels...), func() {
-			It(fmt.Sprintf("finds the planted bug, shrunk to %d call(s) ending in %s", p.shrunk, p.last), func(ctx SpecContext) {
+			It(fmt.Sprintf("finds the planted bug, shrunk to %d call(s) ending in %s, as a committed spec and a verifying log", p.shrunk, p.last), func(ctx SpecContext) {
 				c := campaigns[p.forge].planted
 				v, err := fuzz.Invariants(ctx, GinkgoT(), w.World, c)
 				Expect(err).NotTo(HaveOccurred())
@@ -24,6 +24,7 @@ var _ = Describe("Planted bugs", Label("fuzz"), func() {
 				Expect(last.Method.Name).To(Equal(p.last))
 				Expect(last.Reverted).To(BeFalse())
 				Expect(v.Trace).To(ContainSubstring(p.last))
+				checkEvidence(ctx, p, c, v)
 			})
 
 			It("holds on the fixed twin", func(ctx SpecContext) {
