@@ -109,8 +109,10 @@ func GasLimit(gas uint64) SendOption { return func(o *sendOptions) { o.limit = g
 // given; anvil impersonates the sender), and signed elsewhere: no
 // signature to make, none to recover. With MineReverting it is one
 // execution of the call, as forge's are; fuzz campaigns send their calls
-// so. Like a pranked one, an unsigned transaction cannot be recorded with
-// RecordTx (ErrPrankedReplay): send it again without Unsigned to record it.
+// so on the in-process chain. Like a pranked one, an unsigned transaction
+// cannot be recorded with RecordTx (ErrPrankedReplay) nor, on anvil,
+// traced (its trace is a replay, which needs the signature): send it
+// without Unsigned to have either.
 func Unsigned() SendOption { return func(o *sendOptions) { o.unsigned = true } }
 
 // Send sends a transaction from an actor. Like a relayer, it first simulates
