@@ -128,7 +128,7 @@ func rq1(ctx context.Context, r *run) (*Table, error) {
 	t.Sections = []Section{catSec, trajSec, timeSec}
 	t.Notes = []string{
 		fmt.Sprintf("Full − baseline at the median: %.2f µs here; the paper: ≈ 14 µs over its baseline's 2.4 µs (Python).", (timings[1].MedianNs-timings[0].MedianNs)/1e3),
-		"Categories by the action's command (importer.Category): SWE-agent's editor commands are edits; its viewer and search commands and cat/head/tail are reads; submit is other; any other command is shell.",
+		"Categories by the action's tool (importer's tool vocabulary, docs/IMPORT.md): SWE-agent's editor commands are edits; its viewer and search commands and cat/head/tail are reads; submit is other; any other command is shell.",
 		fmt.Sprintf("The paper's 38 events are its five runs' actions; ours are the %d actions of the %d trajectories here (a trajectory without a `trajectory` list contributes its chat history's actions; demonstration messages are skipped).", actions, len(files)),
 	}
 	t.Data = struct {
