@@ -287,6 +287,57 @@ func TestSWEAgentTrajectory(t *testing.T) {
 	}
 }
 
+// A run that did not end by submitting (here the committed trajectory
+// with the exit status SWE-agent writes when the cost limit stops a run)
+// ends with a failed submission event whose error is that exit status.
+func TestSWEAgentNotSubmitted(t *testing.T) {
+	b, err := os.ReadFile(committed(t, "swe-agent", "6e44b9__sweagenttestrepo-1c2844.traj"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const submitted = `"exit_status": "submitted"`
+	if strings.Count(string(b), submitted) != 1 {
+		t.Fatalf("want the one %s", submitted)
+	}
+	p := filepath.Join(t.TempDir(), "cost.traj")
+	write(t, p, strings.Replace(string(b), submitted, `"exit_status": "exit_cost"`, 1))
+	f, err := importer.Read("swe-agent", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := f.Events[len(f.Events)-1].Event
+	if x := last.Payload.Execution; last.Tool != importer.ToolSubmission || x == nil || x.Status != format.StatusFailed || x.Error != "exit status exit_cost" {
+		t.Fatalf("the last event: %s, execution %+v; want a failed submission, exit status exit_cost", last.Tool, x)
+	}
+}
+
+// In a history without trajectory, an action's output is the tool message
+// that names its tool call: the history's twelve messages are the system
+// prompt, the task and five actions.
+func TestSWEAgentHistoryOutputs(t *testing.T) {
+	files, _ := trajectories(t)
+	for _, file := range files {
+		if filepath.Base(file) != "function_calling_simple.traj" {
+			continue
+		}
+		f, err := importer.Read("swe-agent", file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var outputs []string
+		for _, e := range f.Events {
+			if x := e.Event.Payload.Execution; x != nil {
+				outputs = append(outputs, x.Output.Text)
+			}
+		}
+		if len(outputs) != 5 || outputs[3] != "8.2\n(Open file: /SWE-agent__test-repo/tests/missing_colon.py)\n(Current directory: /SWE-agent__test-repo)\nbash-$" {
+			t.Errorf("outputs %q; want five, the fourth the test run's 8.2", outputs)
+		}
+		return
+	}
+	t.Skip("function_calling_simple.traj is not beside the project")
+}
+
 // An edit names the file last opened, resolved against the working
 // directory; tool-call arguments come from the history.
 func TestSWEAgentEditPath(t *testing.T) {
@@ -342,6 +393,7 @@ func TestMalformed(t *testing.T) {
 		{"object.json", "openhands", `{"trajectory":[]}`, "the top level is an object, want an OpenHands event stream"},
 		{"cause.json", "openhands", `[{"id":1,"source":"agent","action":"run","args":{"command":"ls"}},{"id":2,"observation":"run","cause":7}]`, "event 1: its cause 7"},
 		{"neither.json", "openhands", `[{"id":1,"source":"agent"}]`, "event 0: neither"},
+		{"time.json", "openhands", `[{"id":1,"timestamp":"yesterday","source":"agent","action":"run","args":{"command":"ls"}}]`, "event 0: timestamp \"yesterday\" is not ISO 8601"},
 		{"duplicate.traj", "swe-agent", `{"trajectory":[{"action":"ls","state":{},"action":"rm -rf /"}]}`, `duplicate key "action"`},
 		{"folded-state.traj", "swe-agent", `{"trajectory":[{"action":"ls","state":"{\"working_dir\": \"/r\", \"WORKING_DIR\": \"/\"}"}]}`, "equal under case folding"},
 		{"folded.json", "openhands", `[{"id":1,"source":"agent","action":"run","args":{"command":"ls","COMMAND":"rm -rf /"}}]`, "equal under case folding"},

@@ -92,18 +92,19 @@ func (f *File) sweAgent(b []byte) error {
 	}
 	f.Run = sweRun(top["replay_config"], f.Path)
 	var err error
+	steps := len(traj)
 	switch {
 	case len(traj) > 0:
 		err = f.sweTrajectory(traj, hist, msgs)
 	case len(hist) > 0:
-		err = f.sweHistory(hist, msgs)
+		err, steps = f.sweHistory(hist, msgs), len(hist)
 	default:
 		return f.fail("", -1, "no steps: neither a \"trajectory\" nor a \"history\" list with entries (is this a SWE-agent .traj file?)")
 	}
 	if err != nil {
 		return err
 	}
-	return f.sweSubmission(top["info"])
+	return f.sweSubmission(steps, top["info"])
 }
 
 // sweRun is a run's instance id: the replay configuration's problem
@@ -129,8 +130,8 @@ func sweRun(replay json.RawMessage, path string) string {
 // one: a response of tool ToolSubmission whose content is the submission,
 // ok when the run ended by submitting, else failed with the exit status
 // as the error; the exit status and the instance cost (US dollars) go into
-// the import mark.
-func (f *File) sweSubmission(raw json.RawMessage) error {
+// the import mark, whose step is steps, one past the file's last.
+func (f *File) sweSubmission(steps int, raw json.RawMessage) error {
 	if len(raw) == 0 {
 		return nil
 	}
@@ -153,7 +154,7 @@ func (f *File) sweSubmission(raw json.RawMessage) error {
 	if c := info.ModelStats.InstanceCost; c != nil {
 		mark["cost"] = *c
 	}
-	return f.add(item{step: len(f.Events), form: "info", raw: raw, tool: ToolSubmission, kind: format.KindResponse, payload: payload, mark: mark})
+	return f.add(item{step: steps, form: "info", raw: raw, tool: ToolSubmission, kind: format.KindResponse, payload: payload, mark: mark})
 }
 
 // sweTrajectory imports the history's messages before the first action
