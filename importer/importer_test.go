@@ -393,6 +393,7 @@ func TestMalformed(t *testing.T) {
 		{"object.json", "openhands", `{"trajectory":[]}`, "the top level is an object, want an OpenHands event stream"},
 		{"cause.json", "openhands", `[{"id":1,"source":"agent","action":"run","args":{"command":"ls"}},{"id":2,"observation":"run","cause":7}]`, "event 1: its cause 7"},
 		{"neither.json", "openhands", `[{"id":1,"source":"agent"}]`, "event 0: neither"},
+		{"self-cause.json", "openhands", `[{"id":1,"source":"agent","action":"run","args":{"command":"ls"},"cause":1}]`, "event 0: its cause 1"},
 		{"time.json", "openhands", `[{"id":1,"timestamp":"yesterday","source":"agent","action":"run","args":{"command":"ls"}}]`, "event 0: timestamp \"yesterday\" is not ISO 8601"},
 		{"duplicate.traj", "swe-agent", `{"trajectory":[{"action":"ls","state":{},"action":"rm -rf /"}]}`, `duplicate key "action"`},
 		{"folded-state.traj", "swe-agent", `{"trajectory":[{"action":"ls","state":"{\"working_dir\": \"/r\", \"WORKING_DIR\": \"/\"}"}]}`, "equal under case folding"},

@@ -88,7 +88,6 @@ func (f *File) openHands(b []byte) error {
 		if _, dup := at[*e.ID]; dup {
 			return f.fail("event", i, "id %d was used by an earlier event", *e.ID)
 		}
-		at[*e.ID] = i
 		if e.Action != "" && e.Observation != "" {
 			return f.fail("event", i, "both an action (%q) and an observation (%q): unknown form", e.Action, e.Observation)
 		}
@@ -104,6 +103,7 @@ func (f *File) openHands(b []byte) error {
 				answer[c] = i
 			}
 		}
+		at[*e.ID] = i
 	}
 	byIndex := map[int]int{} // index into stream → index into f.Events
 	merged := map[int]bool{} // observations merged into their action's event
