@@ -50,7 +50,7 @@ type RungTiming struct {
 func rq1(ctx context.Context, r *run) (*Table, error) {
 	t := &Table{ID: "rq1", Title: "RQ1 — real agent runs: SWE-agent trajectories",
 		About: "Every step of the SWE-agent trajectories kept beside the project (../shared/traces/swe-agent, or without them the one committed in fixtures/trajectories/swe-agent; found by internal/traces) is turned into an event " +
-			"(importer.Read, as `afr import swe-agent` does: an action is a tool_call of its tool, with the tool call's arguments where the history has them, anything else an observation, the step as written in the payload's ext \"import\") " +
+			"(importer.Read, as `afr import swe-agent` does: an action is a tool_call of its tool, with the tool call's arguments where the history has them and its observation as output, the system prompt and the task observations, the run's submission a response, the step as written in the payload's ext \"import\") " +
 			"Each trajectory is recorded by the full recorder (encrypted, epochs of 100) and verified with every payload opened, against its own epoch roots; " +
 			"then all their events are timed through the baseline and full rungs of the ladder, taking turns, several times."}
 	dir, err := traces.Locate(r.cfg.Traces)

@@ -20,7 +20,8 @@ import (
 // (open file, working directory) as a JSON string taken before the action,
 // the new one as an object taken after it. A file with no trajectory is
 // imported from its history. Demonstration messages (is_demo) are another
-// run's, shown to the model as an example, and are skipped.
+// run's, shown to the model as an example, and are skipped. "info" holds
+// the run's outcome: the submission, the exit status, the model's cost.
 
 type sweStep struct {
 	Action      *string         `json:"action"`
