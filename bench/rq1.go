@@ -50,7 +50,7 @@ type RungTiming struct {
 func rq1(ctx context.Context, r *run) (*Table, error) {
 	t := &Table{ID: "rq1", Title: "RQ1 — real agent runs: SWE-agent trajectories",
 		About: "Every step of the SWE-agent trajectories kept beside the project (../shared/traces/swe-agent, or without them the one committed in fixtures/trajectories/swe-agent; found by internal/traces) is turned into an event " +
-			"(importer.Read, as `afr import swe-agent` does: an action is a tool_call of its tool, with the tool call's arguments where the history has them, anything else an observation, the step as written in the payload's ext \"import\") " +
+			"(importer.Read, as `afr import swe-agent` does: an action is a tool_call of its tool, with the tool call's arguments where the history has them and its observation as output, the system prompt and the task observations, the run's submission a response, the step as written in the payload's ext \"import\") " +
 			"Each trajectory is recorded by the full recorder (encrypted, epochs of 100) and verified with every payload opened, against its own epoch roots; " +
 			"then all their events are timed through the baseline and full rungs of the ladder, taking turns, several times."}
 	dir, err := traces.Locate(r.cfg.Traces)
@@ -128,7 +128,7 @@ func rq1(ctx context.Context, r *run) (*Table, error) {
 	t.Sections = []Section{catSec, trajSec, timeSec}
 	t.Notes = []string{
 		fmt.Sprintf("Full − baseline at the median: %.2f µs here; the paper: ≈ 14 µs over its baseline's 2.4 µs (Python).", (timings[1].MedianNs-timings[0].MedianNs)/1e3),
-		"Categories by the action's command (importer.Category): SWE-agent's editor commands are edits; its viewer and search commands and cat/head/tail are reads; submit is other; any other command is shell.",
+		"Categories by the action's tool (importer's tool vocabulary, docs/IMPORT.md): SWE-agent's editor commands are edits; its viewer and search commands and cat/head/tail are reads; submit is other; any other command is shell.",
 		fmt.Sprintf("The paper's 38 events are its five runs' actions; ours are the %d actions of the %d trajectories here (a trajectory without a `trajectory` list contributes its chat history's actions; demonstration messages are skipped).", actions, len(files)),
 	}
 	t.Data = struct {

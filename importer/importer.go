@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/agentflightrecorder/afr/format"
@@ -58,6 +59,10 @@ type Event struct {
 type File struct {
 	Path   string
 	Format string
+	// Run is the run every event of the file is tagged with (the record's
+	// run): the task or instance id the file names, else the file's name
+	// without its extension; "" for jsonl, whose events carry their own.
+	Run    string
 	Events []Event
 }
 
@@ -161,29 +166,68 @@ func (f *File) unit() string {
 	return "step"
 }
 
-// add converts one step into an event: tool and kind, the payload's
-// fields as event JSON (docs/SPEC.md, "Event JSON"), and the import mark
-// with the step as written. causes index f.Events.
-func (f *File) add(step int, form string, raw json.RawMessage, tool string, kind format.Kind, category string, payload map[string]any, causes ...int) error {
-	mark := map[string]any{"format": f.Format, "form": form, "file": f.Path, "step": step, "raw": raw}
-	if category != "" {
+// item is one event of a file before it is converted: what add makes an
+// Event of.
+type item struct {
+	step int             // the index of the step, message or stream event
+	form string          // the import mark's form
+	raw  json.RawMessage // the step as written
+	// tool is the event's tool, one of the vocabulary's (tools.go); source
+	// the name the file gave it ("" for none), kept in ext.import.tool.
+	tool, source string
+	kind         format.Kind
+	// payload holds the payload's fields as event JSON (docs/SPEC.md,
+	// "Event JSON"), ext aside.
+	payload map[string]any
+	// eventTime is when the source says the event happened (Unix ns, 0
+	// for not said).
+	eventTime int64
+	// mark holds more keys of the import mark.
+	mark map[string]any
+	// causes index f.Events: the events this one answers.
+	causes []int
+}
+
+// add converts one item into an event of the file's run: tool and kind,
+// the payload's fields and the import mark with the step as written. An
+// action's category is its tool's.
+func (f *File) add(it item) error {
+	mark := map[string]any{"format": f.Format, "form": it.form, "file": f.Path, "step": it.step, "raw": it.raw}
+	for k, v := range it.mark {
+		mark[k] = v
+	}
+	if it.source != "" {
+		mark["tool"] = it.source
+	}
+	category := ""
+	if it.kind == format.KindToolCall {
+		category = categoryOfTool[it.tool]
 		mark["category"] = category
 	}
-	if payload == nil {
-		payload = map[string]any{}
+	payload := map[string]any{}
+	for k, v := range it.payload {
+		payload[k] = v
 	}
 	payload["ext"] = map[string]any{ExtKey: mark}
-	b, err := json.Marshal(map[string]any{"tool": tool, "kind": kind.String(), "payload": payload})
-	if err != nil {
-		return &StepError{File: f.Path, Unit: f.unit(), Step: step, Err: err}
+	ev := map[string]any{"tool": it.tool, "kind": it.kind.String(), "run": f.Run, "payload": payload}
+	if it.eventTime != 0 {
+		ev["event_time"] = it.eventTime
 	}
-	ev, err := format.ParseEventJSON(b)
+	b, err := json.Marshal(ev)
 	if err != nil {
-		return &StepError{File: f.Path, Unit: f.unit(), Step: step, Err: err}
+		return &StepError{File: f.Path, Unit: f.unit(), Step: it.step, Err: err}
 	}
-	f.Events = append(f.Events, Event{Event: ev, Step: step, Category: category, Causes: causes})
+	e, err := format.ParseEventJSON(b)
+	if err != nil {
+		return &StepError{File: f.Path, Unit: f.unit(), Step: it.step, Err: err}
+	}
+	f.Events = append(f.Events, Event{Event: e, Step: it.step, Category: category, Causes: it.causes})
 	return nil
 }
+
+// text is a text map of event JSON (execution.output, content): the
+// parser sets its size and digests it when it is too long to keep.
+func text(s string) map[string]any { return map[string]any{"text": s} }
 
 // fail is a StepError of f.
 func (f *File) fail(unit string, step int, format string, args ...any) error {
@@ -215,4 +259,11 @@ func (f *File) syntaxError(b []byte, err error) error {
 		return f.fail("", -1, "not valid JSON at line %d (byte %d): %v (a truncated or damaged file?)", line, se.ByteOffset, se)
 	}
 	return f.fail("", -1, "%v", err)
+}
+
+// runOfFile is the run of a file that names none: its name without the
+// extension (SWE-agent names a trajectory after its instance).
+func runOfFile(path string) string {
+	base := filepath.Base(path)
+	return strings.TrimSuffix(base, filepath.Ext(base))
 }

@@ -7,9 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/importer"
@@ -25,20 +25,24 @@ var want = map[string]struct {
 	events int
 	cats   map[string]int
 }{
-	// find_file, open, edit, python3, submit (new form, function calling).
-	"6e44b9__sweagenttestrepo-1c2844.traj": {5, map[string]int{"read": 2, "edit": 1, "shell": 1, "other": 1}},
-	// history only: system, task, then five actions each answered by a tool message.
-	"function_calling_simple.traj": {12, map[string]int{"read": 2, "edit": 1, "shell": 1, "other": 1}},
-	// ls -a, open main.py, edit 15:15, python main.py, submit (old form).
-	"humanevalfix-python-0.traj": {5, map[string]int{"shell": 2, "read": 1, "edit": 1, "other": 1}},
-	// tshark three times, submit.
-	"networking_1.traj": {4, map[string]int{"shell": 3, "other": 1}},
-	// find_file, open, edit 4:4, python, submit (old form).
-	"swe-agent__test-repo-i1.traj": {5, map[string]int{"read": 2, "edit": 1, "shell": 1, "other": 1}},
+	// system prompt, task; find_file, open, edit, python3, submit (new
+	// form, function calling); the submission.
+	"6e44b9__sweagenttestrepo-1c2844.traj": {8, map[string]int{"read": 2, "edit": 1, "shell": 1, "other": 1}},
+	// history only: system, task, then five actions, each with the tool
+	// message answering it as its output.
+	"function_calling_simple.traj": {7, map[string]int{"read": 2, "edit": 1, "shell": 1, "other": 1}},
+	// system, task; ls -a, open main.py, edit 15:15, python main.py,
+	// submit (old form); the submission.
+	"humanevalfix-python-0.traj": {8, map[string]int{"shell": 2, "read": 1, "edit": 1, "other": 1}},
+	// system, task; tshark three times, submit; the submission.
+	"networking_1.traj": {7, map[string]int{"shell": 3, "other": 1}},
+	// system, task (the demonstration skipped); find_file, open, edit 4:4,
+	// python, submit (old form); the submission.
+	"swe-agent__test-repo-i1.traj": {8, map[string]int{"read": 2, "edit": 1, "shell": 1, "other": 1}},
 	// user, agent, user, agent messages, user message, finish.
-	"basic_interactions.json": {6, map[string]int{"other": 3}},
-	// user message, read + observation, run + observation, read + observation, finish.
-	"wrong_initial_state.json": {8, map[string]int{"read": 2, "shell": 1, "other": 1}},
+	"basic_interactions.json": {6, map[string]int{"other": 1}},
+	// user message, read, run, read (each with its observation), finish.
+	"wrong_initial_state.json": {5, map[string]int{"read": 2, "shell": 1, "other": 1}},
 }
 
 // Every real trajectory imports with the events and categories counted by
@@ -74,10 +78,6 @@ func TestRealTrajectories(t *testing.T) {
 			mark, _ := e.Event.Payload.Ext[importer.ExtKey].(map[string]any)
 			if mark["file"] != path || mark["step"] != uint64(e.Step) {
 				t.Errorf("%s step %d: import mark %v", path, e.Step, mark)
-			}
-			raw, _ := mark["raw"].(map[string]any)
-			if _, caused := raw["cause"]; f.Format == "openhands" && caused != (len(e.Causes) == 1) {
-				t.Errorf("%s step %d: cause %v, causes %v", path, e.Step, raw["cause"], e.Causes)
 			}
 			for _, c := range e.Causes {
 				if c >= len(f.Events) || f.Events[c].Event.Kind != format.KindToolCall {
@@ -159,89 +159,34 @@ func step(t *testing.T, ev *verifier.Event) map[string]any {
 
 // The committed OpenHands stream, an agent renaming a file, read back from
 // the log it was imported into: the user's request, three actions each
-// answered by its observation (a directory listing, the mv command, the
-// listing again) and the finish, with the command and what it and the
-// listings returned as the stream holds them.
+// with the observation answering it as its outcome (a directory listing,
+// the mv command, the listing again) and the finish; the model's function
+// calls as intents, its thoughts as content, the stream's timestamps as
+// event times.
 func TestOpenHandsStream(t *testing.T) {
-	f, err := importer.Read("openhands", committed(t, "openhands", "wrong_initial_state.json"))
+	path := committed(t, "openhands", "wrong_initial_state.json")
+	f, err := importer.Read("openhands", path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	evs := recordFile(t, f)
-	tc, obs := format.KindToolCall, format.KindObservation
-	wantEvents := []struct {
-		tool     string
-		kind     format.Kind
-		function string // the model's tool, tool_call_metadata.function_name
-		parents  []uint64
-	}{
-		{"message", obs, "", nil},
-		{"read", tc, "str_replace_editor", nil}, {"read", obs, "str_replace_editor", []uint64{1}},
-		{"run", tc, "execute_bash", nil}, {"run", obs, "execute_bash", []uint64{3}},
-		{"read", tc, "str_replace_editor", nil}, {"read", obs, "str_replace_editor", []uint64{5}},
-		{"finish", tc, "finish", nil},
-	}
-	if len(evs) != len(wantEvents) {
-		t.Fatalf("%d events in the log, want %d", len(evs), len(wantEvents))
-	}
-	for i, w := range wantEvents {
-		ev := evs[i]
-		var parents []uint64
-		if ev.Payload.Context != nil {
-			parents = ev.Payload.Context.Parents
-		}
-		meta, _ := step(t, ev)["tool_call_metadata"].(map[string]any)
-		function, _ := meta["function_name"].(string)
-		if ev.Envelope.Tool != w.tool || ev.Envelope.Kind != w.kind || !slices.Equal(parents, w.parents) || function != w.function {
-			t.Errorf("event %d: %s %s, parents %v, model tool %q; want %s %s, parents %v, model tool %q",
-				i, ev.Envelope.Tool, ev.Envelope.Kind, parents, function, w.tool, w.kind, w.parents, w.function)
-		}
-		if in := ev.Payload.Intent; (w.kind == tc) != (in != nil && in.Tool == w.tool) {
-			t.Errorf("event %d: intent %+v for a %s", i, in, w.kind)
-		}
-	}
-	if s := step(t, evs[0]); s["source"] != "user" || s["message"] != "Please rename game_2048.py to 2048.py" {
-		t.Errorf("the request: %v", s)
-	}
+	tc := format.KindToolCall
 	const mv = "mv /workspace/game_2048.py /workspace/2048.py"
-	if args := evs[3].Payload.Intent.Args; args["command"] != mv || args["thought"] != nil {
-		t.Errorf("the run action's arguments %v; want command %q and no thought", args, mv)
-	}
-	ran := step(t, evs[4])
-	extras, _ := ran["extras"].(map[string]any)
-	meta, _ := extras["metadata"].(map[string]any)
-	if ran["content"] != "" || extras["command"] != mv || meta["exit_code"] != uint64(0) ||
-		ran["message"] != "Command `"+mv+"` executed with exit code 0." {
-		t.Errorf("the run observation %v; want no output, exit code 0", ran)
-	}
 	const listing = "Here's the files and directories up to 2 levels deep in /workspace, excluding hidden items:\n/workspace/\n/workspace/"
-	for i, file := range map[int]string{2: "game_2048.py", 6: "2048.py"} {
-		if got := step(t, evs[i])["content"]; got != listing+file {
-			t.Errorf("event %d: listing %q; want the directory with %s", i, got, file)
-		}
-	}
-}
-
-// The committed SWE-agent trajectory (function calling), read back from
-// the log it was imported into: five actions with the history's tool calls
-// as intents, the test run's command and output, and the submitted patch.
-func TestSWEAgentTrajectory(t *testing.T) {
-	f, err := importer.Read("swe-agent", committed(t, "swe-agent", "6e44b9__sweagenttestrepo-1c2844.traj"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	evs := recordFile(t, f)
-	const file = "/SWE-agent__test-repo/tests/missing_colon.py"
+	view := map[string]any{"command": "view", "path": "/workspace"}
 	wantEvents := []struct {
-		tool, category string
-		args           map[string]any
+		tool, source string
+		kind         format.Kind
+		time         string // the stream's timestamp, UTC
+		args         map[string]any
+		output       string
+		content      string // its start
 	}{
-		{"find_file", "read", map[string]any{"file_name": "missing_colon.py"}},
-		{"open", "read", map[string]any{"path": file}},
-		{"edit", "edit", map[string]any{"path": file, "search": "def division(a: float, b: float) -> float",
-			"replace": "def division(a: float, b: float) -> float:", "replace-all": false}},
-		{"bash", "shell", map[string]any{"command": "python3 " + file}},
-		{"submit", "other", map[string]any{"command": "submit"}},
+		{"message", "message", format.KindObservation, "2025-01-27T23:16:50.23961Z", nil, "", "Please rename game_2048.py to 2048.py"},
+		{"file_read", "str_replace_editor", tc, "2025-01-27T23:16:54.105108Z", view, listing + "game_2048.py", "I'll help you rename the file."},
+		{"shell", "execute_bash", tc, "2025-01-27T23:16:56.951967Z", map[string]any{"command": mv, "is_input": "false"}, "", "Great, I found the file."},
+		{"file_read", "str_replace_editor", tc, "2025-01-27T23:16:59.803261Z", view, listing + "2048.py", "Let me verify"},
+		{"submit", "finish", tc, "2025-01-27T23:17:02.182015Z", nil, "", "The file has been successfully renamed"},
 	}
 	if len(evs) != len(wantEvents) {
 		t.Fatalf("%d events in the log, want %d", len(evs), len(wantEvents))
@@ -249,19 +194,148 @@ func TestSWEAgentTrajectory(t *testing.T) {
 	for i, w := range wantEvents {
 		ev := evs[i]
 		mark, _ := ev.Payload.Ext[importer.ExtKey].(map[string]any)
-		if in := ev.Payload.Intent; ev.Envelope.Tool != w.tool || ev.Envelope.Kind != format.KindToolCall || in == nil || in.Tool != w.tool ||
-			!reflect.DeepEqual(in.Args, w.args) || mark["category"] != w.category || mark["form"] != "new" {
-			t.Errorf("event %d: %s %s, intent %+v, mark %v; want %s with %v, category %s", i, ev.Envelope.Tool, ev.Envelope.Kind, in, mark, w.tool, w.args, w.category)
+		when := time.Unix(0, ev.Envelope.EventTime).UTC().Format(time.RFC3339Nano)
+		var content string
+		if ev.Payload.Content != nil {
+			content = ev.Payload.Content.Text
+		}
+		if ev.Envelope.Tool != w.tool || mark["tool"] != w.source || ev.Envelope.Kind != w.kind || when != w.time ||
+			ev.Envelope.Run != "wrong_initial_state" || !strings.HasPrefix(content, w.content) {
+			t.Errorf("event %d: %s (%v) %s at %s in run %q, content %q; want %s (%s) %s at %s, content %q…",
+				i, ev.Envelope.Tool, mark["tool"], ev.Envelope.Kind, when, ev.Envelope.Run, content, w.tool, w.source, w.kind, w.time, w.content)
+		}
+		if w.kind != tc {
+			continue
+		}
+		// finish's function call has no arguments.
+		if in := ev.Payload.Intent; in == nil || in.Tool != w.source || !(reflect.DeepEqual(in.Args, w.args) || len(in.Args)+len(w.args) == 0) {
+			t.Errorf("event %d: intent %+v; want %s with %v", i, in, w.source, w.args)
+		}
+		if w.tool == "submit" {
+			continue
+		}
+		x := ev.Payload.Execution
+		if x == nil || x.Status != format.StatusOK || x.Output == nil || x.Output.Text != w.output || x.Start != ev.Envelope.EventTime || x.End <= x.Start {
+			t.Errorf("event %d: execution %+v; want ok with output %q, from the action's time to the observation's", i, x, w.output)
 		}
 	}
-	if s := step(t, evs[3]); s["action"] != "python3 "+file || s["observation"] != "8.2" {
-		t.Errorf("the test run: action %q, observation %q; want its output 8.2", s["action"], s["observation"])
+	if x := evs[2].Payload.Execution; x.ExitCode == nil || *x.ExitCode != 0 || x.Output.Size != 0 {
+		t.Errorf("the mv command: exit code %v, output %+v; want 0 and no output", x.ExitCode, x.Output)
 	}
-	patch, _ := step(t, evs[4])["observation"].(string)
-	if !strings.Contains(patch, "diff --git a/tests/missing_colon.py b/tests/missing_colon.py") ||
-		!strings.Contains(patch, "+def division(a: float, b: float) -> float:") {
-		t.Errorf("the submitted patch:\n%s", patch)
+}
+
+// The committed SWE-agent trajectory (function calling), read back from
+// the log it was imported into: the system prompt and the task, five
+// actions with the history's tool calls as intents, the model's text as
+// content and what each returned as output, and the submission.
+func TestSWEAgentTrajectory(t *testing.T) {
+	path := committed(t, "swe-agent", "6e44b9__sweagenttestrepo-1c2844.traj")
+	f, err := importer.Read("swe-agent", path)
+	if err != nil {
+		t.Fatal(err)
 	}
+	evs := recordFile(t, f)
+	const file = "/SWE-agent__test-repo/tests/missing_colon.py"
+	tc := format.KindToolCall
+	wantEvents := []struct {
+		tool, source string
+		kind         format.Kind
+		args         map[string]any
+		output       string // its start
+	}{
+		{"message", "system", format.KindObservation, nil, ""},
+		{"message", "user", format.KindObservation, nil, ""},
+		{"file_search", "find_file", tc, map[string]any{"file_name": "missing_colon.py"}, "Found 1 matches"},
+		{"file_read", "open", tc, map[string]any{"path": file}, "[File: " + file},
+		{"file_edit", "edit", tc, map[string]any{"path": file, "search": "def division(a: float, b: float) -> float",
+			"replace": "def division(a: float, b: float) -> float:", "replace-all": false}, "Replaced 1 occurrences"},
+		{"shell", "bash", tc, map[string]any{"command": "python3 " + file}, "8.2"},
+		{"submit", "submit", tc, map[string]any{"command": "submit"}, "\r\ndiff --git"},
+		{"submission", "", format.KindResponse, nil, ""},
+	}
+	if len(evs) != len(wantEvents) {
+		t.Fatalf("%d events in the log, want %d", len(evs), len(wantEvents))
+	}
+	for i, w := range wantEvents {
+		ev := evs[i]
+		mark, _ := ev.Payload.Ext[importer.ExtKey].(map[string]any)
+		if ev.Envelope.Tool != w.tool || ev.Envelope.Kind != w.kind || ev.Envelope.Run != "SWE-agent__test-repo-i1" || ev.Envelope.EventTime != 0 ||
+			(w.source != "" && mark["tool"] != w.source) || ev.Payload.Content == nil {
+			t.Errorf("event %d: %s (%v) %s in run %q at %d, content %v; want %s (%s) %s with content",
+				i, ev.Envelope.Tool, mark["tool"], ev.Envelope.Kind, ev.Envelope.Run, ev.Envelope.EventTime, ev.Payload.Content, w.tool, w.source, w.kind)
+		}
+		if w.kind != tc {
+			continue
+		}
+		in, x := ev.Payload.Intent, ev.Payload.Execution
+		if in == nil || in.Tool != w.source || !reflect.DeepEqual(in.Args, w.args) || mark["form"] != "new" {
+			t.Errorf("event %d: intent %+v, mark %v; want %s with %v", i, in, mark, w.source, w.args)
+		}
+		if x == nil || x.Status != format.StatusOK || x.ExitCode != nil || x.Output == nil || !strings.HasPrefix(x.Output.Text, w.output) {
+			t.Errorf("event %d: execution %+v; want ok, no exit code, output %q…", i, x, w.output)
+		}
+	}
+	if task := evs[1].Payload.Content.Text; !strings.Contains(task, "SyntaxError: invalid syntax") {
+		t.Errorf("the task: %q", task)
+	}
+	sub := evs[7]
+	mark, _ := sub.Payload.Ext[importer.ExtKey].(map[string]any)
+	if patch := sub.Payload.Content.Text; !strings.Contains(patch, "diff --git a/tests/missing_colon.py b/tests/missing_colon.py") ||
+		!strings.Contains(patch, "+def division(a: float, b: float) -> float:") || sub.Payload.Execution.Status != format.StatusOK ||
+		mark["exit_status"] != "submitted" || mark["cost"] != 0.019520000000000006 {
+		t.Errorf("the submission: %q, %+v, mark %v", patch, sub.Payload.Execution, mark)
+	}
+}
+
+// A run that did not end by submitting (here the committed trajectory
+// with the exit status SWE-agent writes when the cost limit stops a run)
+// ends with a failed submission event whose error is that exit status.
+func TestSWEAgentNotSubmitted(t *testing.T) {
+	b, err := os.ReadFile(committed(t, "swe-agent", "6e44b9__sweagenttestrepo-1c2844.traj"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const submitted = `"exit_status": "submitted"`
+	if strings.Count(string(b), submitted) != 1 {
+		t.Fatalf("want the one %s", submitted)
+	}
+	p := filepath.Join(t.TempDir(), "cost.traj")
+	write(t, p, strings.Replace(string(b), submitted, `"exit_status": "exit_cost"`, 1))
+	f, err := importer.Read("swe-agent", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := f.Events[len(f.Events)-1].Event
+	if x := last.Payload.Execution; last.Tool != importer.ToolSubmission || x == nil || x.Status != format.StatusFailed || x.Error != "exit status exit_cost" {
+		t.Fatalf("the last event: %s, execution %+v; want a failed submission, exit status exit_cost", last.Tool, x)
+	}
+}
+
+// In a history without trajectory, an action's output is the tool message
+// that names its tool call: the history's twelve messages are the system
+// prompt, the task and five actions.
+func TestSWEAgentHistoryOutputs(t *testing.T) {
+	files, _ := trajectories(t)
+	for _, file := range files {
+		if filepath.Base(file) != "function_calling_simple.traj" {
+			continue
+		}
+		f, err := importer.Read("swe-agent", file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var outputs []string
+		for _, e := range f.Events {
+			if x := e.Event.Payload.Execution; x != nil {
+				outputs = append(outputs, x.Output.Text)
+			}
+		}
+		if len(outputs) != 5 || outputs[3] != "8.2\n(Open file: /SWE-agent__test-repo/tests/missing_colon.py)\n(Current directory: /SWE-agent__test-repo)\nbash-$" {
+			t.Errorf("outputs %q; want five, the fourth the test run's 8.2", outputs)
+		}
+		return
+	}
+	t.Skip("function_calling_simple.traj is not beside the project")
 }
 
 // An edit names the file last opened, resolved against the working
@@ -319,6 +393,8 @@ func TestMalformed(t *testing.T) {
 		{"object.json", "openhands", `{"trajectory":[]}`, "the top level is an object, want an OpenHands event stream"},
 		{"cause.json", "openhands", `[{"id":1,"source":"agent","action":"run","args":{"command":"ls"}},{"id":2,"observation":"run","cause":7}]`, "event 1: its cause 7"},
 		{"neither.json", "openhands", `[{"id":1,"source":"agent"}]`, "event 0: neither"},
+		{"self-cause.json", "openhands", `[{"id":1,"source":"agent","action":"run","args":{"command":"ls"},"cause":1}]`, "event 0: its cause 1"},
+		{"time.json", "openhands", `[{"id":1,"timestamp":"yesterday","source":"agent","action":"run","args":{"command":"ls"}}]`, "event 0: timestamp \"yesterday\" is not ISO 8601"},
 		{"duplicate.traj", "swe-agent", `{"trajectory":[{"action":"ls","state":{},"action":"rm -rf /"}]}`, `duplicate key "action"`},
 		{"folded-state.traj", "swe-agent", `{"trajectory":[{"action":"ls","state":"{\"working_dir\": \"/r\", \"WORKING_DIR\": \"/\"}"}]}`, "equal under case folding"},
 		{"folded.json", "openhands", `[{"id":1,"source":"agent","action":"run","args":{"command":"ls","COMMAND":"rm -rf /"}}]`, "equal under case folding"},

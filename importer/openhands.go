@@ -2,32 +2,60 @@ package importer
 
 import (
 	"encoding/json"
+	"fmt"
+	"time"
 
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/internal/strictjson"
 )
 
 // An OpenHands event stream is a JSON array of events, each with an id, a
-// source (user, agent, environment) and either an action with its args or
-// an observation with its content, extras and the cause: the id of the
-// action it answers.
+// timestamp, a source (user, agent, environment) and either an action with
+// its args or an observation with its content, extras and the cause: the
+// id of the action it answers. An action the model chose carries
+// tool_call_metadata: the model's function name and its response, whose
+// tool call with that id holds the function's arguments.
 
 type ohEvent struct {
 	ID          *int64          `json:"id"`
+	Timestamp   string          `json:"timestamp"`
 	Source      string          `json:"source"`
+	Message     string          `json:"message"`
 	Action      string          `json:"action"`
 	Args        map[string]any  `json:"args"`
 	Observation string          `json:"observation"`
 	Cause       *int64          `json:"cause"`
 	Content     json.RawMessage `json:"content"`
+	Extras      struct {
+		Metadata struct {
+			ExitCode *int64 `json:"exit_code"`
+		} `json:"metadata"`
+	} `json:"extras"`
+	Meta *struct {
+		FunctionName  string `json:"function_name"`
+		ToolCallID    string `json:"tool_call_id"`
+		ModelResponse struct {
+			Choices []struct {
+				Message struct {
+					ToolCalls []sweToolCall `json:"tool_calls"`
+				} `json:"message"`
+			} `json:"choices"`
+		} `json:"model_response"`
+	} `json:"tool_call_metadata"`
 }
 
-// ohCategory is the category of an OpenHands action type; any other
-// action (messages, finishing, thinking, browsing, delegating) is other.
-var ohCategory = map[string]string{
-	"run": "shell", "run_ipython": "shell",
-	"edit": "edit", "write": "edit",
-	"read": "read",
+// ohTime is the Unix time of an OpenHands timestamp: ISO 8601, in UTC
+// when it names no zone (as OpenHands writes it); 0 for none.
+func ohTime(s string) (int64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UnixNano(), nil
+		}
+	}
+	return 0, fmt.Errorf("timestamp %q is not ISO 8601 (2025-01-27T23:16:50.239610)", s)
 }
 
 func (f *File) openHands(b []byte) error {
@@ -45,55 +73,182 @@ func (f *File) openHands(b []byte) error {
 	if len(stream) == 0 {
 		return f.fail("", -1, "an empty event stream")
 	}
-	byID := map[int64]int{} // OpenHands event id → index into f.Events
+	f.Run = runOfFile(f.Path)
+	evs := make([]ohEvent, len(stream))
+	at := map[int64]int{}   // OpenHands event id → index into stream
+	answer := map[int]int{} // an agent action → the first observation caused by it
 	for i, raw := range stream {
-		var e ohEvent
-		if err := strictjson.Unmarshal(raw, &e); err != nil {
+		e := &evs[i]
+		if err := strictjson.Unmarshal(raw, e); err != nil {
 			return f.fail("event", i, "not an OpenHands event: %v", err)
 		}
 		if e.ID == nil {
 			return f.fail("event", i, "no \"id\": not an OpenHands event")
 		}
-		if _, dup := byID[*e.ID]; dup {
+		if _, dup := at[*e.ID]; dup {
 			return f.fail("event", i, "id %d was used by an earlier event", *e.ID)
 		}
-		var causes []int
+		if e.Action != "" && e.Observation != "" {
+			return f.fail("event", i, "both an action (%q) and an observation (%q): unknown form", e.Action, e.Observation)
+		}
+		if e.Action == "" && e.Observation == "" {
+			return f.fail("event", i, "neither an \"action\" nor an \"observation\": unknown form")
+		}
 		if e.Cause != nil {
-			c, ok := byID[*e.Cause]
+			c, ok := at[*e.Cause]
 			if !ok {
 				return f.fail("event", i, "its cause %d is no earlier event of the stream", *e.Cause)
 			}
-			causes = []int{c}
+			if _, answered := answer[c]; !answered && e.Observation != "" && isAgentAction(evs[c]) {
+				answer[c] = i
+			}
 		}
-		byID[*e.ID] = len(f.Events)
-		var err error
+		at[*e.ID] = i
+	}
+	byIndex := map[int]int{} // index into stream → index into f.Events
+	merged := map[int]bool{} // observations merged into their action's event
+	for _, o := range answer {
+		merged[o] = true
+	}
+	for i, raw := range stream {
+		e := evs[i]
+		if merged[i] {
+			byIndex[i] = byIndex[at[*e.Cause]]
+			continue
+		}
+		when, err := ohTime(e.Timestamp)
+		if err != nil {
+			return f.fail("event", i, "%v", err)
+		}
+		it := item{step: i, form: "stream", raw: raw, eventTime: when}
+		if e.Cause != nil {
+			it.causes = []int{byIndex[at[*e.Cause]]}
+		}
 		switch {
-		case e.Action != "" && e.Observation != "":
-			return f.fail("event", i, "both an action (%q) and an observation (%q): unknown form", e.Action, e.Observation)
+		case e.Action == "message":
+			// What the user said is an input to the agent; what the agent
+			// said, its model's response.
+			it.tool, it.source, it.kind = ToolMessage, e.Action, format.KindResponse
+			if e.Source == "user" {
+				it.kind = format.KindObservation
+			}
+			s, _ := e.Args["content"].(string)
+			if s == "" {
+				s = e.Message
+			}
+			it.payload = map[string]any{"content": text(s)}
 		case e.Action != "" && e.Source == "user":
-			// What the user said is an input to the agent.
-			err = f.add(i, "stream", raw, e.Action, format.KindObservation, "", nil, causes...)
+			it.tool, it.source, it.kind = ToolMessage, e.Action, format.KindObservation
+			it.payload = map[string]any{"content": text(e.Message)}
 		case e.Action != "":
-			args := map[string]any{}
-			for k, v := range e.Args {
-				if k != "thought" { // the model's reasoning, never an intent
-					args[k] = v
+			if err := f.ohAction(&it, e); err != nil {
+				return err
+			}
+			if o, ok := answer[i]; ok {
+				if err := f.ohOutcome(&it, evs[o], o, stream[o]); err != nil {
+					return err
 				}
 			}
-			cat, ok := ohCategory[e.Action]
-			if !ok {
-				cat = "other"
-			}
-			err = f.add(i, "stream", raw, e.Action, format.KindToolCall, cat,
-				map[string]any{"intent": map[string]any{"tool": e.Action, "args": args}}, causes...)
-		case e.Observation != "":
-			err = f.add(i, "stream", raw, e.Observation, format.KindObservation, "", nil, causes...)
 		default:
-			return f.fail("event", i, "neither an \"action\" nor an \"observation\": unknown form")
+			it.tool, it.source, it.kind = ToolMessage, e.Observation, format.KindObservation
+			it.payload = map[string]any{"content": text(ohContent(e))}
 		}
-		if err != nil {
+		byIndex[i] = len(f.Events)
+		if err := f.add(it); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// isAgentAction tells an action that becomes a tool_call: not a message,
+// not the user's.
+func isAgentAction(e ohEvent) bool {
+	return e.Action != "" && e.Action != "message" && e.Source != "user"
+}
+
+// ohAction fills it with an agent action: a tool_call of the vocabulary's
+// tool for the action type, whose intent is the model's function call
+// (str_replace_editor, execute_bash, … and its arguments) when the stream
+// has it, else the action type and its arguments; the model's thought is
+// the event's content, never an intent.
+func (f *File) ohAction(it *item, e ohEvent) error {
+	tool, ok := ohTools[e.Action]
+	if !ok {
+		tool = ToolOther
+	}
+	args := map[string]any{}
+	for k, v := range e.Args {
+		if k != "thought" {
+			args[k] = v
+		}
+	}
+	intent := map[string]any{"tool": e.Action, "args": args}
+	it.source = e.Action
+	if m := e.Meta; m != nil && m.FunctionName != "" {
+		it.source = m.FunctionName
+		intent["tool"] = m.FunctionName
+		for _, c := range m.ModelResponse.Choices {
+			for _, call := range c.Message.ToolCalls {
+				if call.ID != m.ToolCallID || call.Function.Name != m.FunctionName {
+					continue
+				}
+				var a map[string]any
+				if err := strictjson.Unmarshal([]byte(call.Function.Arguments), &a); err != nil {
+					return f.fail("event", it.step, "the arguments of tool call %q are not a JSON object: %v", call.ID, err)
+				}
+				if a != nil {
+					intent["args"] = a
+					it.mark = map[string]any{"args": args}
+				}
+			}
+		}
+	}
+	it.tool, it.kind = tool, format.KindToolCall
+	it.payload = map[string]any{"intent": intent}
+	if thought, _ := e.Args["thought"].(string); thought != "" {
+		it.payload["content"] = text(thought)
+	}
+	return nil
+}
+
+// ohOutcome adds to an action's item the observation o that answers it:
+// what the tool returned, its exit code, failed for a non-zero exit code or
+// an error observation, the action's and the observation's times as the
+// execution's start and end. The observation as written goes into the
+// import mark beside the action.
+func (f *File) ohOutcome(it *item, o ohEvent, step int, raw json.RawMessage) error {
+	exec := map[string]any{"status": "ok", "output": text(ohContent(o))}
+	if c := o.Extras.Metadata.ExitCode; c != nil {
+		exec["exit_code"] = *c
+		if *c != 0 {
+			exec["status"] = "failed"
+		}
+	}
+	if o.Observation == "error" {
+		exec["status"], exec["error"] = "failed", ohContent(o)
+	}
+	end, err := ohTime(o.Timestamp)
+	if err != nil {
+		return f.fail("event", step, "%v", err)
+	}
+	if it.eventTime != 0 && end != 0 {
+		exec["start"], exec["end"] = it.eventTime, end
+	}
+	it.payload["execution"] = exec
+	if it.mark == nil {
+		it.mark = map[string]any{}
+	}
+	it.mark["observation_step"], it.mark["observation_raw"] = step, raw
+	return nil
+}
+
+// ohContent is an observation's text: its content, or its message when the
+// content is not a string.
+func ohContent(e ohEvent) string {
+	var s string
+	if strictjson.Unmarshal(e.Content, &s) != nil {
+		return e.Message
+	}
+	return s
 }

@@ -22,14 +22,26 @@ one of:
   swe-agent   SWE-agent .traj files, old (state as a JSON string) and new
               (state as an object) forms; a file without "trajectory" is
               imported from its "history"; demonstration messages are
-              skipped. Each action is a tool_call with the arguments of its
-              tool call when the history has them, else its command text;
-              an edit names the file it targets (the last one opened).
+              skipped. The system prompt and the task are observations;
+              each action is a tool_call with the arguments of its tool
+              call when the history has them, else its command text, the
+              model's text as content and the observation as its output;
+              an edit names the file it targets (the last one opened). The
+              run's "info" is a final submission event (the patch, the exit
+              status: failed unless submitted, the cost). The run is the
+              instance id.
   openhands   OpenHands event streams (a JSON array of events): agent
-              actions are tool_calls with their arguments, observations
-              and user messages observations, linked to the action that
-              caused them (context parents).
+              actions are tool_calls with the model's function call as
+              intent, its thought as content, and the observation that
+              answers them as outcome (output, exit code, status); messages
+              are observations (the user's) and responses (the agent's);
+              timestamps are event times. The run is the file's name.
   jsonl       AFR event JSON, one event a line, as afr record reads it.
+
+Tools are named from one vocabulary (shell, file_read, file_search,
+file_edit, browse, submit, other, message, submission), the file's own name
+kept in ext.import.tool: afr query --tool shell finds the shell commands of
+every format (docs/IMPORT.md).
 
 AFR did not observe these events; another program wrote them down. Every
 imported event says so in its payload's ext "import": the format, the source

@@ -1,0 +1,64 @@
+package importer
+
+// The tools of imported events: one vocabulary for every format, so that
+// `afr query --tool shell` finds the shell commands of a SWE-agent run and
+// of an OpenHands stream alike. An imported event's tool (the envelope's)
+// is one of these names; the name the source gave the tool (SWE-agent's
+// command word or function, OpenHands' function or action) is kept beside
+// it, in ext.import.tool. docs/IMPORT.md lists the mapping.
+const (
+	// ToolShell runs a command or code in the agent's sandbox: bash and any
+	// command SWE-agent passes to its shell (python, curl, tshark, …),
+	// OpenHands' execute_bash and execute_ipython_cell.
+	ToolShell = "shell"
+	// ToolFileRead shows a file or a directory: SWE-agent's open, goto,
+	// scroll_up/down, cat/head/tail and str_replace_editor view, OpenHands'
+	// read.
+	ToolFileRead = "file_read"
+	// ToolFileSearch looks for files or for text in them: SWE-agent's
+	// find_file, search_file, search_dir.
+	ToolFileSearch = "file_search"
+	// ToolFileEdit writes a file: SWE-agent's edit, create, insert, append,
+	// str_replace_editor's other commands, OpenHands' edit and write.
+	ToolFileEdit = "file_edit"
+	// ToolBrowse drives a web browser (OpenHands' browse actions).
+	ToolBrowse = "browse"
+	// ToolSubmit ends the run with its result: SWE-agent's submit and exit,
+	// OpenHands' finish.
+	ToolSubmit = "submit"
+	// ToolOther is an action of a name this vocabulary has no entry for
+	// (OpenHands' think, delegate, recall, …); its name is in
+	// ext.import.tool.
+	ToolOther = "other"
+	// ToolMessage is text, not an action: the task, the system prompt, what
+	// the model or the user said.
+	ToolMessage = "message"
+	// ToolSubmission is the final event of a SWE-agent run: its submission
+	// (the patch), exit status and cost, from the file's "info".
+	ToolSubmission = "submission"
+)
+
+// categoryOfTool is the category (Categories) of each tool that is an
+// action; ToolMessage and ToolSubmission are none.
+var categoryOfTool = map[string]string{
+	ToolShell: "shell", ToolFileRead: "read", ToolFileSearch: "read", ToolFileEdit: "edit",
+	ToolBrowse: "other", ToolSubmit: "other", ToolOther: "other",
+}
+
+// sweTools names the tool of SWE-agent's own commands and functions; any
+// other command word is one its shell runs (ToolShell).
+var sweTools = map[string]string{
+	"edit": ToolFileEdit, "create": ToolFileEdit, "write": ToolFileEdit, "insert": ToolFileEdit, "append": ToolFileEdit,
+	"open": ToolFileRead, "goto": ToolFileRead, "scroll_up": ToolFileRead, "scroll_down": ToolFileRead,
+	"cat": ToolFileRead, "head": ToolFileRead, "tail": ToolFileRead,
+	"find_file": ToolFileSearch, "search_file": ToolFileSearch, "search_dir": ToolFileSearch,
+	"submit": ToolSubmit, "exit": ToolSubmit,
+}
+
+// ohTools names the tool of OpenHands' action types.
+var ohTools = map[string]string{
+	"run": ToolShell, "run_ipython": ToolShell,
+	"read": ToolFileRead, "edit": ToolFileEdit, "write": ToolFileEdit,
+	"browse": ToolBrowse, "browse_interactive": ToolBrowse,
+	"finish": ToolSubmit,
+}
