@@ -55,12 +55,12 @@ func TestNodeExporter(t *testing.T) {
 		parent *verifier.Event
 	}{
 		"agent":  {agent, ids.Agent, format.KindObservation, nil},
-		"chat":   {chat, ids.Chat, format.KindObservation, agent},
+		"chat":   {chat, ids.Chat, format.KindResponse, agent},
 		"tool":   {tool, ids.Tool, format.KindToolCall, agent},
 		"broken": {broken, ids.Broken, format.KindToolCall, agent},
 	} {
 		o := otelExt(t, c.ev)
-		if o["trace_id"] != ids.Trace || o["span_id"] != c.span || o["service"] != "node-agent" {
+		if o["trace_id"] != ids.Trace || o["span_id"] != c.span || c.ev.Envelope.Run != "node-agent" {
 			t.Errorf("%s: ext otel %v, want trace %s span %s", name, o, ids.Trace, c.span)
 		}
 		if c.ev.Envelope.Kind != c.kind {
@@ -74,14 +74,14 @@ func TestNodeExporter(t *testing.T) {
 			t.Errorf("%s: parents %v, want %v", name, p, want)
 		}
 	}
-	if in := tool.Payload.Intent; in == nil || in.Args["path"] != "/etc/hosts" || tool.Payload.Ext["gen_ai"].(map[string]any)["tool_result"] != "127.0.0.1 localhost" {
-		t.Errorf("tool intent %+v, ext %v", in, tool.Payload.Ext)
+	if in, x := tool.Payload.Intent, tool.Payload.Execution; in == nil || in.Args["path"] != "/etc/hosts" || x.Output == nil || x.Output.Text != "127.0.0.1 localhost" {
+		t.Errorf("tool intent %+v, execution %+v", in, x)
 	}
 	if x := broken.Payload.Execution; x == nil || x.Status != format.StatusFailed || x.Error != "permission denied: /etc/passwd" || x.End <= x.Start {
 		t.Errorf("failed tool execution %+v", x)
 	}
 	g, _ := chat.Payload.Ext["gen_ai"].(map[string]any)
-	if g["output_text"] != "I will read the hosts file." || g["provider"] != "openai" {
-		t.Errorf("chat ext gen_ai %v", g)
+	if c := chat.Payload.Content; c == nil || c.Text != "I will read the hosts file." || g["provider"] != "openai" {
+		t.Errorf("chat content %+v, ext gen_ai %v", c, g)
 	}
 }
