@@ -2,11 +2,14 @@ package otlp_test
 
 import (
 	"fmt"
+	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/internal/logtest"
 	"github.com/agentflightrecorder/afr/otlp"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/verifier"
@@ -259,5 +262,22 @@ func TestSpanMemoryBounded(t *testing.T) {
 	}
 	if p := parents(evs[4]); !slices.Equal(p, []uint64{2}) {
 		t.Errorf("child of a remembered span: parents %v, want [2]", p)
+	}
+}
+
+// TestOlderLogRejects: a log of format version 2 cannot hold the version 3
+// fields events made from spans carry, so its spans are rejected with the
+// reason (not retried: 200 with partial_success) and nothing is recorded.
+func TestOlderLogRejects(t *testing.T) {
+	dir := t.TempDir()
+	rec := logtest.Open(t, dir, recorder.Options{Recorder: "otlp-test", FormatVersion: 2})
+	srv := httptest.NewServer(otlp.NewHandler(rec, otlp.Options{}))
+	defer srv.Close()
+	ps := export(t, srv.URL+otlp.TracesPath, "application/x-protobuf", protoBody(t, genAITraces()))
+	if ps.RejectedSpans() != 4 || !strings.Contains(ps.ErrorMessage(), "version 3") {
+		t.Errorf("partial success %d %q, want the four GenAI spans rejected for the log's version", ps.RejectedSpans(), ps.ErrorMessage())
+	}
+	if n := rec.Position(); n.Next != 0 {
+		t.Errorf("position %+v, want nothing recorded", n)
 	}
 }
