@@ -281,3 +281,60 @@ func TestOlderLogRejects(t *testing.T) {
 		t.Errorf("position %+v, want nothing recorded", n)
 	}
 }
+
+// TestModelTextForms: the model's output text lands in content (a
+// response event) whichever form an instrumentation sends it in: message
+// parts (v1.37), gen_ai.completion as an attribute or span event (before
+// v1.28), or indexed gen_ai.completion.<n>.content attributes (OpenLLMetry),
+// joined in index order, their roles left in the attributes.
+func TestModelTextForms(t *testing.T) {
+	forms := map[string]func(sp ptrace.Span){
+		"messages": func(sp ptrace.Span) {
+			sp.Attributes().PutStr("gen_ai.output.messages", `[{"role":"assistant","parts":[{"type":"text","content":"one"},{"type":"text","content":"two"}]}]`)
+		},
+		"attribute": func(sp ptrace.Span) { sp.Attributes().PutStr("gen_ai.completion", "one\ntwo") },
+		"event": func(sp ptrace.Span) {
+			sp.Events().AppendEmpty().SetName("gen_ai.content.completion")
+			sp.Events().At(0).Attributes().PutStr("gen_ai.completion", "one\ntwo")
+		},
+		"indexed": func(sp ptrace.Span) {
+			sp.Attributes().PutStr("gen_ai.completion.10.content", "two")
+			sp.Attributes().PutStr("gen_ai.completion.2.content", "one")
+			sp.Attributes().PutStr("gen_ai.completion.2.role", "assistant")
+		},
+	}
+	r := newReceiver(t, otlp.Options{}, recorder.SyncGroup)
+	td := ptrace.NewTraces()
+	spans := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
+	var names []string
+	for name, put := range forms {
+		sp := spans.AppendEmpty()
+		sp.SetTraceID(traceID)
+		sp.SetSpanID(pcommon.SpanID{byte(len(names) + 1)})
+		sp.Attributes().PutStr("gen_ai.operation.name", "chat")
+		sp.Attributes().PutStr("gen_ai.request.model", name)
+		put(sp)
+		names = append(names, name)
+	}
+	if ps := export(t, r.url(), "application/x-protobuf", protoBody(t, td)); ps.RejectedSpans() != 0 {
+		t.Fatalf("rejected %d: %s", ps.RejectedSpans(), ps.ErrorMessage())
+	}
+	evs := r.events(t)
+	if len(evs) != len(forms) {
+		t.Fatalf("%d events, want %d", len(evs), len(forms))
+	}
+	for _, ev := range evs {
+		attrs, _ := otelExt(t, ev)["attributes"].(map[string]any)
+		if c := ev.Payload.Content; ev.Envelope.Kind != format.KindResponse || c == nil || c.Text != "one\ntwo" {
+			t.Errorf("%s: kind %s content %+v, want a response of %q", ev.Envelope.Tool, ev.Envelope.Kind, c, "one\ntwo")
+		}
+		for k := range attrs {
+			if strings.HasSuffix(k, ".content") || k == "gen_ai.completion" || k == "gen_ai.output.messages" {
+				t.Errorf("%s: %s left in the attributes beside content", ev.Envelope.Tool, k)
+			}
+		}
+		if ev.Envelope.Tool == "chat indexed" && attrs["gen_ai.completion.2.role"] != "assistant" {
+			t.Errorf("indexed: attributes %v, want the role kept", attrs)
+		}
+	}
+}

@@ -2,7 +2,10 @@ package otlp
 
 import (
 	"cmp"
+	"maps"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/agentflightrecorder/afr/format"
@@ -239,7 +242,7 @@ func usage(gen, attrs map[string]any) {
 
 // outputText is the model's output text: the text parts of
 // gen_ai.output.messages (consumed when text is all they hold), else the
-// older gen_ai.completion attribute or span event.
+// older gen_ai.completion attribute, its indexed form or span event.
 func outputText(attrs map[string]any, events []any) (string, bool) {
 	if msgs, ok := attrs[attrOutputMessages]; ok {
 		v, _ := structured(msgs)
@@ -255,6 +258,9 @@ func outputText(attrs map[string]any, events []any) (string, bool) {
 		delete(attrs, attrCompletion)
 		return s, true
 	}
+	if s, ok := indexedCompletions(attrs); ok {
+		return s, true
+	}
 	for _, e := range events {
 		e := e.(map[string]any)
 		if ea, ok := e["attributes"].(map[string]any); ok && e["name"] == eventCompletion {
@@ -265,6 +271,33 @@ func outputText(attrs map[string]any, events []any) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// indexedCompletions joins, in index order, the gen_ai.completion.<n>.content
+// attributes that instrumentations written before the conventions had
+// message attributes send (OpenLLMetry: one per choice, beside .role and
+// .finish_reason, which stay in the attributes), consuming them.
+func indexedCompletions(attrs map[string]any) (string, bool) {
+	texts := map[int]string{}
+	for k, v := range attrs {
+		n, ok := strings.CutPrefix(k, attrCompletion+".")
+		n, ok2 := strings.CutSuffix(n, ".content")
+		i, err := strconv.Atoi(n)
+		s, isText := v.(string)
+		if ok && ok2 && err == nil && i >= 0 && isText && strconv.Itoa(i) == n {
+			texts[i] = s
+		}
+	}
+	if len(texts) == 0 {
+		return "", false
+	}
+	keys := slices.Sorted(maps.Keys(texts))
+	out := make([]string, len(keys))
+	for j, i := range keys {
+		out[j] = texts[i]
+		delete(attrs, attrCompletion+"."+strconv.Itoa(i)+".content")
+	}
+	return strings.Join(out, "\n"), true
 }
 
 // textParts joins the text parts of output messages ([{role, parts:
