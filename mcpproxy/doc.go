@@ -49,8 +49,8 @@
 //
 // # Compatibility
 //
-// The events are those docs/MCP.md lists; the output text, the server identity and the outcome
-// are in payload ext keys (the Ext constants). A policy's id depends only on its name and rules
+// The events are those docs/MCP.md lists; the output text is in execution.output (format
+// version 3), the server identity and the outcome in payload ext keys (the Ext constants). A policy's id depends only on its name and rules
 // (their CBOR, effects by name), so an unchanged policy file keeps its id across releases (a
 // test pins it).
 package mcpproxy

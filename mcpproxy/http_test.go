@@ -197,7 +197,7 @@ func checkRecorded(t *testing.T, logDir, server string, tools []string, steps []
 		if failed[i] {
 			want = format.StatusFailed
 		}
-		if ex.Payload.Ext[mcpproxy.ExtOutput] != outputs[i] || ex.Payload.Execution.Status != want || ex.Payload.Execution.Start == 0 {
+		if recordedOutput(ex) != outputs[i] || ex.Payload.Execution.Status != want || ex.Payload.Execution.Start == 0 {
 			t.Errorf("call %d: execution %+v, ext %v; want status %s, output %q", i, ex.Payload.Execution, ex.Payload.Ext, want, outputs[i])
 		}
 	}

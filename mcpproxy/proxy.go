@@ -44,12 +44,10 @@ const (
 	ExtRequestID = "mcp.request_id" // the JSON-RPC id of the client's request
 	ExtServer    = "mcp.server"     // {name, version, protocol_version}
 	ExtTools     = "mcp.tools"      // the tool names of a tools/list answer
-	ExtOutput    = "mcp.output"     // a tool's output text, when short enough
-	ExtOutputLen = "mcp.output_bytes"
-	ExtIsError   = "mcp.is_error" // the tool reported an error (isError)
-	ExtOutcome   = "mcp.outcome"  // ok, tool_error, rpc_error, denied, cancelled, server_exited, upstream_failed, abandoned, refused
-	ExtLate      = "mcp.late"     // the answer came after the client cancelled the call
-	ExtError     = "mcp.error"    // why a frame was refused
+	ExtIsError   = "mcp.is_error"   // the tool reported an error (isError)
+	ExtOutcome   = "mcp.outcome"    // ok, tool_error, rpc_error, denied, cancelled, server_exited, upstream_failed, abandoned, refused
+	ExtLate      = "mcp.late"       // the answer came after the client cancelled the call
+	ExtError     = "mcp.error"      // why a frame was refused
 )
 
 // Options configure a Proxy.
@@ -492,10 +490,7 @@ func (p *Proxy) answered(ctx context.Context, c *call, resp *jsonrpc.Response) (
 			ex.Status, ex.Error, outcome = format.StatusFailed, refused.Error(), "refused"
 		} else {
 			text := outputText(&res)
-			ext[ExtOutputLen] = uint64(len(text))
-			if len(text) <= p.opts.MaxOutput {
-				ext[ExtOutput] = text
-			}
+			ex.Output = outputOf(text, p.opts.MaxOutput)
 			ext[ExtIsError] = res.IsError
 			if res.IsError {
 				ex.Status, ex.Error, outcome = format.StatusFailed, firstLine(text), "tool_error"
@@ -510,6 +505,15 @@ func (p *Proxy) answered(ctx context.Context, c *call, resp *jsonrpc.Response) (
 	}
 	p.finishExt(ctx, c, resp.ID, ex, effects, outcome, ext)
 	return refused
+}
+
+// outputOf is a tool's output text as execution.output: kept whole when at
+// most max bytes (and format.MaxText), else its SHA-256 digest and size.
+func outputOf(text string, max int) *format.Text {
+	if len(text) <= max {
+		return format.NewText([]byte(text))
+	}
+	return &format.Text{Digest: digest([]byte(text)), Size: uint64(len(text))}
 }
 
 // Abandon records every call still awaiting an answer with outcome (and

@@ -142,6 +142,15 @@ func connect(t testing.TB, cmd *exec.Cmd, opts *mcp.ClientOptions) *mcp.ClientSe
 // returns its events.
 func logEvents(t *testing.T, dir string) []*verifier.Event { return logtest.Events(t, dir) }
 
+// recordedOutput is the output text an execution event keeps
+// (execution.output), "" when it keeps none.
+func recordedOutput(ev *verifier.Event) string {
+	if x := ev.Payload.Execution; x != nil && x.Output != nil {
+		return x.Output.Text
+	}
+	return ""
+}
+
 // pair is one tools/call as the log holds it.
 type pair struct {
 	intent, policy, exec *verifier.Event
@@ -277,7 +286,7 @@ func TestFilesystemServer(t *testing.T) {
 		if !slices.Equal(in.Payload.Context.Parents, []uint64{list.Seq}) {
 			t.Errorf("call %d: intent's parents %v, want the tools/list observation %d", i, in.Payload.Context.Parents, list.Seq)
 		}
-		if ex.Payload.Ext[mcpproxy.ExtOutput] != outputs[i] || ex.Payload.Execution.End < ex.Payload.Execution.Start || ex.Payload.Execution.Start == 0 {
+		if recordedOutput(ex) != outputs[i] || ex.Payload.Execution.End < ex.Payload.Execution.Start || ex.Payload.Execution.Start == 0 {
 			t.Errorf("call %d: execution %+v, ext %v", i, ex.Payload.Execution, ex.Payload.Ext)
 		}
 	}

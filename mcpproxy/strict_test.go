@@ -249,8 +249,8 @@ func TestStdioReusedIDAndLateAnswer(t *testing.T) {
 		if p.exec.Payload.Ext[mcpproxy.ExtLate] == true {
 			o += ":late"
 		}
-		if p.intent.Payload.Intent.Tool == "hold" && p.exec.Payload.Ext[mcpproxy.ExtOutcome] == "ok" && p.exec.Payload.Ext[mcpproxy.ExtOutput] != "held" {
-			t.Errorf("call %v recorded with output %v, want held", p.intent.Payload.Ext[mcpproxy.ExtRequestID], p.exec.Payload.Ext[mcpproxy.ExtOutput])
+		if p.intent.Payload.Intent.Tool == "hold" && p.exec.Payload.Ext[mcpproxy.ExtOutcome] == "ok" && recordedOutput(p.exec) != "held" {
+			t.Errorf("call %v recorded with output %v, want held", p.intent.Payload.Ext[mcpproxy.ExtRequestID], recordedOutput(p.exec))
 		}
 		outcomes = append(outcomes, o)
 	}
@@ -331,7 +331,7 @@ func TestHTTPEventStreamLineEnds(t *testing.T) {
 			}
 			stop()
 			ps := calls(t, logEvents(t, logDir))
-			if len(ps) != 1 || ps[0].exec.Payload.Ext[mcpproxy.ExtOutcome] != "ok" || ps[0].exec.Payload.Ext[mcpproxy.ExtOutput] != "forty-two" ||
+			if len(ps) != 1 || ps[0].exec.Payload.Ext[mcpproxy.ExtOutcome] != "ok" || recordedOutput(ps[0].exec) != "forty-two" ||
 				ps[0].exec.Payload.Execution.Status != format.StatusOK {
 				t.Fatalf("recorded calls %+v, want the answer", ps)
 			}

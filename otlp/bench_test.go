@@ -84,7 +84,8 @@ func BenchmarkReceiver(b *testing.B) {
 		post(b, src.url(), "application/x-protobuf", "", protoBody(b, batchTraces(0, spansPerRequest)))
 		var evs []format.Event
 		for _, ev := range src.events(b) {
-			evs = append(evs, format.Event{Tool: ev.Envelope.Tool, Kind: ev.Envelope.Kind, Payload: *ev.Payload})
+			e := ev.Envelope
+			evs = append(evs, format.Event{Tool: e.Tool, Kind: e.Kind, EventTime: e.EventTime, Run: e.Run, ID: e.ID, Payload: *ev.Payload})
 		}
 		rec := logtest.Open(b, b.TempDir(), recorder.Options{Recorder: "otlp-test", Sync: recorder.SyncGroup, EpochSize: 16})
 		ctx := context.Background()

@@ -1,13 +1,15 @@
 package otlp_test
 
 import (
-	"crypto/sha256"
 	"fmt"
+	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/internal/logtest"
 	"github.com/agentflightrecorder/afr/otlp"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/verifier"
@@ -97,7 +99,7 @@ func TestGenAISpans(t *testing.T) {
 				}
 			}
 			// Kinds.
-			for ev, want := range map[*verifier.Event]format.Kind{agent: format.KindObservation, chat: format.KindObservation, tool: format.KindToolCall, broken: format.KindToolCall, other: format.KindObservation} {
+			for ev, want := range map[*verifier.Event]format.Kind{agent: format.KindObservation, chat: format.KindResponse, tool: format.KindToolCall, broken: format.KindToolCall, other: format.KindObservation} {
 				if ev.Envelope.Kind != want {
 					t.Errorf("%s: kind %s, want %s", ev.Envelope.Tool, ev.Envelope.Kind, want)
 				}
@@ -111,22 +113,35 @@ func TestGenAISpans(t *testing.T) {
 					t.Errorf("%s: parents %v, want [%d] (%s)", ev.Envelope.Tool, p, parent.Seq, parent.Envelope.Tool)
 				}
 			}
-			// The tool call: intent with structured arguments, result, digest, duration.
+			// Run, id and event time: the service, the span's ids, its start.
+			for _, ev := range []*verifier.Event{agent, chat, tool, broken, other} {
+				o := otelExt(t, ev)
+				if e := ev.Envelope; e.Run != "go-agent" || e.ID != o["trace_id"].(string)+"-"+o["span_id"].(string) || e.EventTime != ev.Payload.Execution.Start {
+					t.Errorf("%s: run %q id %q event_time %d, want go-agent, trace-span, the span's start", e.Tool, e.Run, e.ID, e.EventTime)
+				}
+				if r := o["resource"].(map[string]any); r["deployment.environment.name"] != "test" || r["service.name"] != nil {
+					t.Errorf("%s: resource %v, want the attributes but service.name", ev.Envelope.Tool, r)
+				}
+			}
+			// The tool call: intent with structured arguments, result, duration.
 			in := tool.Payload.Intent
 			if in == nil || in.Tool != "read_file" || in.Args["path"] != "/etc/hosts" || fmt.Sprint(in.Args["limit"]) != "10" {
 				t.Errorf("tool intent %+v", in)
 			}
-			if g, _ := tool.Payload.Ext["gen_ai"].(map[string]any); g["tool_result"] != "127.0.0.1 localhost" || g["tool_call_id"] != "call_1" || g["operation"] != "execute_tool" {
+			if g, _ := tool.Payload.Ext["gen_ai"].(map[string]any); g["tool_result"] != nil || g["tool_call_id"] != "call_1" || g["operation"] != "execute_tool" {
 				t.Errorf("tool ext gen_ai %v", g)
 			}
 			x := tool.Payload.Execution
-			d := sha256.Sum256([]byte("127.0.0.1 localhost"))
-			if x == nil || x.Status != format.StatusOK || time.Duration(x.End-x.Start) != time.Second || x.Start != t0.Add(3*time.Second).UnixNano() || string(x.OutputDigest) != string(d[:]) {
+			if x == nil || x.Status != format.StatusOK || time.Duration(x.End-x.Start) != time.Second || x.Start != t0.Add(3*time.Second).UnixNano() || x.Output == nil || x.Output.Text != "127.0.0.1 localhost" {
 				t.Errorf("tool execution %+v", x)
 			}
 			o := otelExt(t, tool)
-			if o["trace_id"] != traceID.String() || o["span_id"] != toolSpan.String() || o["parent_span_id"] != chatSpan.String() || o["service"] != "go-agent" || o["scope"] != "agent-sdk" {
+			if o["trace_id"] != traceID.String() || o["span_id"] != toolSpan.String() || o["parent_span_id"] != chatSpan.String() || o["scope"] != "agent-sdk" {
 				t.Errorf("tool ext otel %v", o)
+			}
+			links, _ := o["links"].([]any)
+			if l, _ := links[0].(map[string]any); len(links) != 1 || l["trace_id"] != traceID.String() || l["span_id"] != otherSpan.String() || l["attributes"].(map[string]any)["reason"] != "retry" {
+				t.Errorf("tool links %v", o["links"])
 			}
 			attrs, _ := o["attributes"].(map[string]any)
 			if attrs["gen_ai.tool.call.id"] != nil || attrs["gen_ai.tool.call.arguments"] != nil || attrs["gen_ai.tool.call.result"] != nil {
@@ -142,8 +157,11 @@ func TestGenAISpans(t *testing.T) {
 			// The chat call: model, usage (older prompt_tokens name), finish reasons, output text.
 			g, _ := chat.Payload.Ext["gen_ai"].(map[string]any)
 			if g["model"] != "gpt-4o" || fmt.Sprint(g["input_tokens"]) != "120" || fmt.Sprint(g["output_tokens"]) != "42" ||
-				fmt.Sprint(g["finish_reasons"]) != "[tool_calls]" || g["output_text"] != "Reading the hosts file." {
+				fmt.Sprint(g["finish_reasons"]) != "[tool_calls]" || g["output_text"] != nil {
 				t.Errorf("chat ext gen_ai %v", g)
+			}
+			if c := chat.Payload.Content; c == nil || c.Text != "Reading the hosts file." {
+				t.Errorf("chat content %+v", c)
 			}
 			if chat.Payload.Code == nil || chat.Payload.Code.ModelID != "gpt-4o" {
 				t.Errorf("chat code %+v", chat.Payload.Code)
@@ -183,8 +201,9 @@ func TestUnknownSpansIgnored(t *testing.T) {
 	}
 }
 
-// TestParentsAcrossRequests: a child that arrives before its parent says
-// so in ext; a child that arrives after its parent links to it.
+// TestParentsAcrossRequests: a child that arrives before its parent names
+// it by id, and readers resolve the id once the parent is recorded; a
+// child that arrives after its parent links to it by seq.
 func TestParentsAcrossRequests(t *testing.T) {
 	r := newReceiver(t, otlp.Options{}, recorder.SyncGroup)
 	full := genAITraces()
@@ -204,16 +223,19 @@ func TestParentsAcrossRequests(t *testing.T) {
 	}
 	evs := byTool(t, r.events(t))
 	tool, chat, broken := evs["read_file"], evs["chat gpt-4o"], evs["delete_file"]
-	if p := parents(tool); len(p) != 0 || otelExt(t, tool)["parent_unresolved"] != true || otelExt(t, tool)["parent_span_id"] != chatSpan.String() {
-		t.Errorf("early child: parents %v, ext %v", p, otelExt(t, tool))
+	if p := parents(tool); len(p) != 0 || !slices.Equal(tool.Payload.Context.ParentIDs, []string{chat.Envelope.ID}) || chat.Seq < tool.Seq {
+		t.Errorf("early child: parents %v, parent ids %v, want [%s]", p, tool.Payload.Context.ParentIDs, chat.Envelope.ID)
 	}
-	if p := parents(broken); !slices.Equal(p, []uint64{chat.Seq}) || otelExt(t, broken)["parent_unresolved"] != nil {
-		t.Errorf("late child: parents %v (chat is %d), ext %v", p, chat.Seq, otelExt(t, broken))
+	if links := causalLinks(t, r.dir, tool.Seq); len(links) != 1 || links[0].From != chat.Seq || links[0].Unresolved {
+		t.Errorf("early child's causal links %+v, want one from %d", links, chat.Seq)
+	}
+	if p := parents(broken); !slices.Equal(p, []uint64{chat.Seq}) || len(broken.Payload.Context.ParentIDs) != 0 {
+		t.Errorf("late child: parents %v (chat is %d), parent ids %v", p, chat.Seq, broken.Payload.Context.ParentIDs)
 	}
 }
 
 // TestSpanMemoryBounded: past Options.SpanMemory recorded spans, the
-// oldest is forgotten and its late child is recorded unresolved.
+// oldest is forgotten and its late child names it by id.
 func TestSpanMemoryBounded(t *testing.T) {
 	r := newReceiver(t, otlp.Options{SpanMemory: 2, KeepUnknown: true}, recorder.SyncGroup)
 	send := func(id, parent pcommon.SpanID) {
@@ -232,10 +254,87 @@ func TestSpanMemoryBounded(t *testing.T) {
 	send(pcommon.SpanID{4}, a)
 	send(pcommon.SpanID{5}, c)
 	evs := r.events(t)
-	if p := parents(evs[3]); len(p) != 0 || otelExt(t, evs[3])["parent_unresolved"] != true {
-		t.Errorf("child of a forgotten span: parents %v", p)
+	if p := parents(evs[3]); len(p) != 0 || !slices.Equal(evs[3].Payload.Context.ParentIDs, []string{evs[0].Envelope.ID}) {
+		t.Errorf("child of a forgotten span: parents %v, parent ids %v", p, evs[3].Payload.Context.ParentIDs)
+	}
+	if links := causalLinks(t, r.dir, 3); len(links) != 1 || links[0].From != 0 || links[0].Unresolved {
+		t.Errorf("child of a forgotten span: causal links %+v, want one from 0", links)
 	}
 	if p := parents(evs[4]); !slices.Equal(p, []uint64{2}) {
 		t.Errorf("child of a remembered span: parents %v, want [2]", p)
+	}
+}
+
+// TestOlderLogRejects: a log of format version 2 cannot hold the version 3
+// fields events made from spans carry, so its spans are rejected with the
+// reason (not retried: 200 with partial_success) and nothing is recorded.
+func TestOlderLogRejects(t *testing.T) {
+	dir := t.TempDir()
+	rec := logtest.Open(t, dir, recorder.Options{Recorder: "otlp-test", FormatVersion: 2})
+	srv := httptest.NewServer(otlp.NewHandler(rec, otlp.Options{}))
+	defer srv.Close()
+	ps := export(t, srv.URL+otlp.TracesPath, "application/x-protobuf", protoBody(t, genAITraces()))
+	if ps.RejectedSpans() != 4 || !strings.Contains(ps.ErrorMessage(), "version 3") {
+		t.Errorf("partial success %d %q, want the four GenAI spans rejected for the log's version", ps.RejectedSpans(), ps.ErrorMessage())
+	}
+	if n := rec.Position(); n.Next != 0 {
+		t.Errorf("position %+v, want nothing recorded", n)
+	}
+}
+
+// TestModelTextForms: the model's output text lands in content (a
+// response event) whichever form an instrumentation sends it in: message
+// parts (v1.37), gen_ai.completion as an attribute or span event (before
+// v1.28), or indexed gen_ai.completion.<n>.content attributes (OpenLLMetry),
+// joined in index order, their roles left in the attributes.
+func TestModelTextForms(t *testing.T) {
+	forms := map[string]func(sp ptrace.Span){
+		"messages": func(sp ptrace.Span) {
+			sp.Attributes().PutStr("gen_ai.output.messages", `[{"role":"assistant","parts":[{"type":"text","content":"one"},{"type":"text","content":"two"}]}]`)
+		},
+		"attribute": func(sp ptrace.Span) { sp.Attributes().PutStr("gen_ai.completion", "one\ntwo") },
+		"event": func(sp ptrace.Span) {
+			sp.Events().AppendEmpty().SetName("gen_ai.content.completion")
+			sp.Events().At(0).Attributes().PutStr("gen_ai.completion", "one\ntwo")
+		},
+		"indexed": func(sp ptrace.Span) {
+			sp.Attributes().PutStr("gen_ai.completion.10.content", "two")
+			sp.Attributes().PutStr("gen_ai.completion.2.content", "one")
+			sp.Attributes().PutStr("gen_ai.completion.2.role", "assistant")
+		},
+	}
+	r := newReceiver(t, otlp.Options{}, recorder.SyncGroup)
+	td := ptrace.NewTraces()
+	spans := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
+	var names []string
+	for name, put := range forms {
+		sp := spans.AppendEmpty()
+		sp.SetTraceID(traceID)
+		sp.SetSpanID(pcommon.SpanID{byte(len(names) + 1)})
+		sp.Attributes().PutStr("gen_ai.operation.name", "chat")
+		sp.Attributes().PutStr("gen_ai.request.model", name)
+		put(sp)
+		names = append(names, name)
+	}
+	if ps := export(t, r.url(), "application/x-protobuf", protoBody(t, td)); ps.RejectedSpans() != 0 {
+		t.Fatalf("rejected %d: %s", ps.RejectedSpans(), ps.ErrorMessage())
+	}
+	evs := r.events(t)
+	if len(evs) != len(forms) {
+		t.Fatalf("%d events, want %d", len(evs), len(forms))
+	}
+	for _, ev := range evs {
+		attrs, _ := otelExt(t, ev)["attributes"].(map[string]any)
+		if c := ev.Payload.Content; ev.Envelope.Kind != format.KindResponse || c == nil || c.Text != "one\ntwo" {
+			t.Errorf("%s: kind %s content %+v, want a response of %q", ev.Envelope.Tool, ev.Envelope.Kind, c, "one\ntwo")
+		}
+		for k := range attrs {
+			if strings.HasSuffix(k, ".content") || k == "gen_ai.completion" || k == "gen_ai.output.messages" {
+				t.Errorf("%s: %s left in the attributes beside content", ev.Envelope.Tool, k)
+			}
+		}
+		if ev.Envelope.Tool == "chat indexed" && attrs["gen_ai.completion.2.role"] != "assistant" {
+			t.Errorf("indexed: attributes %v, want the role kept", attrs)
+		}
 	}
 }

@@ -88,6 +88,7 @@ func genAITraces() ptrace.Traces {
 	td := ptrace.NewTraces()
 	rs := td.ResourceSpans().AppendEmpty()
 	rs.Resource().Attributes().PutStr("service.name", "go-agent")
+	rs.Resource().Attributes().PutStr("deployment.environment.name", "test")
 	ss := rs.ScopeSpans().AppendEmpty()
 	ss.Scope().SetName("agent-sdk")
 	span := func(id, parent pcommon.SpanID, name string, start, end time.Duration) ptrace.Span {
@@ -106,6 +107,10 @@ func genAITraces() ptrace.Traces {
 	tool.Attributes().PutStr("gen_ai.tool.call.id", "call_1")
 	tool.Attributes().PutStr("gen_ai.tool.call.arguments", `{"path":"/etc/hosts","limit":10}`)
 	tool.Attributes().PutStr("gen_ai.tool.call.result", "127.0.0.1 localhost")
+	link := tool.Links().AppendEmpty()
+	link.SetTraceID(traceID)
+	link.SetSpanID(otherSpan)
+	link.Attributes().PutStr("reason", "retry")
 
 	broken := span(brokenSpan, chatSpan, "execute_tool delete_file", 4*time.Second, 5*time.Second)
 	broken.Attributes().PutStr("gen_ai.operation.name", "execute_tool")
@@ -149,4 +154,29 @@ func jsonBody(t testing.TB, td ptrace.Traces) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// causalLinks are the links into event seq as the log's readers resolve
+// them (verifier.Index.CausalChain: by seq and by id within the run).
+func causalLinks(t testing.TB, dir string, seq uint64) []verifier.Link {
+	t.Helper()
+	l, err := recorder.OpenLog(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := verifier.IndexLog(l, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, links, err := ix.CausalChain(seq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var into []verifier.Link
+	for _, l := range links {
+		if l.To == seq {
+			into = append(into, l)
+		}
+	}
+	return into
 }

@@ -53,7 +53,7 @@ func uniqueIn(v pcommon.Value) error {
 }
 
 // spanKeys is uniqueKeys for the attribute lists of a span that the
-// receiver reads: the span's and its events'.
+// receiver reads: the span's, its events' and its links'.
 func spanKeys(sp ptrace.Span) error {
 	if err := uniqueKeys(sp.Attributes()); err != nil {
 		return err
@@ -62,6 +62,12 @@ func spanKeys(sp ptrace.Span) error {
 	for i := range es.Len() {
 		if err := uniqueKeys(es.At(i).Attributes()); err != nil {
 			return fmt.Errorf("span event %d (%q): %w", i, es.At(i).Name(), err)
+		}
+	}
+	ls := sp.Links()
+	for i := range ls.Len() {
+		if err := uniqueKeys(ls.At(i).Attributes()); err != nil {
+			return fmt.Errorf("span link %d: %w", i, err)
 		}
 	}
 	return nil

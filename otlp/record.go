@@ -104,10 +104,7 @@ func (h *Handler) record(ctx context.Context, td ptrace.Traces) (result, error) 
 	rss := td.ResourceSpans()
 	for i := range rss.Len() {
 		rs := rss.At(i)
-		service := ""
-		if v, ok := rs.Resource().Attributes().Get("service.name"); ok {
-			service = v.AsString()
-		}
+		run, resource := resourceOf(rs.Resource())
 		resourceErr := uniqueKeys(rs.Resource().Attributes())
 		if resourceErr != nil {
 			resourceErr = fmt.Errorf("resource: %w", resourceErr)
@@ -126,7 +123,7 @@ func (h *Handler) record(ctx context.Context, td ptrace.Traces) (result, error) 
 					res.reject(fmt.Sprintf("span %s of trace %s: %v (OTLP attribute keys are unique)", sp.SpanID(), sp.TraceID(), err))
 					continue
 				}
-				ev, ok := spanEvent(sp, service, ss.Scope().Name(), h.opts.KeepUnknown)
+				ev, ok := spanEvent(sp, run, resource, ss.Scope().Name(), h.opts.KeepUnknown)
 				if !ok {
 					continue
 				}
@@ -195,7 +192,7 @@ func (h *Handler) recordLevel(ctx context.Context, level []*pending, res *result
 			case err == nil:
 				h.spans.put(p.key, rc.Seq)
 				res.recorded++
-			case errors.Is(err, format.ErrInvalidPayload) || errors.Is(err, format.ErrLimit):
+			case errors.Is(err, format.ErrInvalidPayload) || errors.Is(err, format.ErrLimit) || errors.Is(err, format.ErrNewerVersion):
 				res.reject(fmt.Sprintf("span %s (%q): %v", p.key.span, p.ev.Tool, err))
 			default:
 				sinkErr = cmp.Or(sinkErr, err)
@@ -206,19 +203,37 @@ func (h *Handler) recordLevel(ctx context.Context, level []*pending, res *result
 	return sinkErr
 }
 
-// link makes the span's recorded parent the event's context parent, or
-// says in ext that the parent was not (yet) recorded.
+// link names the span's parent: by seq (context.parents) when the parent
+// was recorded first and is remembered, else by its event id
+// (context.parent_ids), which readers resolve within the run whenever the
+// parent is recorded, before or after the child (docs/SPEC.md, "Links by
+// id"). The log is append-only, so a child recorded before its parent
+// cannot be edited later: the id is the link it carries.
 func (h *Handler) link(p *pending) {
 	if p.parent.span.IsEmpty() {
 		return
 	}
-	otel := p.ev.Payload.Ext[extOTel].(map[string]any)
+	if p.ev.Payload.Context == nil {
+		p.ev.Payload.Context = &format.ContextProvenance{}
+	}
 	if seq, ok := h.spans.get(p.parent); ok {
-		if p.ev.Payload.Context == nil {
-			p.ev.Payload.Context = &format.ContextProvenance{}
-		}
 		p.ev.Payload.Context.Parents = append(p.ev.Payload.Context.Parents, seq)
 		return
 	}
-	otel["parent_unresolved"] = true
+	p.ev.Payload.Context.ParentIDs = append(p.ev.Payload.Context.ParentIDs, eventID(p.parent.trace, p.parent.span))
+}
+
+// resourceOf is a resource's service.name, which becomes the run of its
+// spans' events, and its other attributes (nil when there are none).
+func resourceOf(r pcommon.Resource) (string, map[string]any) {
+	attrs := clean(r.Attributes().AsRaw()).(map[string]any)
+	run := ""
+	if v, ok := r.Attributes().Get(attrService); ok {
+		run = v.AsString()
+	}
+	delete(attrs, attrService)
+	if len(attrs) == 0 {
+		return run, nil
+	}
+	return run, attrs
 }

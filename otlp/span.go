@@ -2,8 +2,10 @@ package otlp
 
 import (
 	"cmp"
-	"crypto/sha256"
+	"maps"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/agentflightrecorder/afr/format"
@@ -13,9 +15,13 @@ import (
 
 // Ext keys of events made from spans (docs/OTEL.md).
 const (
-	extOTel  = "otel"   // the span: ids, name, kind, service, scope, attributes, events
-	extGenAI = "gen_ai" // the GenAI summary: operation, provider, model, usage, output text, tool call id and result
+	extOTel  = "otel"   // the span: ids, name, kind, resource, scope, attributes, events, links
+	extGenAI = "gen_ai" // the GenAI summary: operation, provider, model, usage, tool call id
 )
+
+// attrService is the resource attribute naming the service, which becomes
+// the event's run.
+const attrService = "service.name"
 
 // GenAI attribute names, current and older (docs/OTEL.md lists where each
 // comes from).
@@ -60,9 +66,10 @@ var operations = map[string]int{
 }
 
 // spanEvent maps one span to an event, without its parent link (record
-// adds it). It reports false for an unknown span when unknown spans are
+// adds it). run is the resource's service.name and resource its other
+// attributes. It reports false for an unknown span when unknown spans are
 // not kept.
-func spanEvent(sp ptrace.Span, service, scope string, keepUnknown bool) (format.Event, bool) {
+func spanEvent(sp ptrace.Span, run string, resource map[string]any, scope string, keepUnknown bool) (format.Event, bool) {
 	attrs := clean(sp.Attributes().AsRaw()).(map[string]any)
 	op, _ := attrs[attrOperation].(string)
 	class := operations[op]
@@ -78,20 +85,26 @@ func spanEvent(sp ptrace.Span, service, scope string, keepUnknown bool) (format.
 	if !sp.ParentSpanID().IsEmpty() {
 		otel["parent_span_id"] = sp.ParentSpanID().String()
 	}
-	if service != "" {
-		otel["service"] = clean(service)
+	if len(resource) > 0 {
+		otel["resource"] = resource
 	}
 	if scope != "" {
 		otel["scope"] = clean(scope)
 	}
-	if n := sp.Links().Len(); n > 0 {
-		otel["links"] = int64(n)
+	if links := spanLinks(sp.Links()); len(links) > 0 {
+		otel["links"] = links
 	}
 	events := spanEvents(sp.Events())
-	ev := format.Event{Kind: format.KindObservation, Payload: format.Payload{
-		Execution: execution(sp, attrs, events),
-		Ext:       map[string]any{extOTel: otel},
-	}}
+	ev := format.Event{
+		Kind:      format.KindObservation,
+		EventTime: unixNano(sp.StartTimestamp()),
+		Run:       truncate(clean(run).(string), format.MaxIDLength),
+		ID:        eventID(sp.TraceID(), sp.SpanID()),
+		Payload: format.Payload{
+			Execution: execution(sp, attrs, events),
+			Ext:       map[string]any{extOTel: otel},
+		},
+	}
 	gen := map[string]any{}
 	if op != "" {
 		gen["operation"] = op
@@ -112,7 +125,8 @@ func spanEvent(sp ptrace.Span, service, scope string, keepUnknown bool) (format.
 		ev.Tool = joinName(op, model)
 		usage(gen, attrs)
 		if text, ok := outputText(attrs, events); ok {
-			gen["output_text"] = text
+			ev.Kind = format.KindResponse
+			ev.Payload.Content = format.NewText([]byte(text))
 		}
 	case opContext:
 		name, _ := first(attrs, attrAgentName, attrAgentID).(string)
@@ -133,8 +147,16 @@ func spanEvent(sp ptrace.Span, service, scope string, keepUnknown bool) (format.
 	return ev, true
 }
 
+// eventID is the event id of a span (docs/SPEC.md, "Links by id"): its
+// trace and span ids in hex, as OTLP JSON writes them, since a span id is
+// unique only within its trace.
+func eventID(trace pcommon.TraceID, span pcommon.SpanID) string {
+	return trace.String() + "-" + span.String()
+}
+
 // toolCall fills the intent (tool and arguments), the call id and the
-// result of an execute_tool span, consuming their attributes, and returns
+// result (execution.output: the result as sent, a string as it is and a
+// structured value as JSON) of an execute_tool span, consuming their attributes, and returns
 // the tool name.
 func toolCall(p *format.Payload, gen map[string]any, spanName string, attrs map[string]any, events []any) string {
 	name, _ := attrs[attrToolName].(string)
@@ -174,10 +196,8 @@ func toolCall(p *format.Payload, gen map[string]any, spanName string, attrs map[
 		gen["tool_call_id"] = id
 	}
 	if ok {
-		v, raw := structured(result)
-		gen["tool_result"] = v
-		d := sha256.Sum256(raw)
-		p.Execution.OutputDigest = d[:]
+		_, raw := structured(result)
+		p.Execution.Output = format.NewText(raw)
 	}
 	return name
 }
@@ -222,7 +242,7 @@ func usage(gen, attrs map[string]any) {
 
 // outputText is the model's output text: the text parts of
 // gen_ai.output.messages (consumed when text is all they hold), else the
-// older gen_ai.completion attribute or span event.
+// older gen_ai.completion attribute, its indexed form or span event.
 func outputText(attrs map[string]any, events []any) (string, bool) {
 	if msgs, ok := attrs[attrOutputMessages]; ok {
 		v, _ := structured(msgs)
@@ -238,6 +258,9 @@ func outputText(attrs map[string]any, events []any) (string, bool) {
 		delete(attrs, attrCompletion)
 		return s, true
 	}
+	if s, ok := indexedCompletions(attrs); ok {
+		return s, true
+	}
 	for _, e := range events {
 		e := e.(map[string]any)
 		if ea, ok := e["attributes"].(map[string]any); ok && e["name"] == eventCompletion {
@@ -248,6 +271,33 @@ func outputText(attrs map[string]any, events []any) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// indexedCompletions joins, in index order, the gen_ai.completion.<n>.content
+// attributes that instrumentations written before the conventions had
+// message attributes send (OpenLLMetry: one per choice, beside .role and
+// .finish_reason, which stay in the attributes), consuming them.
+func indexedCompletions(attrs map[string]any) (string, bool) {
+	texts := map[int]string{}
+	for k, v := range attrs {
+		n, ok := strings.CutPrefix(k, attrCompletion+".")
+		n, ok2 := strings.CutSuffix(n, ".content")
+		i, err := strconv.Atoi(n)
+		s, isText := v.(string)
+		if ok && ok2 && err == nil && i >= 0 && isText && strconv.Itoa(i) == n {
+			texts[i] = s
+		}
+	}
+	if len(texts) == 0 {
+		return "", false
+	}
+	keys := slices.Sorted(maps.Keys(texts))
+	out := make([]string, len(keys))
+	for j, i := range keys {
+		out[j] = texts[i]
+		delete(attrs, attrCompletion+"."+strconv.Itoa(i)+".content")
+	}
+	return strings.Join(out, "\n"), true
 }
 
 // textParts joins the text parts of output messages ([{role, parts:
@@ -273,6 +323,21 @@ func textParts(v any) (string, bool) {
 		}
 	}
 	return strings.Join(texts, "\n"), all
+}
+
+// spanLinks are the span's links as ext values: the linked span's
+// trace_id and span_id (hex) and the link's attributes.
+func spanLinks(ls ptrace.SpanLinkSlice) []any {
+	var out []any
+	for i := range ls.Len() {
+		l := ls.At(i)
+		m := map[string]any{"trace_id": l.TraceID().String(), "span_id": l.SpanID().String()}
+		if l.Attributes().Len() > 0 {
+			m["attributes"] = clean(l.Attributes().AsRaw())
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 // spanEvents are the span's events as ext values: name, time, attributes.

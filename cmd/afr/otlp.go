@@ -28,13 +28,15 @@ SDK at it without changing the agent's code:
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=http://127.0.0.1:4318/v1/traces
 
 Spans following the OpenTelemetry GenAI semantic conventions become events:
-execute_tool → a tool_call (tool, arguments, result, status, duration);
-chat, text_completion, generate_content, embeddings → an observation
-(model, token usage, finish reasons, output text); invoke_agent,
-create_agent, invoke_workflow, retrieval → a context observation. A span's
-parent becomes the event's context parent when it was recorded first; trace
-and span ids are kept in the payload's ext "otel". docs/OTEL.md has the
-whole mapping and what is kept and dropped.
+execute_tool → a tool_call (tool, arguments, status, duration, the result
+in execution.output); chat, text_completion, generate_content, embeddings →
+a response with the output text in content, or an observation (model, token
+usage, finish reasons); invoke_agent, create_agent, invoke_workflow,
+retrieval → a context observation. Each event's run is the service.name and
+its id the trace and span ids. A span's parent becomes the event's context
+parent: by seq when it was recorded first, else by id (context.parent_ids),
+which afr query --causal resolves whatever the arrival order. docs/OTEL.md
+has the whole mapping and what is kept and dropped.
 
 A request is answered only once its events are durable. Malformed bodies get
 400, bodies over --max-body 413, other content types 415; spans that cannot
