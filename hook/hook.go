@@ -123,9 +123,10 @@ const (
 )
 
 // Parse reads one hook payload and returns the event that records it and
-// the agent that sent it. It refuses a payload that is not one JSON
-// object, a hook event it does not record, and a tool event without a
-// tool name or session id, saying which.
+// the agent that sent it. It refuses, saying why, a payload that is not
+// one JSON object, a hook event it does not record, an event without a
+// session id or a tool event without a tool name, and an event that the
+// recorder would refuse (format.ParseEventJSON: a limit broken).
 func Parse(data []byte) (format.Event, Agent, error) {
 	var p payload
 	if err := strictjson.Unmarshal(data, &p); err != nil {
@@ -182,6 +183,16 @@ func Parse(data []byte) (format.Event, Agent, error) {
 		if text := cmp.Or(p.PromptResponse, p.LastAssistantMessage); text != "" {
 			e.Payload.Content = format.NewText([]byte(text))
 		}
+	}
+	// The event as a writer sends it must pass the recorder's parser: a
+	// limit it breaks (a session id over 256 bytes, arguments too deep) is
+	// refused here, before anything is sent.
+	b, err := json.Marshal(e)
+	if err != nil {
+		return format.Event{}, "", fmt.Errorf("hook: the %s event: %w", p.HookEventName, err)
+	}
+	if e, err = format.ParseEventJSON(b); err != nil {
+		return format.Event{}, "", fmt.Errorf("hook: the %s event cannot be recorded: %w", p.HookEventName, err)
 	}
 	return e, ev.agent, nil
 }
