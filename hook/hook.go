@@ -270,13 +270,13 @@ func (p *payload) execution() (*format.Execution, error) {
 // object's "message", else the compact JSON.
 func errorText(v jsontext.Value) string {
 	var s string
-	if json.Unmarshal(v, &s) == nil {
+	if strictjson.Unmarshal(v, &s) == nil {
 		return s
 	}
 	var m struct {
 		Message string `json:"message"`
 	}
-	if json.Unmarshal(v, &m) == nil && m.Message != "" {
+	if strictjson.Unmarshal(v, &m) == nil && m.Message != "" {
 		return m.Message
 	}
 	return string(text(v))
@@ -285,7 +285,7 @@ func errorText(v jsontext.Value) string {
 // text is a JSON string's content, or any other value's compact JSON.
 func text(v jsontext.Value) []byte {
 	var s string
-	if json.Unmarshal(v, &s) == nil {
+	if strictjson.Unmarshal(v, &s) == nil {
 		return []byte(s)
 	}
 	c := v.Clone()
