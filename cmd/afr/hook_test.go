@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,7 +19,7 @@ import (
 
 // hookPayload is a recorded hook payload from hook/testdata (README.md
 // there names the documentation each comes from).
-func hookPayload(t *testing.T, name string) []byte {
+func hookPayload(t testing.TB, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "..", "hook", "testdata", name))
 	if err != nil {
@@ -320,4 +322,47 @@ func TestHookFailures(t *testing.T) {
 	if code := run(&env{stdin: strings.NewReader(""), stdout: &out, stderr: &out}, []string{"help", "hook"}); code != 0 || !strings.Contains(out.String(), "PreToolUse") || !strings.Contains(out.String(), "-fail-closed") {
 		t.Errorf("afr help hook: exit %d\n%s", code, out.String())
 	}
+}
+
+// BenchmarkHook measures what afr hook adds to each tool call of an agent:
+// one process reading a recorded payload and appending its event through a
+// daemon (durable, group sync), against the bare start of the same binary
+// (afr version), the two interleaved in each iteration so that the
+// machine's load falls on both alike. It reports the medians.
+func BenchmarkHook(b *testing.B) {
+	bin := filepath.Join(b.TempDir(), "afr")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	d, err := serve.Start(context.Background(), serve.Config{Dir: b.TempDir(), Recorder: recorder.Options{Recorder: "hook-bench"}, Listen: "127.0.0.1:0"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { d.Shutdown(context.Background()) })
+	payload := hookPayload(b, "claude-code/pre-tool-use-bash.json")
+	hookArgs := []string{"hook", "--serve", "http://" + d.Addr().String(), "--token-file", d.TokenFile()}
+	timed := func(args ...string) time.Duration {
+		cmd := exec.Command(bin, args...)
+		cmd.Stdin = bytes.NewReader(payload)
+		start := time.Now()
+		out, err := cmd.CombinedOutput()
+		took := time.Since(start)
+		if err != nil {
+			b.Fatalf("afr %v: %v\n%s", args, err, out)
+		}
+		return took
+	}
+	var starts, hooks []time.Duration
+	for b.Loop() {
+		starts = append(starts, timed("version"))
+		hooks = append(hooks, timed(hookArgs...))
+	}
+	median := func(ds []time.Duration) float64 {
+		slices.Sort(ds)
+		return float64(ds[len(ds)/2].Microseconds()) / 1e3
+	}
+	s, h := median(starts), median(hooks)
+	b.ReportMetric(s, "ms/start")
+	b.ReportMetric(h, "ms/hook")
+	b.ReportMetric(h/s, "x_start")
 }
