@@ -84,8 +84,8 @@ var events = map[string]struct {
 	"AfterAgent":         {GeminiCLI, response},
 }
 
-// Events lists the hook event names Parse reads, sorted.
-func Events() []string {
+// eventNames lists the hook event names Parse reads, sorted.
+func eventNames() []string {
 	names := make([]string, 0, len(events))
 	for n := range events {
 		names = append(names, n)
@@ -137,7 +137,7 @@ func Parse(data []byte) (format.Event, Agent, error) {
 		if p.HookEventName == "" {
 			return format.Event{}, "", errors.New("hook: the payload has no hook_event_name (is this a hook's standard input?)")
 		}
-		return format.Event{}, "", fmt.Errorf("hook: hook event %q is not recorded (recorded: %s)", p.HookEventName, strings.Join(Events(), ", "))
+		return format.Event{}, "", fmt.Errorf("hook: hook event %q is not recorded (recorded: %s)", p.HookEventName, strings.Join(eventNames(), ", "))
 	}
 	if p.SessionID == "" {
 		return format.Event{}, "", fmt.Errorf("hook: the %s payload has no session_id", p.HookEventName)
