@@ -49,7 +49,10 @@ Example (~/.claude/settings.json, docs/HOOKS.md has the whole block):
 
 func runHook(e *env, args []string) error {
 	fs := commands["hook"].flags(e)
-	df := addDaemonFlags(fs)
+	df := daemonFlags{
+		url:       fs.String("serve", "", "the recorder daemon's URL (afr serve, e.g. http://127.0.0.1:8787)"),
+		tokenFile: fs.String("token-file", "", "the daemon's bearer token file (afr serve writes LOG/serve.token)"),
+	}
 	failClosed := fs.Bool("fail-closed", false, "exit 2 (block the tool call or prompt) when the event cannot be recorded, instead of 1 (go on)")
 	timeout := fs.Duration("timeout", 10*time.Second, "how long to wait for the daemon's receipt")
 	kind, err := recordHook(e, fs, df, args, timeout)
