@@ -3,8 +3,9 @@
 //
 //   - Recording into a tamper-evident log: record, serve (the log's one
 //     writer behind a local HTTP API), mcp-proxy (an MCP server's tool
-//     calls), otlp (OpenTelemetry GenAI spans), import (other agent
-//     frameworks' trajectories), seal, erase (crypto-erase an epoch).
+//     calls), otlp (OpenTelemetry GenAI spans), hook (coding agents' hook
+//     events, through serve), import (other agent frameworks'
+//     trajectories), seal, erase (crypto-erase an epoch).
 //   - Inspecting a log: status, proof, query, report (an HTML page).
 //   - Anchoring on a chain: chain (a local chain), deploy, keys, anchor.
 //   - Verifying and disclosing: verify, disclose, anchors, checkpoint

@@ -20,7 +20,7 @@ var layers = []struct {
 		"recorder", "verifier", "verifier/light", "verifier/tamper", "bench/ladder",
 	}},
 	{"evidence around the log: checkpoints, reports, imports and receivers; policy records, calldata, the chain client, the EVM", []string{
-		"checkpoint", "report", "importer", "otlp", "mcpproxy",
+		"checkpoint", "report", "importer", "otlp", "mcpproxy", "hook",
 		"pdr", "calldata", "chain", "evm",
 	}},
 	{"services over a chain or a log: anchoring, on-chain verification, the agent's PACE flow, replay, chain backends, the daemon", []string{
@@ -68,6 +68,7 @@ var forbiddenDeps = map[string][]string{
 	"importer":       {"github.com/ethereum/go-ethereum"},
 	"otlp":           {"github.com/ethereum/go-ethereum"},
 	"mcpproxy":       {"github.com/ethereum/go-ethereum"},
+	"hook":           {"github.com/ethereum/go-ethereum"},
 	"serve":          {"github.com/ethereum/go-ethereum"},
 }
 
