@@ -1,7 +1,9 @@
 package mcpproxy_test
 
 import (
+	"bytes"
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -37,6 +39,24 @@ func BenchmarkHTTPToolCall(b *testing.B) {
 	proxied := connectHTTP(b, url)
 	defer proxied.Close()
 	compareLatency(b, direct, proxied, &mcp.CallToolParams{Name: "sum", Arguments: map[string]any{"a": 1, "b": 2}})
+}
+
+// BenchmarkLargeOutput is BenchmarkToolCall for a 1 MiB output: the
+// reference filesystem server's read_text_file of a 1 MiB file, directly
+// and through the proxy (SyncGroup), alternating. The output is over
+// DefaultMaxOutput, so the log keeps its digest and size.
+func BenchmarkLargeOutput(b *testing.B) {
+	server := npmServer(b, "mcp-server-filesystem")
+	root := b.TempDir()
+	file := filepath.Join(root, "big.txt")
+	if err := os.WriteFile(file, bytes.Repeat([]byte("0123456789abcdef\n"), 1<<16), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	direct := connect(b, exec.Command(server, root), nil)
+	defer direct.Close()
+	proxied := connect(b, proxyCmd(b, childConfig{Log: filepath.Join(b.TempDir(), "log"), Sync: "group", Server: []string{server, root}}), nil)
+	defer proxied.Close()
+	compareLatency(b, direct, proxied, &mcp.CallToolParams{Name: "read_text_file", Arguments: map[string]any{"path": file}})
 }
 
 // compareLatency calls the tool directly and through the proxy,
