@@ -1,28 +1,43 @@
 package mcpproxy_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentflightrecorder/afr/internal/logtest"
+	"github.com/agentflightrecorder/afr/mcpproxy"
+	"github.com/agentflightrecorder/afr/recorder"
 )
 
 // BenchmarkToolCall measures the latency a tools/call gains through the
 // proxy: server-everything's echo tool called directly and through the
-// proxy (recording with SyncGroup, an fsync before each answer is
-// forwarded), alternating, in the same run. It reports the median of each
-// and their difference.
+// proxy, alternating, in the same run. It reports the median of each and
+// their difference. Sub-benchmarks by the recorder's sync policy: group
+// (the default: the intent is fsynced before the request is forwarded,
+// the execution before the answer is) and write (handed to the operating
+// system, no fsync: what the relay and the recording cost without the
+// disk).
 func BenchmarkToolCall(b *testing.B) {
 	server := npmServer(b, "mcp-server-everything")
-	direct := connect(b, exec.Command(server), nil)
-	defer direct.Close()
-	proxied := connect(b, proxyCmd(b, childConfig{Log: filepath.Join(b.TempDir(), "log"), Sync: "group", Server: []string{server}}), nil)
-	defer proxied.Close()
-	compareLatency(b, direct, proxied, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "benchmark"}})
+	for _, sync := range []string{"group", "write"} {
+		b.Run(sync, func(b *testing.B) {
+			direct := connect(b, exec.Command(server), nil)
+			defer direct.Close()
+			proxied := connect(b, proxyCmd(b, childConfig{Log: filepath.Join(b.TempDir(), "log"), Sync: sync, Server: []string{server}}), nil)
+			defer proxied.Close()
+			compareLatency(b, direct, proxied, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "benchmark"}})
+		})
+	}
 }
 
 // BenchmarkHTTPToolCall is BenchmarkToolCall in the streamable-HTTP mode:
@@ -37,6 +52,24 @@ func BenchmarkHTTPToolCall(b *testing.B) {
 	proxied := connectHTTP(b, url)
 	defer proxied.Close()
 	compareLatency(b, direct, proxied, &mcp.CallToolParams{Name: "sum", Arguments: map[string]any{"a": 1, "b": 2}})
+}
+
+// BenchmarkLargeOutput is BenchmarkToolCall for a 1 MiB output: the
+// reference filesystem server's read_text_file of a 1 MiB file, directly
+// and through the proxy (SyncGroup), alternating. The output is over
+// DefaultMaxOutput, so the log keeps its digest and size.
+func BenchmarkLargeOutput(b *testing.B) {
+	server := npmServer(b, "mcp-server-filesystem")
+	root := b.TempDir()
+	file := filepath.Join(root, "big.txt")
+	if err := os.WriteFile(file, bytes.Repeat([]byte("0123456789abcdef\n"), 1<<16), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	direct := connect(b, exec.Command(server, root), nil)
+	defer direct.Close()
+	proxied := connect(b, proxyCmd(b, childConfig{Log: filepath.Join(b.TempDir(), "log"), Sync: "group", Server: []string{server, root}}), nil)
+	defer proxied.Close()
+	compareLatency(b, direct, proxied, &mcp.CallToolParams{Name: "read_text_file", Arguments: map[string]any{"path": file}})
 }
 
 // compareLatency calls the tool directly and through the proxy,
@@ -69,4 +102,28 @@ func compareLatency(b *testing.B, direct, proxied *mcp.ClientSession, params *mc
 	b.ReportMetric(mp, "proxy-µs-median")
 	b.ReportMetric(mp-md, "added-µs-median")
 	b.ReportMetric(mp/md, "×direct")
+}
+
+// BenchmarkAnswer1MiB is the proxy's own work on a tools/call with a 1 MiB
+// answer, in process and without the disk (SyncNone): FromClient on the
+// request, FromServer on the answer.
+func BenchmarkAnswer1MiB(b *testing.B) {
+	r := logtest.Open(b, filepath.Join(b.TempDir(), "log"), recorder.Options{Recorder: "bench", Sync: recorder.SyncNone})
+	p := mcpproxy.New(mcpproxy.Options{Recorder: r})
+	text, err := json.Marshal(strings.Repeat("0123456789abcdef\n", 1<<16))
+	if err != nil {
+		b.Fatal(err)
+	}
+	req := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"/srv/big.txt"}}}` + "\n")
+	resp := []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":` + string(text) + `}]}}` + "\n")
+	ctx := context.Background()
+	b.SetBytes(int64(len(resp)))
+	for b.Loop() {
+		if forward, _ := p.FromClient(ctx, req); forward == nil {
+			b.Fatal("the request was not forwarded")
+		}
+		if p.FromServer(ctx, resp) == nil {
+			b.Fatal("the answer was not forwarded")
+		}
+	}
 }

@@ -177,3 +177,51 @@ func FuzzReadEvents(f *testing.F) {
 		}
 	})
 }
+
+// FuzzEncode: a message decode accepts is written by encode exactly as the
+// SDK's encoder writes it from the frame as read (its result compacted by
+// encoding/json), though encode does not pass a response's result through
+// that encoder.
+func FuzzEncode(f *testing.F) {
+	for _, s := range append(frameSeeds,
+		`{"jsonrpc":"2.0","id":"a","result":{"content":[{"type":"text","text":"caf\u00e9 \/ <b>&amp;</b>\u2028"}], "isError" : false }}`,
+		`{"jsonrpc":"2.0","id":-7,"result":[1.50, 2e3, -0, null]}`,
+		`{"jsonrpc":"2.0","id":8,"error":{"code":-32000,"message":"x"}}`,
+		`{"jsonrpc":"2.0","id":9,"result":"text"}`) {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, frame []byte) {
+		msg, err := decode(frame)
+		if err != nil {
+			return
+		}
+		theirs, err := jsonrpc.DecodeMessage(frame)
+		if err != nil {
+			t.Fatalf("decode read what the SDK does not: %v", err)
+		}
+		switch m := theirs.(type) {
+		case *jsonrpc.Request:
+			m.Params = compactV1(t, m.Params)
+		case *jsonrpc.Response:
+			m.Result = compactV1(t, m.Result)
+		}
+		want, err := jsonrpc.EncodeMessage(theirs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := encode(msg); !bytes.Equal(got, want) {
+			t.Fatalf("encode wrote\n%s\nthe SDK's encoder\n%s", got, want)
+		}
+	})
+}
+
+func compactV1(t *testing.T, raw json.RawMessage) json.RawMessage {
+	if raw == nil {
+		return nil
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}

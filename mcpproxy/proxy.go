@@ -484,8 +484,10 @@ func (p *Proxy) answered(ctx context.Context, c *call, resp *jsonrpc.Response) (
 	if resp.Error != nil {
 		ex.Status, ex.Error, ex.OutputDigest, outcome = format.StatusFailed, resp.Error.Error(), nil, "rpc_error"
 	} else {
+		// The result is read by the SDK's own reading, once: decode has
+		// checked the whole frame strictly, the result with it.
 		var res mcp.CallToolResult
-		if err := strictjson.Unmarshal(resp.Result, &res); err != nil {
+		if err := res.UnmarshalJSON(resp.Result); err != nil {
 			refused = fmt.Errorf("the server's result is not a CallToolResult, so it was not forwarded: %w", err)
 			ex.Status, ex.Error, outcome = format.StatusFailed, refused.Error(), "refused"
 		} else {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -78,6 +79,33 @@ Examples:
   afr query --log ./afr-log --seq 100..200 --where 'execution.exit_code!=0' --limit 10`})
 }
 
+// queryFieldFlags are the flags that take the value of an event field of
+// the same name, which a stray "kind=tool_call" argument meant.
+var queryFieldFlags = []string{"tool", "kind", "group", "run", "approver", "decision", "seq"}
+
+// checkQueryArgs refuses positional arguments: only --delegations takes one
+// (the principal). A condition given without a flag would otherwise be
+// ignored and the query answer every event, so the error names the flag
+// that does what the argument asked.
+func checkQueryArgs(args []string, delegations bool) error {
+	if delegations && len(args) <= 1 || len(args) == 0 {
+		return nil
+	}
+	if delegations {
+		return usageError{fmt.Sprintf("unexpected argument %q: --delegations takes one principal", args[1])}
+	}
+	arg := args[0]
+	hint := "conditions are flags (afr query --help)"
+	if i := strings.IndexAny(arg, "=~!<>"); i > 0 {
+		name, value := arg[:i], strings.TrimLeft(arg[i:], "=~!<>")
+		hint = fmt.Sprintf("a payload condition is --where '%s'", arg)
+		if arg[i] == '=' && slices.Contains(queryFieldFlags, name) {
+			hint = fmt.Sprintf("did you mean --%s %s?", name, value)
+		}
+	}
+	return usageError{fmt.Sprintf("unexpected argument %q: %s", arg, hint)}
+}
+
 // queryFlags are afr query's flags.
 type queryFlags struct {
 	logDir, bundleFile, keyDir                                                 *string
@@ -123,6 +151,9 @@ func runQuery(e *env, args []string) error {
 	fs := commands["query"].flags(e)
 	f := addQueryFlags(fs)
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := checkQueryArgs(fs.Args(), *f.delegations); err != nil {
 		return err
 	}
 	q, err := f.query(time.Now())
