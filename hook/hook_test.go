@@ -182,3 +182,21 @@ func FuzzParse(f *testing.F) {
 		accepted(t, "fuzzed payload", ev)
 	})
 }
+
+// TestToolNames: a tool call's tool is its name in the importers'
+// vocabulary and its intent keeps the agent's own name; a tool the
+// vocabulary has no entry for (an MCP tool) keeps its name in both.
+func TestToolNames(t *testing.T) {
+	for _, c := range []struct{ name, tool string }{
+		{"Bash", "shell"}, {"run_shell_command", "shell"}, {"Edit", "file_edit"}, {"read_file", "file_read"},
+		{"mcp__github__create_issue", "mcp__github__create_issue"},
+	} {
+		e, _, err := hook.Parse([]byte(`{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"` + c.name + `","tool_input":{},"tool_use_id":"t1"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Tool != c.tool || e.Payload.Intent == nil || e.Payload.Intent.Tool != c.name {
+			t.Errorf("%s: tool %q, intent %+v; want tool %q and intent.tool %q", c.name, e.Tool, e.Payload.Intent, c.tool, c.name)
+		}
+	}
+}

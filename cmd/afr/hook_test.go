@@ -164,8 +164,8 @@ func TestHookThroughServe(t *testing.T) {
 		},
 		want: []want{
 			{kind: "observation", tool: "prompt", run: claude, intent: -1, text: "factorial of a number"},
-			{kind: "tool_call", tool: "Write", run: claude, id: "toolu_01ABC123...", intent: -1, text: "file content"},
-			{kind: "tool_call", tool: "Write", run: claude, status: "ok", intent: 1, text: `"success":true`},
+			{kind: "tool_call", tool: "file_edit", run: claude, id: "toolu_01ABC123...", intent: -1, text: "file content"},
+			{kind: "tool_call", tool: "file_edit", run: claude, status: "ok", intent: 1, text: `"success":true`},
 			{kind: "response", tool: "agent", run: claude, intent: -1},
 		},
 	}, {
@@ -175,8 +175,8 @@ func TestHookThroughServe(t *testing.T) {
 			hookPayload(t, "claude-code/post-tool-use-failure-bash.json"),
 		},
 		want: []want{
-			{kind: "tool_call", tool: "Bash", run: claude, id: "toolu_01ABC123...", intent: -1, text: "npm test"},
-			{kind: "tool_call", tool: "Bash", run: claude, status: "failed", intent: 0, text: "non-zero status code 1"},
+			{kind: "tool_call", tool: "shell", run: claude, id: "toolu_01ABC123...", intent: -1, text: "npm test"},
+			{kind: "tool_call", tool: "shell", run: claude, status: "failed", intent: 0, text: "non-zero status code 1"},
 		},
 	}, {
 		// Two calls in flight: each outcome links to its own intent.
@@ -188,10 +188,10 @@ func TestHookThroughServe(t *testing.T) {
 			withToolUseID(t, hookPayload(t, "claude-code/post-tool-use-write.json"), "toolu_write"),
 		},
 		want: []want{
-			{kind: "tool_call", tool: "Write", run: claude, id: "toolu_write", intent: -1, text: "file content"},
-			{kind: "tool_call", tool: "Bash", run: claude, id: "toolu_bash", intent: -1, text: "npm test"},
-			{kind: "tool_call", tool: "Bash", run: claude, status: "failed", intent: 1, text: "non-zero status code 1"},
-			{kind: "tool_call", tool: "Write", run: claude, status: "ok", intent: 0, text: "filePath"},
+			{kind: "tool_call", tool: "file_edit", run: claude, id: "toolu_write", intent: -1, text: "file content"},
+			{kind: "tool_call", tool: "shell", run: claude, id: "toolu_bash", intent: -1, text: "npm test"},
+			{kind: "tool_call", tool: "shell", run: claude, status: "failed", intent: 1, text: "non-zero status code 1"},
+			{kind: "tool_call", tool: "file_edit", run: claude, status: "ok", intent: 0, text: "filePath"},
 		},
 	}, {
 		// Gemini CLI gives no call id: the outcome finds its intent by
@@ -209,10 +209,10 @@ func TestHookThroughServe(t *testing.T) {
 		reply: "{}\n",
 		want: []want{
 			{kind: "observation", tool: "prompt", run: gemini, intent: -1, text: "add example.test"},
-			{kind: "tool_call", tool: "run_shell_command", run: gemini, id: derived, intent: -1, text: "npm test"},
-			{kind: "tool_call", tool: "write_file", run: gemini, id: derived, intent: -1, text: "/etc/hosts"},
-			{kind: "tool_call", tool: "write_file", run: gemini, status: "failed", intent: 2, text: "permission denied: /etc/hosts"},
-			{kind: "tool_call", tool: "run_shell_command", run: gemini, status: "ok", intent: 1, text: "12 passing"},
+			{kind: "tool_call", tool: "shell", run: gemini, id: derived, intent: -1, text: "npm test"},
+			{kind: "tool_call", tool: "file_edit", run: gemini, id: derived, intent: -1, text: "/etc/hosts"},
+			{kind: "tool_call", tool: "file_edit", run: gemini, status: "failed", intent: 2, text: "permission denied: /etc/hosts"},
+			{kind: "tool_call", tool: "shell", run: gemini, status: "ok", intent: 1, text: "12 passing"},
 			{kind: "response", tool: "agent", run: gemini, intent: -1, text: "could not write /etc/hosts"},
 		},
 	}} {
