@@ -105,8 +105,8 @@ func MineReverting(gas uint64) SendOption { return func(o *sendOptions) { o.gas 
 func GasLimit(gas uint64) SendOption { return func(o *sendOptions) { o.limit = gas } }
 
 // Unsigned sends the transaction as its sender without signing it where
-// the backend can (the in-process chain and a fork seal it with the sender
-// given; anvil impersonates the sender), and signed elsewhere: no
+// the backend can (the in-process chain seals it with the sender given;
+// anvil, forks included, impersonates the sender), and signed elsewhere: no
 // signature to make, none to recover. With GasLimit it is a simulation
 // and one mined execution, no gas estimate: fuzz campaigns mine the
 // sequence they return so on the in-process chain. Like a pranked one, an unsigned transaction
