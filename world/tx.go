@@ -106,13 +106,13 @@ func GasLimit(gas uint64) SendOption { return func(o *sendOptions) { o.limit = g
 
 // Unsigned sends the transaction as its sender without signing it where
 // the backend can (the in-process chain seals it with the sender given;
-// anvil, forks included, impersonates the sender), and signed elsewhere: no
-// signature to make, none to recover. With GasLimit it is a simulation
-// and one mined execution, no gas estimate: fuzz campaigns mine the
-// sequence they return so on the in-process chain. Like a pranked one, an unsigned transaction
-// cannot be recorded with RecordTx (ErrPrankedReplay) nor, on anvil,
-// traced (its trace is a replay, which needs the signature): send it
-// without Unsigned to have either.
+// anvil, forks included, impersonates the sender), and signed elsewhere:
+// no signature to make, none to recover. With GasLimit it is a
+// simulation and one mined execution, no gas estimate: fuzz campaigns
+// mine the sequence they return so on the in-process chain. Like a
+// pranked one, an unsigned transaction cannot be recorded with RecordTx
+// (ErrPrankedReplay) nor, on anvil, traced (its trace is a replay, which
+// needs the signature): send it without Unsigned to have either.
 func Unsigned() SendOption { return func(o *sendOptions) { o.unsigned = true } }
 
 // Send sends a transaction from an actor. Like a relayer, it first simulates
