@@ -335,7 +335,7 @@ func TestSWEAgentHistoryOutputs(t *testing.T) {
 		}
 		return
 	}
-	t.Skip("function_calling_simple.traj is not beside the project")
+	t.Skip("function_calling_simple.traj is among the shared trajectories, which are not here: set AFR_TRACES to their folder (../shared/traces beside the project by default)")
 }
 
 // An edit names the file last opened, resolved against the working
