@@ -321,6 +321,17 @@ func (r *Replayer) fetchBlock(ctx context.Context, tx common.Hash) (*minedBlock,
 		return nil, &BlockFileError{Err: fmt.Errorf("transaction %s: %w", tx.Hex(), err)}
 	}
 	if meta.BlockNumber == nil {
+		// anvil can still answer a transaction it has just mined from its
+		// pool, with no block; its receipt is what says it was included.
+		var rcpt struct {
+			BlockNumber *hexutil.Uint64 `json:"blockNumber"`
+		}
+		el := []rpc.BatchElem{{Method: "eth_getTransactionReceipt", Args: []any{tx}, Result: &rcpt}}
+		if err := r.call(ctx, el, "receipt of "+tx.Hex()); err == nil && el[0].Error == nil {
+			meta.BlockNumber = rcpt.BlockNumber
+		}
+	}
+	if meta.BlockNumber == nil {
 		return nil, fmt.Errorf("tracesim: transaction %s is pending (not in a block yet)", tx.Hex())
 	}
 	num := *meta.BlockNumber
