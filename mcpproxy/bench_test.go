@@ -23,17 +23,19 @@ import (
 // proxy: server-everything's echo tool called directly and through the
 // proxy, alternating, in the same run. It reports the median of each and
 // their difference. Sub-benchmarks by the recorder's sync policy: group
-// (the default: the intent is fsynced before the request is forwarded,
-// the execution before the answer is) and write (handed to the operating
-// system, no fsync: what the relay and the recording cost without the
-// disk).
+// (the default: the intent is durable before the request is forwarded,
+// the execution appended before the answer is and made durable by the
+// next commit), group-await (AwaitOutcome: the execution durable before
+// the answer is forwarded) and write (handed to the operating system, no
+// fsync: what the relay and the recording cost without the disk).
 func BenchmarkToolCall(b *testing.B) {
 	server := npmServer(b, "mcp-server-everything")
-	for _, sync := range []string{"group", "write"} {
-		b.Run(sync, func(b *testing.B) {
+	for _, mode := range []string{"group", "group-await", "write"} {
+		b.Run(mode, func(b *testing.B) {
+			sync, await := strings.CutSuffix(mode, "-await")
 			direct := connect(b, exec.Command(server), nil)
 			defer direct.Close()
-			proxied := connect(b, proxyCmd(b, childConfig{Log: filepath.Join(b.TempDir(), "log"), Sync: sync, Server: []string{server}}), nil)
+			proxied := connect(b, proxyCmd(b, childConfig{Log: filepath.Join(b.TempDir(), "log"), Sync: sync, Await: await, Server: []string{server}}), nil)
 			defer proxied.Close()
 			compareLatency(b, direct, proxied, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "benchmark"}})
 		})

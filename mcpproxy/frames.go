@@ -108,7 +108,7 @@ func encode(msg jsonrpc.Message) []byte {
 	if resp, ok := msg.(*jsonrpc.Response); ok && resp.Error == nil && len(resp.Result) > 0 {
 		env := mustEncode(&jsonrpc.Response{ID: resp.ID, Result: json.RawMessage("0")})
 		if head, ok := bytes.CutSuffix(env, []byte(`0}`)); ok && bytes.HasSuffix(head, []byte(`"result":`)) {
-			b := make([]byte, 0, len(head)+len(resp.Result)+1)
+			b := make([]byte, 0, len(head)+len(resp.Result)+2) // and the transport's newline
 			return append(append(append(b, head...), resp.Result...), '}')
 		}
 		// An SDK that orders the envelope otherwise: its encoder, slower.

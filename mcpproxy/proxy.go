@@ -50,11 +50,28 @@ const (
 	ExtError     = "mcp.error"      // why a frame was refused
 )
 
+// GCPercent is the garbage collector's target (debug.SetGCPercent) that
+// afr mcp-proxy runs with unless GOGC is set. The proxy's live heap is a
+// few megabytes, and each large frame it relays leaves a dozen copies of
+// itself behind (read, checked, decoded by the SDK, compacted, encoded):
+// at Go's default of 100, a 1 MiB answer set off several collections per
+// call, a third of the time it added (docs/PERFORMANCE.md, "MCP proxy").
+// The heap may grow to five times the live data between collections.
+const GCPercent = 400
+
 // Options configure a Proxy.
 type Options struct {
 	// Recorder receives the events. Its sync policy decides what
-	// "durable" means before a response is forwarded.
+	// "durable" means before a request is forwarded.
 	Recorder recorder.EventWriter
+	// AwaitOutcome forwards a tools/call's answer only once its execution
+	// event is durable. Without it, a recorder that can append without
+	// waiting (a *recorder.Recorder) has the execution appended, in order,
+	// before the answer is forwarded, and made durable by the group commit
+	// that follows (the next call's intent waits for it): a crash in
+	// between can leave the last calls' intents without their outcomes,
+	// never a call forwarded without its intent.
+	AwaitOutcome bool
 	// Policy, when set, gates every tools/call.
 	Policy *Policy
 	// ApproveAll approves every call the policy asks approval for (tests).
@@ -68,6 +85,12 @@ type Options struct {
 	// (default DefaultMaxMessage): a longer one is not read, but refused
 	// and recorded.
 	MaxMessage int
+}
+
+// appender is a recorder that can append an event without waiting for
+// its durability (recorder.Recorder.Append).
+type appender interface {
+	Append(format.Event) (recorder.Receipt, error)
 }
 
 // Proxy is the recording core of one MCP session, whatever the transport:
@@ -355,8 +378,8 @@ func (p *Proxy) cancelled(ctx context.Context, req *jsonrpc.Request) (*jsonrpc.R
 
 // FromServer handles one frame from the server and returns the frame to
 // forward to the client (nil: none), re-encoded from what the proxy read.
-// A response to a watched request is recorded durably before it is
-// returned; one whose result the proxy cannot read (an initialize,
+// A response to a watched request is recorded before it is returned
+// (durably, but for a tools/call's execution: Options.AwaitOutcome); one whose result the proxy cannot read (an initialize,
 // tools/list or tools/call result not of its MCP type) is recorded as
 // refused and the client answered with CodeRefusedAnswer instead. A frame
 // that is not one JSON-RPC message read strictly is dropped, and the
@@ -563,9 +586,16 @@ func (p *Proxy) finishExt(ctx context.Context, c *call, id jsonrpc.ID, ex *forma
 	}
 	ext[ExtRequestID] = idText(id)
 	ext[ExtOutcome] = outcome
-	rc, err := p.opts.Recorder.Record(ctx, format.Event{Tool: c.tool, Kind: format.KindToolCall, Payload: format.Payload{
+	ev := format.Event{Tool: c.tool, Kind: format.KindToolCall, Payload: format.Payload{
 		Execution: ex, Effects: effects, Context: contextOf(c.parents), Ext: ext,
-	}})
+	}}
+	var rc recorder.Receipt
+	var err error
+	if a, ok := p.opts.Recorder.(appender); ok && !p.opts.AwaitOutcome {
+		rc, err = a.Append(ev)
+	} else {
+		rc, err = p.opts.Recorder.Record(ctx, ev)
+	}
 	if err != nil {
 		p.logf("tools/call %s (intent seq %d): recording the outcome failed: %v", c.tool, c.intent, err)
 		return 0

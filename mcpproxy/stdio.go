@@ -144,8 +144,9 @@ func stopServer(ctx context.Context, cmd *exec.Cmd, serverIn io.Closer, leave fu
 
 // readFrames calls fn with every newline-terminated frame of r (the
 // newline included; one is added to a last frame without it) until r ends.
-// A frame of more than max bytes (its newline not counted) is not kept:
-// its first max bytes and its size go to tooBig instead.
+// The frame is fn's until it returns: its buffer is reused for the next
+// one. A frame of more than max bytes (its newline not counted) is not
+// kept: its first max bytes and its size go to tooBig instead.
 func readFrames(r io.Reader, max int, fn func([]byte), tooBig func(head []byte, size int64), logf func(string, ...any)) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var (
@@ -174,7 +175,7 @@ func readFrames(r io.Reader, max int, fn func([]byte), tooBig func(head []byte, 
 			}
 			fn(line)
 		}
-		line, size = nil, 0
+		line, size = line[:0], 0
 		if err != nil {
 			if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrClosedPipe) {
 				logf("reading: %v", err)

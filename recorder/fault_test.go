@@ -150,3 +150,39 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestAppendThenDurable: Append puts events in the log's order at once,
+// WaitDurable makes them durable, and an append whose group commit fails
+// fails the recorder, so nothing is appended past it.
+func TestAppendThenDurable(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "log")
+	r, err := recorder.Open(dir, recorder.Options{Recorder: "append", EpochMaxAge: -1})
+	must(t, err)
+	var last recorder.Receipt
+	for i := range 3 {
+		rc, err := r.Append(bigEvent(i))
+		must(t, err)
+		if rc.Seq != uint64(i) {
+			t.Fatalf("append %d: seq %d", i, rc.Seq)
+		}
+		last = rc
+	}
+	must(t, r.WaitDurable(ctx, last.Seq))
+	if got := r.Position(); got.Durable != 3 {
+		t.Fatalf("after WaitDurable: %+v, want 3 durable events", got)
+	}
+	must(t, os.RemoveAll(dir))
+	rc, err := r.Append(bigEvent(3)) // appended: the failure is found by its commit
+	must(t, err)
+	var ve *recorder.VanishedError
+	if err := r.WaitDurable(ctx, rc.Seq); !errors.As(err, &ve) {
+		t.Fatalf("waiting for an event appended to a removed log: %v, want a *VanishedError", err)
+	}
+	if _, err := r.Append(bigEvent(4)); !errors.As(err, &ve) {
+		t.Fatalf("appending after the failure: %v, want it again (sticky)", err)
+	}
+	if err := r.Close(); !errors.As(err, &ve) {
+		t.Fatalf("Close: %v, want the failure", err)
+	}
+}

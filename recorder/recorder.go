@@ -334,6 +334,20 @@ func (r *Recorder) Sealed() <-chan SealedEpoch { return r.notify.out }
 // sync policy. ctx bounds only the wait for durability (SyncGroup): an event
 // whose wait is cancelled is still recorded.
 func (r *Recorder) Record(ctx context.Context, ev format.Event) (Receipt, error) {
+	return r.record(ctx, ev, true)
+}
+
+// Append appends ev and, under SyncGroup, starts its group commit without
+// waiting for it: the event is in the log's order at once, and durable
+// once WaitDurable(ctx, receipt.Seq) returns. A commit that fails fails
+// the recorder (Err), so the next Record or Append fails: nothing is
+// appended past an event that could not be made durable. Under the other
+// policies Append is Record.
+func (r *Recorder) Append(ev format.Event) (Receipt, error) {
+	return r.record(context.Background(), ev, false)
+}
+
+func (r *Recorder) record(ctx context.Context, ev format.Event, wait bool) (Receipt, error) {
 	// The envelope (kind, tool, group) is checked when it is encoded, before
 	// anything is written; the payload here.
 	buf := payloadBufs.Get().(*bytes.Buffer)
@@ -355,7 +369,9 @@ func (r *Recorder) Record(ctx context.Context, ev format.Event) (Receipt, error)
 		case r.syncReq <- struct{}{}:
 		default:
 		}
-		err = r.waitDurable(ctx, rc.Seq)
+		if wait {
+			err = r.waitDurable(ctx, rc.Seq)
+		}
 	default:
 		err = r.persist(false)
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -34,7 +35,15 @@ What is recorded into the log in DIR (docs/MCP.md):
                execution (ok or failed, start and end, output text up to
                --max-output bytes, else its digest; file_write effects of the
                filesystem server's write_file, edit_file and move_file) caused
-               by the intent, recorded durably before the answer is forwarded
+               by the intent, recorded before the answer is forwarded
+
+The intent is durable (under the log's --sync policy) before its request is
+forwarded, so no call reaches the server unrecorded. The execution is
+appended before the answer is forwarded and made durable by the group
+commit that follows, which the next call's intent waits for: a crash in
+between can leave the last calls with an intent and no outcome. With
+--await-outcome the answer waits for its execution to be durable too, one
+more commit per call (docs/MCP.md, "Durability and latency").
 
 With --policy FILE, every tools/call is decided first (a policy event): a
 denied call, or one that needs approval, never reaches the server and the
@@ -84,6 +93,7 @@ func runMCPProxy(e *env, args []string) error {
 	maxMessage := fs.Int("max-message", mcpproxy.DefaultMaxMessage, "bytes of the largest JSON-RPC message relayed (a stdio frame, an HTTP body, an event); a larger one is refused and recorded")
 	upstream := fs.String("upstream", "", "streamable-HTTP mode: the MCP server's endpoint URL (http://HOST:PORT/mcp) to relay to")
 	listen := fs.String("listen", "127.0.0.1:8931", "streamable-HTTP mode: the address the proxy's endpoint listens on")
+	awaitOutcome := fs.Bool("await-outcome", false, "forward a tools/call's answer only once its execution event is durable (one more commit per call)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -112,7 +122,10 @@ func runMCPProxy(e *env, args []string) error {
 	// A client that goes away must not kill the proxy with SIGPIPE before
 	// it records what was in flight: writes then fail with EPIPE instead.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
-	opts := mcpproxy.Options{Recorder: r, Policy: policy, ApproveAll: *approveAll, Log: e.stderr, MaxOutput: *maxOutput, MaxMessage: *maxMessage}
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(mcpproxy.GCPercent)
+	}
+	opts := mcpproxy.Options{Recorder: r, Policy: policy, ApproveAll: *approveAll, Log: e.stderr, MaxOutput: *maxOutput, MaxMessage: *maxMessage, AwaitOutcome: *awaitOutcome}
 	if *upstream != "" {
 		h, err := mcpproxy.NewHTTP(*upstream, opts)
 		if err != nil {

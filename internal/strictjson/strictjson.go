@@ -98,7 +98,8 @@ func CheckProto(data []byte, oneofs ...[]string) error {
 
 // check is Check refusing two names of one object whose keys are equal.
 func check(data []byte, key func(string) string) error {
-	d := jsontext.NewDecoder(bytes.NewReader(data), jsontext.AllowDuplicateNames(true))
+	// From a bytes.Buffer the decoder reads data in place, with no copy.
+	d := jsontext.NewDecoder(bytes.NewBuffer(data), jsontext.AllowDuplicateNames(true))
 	// names[i] holds the folded names seen in the object open at depth i+1;
 	// the maps are reused for sibling objects.
 	var names []map[string]string

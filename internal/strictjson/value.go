@@ -50,7 +50,7 @@ func Value(data []byte) (any, error) {
 	if err := Check(data); err != nil {
 		return nil, err
 	}
-	return readValue(jsontext.NewDecoder(bytes.NewReader(data)))
+	return readValue(jsontext.NewDecoder(bytes.NewBuffer(data))) // read in place
 }
 
 // readValue reads the next value of d.
