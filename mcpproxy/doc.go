@@ -31,8 +31,9 @@
 // # Security
 //
 // The log is evidence only if nothing reaches the server unrecorded: an intent is durable
-// (under the recorder's sync policy) before its request is forwarded, and an execution before
-// its answer is. A frame is read as every conforming peer reads it: one with duplicate keys, or
+// (under the recorder's sync policy) before its request is forwarded, and an execution is in
+// the log before its answer is forwarded (durable by the next commit, or before the answer with
+// Options.AwaitOutcome). A frame is read as every conforming peer reads it: one with duplicate keys, or
 // keys equal under case folding, is refused (recorded as refused), and what is forwarded is the
 // message re-encoded from what was read, a tools/call's name and arguments from the recorded
 // intent, so a server never sees what the log does not hold (FuzzForwardedFrame checks it

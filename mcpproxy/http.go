@@ -36,7 +36,7 @@ var (
 // A POST carries one message from the client: it is recorded (a
 // tools/call's intent) before it is forwarded, and the upstream's answer,
 // application/json or a text/event-stream, is relayed event by event,
-// each JSON-RPC response recorded durably before it is forwarded. A GET
+// each JSON-RPC response recorded before it is forwarded (Options.AwaitOutcome). A GET
 // (the server's own event stream, or a resumption with Last-Event-ID)
 // is relayed the same way; a DELETE ends the session. A tools/call whose
 // upstream request fails, whose answer is over Options.MaxMessage, or
