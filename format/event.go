@@ -253,8 +253,11 @@ type Text struct {
 
 // NewText returns b as a Text: kept when it is valid UTF-8 of at most
 // MaxText bytes, else its SHA-256 digest and size.
-func NewText(b []byte) *Text {
-	if len(b) <= MaxText && utf8.Valid(b) {
+func NewText(b []byte) *Text { return NewTextMax(b, MaxText) }
+
+// NewTextMax is NewText keeping at most max bytes (and MaxText) of text.
+func NewTextMax(b []byte, max int) *Text {
+	if len(b) <= min(max, MaxText) && utf8.Valid(b) {
 		return &Text{Text: string(b), Size: uint64(len(b))}
 	}
 	d := sha256.Sum256(b)

@@ -515,7 +515,7 @@ func (p *Proxy) answered(ctx context.Context, c *call, resp *jsonrpc.Response) (
 			ex.Status, ex.Error, outcome = format.StatusFailed, refused.Error(), "refused"
 		} else {
 			text := outputText(&res)
-			ex.Output = outputOf(text, p.opts.MaxOutput)
+			ex.Output = format.NewTextMax([]byte(text), p.opts.MaxOutput) // else its digest and size
 			ext[ExtIsError] = res.IsError
 			if res.IsError {
 				ex.Status, ex.Error, outcome = format.StatusFailed, firstLine(text), "tool_error"
@@ -530,15 +530,6 @@ func (p *Proxy) answered(ctx context.Context, c *call, resp *jsonrpc.Response) (
 	}
 	p.finishExt(ctx, c, resp.ID, ex, effects, outcome, ext)
 	return refused
-}
-
-// outputOf is a tool's output text as execution.output: kept whole when at
-// most max bytes (and format.MaxText), else its SHA-256 digest and size.
-func outputOf(text string, max int) *format.Text {
-	if len(text) <= max {
-		return format.NewText([]byte(text))
-	}
-	return &format.Text{Digest: digest([]byte(text)), Size: uint64(len(text))}
 }
 
 // Abandon records every call still awaiting an answer with outcome (and
