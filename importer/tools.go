@@ -62,3 +62,36 @@ var ohTools = map[string]string{
 	"browse": ToolBrowse, "browse_interactive": ToolBrowse,
 	"finish": ToolSubmit,
 }
+
+// agentTools names the tool of coding-agent CLIs' own tools: Claude Code's
+// (its transcripts, `afr import claude-code`, and its hooks, `afr hook`),
+// then Gemini CLI's (its hooks).
+var agentTools = map[string]string{
+	"Bash": ToolShell, "Read": ToolFileRead, "Grep": ToolFileSearch, "Glob": ToolFileSearch, "LS": ToolFileSearch,
+	"Write": ToolFileEdit, "Edit": ToolFileEdit, "MultiEdit": ToolFileEdit, "NotebookEdit": ToolFileEdit,
+	"WebFetch": ToolBrowse, "WebSearch": ToolBrowse,
+
+	"run_shell_command": ToolShell, "read_file": ToolFileRead, "read_many_files": ToolFileRead,
+	"glob": ToolFileSearch, "search_file_content": ToolFileSearch, "list_directory": ToolFileSearch,
+	"write_file": ToolFileEdit, "replace": ToolFileEdit,
+	"web_fetch": ToolBrowse, "google_web_search": ToolBrowse,
+}
+
+// AgentTool is the vocabulary's tool for the name a coding-agent CLI
+// (Claude Code, Gemini CLI) gives one of its own tools, and whether the
+// vocabulary has one: an MCP tool (mcp__server__tool), say, has none.
+func AgentTool(name string) (string, bool) {
+	t, ok := agentTools[name]
+	return t, ok
+}
+
+// cxTools names the tool of Codex CLI's tools: its shell tools (shell and
+// container.exec with a command list, shell_command with a command line,
+// exec_command and write_stdin of its unified exec, the local_shell call),
+// apply_patch (a function or a custom tool), view_image and the web search
+// call. Any other name (update_plan, an MCP tool's server__tool) is other.
+var cxTools = map[string]string{
+	"shell": ToolShell, "container.exec": ToolShell, "shell_command": ToolShell, "exec_command": ToolShell,
+	"write_stdin": ToolShell, "local_shell": ToolShell,
+	"apply_patch": ToolFileEdit, "view_image": ToolFileRead, "web_search": ToolBrowse,
+}
