@@ -131,6 +131,8 @@ func (f *File) cxParse(r *cxRow) error {
 	switch {
 	case r.line.SessionID != "":
 		return f.fail("line", r.n, "an entry with a \"sessionId\": a Claude Code transcript entry (afr import claude-code), not a Codex rollout line")
+	case r.line.Type == "" && len(r.line.Payload) == 0:
+		return f.fail("line", r.n, "neither a \"type\" nor a \"payload\": not a Codex rollout line of the form read (timestamp, type and payload; the older form, a bare session meta then response items, is not read)")
 	case r.line.Type == "":
 		return f.fail("line", r.n, "no \"type\": not a Codex rollout line")
 	case len(r.line.Payload) == 0:
