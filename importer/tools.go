@@ -5,23 +5,27 @@ package importer
 // of an OpenHands stream alike. An imported event's tool (the envelope's)
 // is one of these names; the name the source gave the tool (SWE-agent's
 // command word or function, OpenHands' function or action) is kept beside
-// it, in ext.import.tool. docs/IMPORT.md lists the mapping.
+// it, in ext.import.tool. docs/IMPORT.md lists the mapping, with Claude
+// Code's (agentTools) and Codex CLI's (cxTools) tool names.
 const (
 	// ToolShell runs a command or code in the agent's sandbox: bash and any
 	// command SWE-agent passes to its shell (python, curl, tshark, …),
-	// OpenHands' execute_bash and execute_ipython_cell.
+	// OpenHands' execute_bash and execute_ipython_cell, Claude Code's Bash,
+	// Codex CLI's shell tools.
 	ToolShell = "shell"
 	// ToolFileRead shows a file or a directory: SWE-agent's open, goto,
 	// scroll_up/down, cat/head/tail and str_replace_editor view, OpenHands'
-	// read.
+	// read, Claude Code's Read.
 	ToolFileRead = "file_read"
 	// ToolFileSearch looks for files or for text in them: SWE-agent's
-	// find_file, search_file, search_dir.
+	// find_file, search_file, search_dir, Claude Code's Grep, Glob, LS.
 	ToolFileSearch = "file_search"
 	// ToolFileEdit writes a file: SWE-agent's edit, create, insert, append,
-	// str_replace_editor's other commands, OpenHands' edit and write.
+	// str_replace_editor's other commands, OpenHands' edit and write,
+	// Claude Code's Edit and Write, Codex CLI's apply_patch.
 	ToolFileEdit = "file_edit"
-	// ToolBrowse drives a web browser (OpenHands' browse actions).
+	// ToolBrowse drives a web browser or fetches the web (OpenHands' browse
+	// actions, Claude Code's WebFetch and WebSearch, Codex's web search).
 	ToolBrowse = "browse"
 	// ToolSubmit ends the run with its result: SWE-agent's submit and exit,
 	// OpenHands' finish.
