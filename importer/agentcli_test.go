@@ -191,6 +191,26 @@ func TestCodexOutputs(t *testing.T) {
 	}
 }
 
+// A local shell call (through the chat completions API: an id, no
+// call_id) is a shell tool_call whose intent is its exec action, answered
+// by the output naming that id.
+func TestCodexLocalShell(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "rollout.jsonl")
+	write(t, p, `{"timestamp":"2025-06-12T09:00:00Z","type":"response_item","payload":{"type":"local_shell_call","id":"ls_1","call_id":null,"status":"completed","action":{"type":"exec","command":["ls","/nope"],"timeout_ms":10000,"working_directory":"/r","env":null,"user":null}}}`+"\n"+
+		`{"timestamp":"2025-06-12T09:00:01Z","type":"response_item","payload":{"type":"function_call_output","call_id":"ls_1","output":"{\"output\":\"ls: cannot access '/nope'\",\"metadata\":{\"exit_code\":2,\"duration_seconds\":0.0}}"}}`+"\n")
+	f, err := importer.Read("codex", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := f.Events[0].Event
+	if len(f.Events) != 1 || ev.Tool != "shell" || ev.Payload.Intent.Tool != "local_shell" || ev.Payload.Intent.Args["working_directory"] != "/r" {
+		t.Fatalf("%d events, the first %s with intent %+v; want one shell call with its action", len(f.Events), ev.Tool, ev.Payload.Intent)
+	}
+	if x := ev.Payload.Execution; x == nil || x.Status != format.StatusFailed || x.ExitCode == nil || *x.ExitCode != 2 {
+		t.Fatalf("execution %+v; want failed with exit code 2", x)
+	}
+}
+
 // A tool result whose call is in no line of the file (a resumed session's
 // earlier file) is an observation of its own.
 func TestOrphanResults(t *testing.T) {

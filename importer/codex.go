@@ -163,10 +163,14 @@ func (f *File) cxParse(r *cxRow) error {
 	return nil
 }
 
-// cxCallID is the call id of a call or an output ("" for none).
+// cxCallID is the call id of a call or an output ("" for none): a local
+// shell call made through the chat completions API has an id instead.
 func cxCallID(it cxItem) string {
-	if it.CallID != nil {
+	switch {
+	case it.CallID != nil:
 		return *it.CallID
+	case it.Type == "local_shell_call":
+		return it.ID
 	}
 	return ""
 }
