@@ -211,6 +211,25 @@ func TestCodexLocalShell(t *testing.T) {
 	}
 }
 
+// An entry written twice (the same uuid: the Bash call here) is read
+// once.
+func TestClaudeCodeRepeats(t *testing.T) {
+	b, err := os.ReadFile(ccSession)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	p := filepath.Join(t.TempDir(), "s.jsonl")
+	write(t, p, strings.Join(lines[:5], "")+lines[4]+strings.Join(lines[5:], ""))
+	f, err := importer.Read("claude-code", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Events) != 8 {
+		t.Errorf("%d events, want the session's 8", len(f.Events))
+	}
+}
+
 // A tool result whose call is in no line of the file (a resumed session's
 // earlier file) is an observation of its own.
 func TestOrphanResults(t *testing.T) {

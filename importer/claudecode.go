@@ -74,12 +74,18 @@ func (f *File) claudeCode(b []byte) error {
 	lines := make([]ccLine, len(raw))
 	calls := map[string]bool{}       // the tool_use ids seen
 	answers := map[string]ccResult{} // a tool_use id → the result answering it
+	seen := map[string]bool{}        // the entries' uuids
 	for i := range raw {
 		l := &lines[i]
 		l.jsonLine = raw[i]
 		if err := f.ccParse(l); err != nil {
 			return err
 		}
+		if l.e.UUID != "" && seen[l.e.UUID] {
+			l.blocks = nil // an entry written again (a resumed session) is read once
+			continue
+		}
+		seen[l.e.UUID] = true
 		for _, bl := range l.blocks {
 			switch bl.Type {
 			case "tool_use":
@@ -100,7 +106,8 @@ func (f *File) claudeCode(b []byte) error {
 	if f.Run == "" {
 		f.Run = runOfFile(f.Path)
 	}
-	eventOf := map[string]int{} // an entry's uuid → the index of its last event
+	eventOf := map[string]int{}   // an entry's uuid → the index of its last event
+	callEvent := map[string]int{} // a tool_use id → the index of its event
 	for i := range lines {
 		l := &lines[i]
 		var causes []int
@@ -113,16 +120,16 @@ func (f *File) claudeCode(b []byte) error {
 			eventOf[l.e.UUID] = causes[0] // an entry without events stands for its parent
 		}
 		for j, bl := range l.blocks {
+			if bl.Type == "tool_result" && answers[bl.ToolUseID].line == l {
+				// The outcome of its call's event, which stands for the entry.
+				if l.e.UUID != "" {
+					eventOf[l.e.UUID] = callEvent[bl.ToolUseID]
+				}
+				continue
+			}
 			it, ok, err := f.ccItem(l, j, bl, answers)
 			if err != nil {
 				return err
-			}
-			if bl.Type == "tool_result" {
-				if a, merged := answers[bl.ToolUseID]; merged && a.line == l {
-					if c, ok := eventOf["tool_use "+bl.ToolUseID]; ok && l.e.UUID != "" {
-						eventOf[l.e.UUID] = c
-					}
-				}
 			}
 			if !ok {
 				continue
@@ -132,7 +139,7 @@ func (f *File) claudeCode(b []byte) error {
 				return err
 			}
 			if bl.Type == "tool_use" {
-				eventOf["tool_use "+bl.ID] = len(f.Events) - 1
+				callEvent[bl.ID] = len(f.Events) - 1
 			}
 			if l.e.UUID != "" {
 				eventOf[l.e.UUID] = len(f.Events) - 1
@@ -199,10 +206,10 @@ func ccBlocks(raw json.RawMessage) ([]ccBlock, error) {
 // ccItem is the event of one block of an entry, and whether it is one:
 // what the user or the system said is an observation, the model's text a
 // response, its thinking reasoning, a tool_use a tool_call with the
-// tool_result answering it as outcome; that tool_result, and blocks of
-// other types (an image, redacted thinking), are no event of their own. A
-// tool_result answering no tool_use of the file (its call is in an earlier
-// file of a resumed session) is an observation.
+// tool_result answering it as outcome; blocks of other types (an image,
+// redacted thinking) are no event. A tool_result given to ccItem answers
+// no tool_use of the file (its call is in an earlier file of a resumed
+// session, say) and is an observation.
 func (f *File) ccItem(l *ccLine, j int, bl ccBlock, answers map[string]ccResult) (item, bool, error) {
 	it := item{step: l.n, form: "transcript", raw: l.text, eventTime: l.time, tool: ToolMessage, source: l.e.Type,
 		mark: map[string]any{"uuid": l.e.UUID, "block": j}}
@@ -224,9 +231,6 @@ func (f *File) ccItem(l *ccLine, j int, bl ccBlock, answers map[string]ccResult)
 			return it, false, err
 		}
 	case "tool_result":
-		if a, ok := answers[bl.ToolUseID]; ok && a.line == l {
-			return it, false, nil
-		}
 		it.kind, it.source = format.KindObservation, bl.Type
 		it.payload = map[string]any{"content": text(ccResultText(bl.Content))}
 		it.mark["tool_use_id"] = bl.ToolUseID

@@ -416,7 +416,7 @@ func TestMalformed(t *testing.T) {
 		{"cc-codex.jsonl", "claude-code", cxMeta, "line 1: a line of type \"session_meta\" with a \"payload\": a Codex CLI rollout line"},
 		{"cc-time.jsonl", "claude-code", strings.Replace(ccUser, "2025-06-12T09:00:00Z", "noon", 1), "line 1: timestamp \"noon\" is not ISO 8601"},
 		{"cc-content.jsonl", "claude-code", `{"type":"user","uuid":"u1","sessionId":"s1","timestamp":"2025-06-12T09:00:00Z","message":{"content":7}}`, "line 1: the message's content"},
-		{"cc-dup-call.jsonl", "claude-code", ccCall + "\n" + ccCall, "line 2: a tool_use with no id, or the id \"toolu_1\" of an earlier one"},
+		{"cc-dup-call.jsonl", "claude-code", ccCall + "\n" + strings.Replace(ccCall, `"uuid":"a1"`, `"uuid":"a2"`, 1), "line 2: a tool_use with no id, or the id \"toolu_1\" of an earlier one"},
 		{"cc-array.jsonl", "claude-code", `[{"id":1}]`, "the top level is an array, want a Claude Code session transcript"},
 		{"cx-truncated.jsonl", "codex", cxMeta + "\n" + `{"timestamp":"2025-06-12T09:00:01Z","type":"response_item","payload":{"type":"message"`, "line 2: not a Codex rollout line"},
 		{"cx-claude.jsonl", "codex", cxMeta + "\n" + ccUser, "line 2: an entry with a \"sessionId\": a Claude Code transcript entry"},
