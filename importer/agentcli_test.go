@@ -269,9 +269,18 @@ func fuzzFormat(f *testing.F, formatName, seed string) {
 		f.Add([]byte(lines[i]))
 		f.Add([]byte(strings.Join(lines[:i], "")))
 	}
+	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, body []byte) {
-		p := filepath.Join(t.TempDir(), "s.jsonl")
-		if err := os.WriteFile(p, body, 0o600); err != nil {
+		tmp, err := os.CreateTemp(dir, "*.jsonl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := tmp.Name()
+		defer os.Remove(p)
+		if _, err := tmp.Write(body); err != nil {
+			t.Fatal(err)
+		}
+		if err := tmp.Close(); err != nil {
 			t.Fatal(err)
 		}
 		file, err := importer.Read(formatName, p)
