@@ -117,28 +117,14 @@ type payload struct {
 	LastAssistantMessage string `json:"last_assistant_message"`
 }
 
-// agentTools names the tool of the agents' own tools in the importers'
-// vocabulary (importer.ToolShell, …), so that `afr query --tool shell`
-// finds a Claude Code or Gemini CLI command as it finds an imported
-// SWE-agent one; the agent's own name stays in intent.tool. Claude Code's
-// tools, then Gemini CLI's.
-var agentTools = map[string]string{
-	"Bash": importer.ToolShell, "Read": importer.ToolFileRead, "Grep": importer.ToolFileSearch,
-	"Glob": importer.ToolFileSearch, "LS": importer.ToolFileSearch, "Write": importer.ToolFileEdit,
-	"Edit": importer.ToolFileEdit, "MultiEdit": importer.ToolFileEdit, "NotebookEdit": importer.ToolFileEdit,
-	"WebFetch": importer.ToolBrowse, "WebSearch": importer.ToolBrowse,
-
-	"run_shell_command": importer.ToolShell, "read_file": importer.ToolFileRead, "read_many_files": importer.ToolFileRead,
-	"glob": importer.ToolFileSearch, "search_file_content": importer.ToolFileSearch, "list_directory": importer.ToolFileSearch,
-	"write_file": importer.ToolFileEdit, "replace": importer.ToolFileEdit,
-	"web_fetch": importer.ToolBrowse, "google_web_search": importer.ToolBrowse,
-}
-
 // ToolOf is the event's tool for an agent's tool name: its name in the
-// importers' vocabulary, or the agent's own name for a tool the
-// vocabulary has no entry for (an MCP tool, mcp__server__tool, say).
+// importers' vocabulary (importer.AgentTool: Bash, run_shell_command →
+// shell, …), so that `afr query --tool shell` finds a Claude Code or
+// Gemini CLI command as it finds an imported one, or the agent's own name
+// for a tool the vocabulary has no entry for (an MCP tool,
+// mcp__server__tool, say). The agent's own name stays in intent.tool.
 func ToolOf(name string) string {
-	if t, ok := agentTools[name]; ok {
+	if t, ok := importer.AgentTool(name); ok {
 		return t
 	}
 	return name

@@ -1,6 +1,7 @@
 // Package importer turns trajectories that other agent frameworks wrote —
-// SWE-agent .traj files, OpenHands event streams — and files of AFR event
-// JSON into AFR events, and records them into a log (`afr import`). It is
+// SWE-agent .traj files, OpenHands event streams, Claude Code session
+// transcripts, Codex CLI rollouts — and files of AFR event JSON into AFR
+// events, and records them into a log (`afr import`). It is
 // the one conversion of a trajectory step into an event: `afr import`,
 // `afr bench` (RQ1) and the tests on real trajectories all use it.
 //
@@ -24,6 +25,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/internal/strictjson"
@@ -34,7 +36,7 @@ import (
 const ExtKey = "import"
 
 // Formats are the formats Read knows, by the name `afr import` takes.
-var Formats = []string{"swe-agent", "openhands", "jsonl"}
+var Formats = []string{"swe-agent", "openhands", "claude-code", "codex", "jsonl"}
 
 // Categories are the paper's categories of an agent's actions (RQ1:
 // shell, file edits, file reads), and other for the rest.
@@ -45,7 +47,7 @@ type Event struct {
 	Event format.Event
 	// Step is the index of what the event came from in its file: the
 	// trajectory step, history message or stream event (from 0), or the
-	// line (from 1) of a JSON Lines file.
+	// line (from 1) of a JSON Lines file (claude-code, codex, jsonl).
 	Step int
 	// Category is one of Categories for an action, "" for an event that ran
 	// none (an observation, a message).
@@ -61,7 +63,8 @@ type File struct {
 	Format string
 	// Run is the run every event of the file is tagged with (the record's
 	// run): the task or instance id the file names, else the file's name
-	// without its extension; "" for jsonl, whose events carry their own.
+	// without its extension (the session id for claude-code and codex); ""
+	// for jsonl, whose events carry their own.
 	Run    string
 	Events []Event
 }
@@ -110,6 +113,10 @@ func Read(formatName, path string) (*File, error) {
 		err = f.sweAgent(b)
 	case "openhands":
 		err = f.openHands(b)
+	case "claude-code":
+		err = f.claudeCode(b)
+	case "codex":
+		err = f.codex(b)
 	case "jsonl":
 		err = f.jsonl(b)
 	default:
@@ -159,8 +166,11 @@ func (f *File) ByCategory() map[string]int {
 	return n
 }
 
+// unit is what a file of f's format is made of: lines for the JSON Lines
+// formats, else steps.
 func (f *File) unit() string {
-	if f.Format == "jsonl" {
+	switch f.Format {
+	case "jsonl", "claude-code", "codex":
 		return "line"
 	}
 	return "step"
@@ -169,7 +179,7 @@ func (f *File) unit() string {
 // item is one event of a file before it is converted: what add makes an
 // Event of.
 type item struct {
-	step int             // the index of the step, message or stream event
+	step int             // the index of the step, message or stream event, or the line
 	form string          // the import mark's form
 	raw  json.RawMessage // the step as written
 	// tool is the event's tool, one of the vocabulary's (tools.go); source
@@ -192,7 +202,7 @@ type item struct {
 // the payload's fields and the import mark with the step as written. An
 // action's category is its tool's.
 func (f *File) add(it item) error {
-	mark := map[string]any{"format": f.Format, "form": it.form, "file": f.Path, "step": it.step, "raw": it.raw}
+	mark := map[string]any{"format": f.Format, "form": it.form, "file": f.Path, f.unit(): it.step, "raw": it.raw}
 	for k, v := range it.mark {
 		mark[k] = v
 	}
@@ -223,6 +233,43 @@ func (f *File) add(it item) error {
 	}
 	f.Events = append(f.Events, Event{Event: e, Step: it.step, Category: category, Causes: it.causes})
 	return nil
+}
+
+// isoTime is the Unix time of a timestamp in ISO 8601, in UTC when it
+// names no zone (as OpenHands writes it); 0 for none.
+func isoTime(s string) (int64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UnixNano(), nil
+		}
+	}
+	return 0, fmt.Errorf("timestamp %q is not ISO 8601 (2025-01-27T23:16:50.239610)", s)
+}
+
+// outcome is an action's execution as event JSON: what the tool returned,
+// its exit code when the source gives one, failed for a non-zero exit code
+// or when the source says the action failed (errText, when not empty, is
+// why), and the action's and its result's times as start and end when the
+// source gives both.
+func outcome(output string, exitCode *int64, failed bool, errText string, start, end int64) map[string]any {
+	exec := map[string]any{"status": "ok", "output": text(output)}
+	if exitCode != nil {
+		exec["exit_code"] = *exitCode
+		failed = failed || *exitCode != 0
+	}
+	if failed {
+		exec["status"] = "failed"
+	}
+	if errText != "" {
+		exec["error"] = errText
+	}
+	if start != 0 && end != 0 {
+		exec["start"], exec["end"] = start, end
+	}
+	return exec
 }
 
 // text is a text map of event JSON (execution.output, content): the

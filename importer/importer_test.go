@@ -378,6 +378,14 @@ func TestSWEAgentEditPath(t *testing.T) {
 	}
 }
 
+// Lines of a Claude Code transcript and of a Codex rollout, for malformed
+// files.
+const (
+	ccUser = `{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s1","timestamp":"2025-06-12T09:00:00Z","message":{"role":"user","content":"hi"}}`
+	ccCall = `{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s1","timestamp":"2025-06-12T09:00:01Z","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls"}}]}}`
+	cxMeta = `{"timestamp":"2025-06-12T09:00:00Z","type":"session_meta","payload":{"id":"0197","cwd":"/r","cli_version":"0.46.0"}}`
+)
+
 // Malformed files are refused naming the file and the step; nothing of
 // them is recorded and the log keeps what was imported before.
 func TestMalformed(t *testing.T) {
@@ -402,6 +410,21 @@ func TestMalformed(t *testing.T) {
 		// Before, bytes.TrimSpace took U+00A0 and U+0085 off the line, which
 		// afr record (and any JSON reader) refuses.
 		{"nbsp.jsonl", "jsonl", "{\"tool\":\"ls\",\"kind\":\"tool_call\"}\n\u00a0{\"tool\":\"ls\",\"kind\":\"tool_call\"}\u0085\n", "line 2:"},
+		// Claude Code transcripts and Codex rollouts: the line that is wrong.
+		{"cc-truncated.jsonl", "claude-code", ccUser + "\n" + `{"type":"assistant","uuid":"a1","message":{"content":[{"type":"text"`, "line 2: not a Claude Code transcript entry"},
+		{"cc-no-type.jsonl", "claude-code", ccUser + "\n\n" + `{"uuid":"x"}`, "line 3: no \"type\""},
+		{"cc-codex.jsonl", "claude-code", cxMeta, "line 1: a line of type \"session_meta\" with a \"payload\": a Codex CLI rollout line"},
+		{"cc-time.jsonl", "claude-code", strings.Replace(ccUser, "2025-06-12T09:00:00Z", "noon", 1), "line 1: timestamp \"noon\" is not ISO 8601"},
+		{"cc-content.jsonl", "claude-code", `{"type":"user","uuid":"u1","sessionId":"s1","timestamp":"2025-06-12T09:00:00Z","message":{"content":7}}`, "line 1: the message's content"},
+		{"cc-dup-call.jsonl", "claude-code", ccCall + "\n" + strings.Replace(ccCall, `"uuid":"a1"`, `"uuid":"a2"`, 1), "line 2: a tool_use with no id, or the id \"toolu_1\" of an earlier one"},
+		{"cc-array.jsonl", "claude-code", `[{"id":1}]`, "the top level is an array, want a Claude Code session transcript"},
+		{"cx-truncated.jsonl", "codex", cxMeta + "\n" + `{"timestamp":"2025-06-12T09:00:01Z","type":"response_item","payload":{"type":"message"`, "line 2: not a Codex rollout line"},
+		{"cx-claude.jsonl", "codex", cxMeta + "\n" + ccUser, "line 2: an entry with a \"sessionId\": a Claude Code transcript entry"},
+		{"cx-old.jsonl", "codex", `{"id":"0197","timestamp":"2025-05-07T17:24:21Z","instructions":null}` + "\n" + `{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}`, "line 1: neither a \"type\" nor a \"payload\""},
+		{"cx-old-item.jsonl", "codex", cxMeta + "\n" + `{"type":"message","role":"user","content":[]}`, "line 2: a line of type \"message\" with no \"payload\": the older rollout form"},
+		{"cx-args.jsonl", "codex", cxMeta + "\n" + `{"timestamp":"2025-06-12T09:00:01Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":","call_id":"c1"}}`, "line 2: the arguments of function call \"shell\" are not a JSON object"},
+		{"cx-time.jsonl", "codex", strings.Replace(cxMeta, "2025-06-12T09:00:00Z", "yesterday", 1), "line 1: timestamp \"yesterday\""},
+		{"cx-object.jsonl", "codex", "{\n \"timestamp\": \"2025-06-12T09:00:00Z\",\n \"type\": \"session_meta\"\n}", "the top level is an object spread over lines"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			log := filepath.Join(t.TempDir(), "log")
@@ -438,6 +461,8 @@ func TestWrongFormat(t *testing.T) {
 		{"openhands", `{"trajectory":[]}`, "swe-agent"},
 		{"swe-agent", `[{"id":0}]`, "openhands"},
 		{"swe-agent", `"text"`, ""},
+		{"claude-code", `[{"id":0}]`, "openhands"},
+		{"codex", "{\n\"trajectory\": []\n}", "swe-agent"},
 	} {
 		p := filepath.Join(tmp, tc.format+".json")
 		write(t, p, tc.body)

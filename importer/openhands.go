@@ -2,8 +2,6 @@ package importer
 
 import (
 	"encoding/json"
-	"fmt"
-	"time"
 
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/internal/strictjson"
@@ -42,20 +40,6 @@ type ohEvent struct {
 			} `json:"choices"`
 		} `json:"model_response"`
 	} `json:"tool_call_metadata"`
-}
-
-// ohTime is the Unix time of an OpenHands timestamp: ISO 8601, in UTC
-// when it names no zone (as OpenHands writes it); 0 for none.
-func ohTime(s string) (int64, error) {
-	if s == "" {
-		return 0, nil
-	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t.UnixNano(), nil
-		}
-	}
-	return 0, fmt.Errorf("timestamp %q is not ISO 8601 (2025-01-27T23:16:50.239610)", s)
 }
 
 func (f *File) openHands(b []byte) error {
@@ -116,7 +100,7 @@ func (f *File) openHands(b []byte) error {
 			byIndex[i] = byIndex[at[*e.Cause]]
 			continue
 		}
-		when, err := ohTime(e.Timestamp)
+		when, err := isoTime(e.Timestamp)
 		if err != nil {
 			return f.fail("event", i, "%v", err)
 		}
@@ -218,24 +202,15 @@ func (f *File) ohAction(it *item, e ohEvent) error {
 // execution's start and end. The observation as written goes into the
 // import mark beside the action.
 func (f *File) ohOutcome(it *item, o ohEvent, step int, raw json.RawMessage) error {
-	exec := map[string]any{"status": "ok", "output": text(ohContent(o))}
-	if c := o.Extras.Metadata.ExitCode; c != nil {
-		exec["exit_code"] = *c
-		if *c != 0 {
-			exec["status"] = "failed"
-		}
-	}
-	if o.Observation == "error" {
-		exec["status"], exec["error"] = "failed", ohContent(o)
-	}
-	end, err := ohTime(o.Timestamp)
+	end, err := isoTime(o.Timestamp)
 	if err != nil {
 		return f.fail("event", step, "%v", err)
 	}
-	if it.eventTime != 0 && end != 0 {
-		exec["start"], exec["end"] = it.eventTime, end
+	failed, errText := o.Observation == "error", ""
+	if failed {
+		errText = ohContent(o)
 	}
-	it.payload["execution"] = exec
+	it.payload["execution"] = outcome(ohContent(o), o.Extras.Metadata.ExitCode, failed, errText, it.eventTime, end)
 	if it.mark == nil {
 		it.mark = map[string]any{}
 	}

@@ -36,6 +36,23 @@ one of:
               answers them as outcome (output, exit code, status); messages
               are observations (the user's) and responses (the agent's);
               timestamps are event times. The run is the file's name.
+  claude-code Claude Code session transcripts (~/.claude/projects/PROJECT/
+              SESSION.jsonl): the user's prompts are observations, the
+              model's text responses and its thinking reasoning; each
+              tool_use is a tool_call (Bash shell, Read file_read, Edit and
+              Write file_edit, Grep and Glob file_search, …) whose outcome is
+              the tool_result answering it (failed when is_error, a failed
+              Bash's exit code); parentUuid links each event to the one
+              before it; timestamps are event times. The run is the
+              session id.
+  codex       Codex CLI rollouts (~/.codex/sessions/YYYY/MM/DD/
+              rollout-*.jsonl): messages are observations (the user's) and
+              responses (the model's), reasoning summaries reasoning; each
+              function_call, custom_tool_call (apply_patch) and
+              local_shell_call is a tool_call whose outcome is the output
+              its call_id names (exit code from the output's metadata or
+              head, else exec_command_end); timestamps are event times. The
+              run is the session id (session_meta).
   jsonl       AFR event JSON, one event a line, as afr record reads it.
 
 Tools are named from one vocabulary (shell, file_read, file_search,
@@ -43,14 +60,17 @@ file_edit, browse, submit, other, message, submission), the file's own name
 kept in ext.import.tool: afr query --tool shell finds the shell commands of
 every format (docs/IMPORT.md).
 
+A file of one format given as another is refused saying which it looks
+like (an OpenHands array, a Codex line given as claude-code, …).
+
 AFR did not observe these events; another program wrote them down. Every
 imported event says so in its payload's ext "import": the format, the source
 file and the step (or line) it came from, and the step as written
 (docs/SPEC.md, "Imported events").
 
 Each file is converted whole before any of it is recorded: a malformed file
-is refused with its name and the step that is wrong, nothing of it is
-recorded, and every file before it stays recorded and durable. The output
+is refused with its name and the step (or line) that is wrong, nothing of
+it is recorded, and every file before it stays recorded and durable. The output
 counts the actions by category (shell, edit, read, other) beside the
 paper's figures for its five SWE-agent runs.
 
@@ -61,6 +81,8 @@ the log's one writer).
 Examples:
   afr import swe-agent --log ./afr-log --recorder ops-1 --encrypt run1.traj run2.traj
   afr import openhands --log ./afr-log events.json
+  afr import claude-code --log ./afr-log ~/.claude/projects/*/*.jsonl
+  afr import codex --log ./afr-log ~/.codex/sessions/2025/*/*/rollout-*.jsonl
   afr import jsonl --log ./afr-log events.jsonl`})
 }
 
