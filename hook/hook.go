@@ -120,14 +120,15 @@ type payload struct {
 // ToolOf is the event's tool for an agent's tool name: its name in the
 // importers' vocabulary (importer.AgentTool: Bash, run_shell_command →
 // shell, …), so that `afr query --tool shell` finds a Claude Code or
-// Gemini CLI command as it finds an imported one, or the agent's own name
+// Gemini CLI command as it finds an imported one, and importer.ToolOther
 // for a tool the vocabulary has no entry for (an MCP tool,
-// mcp__server__tool, say). The agent's own name stays in intent.tool.
+// mcp__server__tool, say), as `afr import claude-code` records it. The
+// agent's own name stays in intent.tool.
 func ToolOf(name string) string {
 	if t, ok := importer.AgentTool(name); ok {
 		return t
 	}
-	return name
+	return importer.ToolOther
 }
 
 // Tool names of the events that are not tool calls.

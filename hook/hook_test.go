@@ -185,11 +185,11 @@ func FuzzParse(f *testing.F) {
 
 // TestToolNames: a tool call's tool is its name in the importers'
 // vocabulary and its intent keeps the agent's own name; a tool the
-// vocabulary has no entry for (an MCP tool) keeps its name in both.
+// vocabulary has no entry for (an MCP tool) is other, as on import.
 func TestToolNames(t *testing.T) {
 	for _, c := range []struct{ name, tool string }{
 		{"Bash", "shell"}, {"run_shell_command", "shell"}, {"Edit", "file_edit"}, {"read_file", "file_read"},
-		{"mcp__github__create_issue", "mcp__github__create_issue"},
+		{"mcp__github__create_issue", "other"},
 	} {
 		e, _, err := hook.Parse([]byte(`{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"` + c.name + `","tool_input":{},"tool_use_id":"t1"}`))
 		if err != nil {
