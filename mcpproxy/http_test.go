@@ -321,33 +321,7 @@ func TestHTTPMalformedBody(t *testing.T) {
 // streamable-HTTP mode (Node's MCP SDK, resumable event streams) as the
 // upstream: answers equal a direct session's and the calls are recorded.
 func TestHTTPEverything(t *testing.T) {
-	server := npmServer(t, "mcp-server-everything")
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	cmd := exec.Command(server, "streamableHttp")
-	cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
-	cmd.Stderr = io.Discard
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	upURL := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-		if err == nil {
-			c.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the everything server did not listen on port %d: %v", port, err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	upURL := everythingHTTP(t)
 	url, logDir, stop := httpProxy(t, upURL)
 	proxied := connectHTTP(t, url)
 	direct := connectHTTP(t, upURL)
@@ -362,4 +336,38 @@ func TestHTTPEverything(t *testing.T) {
 	}
 	stop()
 	checkRecorded(t, logDir, "mcp-servers/everything", tools, steps, outputs, []bool{false, false})
+}
+
+// everythingHTTP starts the reference everything server in its
+// streamable-HTTP mode on a loopback port (stopped when the test ends) and
+// returns its endpoint URL once it listens.
+func everythingHTTP(t *testing.T) string {
+	t.Helper()
+	server := npmServer(t, "mcp-server-everything")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	cmd := exec.Command(server, "streamableHttp")
+	cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
+	cmd.Stderr = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the everything server did not listen on port %d: %v", port, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
 }

@@ -106,15 +106,22 @@ func runChild(raw string) int {
 // project's npm toolchain, or skips the test saying what is missing.
 func npmServer(t testing.TB, name string) string {
 	t.Helper()
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skipf("node is not on PATH (%v): the MCP reference servers cannot run", err)
-	}
 	p, err := filepath.Abs(filepath.Join("..", "node_modules", ".bin", name))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return npmBin(t, p)
+}
+
+// npmBin returns p, a program of the npm toolchain, or skips the test
+// when node or p is missing.
+func npmBin(t testing.TB, p string) string {
+	t.Helper()
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skipf("node is not on PATH (%v): the npm tools cannot run", err)
+	}
 	if _, err := os.Stat(p); err != nil {
-		t.Skipf("%s is not installed (%v): run make setup", name, err)
+		t.Skipf("%s is not installed (%v): run make setup", filepath.Base(p), err)
 	}
 	return p
 }
@@ -574,5 +581,45 @@ func TestClientDisconnectAndMalformedFrames(t *testing.T) {
 	ps := calls(t, logEvents(t, logDir))
 	if len(ps) != 2 || ps[0].exec.Payload.Ext[mcpproxy.ExtOutcome] != "ok" || ps[1].exec.Payload.Ext[mcpproxy.ExtOutcome] != "abandoned" {
 		t.Fatalf("recorded calls: %+v", ps)
+	}
+}
+
+// TestSIGTERMAfterClientLeft: a client that closes the proxy's input and
+// then stops it with SIGTERM (as the MCP Inspector does, SIGKILL 2 s
+// later) has the server stopped at once, not after the grace the client's
+// leaving gives a server: with a grace of an hour, Stdio returns only if
+// the server got SIGTERM when ctx ended.
+func TestSIGTERMAfterClientLeft(t *testing.T) {
+	defer func(g time.Duration) { mcpproxy.StopGrace = g }(mcpproxy.StopGrace)
+	mcpproxy.StopGrace = time.Hour
+	eof := filepath.Join(t.TempDir(), "eof")
+	if err := syscall.Mkfifo(eof, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// A server that outlives its input's end, says so, and exits on SIGTERM.
+	server := exec.Command("sh", "-c", `trap 'exit 0' TERM; cat >/dev/null; echo eof >"$0"; while :; do sleep 1 & wait $!; done`, eof)
+	r := logtest.Open(t, filepath.Join(t.TempDir(), "log"), recorder.Options{Recorder: "mcp-test"})
+	p := mcpproxy.New(mcpproxy.Options{Recorder: r, Log: os.Stderr})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	clientIn, clientW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- p.Stdio(ctx, clientIn, io.Discard, server) }()
+	clientW.Close()
+	if _, err := os.ReadFile(eof); err != nil { // blocks until the server saw its input end
+		t.Fatal(err)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Stdio after SIGTERM: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		server.Process.Kill()
+		t.Fatal("the server was not stopped when ctx ended during the grace after the client left")
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

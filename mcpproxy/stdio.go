@@ -118,27 +118,29 @@ func (p *Proxy) Stdio(ctx context.Context, clientIn io.Reader, clientOut io.Writ
 // stopServer ends the server's session when the client leaves (its
 // input is closed; StopGrace later SIGTERM, and StopGrace after that
 // SIGKILL) or when ctx ends (input closed and SIGTERM at once, as a client
-// stopping the proxy with SIGTERM expects of a server), unless the
-// server's output ended first.
+// stopping the proxy with SIGTERM expects of a server, also when ctx ends
+// during the grace the client's leaving gave: clients such as the MCP
+// Inspector close the proxy's input, then send SIGTERM and SIGKILL 2 s
+// apart), unless the server's output ended first.
 func stopServer(ctx context.Context, cmd *exec.Cmd, serverIn io.Closer, leave func(), leaving, serverDone <-chan struct{}) {
-	signals := []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL}
 	select {
 	case <-leaving:
 	case <-ctx.Done():
 		leave()
 		serverIn.Close()
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		signals = signals[1:]
 	case <-serverDone:
 		return
 	}
-	for _, sig := range signals {
+	term := ctx.Done()
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
 		select {
 		case <-serverDone:
 			return
+		case <-term:
 		case <-time.After(StopGrace):
-			_ = cmd.Process.Signal(sig)
 		}
+		term = nil // SIGKILL only after the grace
+		_ = cmd.Process.Signal(sig)
 	}
 }
 
