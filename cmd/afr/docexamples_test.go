@@ -386,3 +386,60 @@ func fileInvocations(path string) ([]invocation, error) {
 
 // backgroundSuffix is testscript's "&name&" (or "&") at the end of a line.
 var backgroundSuffix = regexp.MustCompile(`\s&(\w+&)?$`)
+
+// TestDocExampleRule pins the matching rule on small pages and scripts.
+func TestDocExampleRule(t *testing.T) {
+	page := writeFile(t, "page.md", "```sh\n"+
+		"# afr comment --not-an-example\n"+
+		"echo '{}' | bin/afr record --log ./x --recorder 'a b' --json   # from stdin\n"+
+		"bin/afr checkpoint cosign --checkpoint c \\\n    --witness w1 --witness w2\n"+
+		"go build -o bin/afr ./cmd/afr\n"+
+		"```\n\n"+
+		"<!-- example: not run: it needs a public RPC -->\n"+
+		"```\nafr replay 0xTX --rpc URL\n```\n\n"+
+		"```json\n{\"command\": \"afr hook --serve URL\"}\n```\n")
+	ex, err := pageExamples(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([]string, len(ex))
+	for i, e := range ex {
+		got[i] = fmt.Sprintf("%d %s %q", e.line, e.key, e.notRun)
+	}
+	want := []string{
+		`3 afr record --json --log --recorder ""`,
+		`4 afr checkpoint cosign --checkpoint --witness ""`,
+		`11 afr replay --rpc "it needs a public RPC"`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("examples:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	script := writeFile(t, "s.txtar", "exec afr record --log l --recorder r --json --listen 127.0.0.1:0 &bg&\n"+
+		"! exec afr checkpoint cosign --checkpoint c --witness w\n"+
+		"exec afr checkpoint cosign --checkpoint c --witness w --vkey v\n"+
+		"-- file.txt --\nexec afr replay 0x --rpc u\n")
+	runs, err := fileInvocations(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []bool{true, false, false} {
+		if got := runsAny(runs, ex[i].key); got != want {
+			t.Errorf("%s run: %v, want %v (runs %v)", ex[i].key, got, want, runs)
+		}
+	}
+}
+
+// TestDocExampleMarkerErrors: a marker without a reason, or before a block
+// with no example, is an error, not a silent skip.
+func TestDocExampleMarkerErrors(t *testing.T) {
+	for name, text := range map[string]string{
+		"no reason":  "<!-- example: not run: -->\n```sh\nafr status --log x\n```\n",
+		"misspelled": "<!-- example: skip: slow -->\n```sh\nafr status --log x\n```\n",
+		"no example": "<!-- example: not run: slow -->\n```sh\nls\n```\n",
+	} {
+		if _, err := pageExamples(writeFile(t, "page.md", text)); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}

@@ -30,6 +30,14 @@ func TestScripts(t *testing.T) {
 		// $REPO is the repository root: the docs' examples read its fixtures.
 		e.Setenv("REPO", root)
 		return nil
+	}, Condition: func(cond string) (bool, error) {
+		// [npm:NAME]: the npm program NAME is installed (make setup).
+		name, ok := strings.CutPrefix(cond, "npm:")
+		if !ok {
+			return false, fmt.Errorf("unknown condition %q", cond)
+		}
+		_, err := os.Stat(filepath.Join(root, "node_modules", ".bin", name))
+		return err == nil, nil
 	}, Cmds: map[string]func(*testscript.TestScript, bool, []string){
 		// flipbyte FILE OFFSET flips the low bit of one byte (negative
 		// offsets count from the end).
