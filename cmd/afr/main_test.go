@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,7 +22,23 @@ func TestMain(m *testing.M) {
 }
 
 func TestScripts(t *testing.T) {
-	testscript.Run(t, testscript.Params{Dir: "testdata", Cmds: map[string]func(*testscript.TestScript, bool, []string){
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, testscript.Params{Dir: "testdata", Setup: func(e *testscript.Env) error {
+		// $REPO is the repository root: the docs' examples read its fixtures.
+		e.Setenv("REPO", root)
+		return nil
+	}, Condition: func(cond string) (bool, error) {
+		// [npm:NAME]: the npm program NAME is installed (make setup).
+		name, ok := strings.CutPrefix(cond, "npm:")
+		if !ok {
+			return false, fmt.Errorf("unknown condition %q", cond)
+		}
+		_, err := os.Stat(filepath.Join(root, "node_modules", ".bin", name))
+		return err == nil, nil
+	}, Cmds: map[string]func(*testscript.TestScript, bool, []string){
 		// flipbyte FILE OFFSET flips the low bit of one byte (negative
 		// offsets count from the end).
 		// waitfile FILE waits (up to 60s) until FILE exists.

@@ -65,6 +65,7 @@ func runOTLP(e *env, args []string) error {
 	keepUnknown := fs.Bool("keep-unknown", true, "record spans without a GenAI operation as context observations (false: acknowledge and drop them)")
 	maxBody := fs.Int64("max-body", otlp.DefaultMaxBodyBytes, "largest request body in bytes, as sent and decompressed")
 	tokenFile := fs.String("token-file", "", "require the bearer token in this file, created (0600) if absent")
+	addrFile := fs.String("addr-file", "", "write the address listened on to this file once receiving (for --listen with port 0)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -104,6 +105,11 @@ func runOTLP(e *env, args []string) error {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	fmt.Fprintf(e.stdout, "afr otlp: receiving traces at http://%s%s into %s\n", ln.Addr(), otlp.TracesPath, *dir)
+	if *addrFile != "" {
+		if err := os.WriteFile(*addrFile, []byte(ln.Addr().String()+"\n"), 0o644); err != nil {
+			fmt.Fprintf(e.stderr, "afr otlp: writing --addr-file: %v\n", err)
+		}
+	}
 	select {
 	case <-ctx.Done():
 		err = nil
