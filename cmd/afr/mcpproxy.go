@@ -43,7 +43,8 @@ appended before the answer is forwarded and made durable by the group
 commit that follows, which the next call's intent waits for: a crash in
 between can leave the last calls with an intent and no outcome. With
 --await-outcome the answer waits for its execution to be durable too, one
-more commit per call (docs/MCP.md, "Durability and latency").
+more commit per call (docs/MCP.md, "Durability and latency"); so does
+writing through afr serve (--serve), whose receipts come once durable.
 
 With --policy FILE, every tools/call is decided first (a policy event): a
 denied call, or one that needs approval, never reaches the server and the
