@@ -30,7 +30,8 @@ func TestReportInABrowser(t *testing.T) {
 	}
 	page, _ := tl.page(t, tl.log, tl.anchors(t), &tl.execution)
 	d := pagetests.CheckReportPage(t, b, []byte(page), pagetests.ReportWant{
-		Verdict: "verified", Events: 60, Epochs: 6, Causal: causal, Probe: true,
+		Verdict: "verified", Events: 60, Epochs: 6, Causal: causal, Probe: true, ProbeSeq: int(tl.delegation),
+		Proofs: map[int]bool{0: true, 33: true, int(tl.execution): true},
 		Search: "treasury", SearchHits: len(ix.Find(verifier.Query{Group: "treasury"})), Screenshot: "report",
 	})
 	t.Logf("time to verdict, 60 events: %v", d)
@@ -47,8 +48,11 @@ func TestReportInABrowser(t *testing.T) {
 	for _, f := range rep.Findings {
 		kinds = append(kinds, string(f.Kind))
 	}
+	// The edited record's epoch no longer has the header's Merkle root: its
+	// proofs fail in the page, the other epochs' verify.
 	pagetests.CheckReportPage(t, b, []byte(page), pagetests.ReportWant{
-		Verdict: "tampered", Events: 60, Epochs: 6, FindingKinds: kinds, Probe: true, Screenshot: "report-tampered",
+		Verdict: "tampered", Events: 60, Epochs: 6, FindingKinds: kinds, Probe: true, ProbeSeq: int(tl.delegation),
+		Proofs: map[int]bool{14: false, 12: false, 25: true}, Screenshot: "report-tampered",
 	})
 }
 

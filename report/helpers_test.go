@@ -29,16 +29,16 @@ var probes = []string{
 // output carry the XSS probes, and an on-chain execution caused by that
 // call. Epochs of 10 events; everything is sealed.
 type testLog struct {
-	log              *recorder.Log
-	keys             *recorder.Keyring
-	probe, execution uint64 // sequence numbers
+	log                          *recorder.Log
+	keys                         *recorder.Keyring
+	delegation, probe, execution uint64 // sequence numbers
 }
 
 func newLog(t testing.TB, n int) *testLog {
 	t.Helper()
 	evs := workload.Generate(7, n)
 	root, del := uint64(0), uint64(n)
-	tl := &testLog{probe: del + 1, execution: del + 2}
+	tl := &testLog{delegation: del, probe: del + 1, execution: del + 2}
 	// The delegation's tool name is the browser tests' probe, which sets a
 	// flag if a page ever runs it.
 	evs = append(evs, format.Event{Tool: pagetests.XSSProbe, Kind: format.KindDelegation, Group: "planner", Payload: format.Payload{

@@ -3,8 +3,10 @@ package report_test
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
-	"html/template"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -68,6 +70,62 @@ func byID(t *testing.T, page, tag, id string) *html.Node {
 	return nil
 }
 
+// data is the page's embedded data document, as its script reads it.
+type data struct {
+	Events []row `json:"events"`
+	Epochs []struct {
+		Epoch      uint64 `json:"n"`
+		Count      uint64 `json:"c"`
+		MerkleRoot string `json:"m"`
+		Leaves     string `json:"l"`
+	} `json:"epochs"`
+}
+
+// row is one event of the page's data.
+type row struct {
+	Seq     uint64          `json:"s"`
+	Epoch   int             `json:"e"`
+	Kind    string          `json:"k"`
+	Agent   string          `json:"a"`
+	Tool    string          `json:"o"`
+	Summary string          `json:"m"`
+	Tx      string          `json:"x"`
+	Payload json.RawMessage `json:"p"`
+	Proof   *struct {
+		Digest string `json:"d"`
+		Index  uint64 `json:"i"`
+		Path   string `json:"p"`
+	} `json:"q"`
+}
+
+// dataOf decodes the page's script#data element.
+func dataOf(t *testing.T, page string) *data {
+	t.Helper()
+	s := byID(t, page, "script", "data")
+	if attr(s, "type") != "application/json" || s.FirstChild == nil {
+		t.Fatalf("script#data: type %q, no content %v", attr(s, "type"), s.FirstChild == nil)
+	}
+	var d data
+	if err := json.Unmarshal([]byte(s.FirstChild.Data), &d); err != nil {
+		t.Fatalf("the page's data: %v", err)
+	}
+	return &d
+}
+
+// hexDigests splits hex-concatenated digests.
+func hexDigests(t *testing.T, s string) []format.Digest {
+	t.Helper()
+	b, err := hex.DecodeString(s)
+	if err != nil || len(b)%32 != 0 {
+		t.Fatalf("digests %q: %v", s, err)
+	}
+	out := make([]format.Digest, len(b)/32)
+	for i := range out {
+		copy(out[i][:], b[32*i:])
+	}
+	return out
+}
+
 func TestReportOfAVerifiedLog(t *testing.T) {
 	tl := newLog(t, 57)
 	page, rep := tl.page(t, tl.log, tl.anchors(t), &tl.execution)
@@ -86,20 +144,27 @@ func TestReportOfAVerifiedLog(t *testing.T) {
 	if attr(sum, "data-events") != strconv.Itoa(events) || attr(sum, "data-epochs") != strconv.Itoa(epochs) {
 		t.Errorf("summary %v, want %d events and %d epochs", sum.Attr, events, epochs)
 	}
-	rows := elements(t, page, "tr", "event")
-	if len(rows) != events {
-		t.Fatalf("%d timeline rows, want %d", len(rows), events)
+	d := dataOf(t, page)
+	if len(d.Events) != events {
+		t.Fatalf("%d timeline rows, want %d", len(d.Events), events)
 	}
 	ix, err := verifier.IndexLog(tl.log, tl.keys)
 	if err != nil {
 		t.Fatal(err)
 	}
-	kinds, seqs := map[string]int{}, map[string]bool{}
-	for _, r := range rows {
-		kinds[attr(r, "data-kind")]++
-		seqs[attr(r, "data-seq")] = true
-		if attr(r, "data-agent") == "" {
-			t.Errorf("row %s has no agent", attr(r, "data-seq"))
+	kinds, seqs := map[string]int{}, map[uint64]bool{}
+	for _, r := range d.Events {
+		kinds[r.Kind]++
+		seqs[r.Seq] = true
+		if r.Agent == "" {
+			t.Errorf("row %d has no agent", r.Seq)
+		}
+		// Every payload was opened with the keys.
+		if len(r.Payload) == 0 {
+			t.Errorf("row %d has no payload", r.Seq)
+		}
+		if r.Epoch < 0 || r.Epoch >= len(d.Epochs) {
+			t.Errorf("row %d: epoch %d of %d", r.Seq, r.Epoch, len(d.Epochs))
 		}
 	}
 	if len(seqs) != events {
@@ -110,26 +175,28 @@ func TestReportOfAVerifiedLog(t *testing.T) {
 			t.Errorf("%d %s rows, the log has %d", kinds[k.String()], k, want)
 		}
 	}
-	if n := len(elements(t, page, "details", "")); n != events {
-		t.Errorf("%d expandable events, want %d", n, events)
+	// Every epoch carries its leaves, which give its Merkle root: the page
+	// computes each event's proof from them.
+	if len(d.Epochs) != epochs {
+		t.Errorf("%d epochs in the data, want %d", len(d.Epochs), epochs)
 	}
-	// Every payload was opened with the keys, every event has its proof.
-	if n := len(elements(t, page, "pre", "payload")); n != events {
-		t.Errorf("%d payloads shown, want %d", n, events)
-	}
-	if n := len(elements(t, page, "div", "proof")); n != events {
-		t.Errorf("%d proofs shown, want %d", n, events)
+	for _, e := range d.Epochs {
+		leaves := hexDigests(t, e.Leaves)
+		if uint64(len(leaves)) != e.Count || format.MerkleRoot(leaves).String() != e.MerkleRoot {
+			t.Errorf("epoch %d: %d leaves of %d, root %s, want %s", e.Epoch, len(leaves), e.Count, format.MerkleRoot(leaves), e.MerkleRoot)
+		}
 	}
 	for _, e := range elements(t, page, "tr", "epoch") {
 		if attr(e, "data-anchor") != "anchored" {
 			t.Errorf("epoch %s: %s, want anchored", attr(e, "data-epoch"), attr(e, "data-anchor"))
 		}
 	}
-	if !strings.Contains(page, "tx 0x"+strings.Repeat("ab", 32)) {
-		t.Error("the on-chain execution's transaction hash is not shown")
+	exec := d.Events[slices.IndexFunc(d.Events, func(r row) bool { return r.Seq == tl.execution })]
+	if exec.Tx != "0x"+strings.Repeat("ab", 32) {
+		t.Errorf("the on-chain execution's transaction hash is %q", exec.Tx)
 	}
-	if !strings.Contains(page, "block 42, gas 38967") {
-		t.Error("the on-chain execution's gas is not shown")
+	if !strings.Contains(exec.Summary, "block 42, gas 38967") {
+		t.Errorf("the on-chain execution's gas is not in its summary %q", exec.Summary)
 	}
 }
 
@@ -142,10 +209,11 @@ func TestReportIsSelfContained(t *testing.T) {
 			t.Errorf("the page contains %q", bad)
 		}
 	}
-	if n := len(elements(t, page, "script", "")); n != 1 {
-		t.Errorf("%d script elements, want the one inline script", n)
+	scripts := elements(t, page, "script", "")
+	if len(scripts) != 2 || attr(scripts[0], "type") != "application/json" || attr(scripts[1], "type") != "" {
+		t.Errorf("%d script elements, want the data and the one inline script", len(scripts))
 	}
-	for _, s := range elements(t, page, "script", "") {
+	for _, s := range scripts {
 		if attr(s, "src") != "" {
 			t.Errorf("script with src %q", attr(s, "src"))
 		}
@@ -157,28 +225,32 @@ func TestReportIsSelfContained(t *testing.T) {
 func TestReportEscapesAgentStrings(t *testing.T) {
 	tl := newLog(t, 20)
 	page, _ := tl.page(t, tl.log, tl.anchors(t), &tl.probe)
+	for _, p := range probes[:3] {
+		// In the data, < and > are escaped (\u003c, \u003e), so no probe
+		// can end the data element or open a tag.
+		if esc := strings.NewReplacer("<", `\u003c`, ">", `\u003e`).Replace(strconv.Quote(p)[1 : len(strconv.Quote(p))-1]); !strings.Contains(page, esc) {
+			t.Errorf("the escaped probe %q is not in the page", esc)
+		}
+	}
 	for _, p := range []string{probes[0], probes[1]} {
 		if strings.Contains(page, p) {
 			t.Errorf("the raw probe %q occurs in the page", p)
 		}
-		if esc := template.HTMLEscapeString(p); !strings.Contains(page, esc) {
-			t.Errorf("the escaped probe %q is not in the page", esc)
-		}
 	}
-	// </script> occurs once: the end of the page's own script.
-	if n := strings.Count(page, probes[2]); n != 1 {
-		t.Errorf("%q occurs %d times, want once (the page's own)", probes[2], n)
+	// </script> occurs twice: the ends of the page's data and script.
+	if n := strings.Count(page, probes[2]); n != 2 {
+		t.Errorf("%q occurs %d times, want twice (the page's own)", probes[2], n)
 	}
-	if !strings.Contains(page, template.HTMLEscapeString(probes[3])) || strings.Contains(page, `href="javascript`) {
-		t.Error("the javascript: URL is not shown as text only")
+	if strings.Contains(page, `href="javascript`) {
+		t.Error("the javascript: URL became a link")
 	}
 	if n := len(elements(t, page, "img", "")); n != 0 {
 		t.Errorf("%d img elements: the probe became markup", n)
 	}
-	if n := len(elements(t, page, "script", "")); n != 1 {
+	if n := len(elements(t, page, "script", "")); n != 2 {
 		t.Errorf("%d script elements: the probe became markup", n)
 	}
-	for _, tag := range []string{"tr", "g", "div", "td", "pre", "span", "li", "option"} {
+	for _, tag := range []string{"g", "div", "td", "pre", "span", "li", "option"} {
 		for _, n := range elements(t, page, tag, "") {
 			for _, a := range n.Attr {
 				if strings.HasPrefix(a.Key, "on") {
@@ -187,10 +259,16 @@ func TestReportEscapesAgentStrings(t *testing.T) {
 			}
 		}
 	}
-	// The probe's row carries the agent name as an attribute value, intact.
-	for _, r := range elements(t, page, "tr", "event") {
-		if attr(r, "data-seq") == fmt.Sprint(tl.probe) && attr(r, "data-agent") != probes[1] {
-			t.Errorf("data-agent %q, want the group as recorded", attr(r, "data-agent"))
+	// The data gives back every agent string as recorded.
+	for _, r := range dataOf(t, page).Events {
+		var p format.Payload
+		if err := json.Unmarshal(r.Payload, &p); err != nil {
+			t.Fatal(err)
+		}
+		if r.Seq == tl.probe {
+			if r.Agent != probes[1] || r.Tool != probes[0] || !strings.Contains(r.Summary, probes[3]) || p.Intent.Tool != probes[2] {
+				t.Errorf("probe row: agent %q, tool %q, summary %q, payload %s: want the strings as recorded", r.Agent, r.Tool, r.Summary, r.Payload)
+			}
 		}
 	}
 }
@@ -289,17 +367,28 @@ func TestReportOfABundle(t *testing.T) {
 	if v := attr(byID(t, page, "section", "verdict"), "data-verdict"); v != "verified" {
 		t.Errorf("data-verdict %q: %v", v, br.Findings)
 	}
-	if n := len(elements(t, page, "tr", "event")); n != 3 {
-		t.Errorf("%d rows, want the 3 disclosed events", n)
+	d := dataOf(t, page)
+	if len(d.Events) != 3 {
+		t.Fatalf("%d rows, want the 3 disclosed events", len(d.Events))
 	}
-	if n := len(elements(t, page, "pre", "payload")); n != 3 {
-		t.Errorf("%d payloads, want 3", n)
-	}
+	paths := map[uint64]string{}
 	for _, ev := range b.Events {
-		for _, p := range ev.Path {
-			if !strings.Contains(page, p.String()) {
-				t.Errorf("audit path node %s of the bundle is not shown", p)
-			}
+		e, err := format.DecodeEnvelope(ev.Record)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p strings.Builder
+		for _, n := range ev.Path {
+			p.WriteString(hex.EncodeToString(n[:]))
+		}
+		paths[e.Seq] = p.String()
+	}
+	for _, r := range d.Events {
+		if len(r.Payload) == 0 {
+			t.Errorf("event %d: no payload", r.Seq)
+		}
+		if r.Proof == nil || r.Proof.Path != paths[r.Seq] {
+			t.Errorf("event %d: proof %+v, want the bundle's path %s", r.Seq, r.Proof, paths[r.Seq])
 		}
 	}
 	// The execution's chain reaches events the bundle does not hold: they

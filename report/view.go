@@ -15,7 +15,8 @@ import (
 )
 
 // view is what the template renders: plain strings and numbers, every one
-// escaped by html/template where it is placed.
+// escaped by html/template where it is placed, and Data, the timeline's
+// rows, which the template embeds once as JSON.
 type view struct {
 	Title, Generated, Anchors, Subject string
 	Verdict                            string
@@ -23,9 +24,9 @@ type view struct {
 	Rep                                *verifier.Report
 	Findings                           []findingView
 	Epochs                             []epochView
-	Events                             []eventView
 	Kinds, Agents                      []string
 	Causal                             *causalView
+	Data                               pageData
 }
 
 type findingView struct {
@@ -38,22 +39,32 @@ type epochView struct {
 	Root, Sealed    string
 }
 
-type eventView struct {
-	Seq, Epoch              uint64
-	TimeNs                  int64
-	Time, Kind, Agent, Tool string
-	Summary, Tx             string
-	Anchor                  string // the anchor status of its epoch
-	Payload, PayloadMissing string
-	Proof                   *proofView
-	Flags                   []string // tampered findings that name this event
-	Causal                  bool     // the event whose graph is drawn
+// pageData is the document the page's script renders the timeline from,
+// embedded in a <script type="application/json"> element. html/template
+// encodes it with encoding/json, which escapes <, > and & in every string,
+// so no agent text can end the element or become markup; the script only
+// ever places it with textContent.
+type pageData struct {
+	Events  []eventData `json:"events"` // in time order
+	Epochs  []epochData `json:"epochs"`
+	Missing string      `json:"missing"` // why a payload that is not shown was not opened
+	Causal  *uint64     `json:"causal,omitempty"`
 }
 
-type proofView struct {
-	Digest, MerkleRoot, Root string
-	Epoch, Index, Size       uint64
-	Path                     []string
+// eventData is one event of the timeline. Keys are short: a page holds up
+// to hundreds of thousands of them.
+type eventData struct {
+	Seq     uint64          `json:"s"`
+	Epoch   int             `json:"e"` // index in pageData.Epochs; -1 when not in a sealed epoch shown
+	Time    string          `json:"t"` // UTC, as timeLayout
+	Kind    string          `json:"k"`
+	Agent   string          `json:"a"`
+	Tool    string          `json:"o,omitempty"`
+	Summary string          `json:"m,omitempty"`
+	Tx      string          `json:"x,omitempty"`
+	Flags   []string        `json:"g,omitempty"` // tampered findings that name this event
+	Payload *format.Payload `json:"p,omitempty"` // nil: not opened
+	Proof   *proofData      `json:"q,omitempty"` // a bundle's proof; a log's comes from its epoch's leaves
 }
 
 const timeLayout = "2006-01-02 15:04:05.000"
@@ -67,8 +78,10 @@ func build(in Input) (*view, error) {
 	if v.Anchors == "" {
 		v.Anchors = "none given: nothing ties the evidence to an external commitment"
 	}
+	v.Data.Missing = "not opened: no key was given, the epoch's key was erased, or the payload is missing"
 	if in.Bundle != nil {
 		v.Subject = "disclosure bundle"
+		v.Data.Missing = "not opened: the payload or its key was not disclosed"
 	}
 	gen := in.Generated
 	if gen.IsZero() {
@@ -79,28 +92,31 @@ func build(in Input) (*view, error) {
 		v.Findings = append(v.Findings, findingView{Kind: string(f.Kind), Class: f.Class.String(), Where: where(f), Detail: f.Detail, Expected: f.Expected, Found: f.Found})
 	}
 	epochs, status := epochsOf(in)
-	proofs, err := proofsOf(in)
-	if err != nil {
-		return nil, err
+	v.Data.Epochs = epochsData(in, status)
+	position := map[uint64]int{}
+	for i, e := range v.Data.Epochs {
+		position[e.Epoch] = i
+	}
+	var proofs map[uint64]*proofData
+	if in.Bundle != nil {
+		proofs = bundleProofs(in.Bundle, ix.Headers())
 	}
 	kinds, agents := map[string]bool{}, map[string]bool{}
-	for _, ev := range ix.Find(verifier.Query{}) {
+	all := ix.Find(verifier.Query{})
+	sort.SliceStable(all, func(i, j int) bool { return all[i].Envelope.Time < all[j].Envelope.Time })
+	v.Data.Events = make([]eventData, 0, len(all))
+	for _, ev := range all {
 		e := &ev.Envelope
-		row := eventView{Seq: ev.Seq, Epoch: ev.Epoch, TimeNs: e.Time, Time: time.Unix(0, e.Time).UTC().Format(timeLayout),
-			Kind: e.Kind.String(), Agent: agentOf(e), Tool: e.Tool, Anchor: status(ev.Epoch), Proof: proofs[ev.Seq],
-			Flags: flagsOf(rep.Findings, ev.Seq), Causal: in.Causal != nil && *in.Causal == ev.Seq}
-		row.Summary, row.Tx = summarise(ev.Payload)
-		if ev.Payload != nil {
-			row.Payload = prettyJSON(ev.Payload)
-		} else if in.Bundle != nil {
-			row.PayloadMissing = "not opened: the payload or its key was not disclosed"
-		} else {
-			row.PayloadMissing = "not opened: no key was given, the epoch's key was erased, or the payload is missing"
+		row := eventData{Seq: ev.Seq, Epoch: -1, Time: time.Unix(0, e.Time).UTC().Format(timeLayout),
+			Kind: e.Kind.String(), Agent: agentOf(e), Tool: e.Tool, Flags: flagsOf(rep.Findings, ev.Seq),
+			Payload: ev.Payload, Proof: proofs[ev.Seq]}
+		if i, ok := position[ev.Epoch]; ok && status(ev.Epoch) != unsealed {
+			row.Epoch = i
 		}
+		row.Summary, row.Tx = summarise(ev.Payload)
 		kinds[row.Kind], agents[row.Agent] = true, true
-		v.Events = append(v.Events, row)
+		v.Data.Events = append(v.Data.Events, row)
 	}
-	sort.SliceStable(v.Events, func(i, j int) bool { return v.Events[i].TimeNs < v.Events[j].TimeNs })
 	v.Epochs, v.Headers = epochs, len(ix.Headers())
 	v.Kinds, v.Agents = sortedKeys(kinds), sortedKeys(agents)
 	if in.Causal != nil {
@@ -108,7 +124,7 @@ func build(in Input) (*view, error) {
 		if err != nil {
 			return nil, err
 		}
-		v.Causal = c
+		v.Causal, v.Data.Causal = c, in.Causal
 	}
 	return v, nil
 }
@@ -232,22 +248,18 @@ func truncate(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// jsonText encodes v as JSON without HTML escaping: the template escapes
-// it for its place in the page, so the reader sees the agent's text as it
+// compactJSON encodes v as JSON without HTML escaping: the page's data
+// escapes it where it is embedded, so the reader sees the agent's text as it
 // was.
-func jsonText(v any, indent string) string {
+func compactJSON(v any) string {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", indent)
 	if err := enc.Encode(v); err != nil {
 		return fmt.Sprintf("(not shown: %v)", err)
 	}
 	return strings.TrimSpace(b.String())
 }
-
-func compactJSON(v any) string { return jsonText(v, "") }
-func prettyJSON(v any) string  { return jsonText(v, "  ") }
 
 func sortedKeys(m map[string]bool) []string {
 	out := make([]string, 0, len(m))
