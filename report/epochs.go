@@ -81,13 +81,13 @@ func epochRoot(h *format.EpochHeader) format.Digest {
 }
 
 // epochData is one epoch header in the page's data: what the page needs to
-// check an event's inclusion proof when it is expanded. Leaves, for a log,
-// are the record digests of all its events in order (hex, 64 digits each,
-// concatenated): the page computes a leaf's RFC 6962 audit path from them
-// and checks it against MerkleRoot. Embedding each epoch's leaves once
-// keeps the page linear in the events (a path per event would repeat
-// log₂(size) digests for each); an epoch whose records are not all held has
-// no leaves, and its events no proof.
+// check an event's inclusion proof when it is opened. Its leaves, for a
+// log, are the record digests of all its events in order (hex, 64 digits
+// each, concatenated, in detailData): the page computes a leaf's RFC 6962
+// audit path from them and checks it against MerkleRoot. Embedding each
+// epoch's leaves once keeps the page linear in the events (a path per
+// event would repeat log₂(size) digests for each); an epoch whose records
+// are not all held has no leaves, and its events no proof.
 type epochData struct {
 	Epoch      uint64 `json:"n"`
 	FirstSeq   uint64 `json:"f"`
@@ -95,7 +95,6 @@ type epochData struct {
 	Status     string `json:"st"` // its anchor status
 	MerkleRoot string `json:"m"`
 	Root       string `json:"r"` // R_t
-	Leaves     string `json:"l,omitempty"`
 }
 
 // proofData is a disclosed event's inclusion proof, as a bundle carries it:
@@ -108,19 +107,21 @@ type proofData struct {
 }
 
 // epochsData returns each epoch header of in, in the index's order, with
-// its anchor status and, for a log, its leaves when all its records are
-// indexed.
-func epochsData(in Input, status func(uint64) string) []epochData {
+// its anchor status, and, for a log, its leaves when all its records are
+// indexed ("" otherwise).
+func epochsData(in Input, status func(uint64) string) ([]epochData, []string) {
 	var out []epochData
+	var leaves []string
 	for _, h := range in.Index.Headers() {
-		e := epochData{Epoch: h.Epoch, FirstSeq: h.FirstSeq, Count: h.Count, Status: status(h.Epoch),
-			MerkleRoot: h.MerkleRoot.String(), Root: epochRoot(h).String()}
+		out = append(out, epochData{Epoch: h.Epoch, FirstSeq: h.FirstSeq, Count: h.Count, Status: status(h.Epoch),
+			MerkleRoot: h.MerkleRoot.String(), Root: epochRoot(h).String()})
+		l := ""
 		if in.Bundle == nil {
-			e.Leaves = leavesOf(in.Index, h)
+			l = leavesOf(in.Index, h)
 		}
-		out = append(out, e)
+		leaves = append(leaves, l)
 	}
-	return out
+	return out, leaves
 }
 
 // leavesOf returns the record digests of the epoch of h, hex-concatenated,

@@ -36,6 +36,13 @@ type testLog struct {
 
 func newLog(t testing.TB, n int) *testLog {
 	t.Helper()
+	return newLogOf(t, n, 10)
+}
+
+// newLogOf is newLog with epochs of epochSize events (the last one sealed
+// when the log closes).
+func newLogOf(t testing.TB, n, epochSize int) *testLog {
+	t.Helper()
 	evs := workload.Generate(7, n)
 	root, del := uint64(0), uint64(n)
 	tl := &testLog{delegation: del, probe: del + 1, execution: del + 2}
@@ -54,7 +61,7 @@ func newLog(t testing.TB, n int) *testLog {
 			Context:   &format.ContextProvenance{Parents: []uint64{tl.probe}},
 			Ext:       map[string]any{format.ExtGasUsed: uint64(38_967)},
 		}})
-	tl.log = logtest.Write(t, recorder.Options{Recorder: "report-test", Encrypt: true, EpochSize: 10, Sync: recorder.SyncNone}, evs)
+	tl.log = logtest.Write(t, recorder.Options{Recorder: "report-test", Encrypt: true, EpochSize: epochSize, Sync: recorder.SyncNone}, evs)
 	_, session, err := tl.log.Identity()
 	if err != nil {
 		t.Fatal(err)

@@ -2,10 +2,13 @@ package report_test
 
 import (
 	"bytes"
+	"compress/flate"
 	"context"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -70,27 +73,28 @@ func byID(t *testing.T, page, tag, id string) *html.Node {
 	return nil
 }
 
-// data is the page's embedded data document, as its script reads it.
+// data is the page's embedded data, as its script reads it: the rows, and
+// the details (payloads by row, leaves by epoch).
 type data struct {
 	Events []row `json:"events"`
 	Epochs []struct {
 		Epoch      uint64 `json:"n"`
 		Count      uint64 `json:"c"`
 		MerkleRoot string `json:"m"`
-		Leaves     string `json:"l"`
 	} `json:"epochs"`
+	Payloads []string `json:"payloads"`
+	Leaves   []string `json:"leaves"`
 }
 
 // row is one event of the page's data.
 type row struct {
-	Seq     uint64          `json:"s"`
-	Epoch   int             `json:"e"`
-	Kind    string          `json:"k"`
-	Agent   string          `json:"a"`
-	Tool    string          `json:"o"`
-	Summary string          `json:"m"`
-	Tx      string          `json:"x"`
-	Payload json.RawMessage `json:"p"`
+	Seq     uint64 `json:"s"`
+	Epoch   int    `json:"e"`
+	Kind    string `json:"k"`
+	Agent   string `json:"a"`
+	Tool    string `json:"o"`
+	Summary string `json:"m"`
+	Tx      string `json:"x"`
 	Proof   *struct {
 		Digest string `json:"d"`
 		Index  uint64 `json:"i"`
@@ -98,16 +102,37 @@ type row struct {
 	} `json:"q"`
 }
 
-// dataOf decodes the page's script#data element.
+// base64Data is what a packed data element holds: a JSON string of the
+// base64 alphabet, nothing HTML or a script could interpret.
+var base64Data = regexp.MustCompile(`^ *"[A-Za-z0-9+/=\\]*" *$`)
+
+// dataOf decodes the page's data elements, script#rows-data and
+// script.detail-data (in chunks), as the page does: base64, DEFLATE, JSON.
 func dataOf(t *testing.T, page string) *data {
 	t.Helper()
-	s := byID(t, page, "script", "data")
-	if attr(s, "type") != "application/json" || s.FirstChild == nil {
-		t.Fatalf("script#data: type %q, no content %v", attr(s, "type"), s.FirstChild == nil)
-	}
 	var d data
-	if err := json.Unmarshal([]byte(s.FirstChild.Data), &d); err != nil {
-		t.Fatalf("the page's data: %v", err)
+	for _, parts := range [][]*html.Node{{byID(t, page, "script", "rows-data")}, elements(t, page, "script", "detail-data")} {
+		var packed strings.Builder
+		for _, s := range parts {
+			if attr(s, "type") != "application/json" || s.FirstChild == nil || !base64Data.MatchString(s.FirstChild.Data) {
+				t.Fatalf("script %v: want application/json holding a base64 string", s.Attr)
+			}
+			var part string
+			if err := json.Unmarshal([]byte(s.FirstChild.Data), &part); err != nil {
+				t.Fatal(err)
+			}
+			packed.WriteString(part)
+		}
+		raw, err := base64.StdEncoding.DecodeString(packed.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.NewDecoder(flate.NewReader(bytes.NewReader(raw))).Decode(&d); err != nil {
+			t.Fatalf("the page's data: %v", err)
+		}
+	}
+	if len(d.Payloads) != len(d.Events) || len(d.Leaves) != len(d.Epochs) {
+		t.Fatalf("%d payloads for %d rows, %d leaves for %d epochs", len(d.Payloads), len(d.Events), len(d.Leaves), len(d.Epochs))
 	}
 	return &d
 }
@@ -153,14 +178,14 @@ func TestReportOfAVerifiedLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	kinds, seqs := map[string]int{}, map[uint64]bool{}
-	for _, r := range d.Events {
+	for i, r := range d.Events {
 		kinds[r.Kind]++
 		seqs[r.Seq] = true
 		if r.Agent == "" {
 			t.Errorf("row %d has no agent", r.Seq)
 		}
 		// Every payload was opened with the keys.
-		if len(r.Payload) == 0 {
+		if d.Payloads[i] == "" {
 			t.Errorf("row %d has no payload", r.Seq)
 		}
 		if r.Epoch < 0 || r.Epoch >= len(d.Epochs) {
@@ -180,8 +205,8 @@ func TestReportOfAVerifiedLog(t *testing.T) {
 	if len(d.Epochs) != epochs {
 		t.Errorf("%d epochs in the data, want %d", len(d.Epochs), epochs)
 	}
-	for _, e := range d.Epochs {
-		leaves := hexDigests(t, e.Leaves)
+	for i, e := range d.Epochs {
+		leaves := hexDigests(t, d.Leaves[i])
 		if uint64(len(leaves)) != e.Count || format.MerkleRoot(leaves).String() != e.MerkleRoot {
 			t.Errorf("epoch %d: %d leaves of %d, root %s, want %s", e.Epoch, len(leaves), e.Count, format.MerkleRoot(leaves), e.MerkleRoot)
 		}
@@ -210,8 +235,8 @@ func TestReportIsSelfContained(t *testing.T) {
 		}
 	}
 	scripts := elements(t, page, "script", "")
-	if len(scripts) != 2 || attr(scripts[0], "type") != "application/json" || attr(scripts[1], "type") != "" {
-		t.Errorf("%d script elements, want the data and the one inline script", len(scripts))
+	if len(scripts) != 3 || attr(scripts[0], "id") != "rows-data" || attr(scripts[1], "type") != "" || attr(scripts[2], "class") != "detail-data" {
+		t.Errorf("%d script elements, want the rows, the one inline script and the details", len(scripts))
 	}
 	for _, s := range scripts {
 		if attr(s, "src") != "" {
@@ -225,21 +250,14 @@ func TestReportIsSelfContained(t *testing.T) {
 func TestReportEscapesAgentStrings(t *testing.T) {
 	tl := newLog(t, 20)
 	page, _ := tl.page(t, tl.log, tl.anchors(t), &tl.probe)
-	for _, p := range probes[:3] {
-		// In the data, < and > are escaped (\u003c, \u003e), so no probe
-		// can end the data element or open a tag.
-		if esc := strings.NewReplacer("<", `\u003c`, ">", `\u003e`).Replace(strconv.Quote(p)[1 : len(strconv.Quote(p))-1]); !strings.Contains(page, esc) {
-			t.Errorf("the escaped probe %q is not in the page", esc)
-		}
-	}
-	for _, p := range []string{probes[0], probes[1]} {
-		if strings.Contains(page, p) {
+	for _, p := range probes {
+		if strings.Contains(page, p) && p != probes[2] {
 			t.Errorf("the raw probe %q occurs in the page", p)
 		}
 	}
-	// </script> occurs twice: the ends of the page's data and script.
-	if n := strings.Count(page, probes[2]); n != 2 {
-		t.Errorf("%q occurs %d times, want twice (the page's own)", probes[2], n)
+	// </script> occurs three times: the ends of the page's own elements.
+	if n := strings.Count(page, probes[2]); n != 3 {
+		t.Errorf("%q occurs %d times, want three (the page's own)", probes[2], n)
 	}
 	if strings.Contains(page, `href="javascript`) {
 		t.Error("the javascript: URL became a link")
@@ -247,7 +265,7 @@ func TestReportEscapesAgentStrings(t *testing.T) {
 	if n := len(elements(t, page, "img", "")); n != 0 {
 		t.Errorf("%d img elements: the probe became markup", n)
 	}
-	if n := len(elements(t, page, "script", "")); n != 2 {
+	if n := len(elements(t, page, "script", "")); n != 3 {
 		t.Errorf("%d script elements: the probe became markup", n)
 	}
 	for _, tag := range []string{"g", "div", "td", "pre", "span", "li", "option"} {
@@ -260,14 +278,15 @@ func TestReportEscapesAgentStrings(t *testing.T) {
 		}
 	}
 	// The data gives back every agent string as recorded.
-	for _, r := range dataOf(t, page).Events {
+	d := dataOf(t, page)
+	for i, r := range d.Events {
 		var p format.Payload
-		if err := json.Unmarshal(r.Payload, &p); err != nil {
+		if err := json.Unmarshal([]byte(d.Payloads[i]), &p); err != nil {
 			t.Fatal(err)
 		}
 		if r.Seq == tl.probe {
 			if r.Agent != probes[1] || r.Tool != probes[0] || !strings.Contains(r.Summary, probes[3]) || p.Intent.Tool != probes[2] {
-				t.Errorf("probe row: agent %q, tool %q, summary %q, payload %s: want the strings as recorded", r.Agent, r.Tool, r.Summary, r.Payload)
+				t.Errorf("probe row: agent %q, tool %q, summary %q, payload %s: want the strings as recorded", r.Agent, r.Tool, r.Summary, d.Payloads[i])
 			}
 		}
 	}
@@ -383,8 +402,8 @@ func TestReportOfABundle(t *testing.T) {
 		}
 		paths[e.Seq] = p.String()
 	}
-	for _, r := range d.Events {
-		if len(r.Payload) == 0 {
+	for i, r := range d.Events {
+		if d.Payloads[i] == "" {
 			t.Errorf("event %d: no payload", r.Seq)
 		}
 		if r.Proof == nil || r.Proof.Path != paths[r.Seq] {

@@ -2,6 +2,8 @@ package report
 
 import (
 	"bytes"
+	"compress/flate"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -15,8 +17,8 @@ import (
 )
 
 // view is what the template renders: plain strings and numbers, every one
-// escaped by html/template where it is placed, and Data, the timeline's
-// rows, which the template embeds once as JSON.
+// escaped by html/template where it is placed, and the timeline's data,
+// packed.
 type view struct {
 	Title, Generated, Anchors, Subject string
 	Verdict                            string
@@ -26,7 +28,9 @@ type view struct {
 	Epochs                             []epochView
 	Kinds, Agents                      []string
 	Causal                             *causalView
-	Data                               pageData
+	Events                             int      // events on the timeline
+	Rows                               string   // rowsData, packed
+	Detail                             []string // detailData, packed, in chunks
 }
 
 type findingView struct {
@@ -39,32 +43,39 @@ type epochView struct {
 	Root, Sealed    string
 }
 
-// pageData is the document the page's script renders the timeline from,
-// embedded in a <script type="application/json"> element. html/template
-// encodes it with encoding/json, which escapes <, > and & in every string,
-// so no agent text can end the element or become markup; the script only
-// ever places it with textContent.
-type pageData struct {
+// rowsData is what the page's script draws the timeline from: every event
+// without its payload, and the epochs. detailData is what it shows an
+// opened event from: the payloads, in the same order as rowsData.Events,
+// and each epoch's leaves, in the order of rowsData.Epochs. The page holds
+// each one packed (see pack) in a <script type="application/json">
+// element: the rows first, so the timeline is drawn while the browser is
+// still reading the larger details; the script places every string it
+// decodes with textContent, never as markup.
+type rowsData struct {
 	Events  []eventData `json:"events"` // in time order
 	Epochs  []epochData `json:"epochs"`
 	Missing string      `json:"missing"` // why a payload that is not shown was not opened
 	Causal  *uint64     `json:"causal,omitempty"`
 }
 
+type detailData struct {
+	Payloads []string `json:"payloads"` // each payload's JSON; "" when not opened
+	Leaves   []string `json:"leaves"`   // each epoch's leaves (epochData)
+}
+
 // eventData is one event of the timeline. Keys are short: a page holds up
 // to hundreds of thousands of them.
 type eventData struct {
-	Seq     uint64          `json:"s"`
-	Epoch   int             `json:"e"` // index in pageData.Epochs; -1 when not in a sealed epoch shown
-	Time    string          `json:"t"` // UTC, as timeLayout
-	Kind    string          `json:"k"`
-	Agent   string          `json:"a"`
-	Tool    string          `json:"o,omitempty"`
-	Summary string          `json:"m,omitempty"`
-	Tx      string          `json:"x,omitempty"`
-	Flags   []string        `json:"g,omitempty"` // tampered findings that name this event
-	Payload *format.Payload `json:"p,omitempty"` // nil: not opened
-	Proof   *proofData      `json:"q,omitempty"` // a bundle's proof; a log's comes from its epoch's leaves
+	Seq     uint64     `json:"s"`
+	Epoch   int        `json:"e"` // index in rowsData.Epochs; -1 when not in a sealed epoch shown
+	Time    string     `json:"t"` // UTC, as timeLayout
+	Kind    string     `json:"k"`
+	Agent   string     `json:"a"`
+	Tool    string     `json:"o,omitempty"`
+	Summary string     `json:"m,omitempty"`
+	Tx      string     `json:"x,omitempty"`
+	Flags   []string   `json:"g,omitempty"` // tampered findings that name this event
+	Proof   *proofData `json:"q,omitempty"` // a bundle's proof; a log's comes from its epoch's leaves
 }
 
 const timeLayout = "2006-01-02 15:04:05.000"
@@ -78,10 +89,10 @@ func build(in Input) (*view, error) {
 	if v.Anchors == "" {
 		v.Anchors = "none given: nothing ties the evidence to an external commitment"
 	}
-	v.Data.Missing = "not opened: no key was given, the epoch's key was erased, or the payload is missing"
+	rows := rowsData{Missing: "not opened: no key was given, the epoch's key was erased, or the payload is missing"}
 	if in.Bundle != nil {
 		v.Subject = "disclosure bundle"
-		v.Data.Missing = "not opened: the payload or its key was not disclosed"
+		rows.Missing = "not opened: the payload or its key was not disclosed"
 	}
 	gen := in.Generated
 	if gen.IsZero() {
@@ -92,9 +103,10 @@ func build(in Input) (*view, error) {
 		v.Findings = append(v.Findings, findingView{Kind: string(f.Kind), Class: f.Class.String(), Where: where(f), Detail: f.Detail, Expected: f.Expected, Found: f.Found})
 	}
 	epochs, status := epochsOf(in)
-	v.Data.Epochs = epochsData(in, status)
+	var detail detailData
+	rows.Epochs, detail.Leaves = epochsData(in, status)
 	position := map[uint64]int{}
-	for i, e := range v.Data.Epochs {
+	for i, e := range rows.Epochs {
 		position[e.Epoch] = i
 	}
 	var proofs map[uint64]*proofData
@@ -104,28 +116,42 @@ func build(in Input) (*view, error) {
 	kinds, agents := map[string]bool{}, map[string]bool{}
 	all := ix.Find(verifier.Query{})
 	sort.SliceStable(all, func(i, j int) bool { return all[i].Envelope.Time < all[j].Envelope.Time })
-	v.Data.Events = make([]eventData, 0, len(all))
+	rows.Events = make([]eventData, 0, len(all))
+	detail.Payloads = make([]string, 0, len(all))
 	for _, ev := range all {
 		e := &ev.Envelope
 		row := eventData{Seq: ev.Seq, Epoch: -1, Time: time.Unix(0, e.Time).UTC().Format(timeLayout),
-			Kind: e.Kind.String(), Agent: agentOf(e), Tool: e.Tool, Flags: flagsOf(rep.Findings, ev.Seq),
-			Payload: ev.Payload, Proof: proofs[ev.Seq]}
+			Kind: e.Kind.String(), Agent: agentOf(e), Tool: e.Tool, Flags: flagsOf(rep.Findings, ev.Seq), Proof: proofs[ev.Seq]}
 		if i, ok := position[ev.Epoch]; ok && status(ev.Epoch) != unsealed {
 			row.Epoch = i
 		}
 		row.Summary, row.Tx = summarise(ev.Payload)
+		payload := ""
+		if ev.Payload != nil {
+			payload = compactJSON(ev.Payload)
+		}
 		kinds[row.Kind], agents[row.Agent] = true, true
-		v.Data.Events = append(v.Data.Events, row)
+		rows.Events = append(rows.Events, row)
+		detail.Payloads = append(detail.Payloads, payload)
 	}
-	v.Epochs, v.Headers = epochs, len(ix.Headers())
+	v.Epochs, v.Headers, v.Events = epochs, len(ix.Headers()), len(all)
 	v.Kinds, v.Agents = sortedKeys(kinds), sortedKeys(agents)
 	if in.Causal != nil {
 		c, err := causal(ix, *in.Causal)
 		if err != nil {
 			return nil, err
 		}
-		v.Causal, v.Data.Causal = c, in.Causal
+		v.Causal, rows.Causal = c, in.Causal
 	}
+	var err error
+	if v.Rows, err = pack(rows); err != nil {
+		return nil, err
+	}
+	packed, err := pack(detail)
+	if err != nil {
+		return nil, err
+	}
+	v.Detail = chunks(packed, chunkSize)
 	return v, nil
 }
 
@@ -246,6 +272,50 @@ func truncate(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
+}
+
+// pack encodes v as the page embeds its data: JSON, compressed with raw
+// DEFLATE (a timeline's JSON is mostly field names, times, repeated texts
+// and hex digests: the rows compress about tenfold, the details fourfold),
+// then base64 — an alphabet with nothing for HTML to interpret. The page's
+// script inflates it synchronously (its own small inflate: the browser's
+// DecompressionStream is asynchronous, and its turns come only after the
+// parser has read the whole page, which would delay the first rows).
+func pack(v any) (string, error) {
+	var b strings.Builder
+	b64 := base64.NewEncoder(base64.StdEncoding, &b)
+	z, err := flate.NewWriter(b64, flate.DefaultCompression)
+	if err != nil {
+		return "", err
+	}
+	enc := json.NewEncoder(z)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "", fmt.Errorf("report: encoding the page's data: %w", err)
+	}
+	if err := z.Close(); err != nil {
+		return "", err
+	}
+	if err := b64.Close(); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+// chunkSize is the size of each element the details are split into: the
+// browser's parser gives the page's script its turn between elements, not
+// within one, so the timeline is drawn while the details are still being
+// read. A multiple of 4, so each chunk is whole base64 quanta.
+const chunkSize = 64 << 10
+
+// chunks splits s into pieces of n bytes (the last one shorter).
+func chunks(s string, n int) []string {
+	var out []string
+	for len(s) > n {
+		out = append(out, s[:n])
+		s = s[n:]
+	}
+	return append(out, s)
 }
 
 // compactJSON encodes v as JSON without HTML escaping: the page's data

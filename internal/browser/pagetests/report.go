@@ -17,8 +17,9 @@ import (
 // element of class event with data-seq, data-kind and data-agent, inside
 // the scrolling element #rows; window.afrShow(seq), which scrolls the
 // timeline to the event, marks its row selected and shows it in
-// <section id="detail" data-seq> with its payload and a <div class="proof"
-// data-verified="true|false"> when it has an inclusion proof; a search
+// <section id="detail" data-seq>, which gets data-loaded="1" once it holds
+// the event's payload and, when it has an inclusion proof, a <div
+// class="proof" data-verified="true|false">; a search
 // input (type search or text) and one select per filter (kind, agent)
 // whose option values are the rows' data-kind or data-agent values; with a
 // causal event, <svg id="causal"> with <g class="node" data-seq> per event
@@ -102,14 +103,13 @@ func WaitReport(p *browser.Page, rows int) string {
 	return v
 }
 
-// Show opens event seq of the report page p (window.afrShow) and checks
-// that the detail pane and the selected row are that event's.
+// Show opens event seq of the report page p (window.afrShow), waits until
+// the detail pane shows it, and checks that the selected row is its.
 func Show(t *testing.T, p *browser.Page, seq int) {
 	t.Helper()
-	browser.Eval[bool](p, `(window.afrShow(`+strconv.Itoa(seq)+`), true)`)
-	if got := p.Attr("#detail", "data-seq"); got != strconv.Itoa(seq) {
-		t.Errorf("after afrShow(%d), #detail shows event %q", seq, got)
-	}
+	s := strconv.Itoa(seq)
+	browser.Eval[bool](p, `(window.afrShow(`+s+`), true)`)
+	p.WaitJS(`document.querySelector('#detail[data-seq="`+s+`"][data-loaded="1"]') ? "yes" : ""`, "event "+s+" shown in #detail")
 	if got := p.Attr("#timeline .event.selected", "data-seq"); got != strconv.Itoa(seq) {
 		t.Errorf("after afrShow(%d), the selected row is %q", seq, got)
 	}
