@@ -73,10 +73,11 @@ func byID(t *testing.T, page, tag, id string) *html.Node {
 	return nil
 }
 
-// data is the page's embedded data, as its script reads it: the rows, and
-// the details (payloads by row, leaves by epoch).
+// data is the page's embedded data, as its script reads it: the rows (here
+// rebuilt from the data's columns), and the details (payloads by row,
+// leaves by epoch).
 type data struct {
-	Events []row `json:"events"`
+	Events []row
 	Epochs []struct {
 		Epoch      uint64 `json:"n"`
 		Count      uint64 `json:"c"`
@@ -84,22 +85,38 @@ type data struct {
 	} `json:"epochs"`
 	Payloads []string `json:"payloads"`
 	Leaves   []string `json:"leaves"`
+	columns
+}
+
+// columns are the rows as the data holds them.
+type columns struct {
+	Seq        []uint64         `json:"seq"`
+	Epoch      []int            `json:"epoch"`
+	KindID     []int            `json:"kind"`
+	AgentID    []int            `json:"agent"`
+	ToolID     []int            `json:"tool"`
+	What       []string         `json:"what"`
+	KindNames  []string         `json:"kinds"`
+	AgentNames []string         `json:"agents"`
+	ToolNames  []string         `json:"tools"`
+	Tx         map[int]string   `json:"tx"`
+	Proofs     map[int]*proofOf `json:"proofs"`
 }
 
 // row is one event of the page's data.
 type row struct {
-	Seq     uint64 `json:"s"`
-	Epoch   int    `json:"e"`
-	Kind    string `json:"k"`
-	Agent   string `json:"a"`
-	Tool    string `json:"o"`
-	Summary string `json:"m"`
-	Tx      string `json:"x"`
-	Proof   *struct {
-		Digest string `json:"d"`
-		Index  uint64 `json:"i"`
-		Path   string `json:"p"`
-	} `json:"q"`
+	Seq               uint64
+	Epoch             int
+	Kind, Agent, Tool string
+	Summary, Tx       string
+	Proof             *proofOf
+}
+
+// proofOf is a bundle's proof of an event in the page's data.
+type proofOf struct {
+	Digest string `json:"d"`
+	Index  uint64 `json:"i"`
+	Path   string `json:"p"`
 }
 
 // base64Data is what a packed data element holds: a JSON string of the
@@ -130,6 +147,11 @@ func dataOf(t *testing.T, page string) *data {
 		if err := json.NewDecoder(flate.NewReader(bytes.NewReader(raw))).Decode(&d); err != nil {
 			t.Fatalf("the page's data: %v", err)
 		}
+	}
+	c := d.columns
+	for i, seq := range c.Seq {
+		d.Events = append(d.Events, row{Seq: seq, Epoch: c.Epoch[i], Kind: c.KindNames[c.KindID[i]], Agent: c.AgentNames[c.AgentID[i]],
+			Tool: c.ToolNames[c.ToolID[i]], Summary: c.What[i], Tx: c.Tx[i], Proof: c.Proofs[i]})
 	}
 	if len(d.Payloads) != len(d.Events) || len(d.Leaves) != len(d.Epochs) {
 		t.Fatalf("%d payloads for %d rows, %d leaves for %d epochs", len(d.Payloads), len(d.Events), len(d.Leaves), len(d.Epochs))

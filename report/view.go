@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -43,16 +44,32 @@ type epochView struct {
 	Root, Sealed    string
 }
 
-// rowsData is what the page's script draws the timeline from: every event
-// without its payload, and the epochs. detailData is what it shows an
-// opened event from: the payloads, in the same order as rowsData.Events,
-// and each epoch's leaves, in the order of rowsData.Epochs. The page holds
-// each one packed (see pack) in a <script type="application/json">
-// element: the rows first, so the timeline is drawn while the browser is
-// still reading the larger details; the script places every string it
-// decodes with textContent, never as markup.
+// rowsData is what the page's script draws the timeline from: the events
+// in time order, without their payloads, as columns (one array per field,
+// each names as an index into a table of the distinct names), and the
+// epochs. detailData is what it shows an opened event from: the payloads,
+// by row, and each epoch's leaves, in the order of Epochs. The page holds
+// each one packed (see pack) in <script type="application/json"> elements:
+// the rows first, so the timeline is drawn while the browser is still
+// reading the larger details; the script places every string it decodes
+// with textContent, never as markup.
 type rowsData struct {
-	Events  []eventData `json:"events"` // in time order
+	Seq    []uint64 `json:"seq"`
+	Epoch  []int    `json:"epoch"` // index in Epochs; -1 when not in a sealed epoch
+	T0     int64    `json:"t0"`    // Unix milliseconds of the first event
+	Time   []int64  `json:"time"`  // milliseconds after T0
+	Kind   []int    `json:"kind"`  // index in Kinds
+	Agent  []int    `json:"agent"` // index in Agents
+	Tool   []int    `json:"tool"`  // index in Tools
+	What   []string `json:"what"`  // the summary
+	Kinds  []string `json:"kinds"`
+	Agents []string `json:"agents"`
+	Tools  []string `json:"tools"`
+	// Sparse columns, by row.
+	Tx     map[int]string     `json:"tx"`
+	Flags  map[int][]string   `json:"flags"`  // tampered findings that name the event
+	Proofs map[int]*proofData `json:"proofs"` // a bundle's proofs; a log's come from its epoch's leaves
+
 	Epochs  []epochData `json:"epochs"`
 	Missing string      `json:"missing"` // why a payload that is not shown was not opened
 	Causal  *uint64     `json:"causal,omitempty"`
@@ -63,19 +80,22 @@ type detailData struct {
 	Leaves   []string `json:"leaves"`   // each epoch's leaves (epochData)
 }
 
-// eventData is one event of the timeline. Keys are short: a page holds up
-// to hundreds of thousands of them.
-type eventData struct {
-	Seq     uint64     `json:"s"`
-	Epoch   int        `json:"e"` // index in rowsData.Epochs; -1 when not in a sealed epoch shown
-	Time    string     `json:"t"` // UTC, as timeLayout
-	Kind    string     `json:"k"`
-	Agent   string     `json:"a"`
-	Tool    string     `json:"o,omitempty"`
-	Summary string     `json:"m,omitempty"`
-	Tx      string     `json:"x,omitempty"`
-	Flags   []string   `json:"g,omitempty"` // tampered findings that name this event
-	Proof   *proofData `json:"q,omitempty"` // a bundle's proof; a log's comes from its epoch's leaves
+// names gives each distinct name a small number, in order of first use.
+type names struct {
+	list []string
+	ids  map[string]int
+}
+
+func (n *names) id(s string) int {
+	if i, ok := n.ids[s]; ok {
+		return i
+	}
+	if n.ids == nil {
+		n.ids = map[string]int{}
+	}
+	n.ids[s] = len(n.list)
+	n.list = append(n.list, s)
+	return n.ids[s]
 }
 
 const timeLayout = "2006-01-02 15:04:05.000"
@@ -113,29 +133,45 @@ func build(in Input) (*view, error) {
 	if in.Bundle != nil {
 		proofs = bundleProofs(in.Bundle, ix.Headers())
 	}
-	kinds, agents := map[string]bool{}, map[string]bool{}
 	all := ix.Find(verifier.Query{})
 	sort.SliceStable(all, func(i, j int) bool { return all[i].Envelope.Time < all[j].Envelope.Time })
-	rows.Events = make([]eventData, 0, len(all))
+	if len(all) > 0 {
+		rows.T0 = all[0].Envelope.Time / 1e6
+	}
+	var kinds, agents, tools names
+	rows.Tx, rows.Flags, rows.Proofs = map[int]string{}, map[int][]string{}, map[int]*proofData{}
 	detail.Payloads = make([]string, 0, len(all))
-	for _, ev := range all {
+	for i, ev := range all {
 		e := &ev.Envelope
-		row := eventData{Seq: ev.Seq, Epoch: -1, Time: time.Unix(0, e.Time).UTC().Format(timeLayout),
-			Kind: e.Kind.String(), Agent: agentOf(e), Tool: e.Tool, Flags: flagsOf(rep.Findings, ev.Seq), Proof: proofs[ev.Seq]}
-		if i, ok := position[ev.Epoch]; ok && status(ev.Epoch) != unsealed {
-			row.Epoch = i
+		epoch := -1
+		if p, ok := position[ev.Epoch]; ok && status(ev.Epoch) != unsealed {
+			epoch = p
 		}
-		row.Summary, row.Tx = summarise(ev.Payload)
+		what, tx := summarise(ev.Payload)
+		rows.Seq, rows.Epoch = append(rows.Seq, ev.Seq), append(rows.Epoch, epoch)
+		rows.Time = append(rows.Time, e.Time/1e6-rows.T0)
+		rows.Kind = append(rows.Kind, kinds.id(e.Kind.String()))
+		rows.Agent = append(rows.Agent, agents.id(agentOf(e)))
+		rows.Tool = append(rows.Tool, tools.id(e.Tool))
+		rows.What = append(rows.What, what)
+		if tx != "" {
+			rows.Tx[i] = tx
+		}
+		if f := flagsOf(rep.Findings, ev.Seq); f != nil {
+			rows.Flags[i] = f
+		}
+		if p := proofs[ev.Seq]; p != nil {
+			rows.Proofs[i] = p
+		}
 		payload := ""
 		if ev.Payload != nil {
 			payload = compactJSON(ev.Payload)
 		}
-		kinds[row.Kind], agents[row.Agent] = true, true
-		rows.Events = append(rows.Events, row)
 		detail.Payloads = append(detail.Payloads, payload)
 	}
+	rows.Kinds, rows.Agents, rows.Tools = kinds.list, agents.list, tools.list
 	v.Epochs, v.Headers, v.Events = epochs, len(ix.Headers()), len(all)
-	v.Kinds, v.Agents = sortedKeys(kinds), sortedKeys(agents)
+	v.Kinds, v.Agents = sorted(kinds.list), sorted(agents.list)
 	if in.Causal != nil {
 		c, err := causal(ix, *in.Causal)
 		if err != nil {
@@ -331,11 +367,9 @@ func compactJSON(v any) string {
 	return strings.TrimSpace(b.String())
 }
 
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
+// sorted returns a sorted copy of list.
+func sorted(list []string) []string {
+	out := slices.Clone(list)
+	slices.Sort(out)
 	return out
 }
