@@ -1,13 +1,21 @@
 package report_test
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/importer"
 	"github.com/agentflightrecorder/afr/internal/browser"
 	"github.com/agentflightrecorder/afr/internal/browser/pagetests"
+	"github.com/agentflightrecorder/afr/internal/logtest"
+	"github.com/agentflightrecorder/afr/recorder"
+	"github.com/agentflightrecorder/afr/report"
 	"github.com/agentflightrecorder/afr/verifier"
 	"github.com/agentflightrecorder/afr/verifier/tamper"
 )
@@ -121,4 +129,62 @@ func BenchmarkReportInABrowser(b *testing.B) {
 	b.ReportMetric(float64(len(page)), "page-bytes")
 	b.ReportMetric(rows/float64(b.N), "rows-ms")
 	b.ReportMetric(loaded/float64(b.N), "loaded-ms")
+}
+
+// A tool call's intent and outcome make one row with its status and
+// duration when "one row per call" is on; every row says whether it was
+// imported or observed; an opened event shows its call's events.
+func TestReportPairsCalls(t *testing.T) {
+	b := browser.Start(t)
+	ms := int64(1e6)
+	evs := []format.Event{
+		{Tool: "fetch", Kind: format.KindToolCall, Payload: format.Payload{Intent: &format.Intent{Tool: "fetch"}, Ext: map[string]any{"mcp.request_id": 7}}},
+		{Tool: "fetch", Kind: format.KindToolCall, Payload: format.Payload{Context: &format.ContextProvenance{Parents: []uint64{0}},
+			Execution: &format.Execution{Status: format.StatusOK, Start: 1_000 * ms, End: 1_250 * ms}}},
+		{Tool: "cat", Kind: format.KindToolCall, Payload: format.Payload{Intent: &format.Intent{Tool: "cat"},
+			Execution: &format.Execution{Status: format.StatusOK}, Ext: map[string]any{importer.ExtKey: map[string]any{"format": "swe-agent"}}}},
+		{Tool: "only", Kind: format.KindToolCall, Payload: format.Payload{Intent: &format.Intent{Tool: "only"}}},
+		{Tool: "read", Kind: format.KindObservation, Payload: format.Payload{Content: format.NewText([]byte("hello"))}},
+	}
+	l := logtest.Write(t, recorder.Options{Recorder: "calls", EpochSize: 2, Sync: recorder.SyncNone}, evs)
+	as, err := verifier.AnchorsFromLog(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := verifier.VerifyLog(context.Background(), l, verifier.AnchorList(as), verifier.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := verifier.IndexLog(l, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var page bytes.Buffer
+	if err := report.Write(&page, report.Input{Report: rep, Index: ix}); err != nil {
+		t.Fatal(err)
+	}
+	p := b.OpenHTML(t, "report.html", page.Bytes())
+	pagetests.WaitReport(p, 5)
+	text := func(seq int) string { return p.Text(`#timeline .event[data-seq="` + strconv.Itoa(seq) + `"] .what`) }
+	if got := text(0); !strings.Contains(got, "call: ok, 250 ms") || !strings.Contains(got, "observed") {
+		t.Errorf("the intent's row says %q, want its call's status and duration, observed", got)
+	}
+	if got := text(1); !strings.Contains(got, "call of 0") {
+		t.Errorf("the outcome's row says %q, want it part of the call of event 0", got)
+	}
+	if got := text(2); !strings.Contains(got, "imported") || !strings.Contains(got, "call: ok") {
+		t.Errorf("the imported call's row says %q", got)
+	}
+	if got := text(3); !strings.Contains(got, "call: no outcome recorded") {
+		t.Errorf("the lone intent's row says %q", got)
+	}
+	browser.Eval[bool](p, `(c => { c.checked = true; c.dispatchEvent(new Event("change")); return true })(document.getElementById("f-calls"))`)
+	pagetests.WaitReport(p, 4) // the outcome's row folds into its intent's
+	if n := p.Count(`#timeline .event[data-seq="1"]`); n != 0 {
+		t.Errorf("with one row per call, the outcome still has a row")
+	}
+	pagetests.Show(t, p, 1)
+	if got := browser.Eval[[]string](p, `[...document.querySelectorAll("#detail .callinfo button")].map(b => b.textContent)`); !slices.Equal(got, []string{"0", "1"}) {
+		t.Errorf("the outcome's call lists events %q, want 0 and 1", got)
+	}
 }

@@ -69,6 +69,12 @@ type rowsData struct {
 	Tx     map[int]string     `json:"tx"`
 	Flags  map[int][]string   `json:"flags"`  // tampered findings that name the event
 	Proofs map[int]*proofData `json:"proofs"` // a bundle's proofs; a log's come from its epoch's leaves
+	// Imported marks the rows of imported events (ext "import"); the others
+	// were observed by the recorder.
+	Imported map[int]bool `json:"imported"`
+
+	Call  []int      `json:"call"` // index in Calls; -1 for an event of no call
+	Calls []callData `json:"calls"`
 
 	Epochs  []epochData `json:"epochs"`
 	Missing string      `json:"missing"` // why a payload that is not shown was not opened
@@ -134,12 +140,14 @@ func build(in Input) (*view, error) {
 		proofs = bundleProofs(in.Bundle, ix.Headers())
 	}
 	all := ix.Find(verifier.Query{})
+	calls, member := callsOf(all)
+	rows.Calls = calls
 	sort.SliceStable(all, func(i, j int) bool { return all[i].Envelope.Time < all[j].Envelope.Time })
 	if len(all) > 0 {
 		rows.T0 = all[0].Envelope.Time / 1e6
 	}
 	var kinds, agents, tools names
-	rows.Tx, rows.Flags, rows.Proofs = map[int]string{}, map[int][]string{}, map[int]*proofData{}
+	rows.Tx, rows.Flags, rows.Proofs, rows.Imported = map[int]string{}, map[int][]string{}, map[int]*proofData{}, map[int]bool{}
 	detail.Payloads = make([]string, 0, len(all))
 	for i, ev := range all {
 		e := &ev.Envelope
@@ -163,6 +171,14 @@ func build(in Input) (*view, error) {
 		if p := proofs[ev.Seq]; p != nil {
 			rows.Proofs[i] = p
 		}
+		if ev.Payload != nil && imported(ev.Payload) {
+			rows.Imported[i] = true
+		}
+		call, ok := member[ev.Seq]
+		if !ok {
+			call = -1
+		}
+		rows.Call = append(rows.Call, call)
 		payload := ""
 		if ev.Payload != nil {
 			payload = compactJSON(ev.Payload)
