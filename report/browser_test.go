@@ -138,9 +138,9 @@ func TestReportPairsCalls(t *testing.T) {
 	b := browser.Start(t)
 	ms := int64(1e6)
 	evs := []format.Event{
-		{Tool: "fetch", Kind: format.KindToolCall, Payload: format.Payload{Intent: &format.Intent{Tool: "fetch"}, Ext: map[string]any{"mcp.request_id": 7}}},
+		{Tool: "fetch", Kind: format.KindToolCall, Payload: format.Payload{Intent: &format.Intent{Tool: "fetch", Args: map[string]any{"url": "https://example.org"}}, Ext: map[string]any{"mcp.request_id": 7}}},
 		{Tool: "fetch", Kind: format.KindToolCall, Payload: format.Payload{Context: &format.ContextProvenance{Parents: []uint64{0}},
-			Execution: &format.Execution{Status: format.StatusOK, Start: 1_000 * ms, End: 1_250 * ms}}},
+			Execution: &format.Execution{Status: format.StatusOK, Start: 1_000 * ms, End: 1_250 * ms, Output: format.NewText([]byte(`{"rows":3}`))}}},
 		{Tool: "cat", Kind: format.KindToolCall, Payload: format.Payload{Intent: &format.Intent{Tool: "cat"},
 			Execution: &format.Execution{Status: format.StatusOK}, Ext: map[string]any{importer.ExtKey: map[string]any{"format": "swe-agent"}}}},
 		{Tool: "only", Kind: format.KindToolCall, Payload: format.Payload{Intent: &format.Intent{Tool: "only"}}},
@@ -186,5 +186,12 @@ func TestReportPairsCalls(t *testing.T) {
 	pagetests.Show(t, p, 1)
 	if got := browser.Eval[[]string](p, `[...document.querySelectorAll("#detail .callinfo button")].map(b => b.textContent)`); !slices.Equal(got, []string{"0", "1"}) {
 		t.Errorf("the outcome's call lists events %q, want 0 and 1", got)
+	}
+	if in, out := p.Text("#detail pre.input"), p.Text("#detail pre.output"); !strings.Contains(in, `"url": "https://example.org"`) || !strings.Contains(out, `"rows": 3`) {
+		t.Errorf("input pane %q, output pane %q: want the intent's arguments and the outcome's output, pretty", in, out)
+	}
+	pagetests.Show(t, p, 3)
+	if got := p.Text("#detail .io"); !strings.Contains(got, "No outcome recorded") {
+		t.Errorf("the lone intent's panes say %q", got)
 	}
 }

@@ -16,6 +16,7 @@ type callData struct {
 	Status   string   `json:"status"` // the outcome's status, a denial, or "no outcome recorded"
 	Duration int64    `json:"ms"`     // milliseconds; -1 when nothing says
 	Imported bool     `json:"imported,omitempty"`
+	Output   string   `json:"out,omitempty"` // an excerpt of the outcome's output, or its error
 }
 
 // noOutcome is the status of a call whose intent has no recorded outcome.
@@ -69,6 +70,7 @@ func callsOf(events []*verifier.Event) ([]callData, map[uint64]int) {
 	}
 	for i := range calls {
 		calls[i].Status, calls[i].Duration = outcome(calls[i].Events, outcomes[i], bySeq)
+		calls[i].Output = excerpt(outcomes[i])
 	}
 	return calls, member
 }
@@ -95,6 +97,18 @@ func requestKey(ev *verifier.Event) string {
 		return ""
 	}
 	return fmt.Sprintf("%s\x00%v", agentOf(&ev.Envelope), id)
+}
+
+// excerpt is the start of an outcome's output (or its size and digest
+// when only they were kept), else its error.
+func excerpt(x *format.Execution) string {
+	switch {
+	case x == nil:
+		return ""
+	case x.Output != nil:
+		return truncate(textOf(x.Output), 120)
+	}
+	return truncate(x.Error, 120)
 }
 
 func imported(p *format.Payload) bool {

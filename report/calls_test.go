@@ -24,7 +24,7 @@ func TestCallsOf(t *testing.T) {
 		intent("only", 1), // 0: no outcome
 		intent("done", 2), // 1, and its outcome 2 in the next epoch
 		{Tool: "done", Kind: format.KindToolCall, Payload: format.Payload{Context: parents(1), Ext: req(2),
-			Execution: &format.Execution{Status: format.StatusOK, Start: 1_000 * ms, End: 1_250 * ms}}},
+			Execution: &format.Execution{Status: format.StatusOK, Start: 1_000 * ms, End: 1_250 * ms, Output: format.NewText([]byte("3 rows"))}}},
 		intent("rm", 3), // 3, denied by the policy event 4
 		{Tool: "rm", Kind: format.KindPolicy, Payload: format.Payload{Context: parents(3),
 			Policy: &format.PolicyEvaluation{PolicyID: "p", Decision: format.DecisionDeny}}},
@@ -34,7 +34,7 @@ func TestCallsOf(t *testing.T) {
 		{Tool: "pay", Kind: format.KindApproval, Payload: format.Payload{Context: parents(5),
 			Approval: &format.Approval{Approver: "alice", Decision: format.DecisionAllow}}},
 		{Tool: "pay", Kind: format.KindToolCall, Payload: format.Payload{Context: parents(5, 6),
-			Execution: &format.Execution{Status: format.StatusFailed, Start: 2_000 * ms, End: 2_040 * ms}}},
+			Execution: &format.Execution{Status: format.StatusFailed, Start: 2_000 * ms, End: 2_040 * ms, Error: "card declined"}}},
 		{Tool: "ls", Kind: format.KindToolCall, Payload: format.Payload{ // 9: a whole call in one event
 			Intent: &format.Intent{Tool: "ls"}, Execution: &format.Execution{Status: format.StatusOK}}},
 		{Tool: "cat", Kind: format.KindToolCall, Payload: format.Payload{ // 10: imported
@@ -80,6 +80,9 @@ func TestCallsOf(t *testing.T) {
 				t.Errorf("event %d is in call %d, want %d", s, member[s], i)
 			}
 		}
+	}
+	if calls[1].Output != `"3 rows"` || calls[3].Output != "card declined" || calls[0].Output != "" {
+		t.Errorf("output excerpts %q, %q, %q: want the output, the error, nothing", calls[1].Output, calls[3].Output, calls[0].Output)
 	}
 	for _, s := range []uint64{13, 14} {
 		if i, ok := member[s]; ok {
