@@ -10,13 +10,12 @@ import (
 
 // callData is one tool call of the timeline: the events that record it —
 // its intent, and the policy decision, approval and outcome that follow —
-// paired into one row.
+// paired into one row (the page's data holds them as columns: rowsData).
 type callData struct {
-	Events   []uint64 `json:"events"` // seqs, the intent first
-	Status   string   `json:"status"` // the outcome's status, a denial, or "no outcome recorded"
-	Duration int64    `json:"ms"`     // milliseconds; -1 when nothing says
-	Imported bool     `json:"imported,omitempty"`
-	Output   string   `json:"out,omitempty"` // an excerpt of the outcome's output, or its error
+	Events   []uint64 // seqs, the intent first
+	Status   string   // the outcome's status, a denial, or "no outcome recorded"
+	Duration int64    // milliseconds; -1 when nothing says
+	Output   string   // an excerpt of the outcome's output, or its error
 }
 
 // noOutcome is the status of a call whose intent has no recorded outcome.
@@ -57,7 +56,6 @@ func callsOf(events []*verifier.Event) ([]callData, map[uint64]int) {
 		member[ev.Seq] = i
 		c := &calls[i]
 		c.Events = append(c.Events, ev.Seq)
-		c.Imported = c.Imported || imported(p)
 		if p.Execution != nil && outcomes[i] == nil {
 			outcomes[i] = p.Execution
 		}

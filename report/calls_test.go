@@ -57,23 +57,22 @@ func TestCallsOf(t *testing.T) {
 		events   []uint64
 		status   string
 		ms       int64 // -2: any measured time (from the events' times)
-		imported bool
 	}{
-		{[]uint64{0}, noOutcome, -1, false},
-		{[]uint64{1, 2}, "ok", 250, false},
-		{[]uint64{3, 4}, "denied by policy", -2, false},
-		{[]uint64{5, 6, 7, 8}, "failed", 40, false},
-		{[]uint64{9}, "ok", -1, false},
-		{[]uint64{10}, "ok", -1, true},
-		{[]uint64{11, 12}, "ok", 7, false},
+		{[]uint64{0}, noOutcome, -1},
+		{[]uint64{1, 2}, "ok", 250},
+		{[]uint64{3, 4}, "denied by policy", -2},
+		{[]uint64{5, 6, 7, 8}, "failed", 40},
+		{[]uint64{9}, "ok", -1},
+		{[]uint64{10}, "ok", -1}, // imported: its row says so (TestReportPairsCalls)
+		{[]uint64{11, 12}, "ok", 7},
 	}
 	if len(calls) != len(want) {
 		t.Fatalf("%d calls %+v, want %d", len(calls), calls, len(want))
 	}
 	for i, w := range want {
 		c := calls[i]
-		if !slices.Equal(c.Events, w.events) || c.Status != w.status || c.Imported != w.imported || (w.ms != -2 && c.Duration != w.ms) || (w.ms == -2 && c.Duration < 0) {
-			t.Errorf("call %d: %+v, want events %v, status %q, %d ms, imported %v", i, c, w.events, w.status, w.ms, w.imported)
+		if !slices.Equal(c.Events, w.events) || c.Status != w.status || (w.ms != -2 && c.Duration != w.ms) || (w.ms == -2 && c.Duration < 0) {
+			t.Errorf("call %d: %+v, want events %v, status %q, %d ms", i, c, w.events, w.status, w.ms)
 		}
 		for _, s := range w.events {
 			if member[s] != i {

@@ -73,8 +73,14 @@ type rowsData struct {
 	// were observed by the recorder.
 	Imported map[int]bool `json:"imported"`
 
-	Call  []int      `json:"call"` // index in Calls; -1 for an event of no call
-	Calls []callData `json:"calls"`
+	// Calls, as columns: each row's call, and each call's first event,
+	// status (index in Statuses), duration and output excerpt (callData).
+	Call       []int    `json:"call"` // -1 for an event of no call
+	CallHead   []uint64 `json:"callHead"`
+	CallStatus []int    `json:"callStatus"`
+	CallMs     []int64  `json:"callMs"`
+	CallOut    []string `json:"callOut"`
+	Statuses   []string `json:"statuses"`
 
 	Epochs  []epochData `json:"epochs"`
 	Missing string      `json:"missing"` // why a payload that is not shown was not opened
@@ -141,7 +147,13 @@ func build(in Input) (*view, error) {
 	}
 	all := ix.Find(verifier.Query{})
 	calls, member := callsOf(all)
-	rows.Calls = calls
+	var statuses names
+	for _, c := range calls {
+		rows.CallHead = append(rows.CallHead, c.Events[0])
+		rows.CallStatus = append(rows.CallStatus, statuses.id(c.Status))
+		rows.CallMs, rows.CallOut = append(rows.CallMs, c.Duration), append(rows.CallOut, c.Output)
+	}
+	rows.Statuses = statuses.list
 	sort.SliceStable(all, func(i, j int) bool { return all[i].Envelope.Time < all[j].Envelope.Time })
 	if len(all) > 0 {
 		rows.T0 = all[0].Envelope.Time / 1e6
