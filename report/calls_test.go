@@ -54,9 +54,9 @@ func TestCallsOf(t *testing.T) {
 	}
 	calls, member := callsOf(ix.Find(verifier.Query{}))
 	want := []struct {
-		events   []uint64
-		status   string
-		ms       int64 // -2: any measured time (from the events' times)
+		events []uint64
+		status string
+		ms     int64 // -2: any measured time (from the events' times)
 	}{
 		{[]uint64{0}, noOutcome, -1},
 		{[]uint64{1, 2}, "ok", 250},
