@@ -73,10 +73,10 @@ type rowsData struct {
 	// were observed by the recorder.
 	Imported map[int]bool `json:"imported"`
 
-	// Calls, as columns: each row's call, and each call's first event,
-	// status (index in Statuses), duration and output excerpt (callData).
+	// Calls, as columns: each row's call, and each call's status (index in
+	// Statuses), duration and output excerpt (callData). A call's first
+	// event (its intent) is the one of lowest seq.
 	Call       []int    `json:"call"` // -1 for an event of no call
-	CallHead   []uint64 `json:"callHead"`
 	CallStatus []int    `json:"callStatus"`
 	CallMs     []int64  `json:"callMs"`
 	CallOut    []string `json:"callOut"`
@@ -149,7 +149,6 @@ func build(in Input) (*view, error) {
 	calls, member := callsOf(all)
 	var statuses names
 	for _, c := range calls {
-		rows.CallHead = append(rows.CallHead, c.Events[0])
 		rows.CallStatus = append(rows.CallStatus, statuses.id(c.Status))
 		rows.CallMs, rows.CallOut = append(rows.CallMs, c.Duration), append(rows.CallOut, c.Output)
 	}
