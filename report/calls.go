@@ -26,7 +26,8 @@ const noOutcome = "no outcome recorded"
 // execution) joins the call it names: the call of its first causal parent
 // (context.parents) that belongs to one, else the latest call of the same
 // agent with the same MCP request id (ext "mcp.request_id"). An event that
-// holds both an intent and its execution is a whole call. It returns the
+// holds both an intent and its execution is a whole call, and a call takes
+// no event after its outcome. It returns the
 // calls and, by seq, the index of each paired event's call.
 func callsOf(events []*verifier.Event) ([]callData, map[uint64]int) {
 	var calls []callData
@@ -49,6 +50,9 @@ func callsOf(events []*verifier.Event) ([]callData, map[uint64]int) {
 			}
 		} else if p.Policy != nil || p.Approval != nil || p.Execution != nil {
 			i, ok = callOf(ev, member, byRequest, key)
+			// A call ends with its outcome: a later execution it caused (an
+			// on-chain transaction a tool call sent, say) is an event of its own.
+			ok = ok && outcomes[i] == nil
 		}
 		if !ok {
 			continue

@@ -46,6 +46,8 @@ func TestCallsOf(t *testing.T) {
 		{Tool: "read", Kind: format.KindObservation, Payload: format.Payload{Content: format.NewText([]byte("hi"))}}, // 13: no call
 		{Tool: "deny", Kind: format.KindApproval, Payload: format.Payload{ // 14: an approval naming no call
 			Approval: &format.Approval{Approver: "bob", Decision: format.DecisionDeny}}},
+		{Tool: "pace", Kind: format.KindChainTx, Payload: format.Payload{Context: parents(9), // 15: caused by a finished call
+			Execution: &format.Execution{Status: format.StatusOK}}},
 	}
 	l := logtest.Write(t, recorder.Options{Recorder: "calls", EpochSize: 2, Sync: recorder.SyncNone}, evs)
 	ix, err := verifier.IndexLog(l, nil)
@@ -83,7 +85,7 @@ func TestCallsOf(t *testing.T) {
 	if calls[1].Output != `"3 rows"` || calls[3].Output != "card declined" || calls[0].Output != "" {
 		t.Errorf("output excerpts %q, %q, %q: want the output, the error, nothing", calls[1].Output, calls[3].Output, calls[0].Output)
 	}
-	for _, s := range []uint64{13, 14} {
+	for _, s := range []uint64{13, 14, 15} {
 		if i, ok := member[s]; ok {
 			t.Errorf("event %d is in call %d, want none", s, i)
 		}
