@@ -9,6 +9,13 @@
 // was opened with keys) and its inclusion proof, and, when asked, the
 // causal graph of one event.
 //
+// Tool calls are paired (callsOf): an intent, the policy decision and
+// approval that follow it and its outcome make one call, with a status and
+// a duration; every row names its call, "one row per call" folds a call
+// into its intent's row, and an opened event shows its call's input and
+// output panes. Every row says whether its event was imported (ext
+// "import") or observed.
+//
 // The page scales to hundreds of thousands of events. The timeline's data
 // is embedded once, packed (JSON, DEFLATE, base64: see pack), in two parts:
 // the rows, before the page's script, and the details (payloads and each
