@@ -1,7 +1,9 @@
 package report
 
 import (
+	"encoding/hex"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/agentflightrecorder/afr/format"
@@ -78,58 +80,87 @@ func epochRoot(h *format.EpochHeader) format.Digest {
 	return format.EpochRoot(raw)
 }
 
-// proofsOf returns the inclusion proof of each event that has one: for a
-// bundle, the proofs it carries; for a log, computed from the records of
-// each epoch whose records are all indexed.
-func proofsOf(in Input) (map[uint64]*proofView, error) {
-	out := map[uint64]*proofView{}
-	if b := in.Bundle; b != nil {
-		var headers []*format.EpochHeader
-		for _, raw := range b.Headers {
-			if h, err := format.DecodeEpochHeader(raw); err == nil {
-				headers = append(headers, h)
-			}
-		}
-		for _, d := range b.Events {
-			e, err := format.DecodeEnvelope(d.Record)
-			if err != nil {
-				continue
-			}
-			for _, h := range headers {
-				if e.Seq >= h.FirstSeq && e.Seq < h.FirstSeq+h.Count {
-					out[e.Seq] = proof(format.RecordDigest(d.Record), h, d.Index, d.Path)
-				}
-			}
-		}
-		return out, nil
-	}
-	for _, h := range in.Index.Headers() {
-		digests := make([]format.Digest, 0, h.Count)
-		for s := h.FirstSeq; s < h.FirstSeq+h.Count; s++ {
-			ev, ok := in.Index.Event(s)
-			if !ok {
-				break
-			}
-			digests = append(digests, ev.Digest())
-		}
-		if uint64(len(digests)) != h.Count {
-			continue // records missing: no proof can be shown
-		}
-		for i, d := range digests {
-			path, err := format.MerklePath(digests, uint64(i))
-			if err != nil {
-				return nil, fmt.Errorf("report: proof of event %d: %w", h.FirstSeq+uint64(i), err)
-			}
-			out[h.FirstSeq+uint64(i)] = proof(d, h, uint64(i), path)
-		}
-	}
-	return out, nil
+// epochData is one epoch header in the page's data: what the page needs to
+// check an event's inclusion proof when it is opened. Its leaves, for a
+// log, are the record digests of all its events in order (hex, 64 digits
+// each, concatenated, in detailData): the page computes a leaf's RFC 6962
+// audit path from them and checks it against MerkleRoot. Embedding each
+// epoch's leaves once keeps the page linear in the events (a path per
+// event would repeat log₂(size) digests for each); an epoch whose records
+// are not all held has no leaves, and its events no proof.
+type epochData struct {
+	Epoch      uint64 `json:"n"`
+	FirstSeq   uint64 `json:"f"`
+	Count      uint64 `json:"c"`
+	Status     string `json:"st"` // its anchor status
+	MerkleRoot string `json:"m"`
+	Root       string `json:"r"` // R_t
 }
 
-func proof(d format.Digest, h *format.EpochHeader, index uint64, path []format.Digest) *proofView {
-	p := &proofView{Digest: d.String(), MerkleRoot: h.MerkleRoot.String(), Root: epochRoot(h).String(), Epoch: h.Epoch, Index: index, Size: h.Count}
-	for _, n := range path {
-		p.Path = append(p.Path, n.String())
+// proofData is a disclosed event's inclusion proof, as a bundle carries it:
+// its record digest, its leaf index and its audit path (hex digests
+// concatenated, leaf to root).
+type proofData struct {
+	Digest string `json:"d"`
+	Index  uint64 `json:"i"`
+	Path   string `json:"p"`
+}
+
+// epochsData returns each epoch header of in, in the index's order, with
+// its anchor status, and, for a log, its leaves when all its records are
+// indexed ("" otherwise).
+func epochsData(in Input, status func(uint64) string) ([]epochData, []string) {
+	var out []epochData
+	var leaves []string
+	for _, h := range in.Index.Headers() {
+		out = append(out, epochData{Epoch: h.Epoch, FirstSeq: h.FirstSeq, Count: h.Count, Status: status(h.Epoch),
+			MerkleRoot: h.MerkleRoot.String(), Root: epochRoot(h).String()})
+		l := ""
+		if in.Bundle == nil {
+			l = leavesOf(in.Index, h)
+		}
+		leaves = append(leaves, l)
 	}
-	return p
+	return out, leaves
+}
+
+// leavesOf returns the record digests of the epoch of h, hex-concatenated,
+// or "" when the index lacks one of its records.
+func leavesOf(ix *verifier.Index, h *format.EpochHeader) string {
+	var b strings.Builder
+	b.Grow(int(h.Count) * 2 * len(format.Digest{}))
+	for s := h.FirstSeq; s < h.FirstSeq+h.Count; s++ {
+		ev, ok := ix.Event(s)
+		if !ok {
+			return ""
+		}
+		d := ev.Digest()
+		b.WriteString(hex.EncodeToString(d[:]))
+	}
+	return b.String()
+}
+
+// bundleProofs returns the inclusion proof of each event of a bundle that
+// lies in one of its epochs, by sequence number.
+func bundleProofs(b *verifier.Bundle, headers []*format.EpochHeader) map[uint64]*proofData {
+	out := map[uint64]*proofData{}
+	for _, d := range b.Events {
+		e, err := format.DecodeEnvelope(d.Record)
+		if err != nil {
+			continue
+		}
+		for _, h := range headers {
+			if e.Seq >= h.FirstSeq && e.Seq < h.FirstSeq+h.Count {
+				digest := format.RecordDigest(d.Record)
+				p := &proofData{Digest: hex.EncodeToString(digest[:]), Index: d.Index}
+				var path strings.Builder
+				for _, n := range d.Path {
+					path.WriteString(hex.EncodeToString(n[:]))
+				}
+				p.Path = path.String()
+				out[e.Seq] = p
+			}
+		}
+	}
+	return out
 }

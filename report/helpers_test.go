@@ -29,16 +29,23 @@ var probes = []string{
 // output carry the XSS probes, and an on-chain execution caused by that
 // call. Epochs of 10 events; everything is sealed.
 type testLog struct {
-	log              *recorder.Log
-	keys             *recorder.Keyring
-	probe, execution uint64 // sequence numbers
+	log                          *recorder.Log
+	keys                         *recorder.Keyring
+	delegation, probe, execution uint64 // sequence numbers
 }
 
 func newLog(t testing.TB, n int) *testLog {
 	t.Helper()
+	return newLogOf(t, n, 10)
+}
+
+// newLogOf is newLog with epochs of epochSize events (the last one sealed
+// when the log closes).
+func newLogOf(t testing.TB, n, epochSize int) *testLog {
+	t.Helper()
 	evs := workload.Generate(7, n)
 	root, del := uint64(0), uint64(n)
-	tl := &testLog{probe: del + 1, execution: del + 2}
+	tl := &testLog{delegation: del, probe: del + 1, execution: del + 2}
 	// The delegation's tool name is the browser tests' probe, which sets a
 	// flag if a page ever runs it.
 	evs = append(evs, format.Event{Tool: pagetests.XSSProbe, Kind: format.KindDelegation, Group: "planner", Payload: format.Payload{
@@ -54,7 +61,7 @@ func newLog(t testing.TB, n int) *testLog {
 			Context:   &format.ContextProvenance{Parents: []uint64{tl.probe}},
 			Ext:       map[string]any{format.ExtGasUsed: uint64(38_967)},
 		}})
-	tl.log = logtest.Write(t, recorder.Options{Recorder: "report-test", Encrypt: true, EpochSize: 10, Sync: recorder.SyncNone}, evs)
+	tl.log = logtest.Write(t, recorder.Options{Recorder: "report-test", Encrypt: true, EpochSize: epochSize, Sync: recorder.SyncNone}, evs)
 	_, session, err := tl.log.Identity()
 	if err != nil {
 		t.Fatal(err)

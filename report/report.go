@@ -2,29 +2,54 @@
 // as one self-contained HTML page for people: the forensic report of
 // "afr report".
 //
-// The page carries everything inline — CSS, a little vanilla JavaScript for
-// the filters, and SVG for the causal graph — and loads nothing from the
-// network. It shows the verdict and every finding, a timeline of the events
-// with each epoch's anchor status, each event's payload (when it was opened
-// with keys) and its inclusion proof, and, when asked, the causal graph of
-// one event.
+// The page carries everything inline — CSS, a little vanilla JavaScript,
+// SVG for the causal graph, and its data — and loads nothing from the
+// network. It shows the verdict and every finding, a timeline of the
+// events with each epoch's anchor status, each event's payload (when it
+// was opened with keys) and its inclusion proof, and, when asked, the
+// causal graph of one event.
+//
+// Tool calls are paired (callsOf): an intent, the policy decision and
+// approval that follow it and its outcome make one call, with a status and
+// a duration; every row names its call, "one row per call" folds a call
+// into its intent's row, and an opened event shows its call's input and
+// output panes. Every row says whether its event was imported (ext
+// "import") or observed.
+//
+// The page scales to hundreds of thousands of events. The timeline's data
+// is embedded once, packed (JSON, DEFLATE, base64: see pack), in two parts:
+// the rows, before the page's script, and the details (payloads and each
+// epoch's leaves) after it. The script draws only the rows in view (a
+// virtual list) and shows one event at a time in a detail pane, where the
+// event's RFC 6962 audit path is computed from its epoch's leaves and
+// checked against the epoch's Merkle root (a bundle's events carry the
+// bundle's paths, checked the same way).
 //
 // Every string an agent supplied (tool names, arguments, outputs, payload
-// text) is attacker-controlled; the page is built with html/template, whose
-// contextual escaping makes each one text, never markup or script. Agent
-// strings are only ever placed in element text and quoted attribute values.
+// text) is attacker-controlled. The server-rendered parts (findings, the
+// causal graph, the filters) are built with html/template, whose
+// contextual escaping makes each one text, never markup or script, placed
+// only in element text and quoted attribute values; the data elements hold
+// base64 only; the script places every decoded string with textContent.
 //
-// The page's structure is a contract for tools and tests that read it:
+// The page's structure is a contract for tools and tests that read it
+// (internal/browser/pagetests checks it in a browser):
 //
 //   - section#verdict[data-verdict=verified|tampered|incomplete], with
 //     ul#findings holding one li.finding[data-kind] per finding;
 //   - div#summary[data-events][data-epochs];
+//   - div#timeline[data-rows], data-rows the events that pass the filters,
+//     of which the rows in view are .event[data-seq][data-kind][data-agent]
+//     elements of the scrolling #rows;
+//   - window.afrShow(seq), which scrolls to an event, marks its row
+//     .selected and shows it in section#detail[data-seq], which gets
+//     data-loaded="1" with its payload (pre.payload) and proof
+//     (div.proof[data-verified=true|false]);
 //   - table#epochs, one tr.epoch[data-epoch][data-anchor=anchored|unanchored|mismatch|unsealed]
 //     per epoch;
-//   - table#timeline, one tr.event[data-seq][data-kind][data-agent] per
-//     event, each with a details element holding its payload and proof;
 //   - with a causal event, svg#causal with one g.node[data-seq] per event
-//     of the chain and one path.edge[data-from][data-to] per link.
+//     of the chain and one path.edge[data-from][data-to] per link;
+//   - the performance mark "afr-rows" once the timeline is first drawn.
 package report
 
 import (

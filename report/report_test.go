@@ -2,9 +2,14 @@ package report_test
 
 import (
 	"bytes"
+	"compress/flate"
 	"context"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
-	"html/template"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -68,6 +73,106 @@ func byID(t *testing.T, page, tag, id string) *html.Node {
 	return nil
 }
 
+// data is the page's embedded data, as its script reads it: the rows (here
+// rebuilt from the data's columns), and the details (payloads by row,
+// leaves by epoch).
+type data struct {
+	Events []row
+	Epochs []struct {
+		Epoch      uint64 `json:"n"`
+		Count      uint64 `json:"c"`
+		MerkleRoot string `json:"m"`
+	} `json:"epochs"`
+	Payloads []string `json:"payloads"`
+	Leaves   []string `json:"leaves"`
+	columns
+}
+
+// columns are the rows as the data holds them.
+type columns struct {
+	Seq        []uint64         `json:"seq"`
+	Epoch      []int            `json:"epoch"`
+	KindID     []int            `json:"kind"`
+	AgentID    []int            `json:"agent"`
+	ToolID     []int            `json:"tool"`
+	What       []string         `json:"what"`
+	KindNames  []string         `json:"kinds"`
+	AgentNames []string         `json:"agents"`
+	ToolNames  []string         `json:"tools"`
+	Tx         map[int]string   `json:"tx"`
+	Proofs     map[int]*proofOf `json:"proofs"`
+}
+
+// row is one event of the page's data.
+type row struct {
+	Seq               uint64
+	Epoch             int
+	Kind, Agent, Tool string
+	Summary, Tx       string
+	Proof             *proofOf
+}
+
+// proofOf is a bundle's proof of an event in the page's data.
+type proofOf struct {
+	Digest string `json:"d"`
+	Index  uint64 `json:"i"`
+	Path   string `json:"p"`
+}
+
+// base64Data is what a packed data element holds: a JSON string of the
+// base64 alphabet, nothing HTML or a script could interpret.
+var base64Data = regexp.MustCompile(`^ *"[A-Za-z0-9+/=\\]*" *$`)
+
+// dataOf decodes the page's data elements, script#rows-data and
+// script.detail-data (in chunks), as the page does: base64, DEFLATE, JSON.
+func dataOf(t *testing.T, page string) *data {
+	t.Helper()
+	var d data
+	for _, parts := range [][]*html.Node{{byID(t, page, "script", "rows-data")}, elements(t, page, "script", "detail-data")} {
+		var packed strings.Builder
+		for _, s := range parts {
+			if attr(s, "type") != "application/json" || s.FirstChild == nil || !base64Data.MatchString(s.FirstChild.Data) {
+				t.Fatalf("script %v: want application/json holding a base64 string", s.Attr)
+			}
+			var part string
+			if err := json.Unmarshal([]byte(s.FirstChild.Data), &part); err != nil {
+				t.Fatal(err)
+			}
+			packed.WriteString(part)
+		}
+		raw, err := base64.StdEncoding.DecodeString(packed.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.NewDecoder(flate.NewReader(bytes.NewReader(raw))).Decode(&d); err != nil {
+			t.Fatalf("the page's data: %v", err)
+		}
+	}
+	c := d.columns
+	for i, seq := range c.Seq {
+		d.Events = append(d.Events, row{Seq: seq, Epoch: c.Epoch[i], Kind: c.KindNames[c.KindID[i]], Agent: c.AgentNames[c.AgentID[i]],
+			Tool: c.ToolNames[c.ToolID[i]], Summary: c.What[i], Tx: c.Tx[i], Proof: c.Proofs[i]})
+	}
+	if len(d.Payloads) != len(d.Events) || len(d.Leaves) != len(d.Epochs) {
+		t.Fatalf("%d payloads for %d rows, %d leaves for %d epochs", len(d.Payloads), len(d.Events), len(d.Leaves), len(d.Epochs))
+	}
+	return &d
+}
+
+// hexDigests splits hex-concatenated digests.
+func hexDigests(t *testing.T, s string) []format.Digest {
+	t.Helper()
+	b, err := hex.DecodeString(s)
+	if err != nil || len(b)%32 != 0 {
+		t.Fatalf("digests %q: %v", s, err)
+	}
+	out := make([]format.Digest, len(b)/32)
+	for i := range out {
+		copy(out[i][:], b[32*i:])
+	}
+	return out
+}
+
 func TestReportOfAVerifiedLog(t *testing.T) {
 	tl := newLog(t, 57)
 	page, rep := tl.page(t, tl.log, tl.anchors(t), &tl.execution)
@@ -86,20 +191,27 @@ func TestReportOfAVerifiedLog(t *testing.T) {
 	if attr(sum, "data-events") != strconv.Itoa(events) || attr(sum, "data-epochs") != strconv.Itoa(epochs) {
 		t.Errorf("summary %v, want %d events and %d epochs", sum.Attr, events, epochs)
 	}
-	rows := elements(t, page, "tr", "event")
-	if len(rows) != events {
-		t.Fatalf("%d timeline rows, want %d", len(rows), events)
+	d := dataOf(t, page)
+	if len(d.Events) != events {
+		t.Fatalf("%d timeline rows, want %d", len(d.Events), events)
 	}
 	ix, err := verifier.IndexLog(tl.log, tl.keys)
 	if err != nil {
 		t.Fatal(err)
 	}
-	kinds, seqs := map[string]int{}, map[string]bool{}
-	for _, r := range rows {
-		kinds[attr(r, "data-kind")]++
-		seqs[attr(r, "data-seq")] = true
-		if attr(r, "data-agent") == "" {
-			t.Errorf("row %s has no agent", attr(r, "data-seq"))
+	kinds, seqs := map[string]int{}, map[uint64]bool{}
+	for i, r := range d.Events {
+		kinds[r.Kind]++
+		seqs[r.Seq] = true
+		if r.Agent == "" {
+			t.Errorf("row %d has no agent", r.Seq)
+		}
+		// Every payload was opened with the keys.
+		if d.Payloads[i] == "" {
+			t.Errorf("row %d has no payload", r.Seq)
+		}
+		if r.Epoch < 0 || r.Epoch >= len(d.Epochs) {
+			t.Errorf("row %d: epoch %d of %d", r.Seq, r.Epoch, len(d.Epochs))
 		}
 	}
 	if len(seqs) != events {
@@ -110,26 +222,28 @@ func TestReportOfAVerifiedLog(t *testing.T) {
 			t.Errorf("%d %s rows, the log has %d", kinds[k.String()], k, want)
 		}
 	}
-	if n := len(elements(t, page, "details", "")); n != events {
-		t.Errorf("%d expandable events, want %d", n, events)
+	// Every epoch carries its leaves, which give its Merkle root: the page
+	// computes each event's proof from them.
+	if len(d.Epochs) != epochs {
+		t.Errorf("%d epochs in the data, want %d", len(d.Epochs), epochs)
 	}
-	// Every payload was opened with the keys, every event has its proof.
-	if n := len(elements(t, page, "pre", "payload")); n != events {
-		t.Errorf("%d payloads shown, want %d", n, events)
-	}
-	if n := len(elements(t, page, "div", "proof")); n != events {
-		t.Errorf("%d proofs shown, want %d", n, events)
+	for i, e := range d.Epochs {
+		leaves := hexDigests(t, d.Leaves[i])
+		if uint64(len(leaves)) != e.Count || format.MerkleRoot(leaves).String() != e.MerkleRoot {
+			t.Errorf("epoch %d: %d leaves of %d, root %s, want %s", e.Epoch, len(leaves), e.Count, format.MerkleRoot(leaves), e.MerkleRoot)
+		}
 	}
 	for _, e := range elements(t, page, "tr", "epoch") {
 		if attr(e, "data-anchor") != "anchored" {
 			t.Errorf("epoch %s: %s, want anchored", attr(e, "data-epoch"), attr(e, "data-anchor"))
 		}
 	}
-	if !strings.Contains(page, "tx 0x"+strings.Repeat("ab", 32)) {
-		t.Error("the on-chain execution's transaction hash is not shown")
+	exec := d.Events[slices.IndexFunc(d.Events, func(r row) bool { return r.Seq == tl.execution })]
+	if exec.Tx != "0x"+strings.Repeat("ab", 32) {
+		t.Errorf("the on-chain execution's transaction hash is %q", exec.Tx)
 	}
-	if !strings.Contains(page, "block 42, gas 38967") {
-		t.Error("the on-chain execution's gas is not shown")
+	if !strings.Contains(exec.Summary, "block 42, gas 38967") {
+		t.Errorf("the on-chain execution's gas is not in its summary %q", exec.Summary)
 	}
 }
 
@@ -142,10 +256,11 @@ func TestReportIsSelfContained(t *testing.T) {
 			t.Errorf("the page contains %q", bad)
 		}
 	}
-	if n := len(elements(t, page, "script", "")); n != 1 {
-		t.Errorf("%d script elements, want the one inline script", n)
+	scripts := elements(t, page, "script", "")
+	if len(scripts) != 3 || attr(scripts[0], "id") != "rows-data" || attr(scripts[1], "type") != "" || attr(scripts[2], "class") != "detail-data" {
+		t.Errorf("%d script elements, want the rows, the one inline script and the details", len(scripts))
 	}
-	for _, s := range elements(t, page, "script", "") {
+	for _, s := range scripts {
 		if attr(s, "src") != "" {
 			t.Errorf("script with src %q", attr(s, "src"))
 		}
@@ -157,28 +272,25 @@ func TestReportIsSelfContained(t *testing.T) {
 func TestReportEscapesAgentStrings(t *testing.T) {
 	tl := newLog(t, 20)
 	page, _ := tl.page(t, tl.log, tl.anchors(t), &tl.probe)
-	for _, p := range []string{probes[0], probes[1]} {
-		if strings.Contains(page, p) {
+	for _, p := range probes {
+		if strings.Contains(page, p) && p != probes[2] {
 			t.Errorf("the raw probe %q occurs in the page", p)
 		}
-		if esc := template.HTMLEscapeString(p); !strings.Contains(page, esc) {
-			t.Errorf("the escaped probe %q is not in the page", esc)
-		}
 	}
-	// </script> occurs once: the end of the page's own script.
-	if n := strings.Count(page, probes[2]); n != 1 {
-		t.Errorf("%q occurs %d times, want once (the page's own)", probes[2], n)
+	// </script> occurs three times: the ends of the page's own elements.
+	if n := strings.Count(page, probes[2]); n != 3 {
+		t.Errorf("%q occurs %d times, want three (the page's own)", probes[2], n)
 	}
-	if !strings.Contains(page, template.HTMLEscapeString(probes[3])) || strings.Contains(page, `href="javascript`) {
-		t.Error("the javascript: URL is not shown as text only")
+	if strings.Contains(page, `href="javascript`) {
+		t.Error("the javascript: URL became a link")
 	}
 	if n := len(elements(t, page, "img", "")); n != 0 {
 		t.Errorf("%d img elements: the probe became markup", n)
 	}
-	if n := len(elements(t, page, "script", "")); n != 1 {
+	if n := len(elements(t, page, "script", "")); n != 3 {
 		t.Errorf("%d script elements: the probe became markup", n)
 	}
-	for _, tag := range []string{"tr", "g", "div", "td", "pre", "span", "li", "option"} {
+	for _, tag := range []string{"g", "div", "td", "pre", "span", "li", "option"} {
 		for _, n := range elements(t, page, tag, "") {
 			for _, a := range n.Attr {
 				if strings.HasPrefix(a.Key, "on") {
@@ -187,10 +299,17 @@ func TestReportEscapesAgentStrings(t *testing.T) {
 			}
 		}
 	}
-	// The probe's row carries the agent name as an attribute value, intact.
-	for _, r := range elements(t, page, "tr", "event") {
-		if attr(r, "data-seq") == fmt.Sprint(tl.probe) && attr(r, "data-agent") != probes[1] {
-			t.Errorf("data-agent %q, want the group as recorded", attr(r, "data-agent"))
+	// The data gives back every agent string as recorded.
+	d := dataOf(t, page)
+	for i, r := range d.Events {
+		var p format.Payload
+		if err := json.Unmarshal([]byte(d.Payloads[i]), &p); err != nil {
+			t.Fatal(err)
+		}
+		if r.Seq == tl.probe {
+			if r.Agent != probes[1] || r.Tool != probes[0] || !strings.Contains(r.Summary, probes[3]) || p.Intent.Tool != probes[2] {
+				t.Errorf("probe row: agent %q, tool %q, summary %q, payload %s: want the strings as recorded", r.Agent, r.Tool, r.Summary, d.Payloads[i])
+			}
 		}
 	}
 }
@@ -289,17 +408,28 @@ func TestReportOfABundle(t *testing.T) {
 	if v := attr(byID(t, page, "section", "verdict"), "data-verdict"); v != "verified" {
 		t.Errorf("data-verdict %q: %v", v, br.Findings)
 	}
-	if n := len(elements(t, page, "tr", "event")); n != 3 {
-		t.Errorf("%d rows, want the 3 disclosed events", n)
+	d := dataOf(t, page)
+	if len(d.Events) != 3 {
+		t.Fatalf("%d rows, want the 3 disclosed events", len(d.Events))
 	}
-	if n := len(elements(t, page, "pre", "payload")); n != 3 {
-		t.Errorf("%d payloads, want 3", n)
-	}
+	paths := map[uint64]string{}
 	for _, ev := range b.Events {
-		for _, p := range ev.Path {
-			if !strings.Contains(page, p.String()) {
-				t.Errorf("audit path node %s of the bundle is not shown", p)
-			}
+		e, err := format.DecodeEnvelope(ev.Record)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p strings.Builder
+		for _, n := range ev.Path {
+			p.WriteString(hex.EncodeToString(n[:]))
+		}
+		paths[e.Seq] = p.String()
+	}
+	for i, r := range d.Events {
+		if d.Payloads[i] == "" {
+			t.Errorf("event %d: no payload", r.Seq)
+		}
+		if r.Proof == nil || r.Proof.Path != paths[r.Seq] {
+			t.Errorf("event %d: proof %+v, want the bundle's path %s", r.Seq, r.Proof, paths[r.Seq])
 		}
 	}
 	// The execution's chain reaches events the bundle does not hold: they

@@ -2,8 +2,11 @@ package report
 
 import (
 	"bytes"
+	"compress/flate"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,7 +18,8 @@ import (
 )
 
 // view is what the template renders: plain strings and numbers, every one
-// escaped by html/template where it is placed.
+// escaped by html/template where it is placed, and the timeline's data,
+// packed.
 type view struct {
 	Title, Generated, Anchors, Subject string
 	Verdict                            string
@@ -23,9 +27,11 @@ type view struct {
 	Rep                                *verifier.Report
 	Findings                           []findingView
 	Epochs                             []epochView
-	Events                             []eventView
 	Kinds, Agents                      []string
 	Causal                             *causalView
+	Events                             int      // events on the timeline
+	Rows                               string   // rowsData, packed
+	Detail                             []string // detailData, packed, in chunks
 }
 
 type findingView struct {
@@ -38,22 +44,70 @@ type epochView struct {
 	Root, Sealed    string
 }
 
-type eventView struct {
-	Seq, Epoch              uint64
-	TimeNs                  int64
-	Time, Kind, Agent, Tool string
-	Summary, Tx             string
-	Anchor                  string // the anchor status of its epoch
-	Payload, PayloadMissing string
-	Proof                   *proofView
-	Flags                   []string // tampered findings that name this event
-	Causal                  bool     // the event whose graph is drawn
+// rowsData is what the page's script draws the timeline from: the events
+// in time order, without their payloads, as columns (one array per field,
+// each names as an index into a table of the distinct names), and the
+// epochs. detailData is what it shows an opened event from: the payloads,
+// by row, and each epoch's leaves, in the order of Epochs. The page holds
+// each one packed (see pack) in <script type="application/json"> elements:
+// the rows first, so the timeline is drawn while the browser is still
+// reading the larger details; the script places every string it decodes
+// with textContent, never as markup.
+type rowsData struct {
+	Seq    []uint64 `json:"seq"`
+	Epoch  []int    `json:"epoch"` // index in Epochs; -1 when not in a sealed epoch
+	T0     int64    `json:"t0"`    // Unix milliseconds of the first event
+	Time   []int64  `json:"time"`  // milliseconds after T0
+	Kind   []int    `json:"kind"`  // index in Kinds
+	Agent  []int    `json:"agent"` // index in Agents
+	Tool   []int    `json:"tool"`  // index in Tools
+	What   []string `json:"what"`  // the summary
+	Kinds  []string `json:"kinds"`
+	Agents []string `json:"agents"`
+	Tools  []string `json:"tools"`
+	// Sparse columns, by row.
+	Tx     map[int]string     `json:"tx"`
+	Flags  map[int][]string   `json:"flags"`  // tampered findings that name the event
+	Proofs map[int]*proofData `json:"proofs"` // a bundle's proofs; a log's come from its epoch's leaves
+	// Imported marks the rows of imported events (ext "import"); the others
+	// were observed by the recorder.
+	Imported map[int]bool `json:"imported"`
+
+	// Calls, as columns: each row's call, and each call's status (index in
+	// Statuses), duration and output excerpt (callData). A call's first
+	// event (its intent) is the one of lowest seq.
+	Call       []int    `json:"call"` // -1 for an event of no call
+	CallStatus []int    `json:"callStatus"`
+	CallMs     []int64  `json:"callMs"`
+	CallOut    []string `json:"callOut"`
+	Statuses   []string `json:"statuses"`
+
+	Epochs  []epochData `json:"epochs"`
+	Missing string      `json:"missing"` // why a payload that is not shown was not opened
+	Causal  *uint64     `json:"causal,omitempty"`
 }
 
-type proofView struct {
-	Digest, MerkleRoot, Root string
-	Epoch, Index, Size       uint64
-	Path                     []string
+type detailData struct {
+	Payloads []string `json:"payloads"` // each payload's JSON; "" when not opened
+	Leaves   []string `json:"leaves"`   // each epoch's leaves (epochData)
+}
+
+// names gives each distinct name a small number, in order of first use.
+type names struct {
+	list []string
+	ids  map[string]int
+}
+
+func (n *names) id(s string) int {
+	if i, ok := n.ids[s]; ok {
+		return i
+	}
+	if n.ids == nil {
+		n.ids = map[string]int{}
+	}
+	n.ids[s] = len(n.list)
+	n.list = append(n.list, s)
+	return n.ids[s]
 }
 
 const timeLayout = "2006-01-02 15:04:05.000"
@@ -67,8 +121,10 @@ func build(in Input) (*view, error) {
 	if v.Anchors == "" {
 		v.Anchors = "none given: nothing ties the evidence to an external commitment"
 	}
+	rows := rowsData{Missing: "not opened: no key was given, the epoch's key was erased, or the payload is missing"}
 	if in.Bundle != nil {
 		v.Subject = "disclosure bundle"
+		rows.Missing = "not opened: the payload or its key was not disclosed"
 	}
 	gen := in.Generated
 	if gen.IsZero() {
@@ -79,37 +135,86 @@ func build(in Input) (*view, error) {
 		v.Findings = append(v.Findings, findingView{Kind: string(f.Kind), Class: f.Class.String(), Where: where(f), Detail: f.Detail, Expected: f.Expected, Found: f.Found})
 	}
 	epochs, status := epochsOf(in)
-	proofs, err := proofsOf(in)
-	if err != nil {
-		return nil, err
+	var detail detailData
+	rows.Epochs, detail.Leaves = epochsData(in, status)
+	position := map[uint64]int{}
+	for i, e := range rows.Epochs {
+		position[e.Epoch] = i
 	}
-	kinds, agents := map[string]bool{}, map[string]bool{}
-	for _, ev := range ix.Find(verifier.Query{}) {
+	var proofs map[uint64]*proofData
+	if in.Bundle != nil {
+		proofs = bundleProofs(in.Bundle, ix.Headers())
+	}
+	all := ix.Find(verifier.Query{})
+	calls, member := callsOf(all)
+	var statuses names
+	for _, c := range calls {
+		rows.CallStatus = append(rows.CallStatus, statuses.id(c.Status))
+		rows.CallMs, rows.CallOut = append(rows.CallMs, c.Duration), append(rows.CallOut, c.Output)
+	}
+	rows.Statuses = statuses.list
+	sort.SliceStable(all, func(i, j int) bool { return all[i].Envelope.Time < all[j].Envelope.Time })
+	if len(all) > 0 {
+		rows.T0 = all[0].Envelope.Time / 1e6
+	}
+	var kinds, agents, tools names
+	rows.Tx, rows.Flags, rows.Proofs, rows.Imported = map[int]string{}, map[int][]string{}, map[int]*proofData{}, map[int]bool{}
+	detail.Payloads = make([]string, 0, len(all))
+	for i, ev := range all {
 		e := &ev.Envelope
-		row := eventView{Seq: ev.Seq, Epoch: ev.Epoch, TimeNs: e.Time, Time: time.Unix(0, e.Time).UTC().Format(timeLayout),
-			Kind: e.Kind.String(), Agent: agentOf(e), Tool: e.Tool, Anchor: status(ev.Epoch), Proof: proofs[ev.Seq],
-			Flags: flagsOf(rep.Findings, ev.Seq), Causal: in.Causal != nil && *in.Causal == ev.Seq}
-		row.Summary, row.Tx = summarise(ev.Payload)
-		if ev.Payload != nil {
-			row.Payload = prettyJSON(ev.Payload)
-		} else if in.Bundle != nil {
-			row.PayloadMissing = "not opened: the payload or its key was not disclosed"
-		} else {
-			row.PayloadMissing = "not opened: no key was given, the epoch's key was erased, or the payload is missing"
+		epoch := -1
+		if p, ok := position[ev.Epoch]; ok && status(ev.Epoch) != unsealed {
+			epoch = p
 		}
-		kinds[row.Kind], agents[row.Agent] = true, true
-		v.Events = append(v.Events, row)
+		what, tx := summarise(ev.Payload)
+		rows.Seq, rows.Epoch = append(rows.Seq, ev.Seq), append(rows.Epoch, epoch)
+		rows.Time = append(rows.Time, e.Time/1e6-rows.T0)
+		rows.Kind = append(rows.Kind, kinds.id(e.Kind.String()))
+		rows.Agent = append(rows.Agent, agents.id(agentOf(e)))
+		rows.Tool = append(rows.Tool, tools.id(e.Tool))
+		rows.What = append(rows.What, what)
+		if tx != "" {
+			rows.Tx[i] = tx
+		}
+		if f := flagsOf(rep.Findings, ev.Seq); f != nil {
+			rows.Flags[i] = f
+		}
+		if p := proofs[ev.Seq]; p != nil {
+			rows.Proofs[i] = p
+		}
+		if ev.Payload != nil && imported(ev.Payload) {
+			rows.Imported[i] = true
+		}
+		call, ok := member[ev.Seq]
+		if !ok {
+			call = -1
+		}
+		rows.Call = append(rows.Call, call)
+		payload := ""
+		if ev.Payload != nil {
+			payload = compactJSON(ev.Payload)
+		}
+		detail.Payloads = append(detail.Payloads, payload)
 	}
-	sort.SliceStable(v.Events, func(i, j int) bool { return v.Events[i].TimeNs < v.Events[j].TimeNs })
-	v.Epochs, v.Headers = epochs, len(ix.Headers())
-	v.Kinds, v.Agents = sortedKeys(kinds), sortedKeys(agents)
+	rows.Kinds, rows.Agents, rows.Tools = kinds.list, agents.list, tools.list
+	v.Epochs, v.Headers, v.Events = epochs, len(ix.Headers()), len(all)
+	v.Kinds, v.Agents = sorted(kinds.list), sorted(agents.list)
 	if in.Causal != nil {
 		c, err := causal(ix, *in.Causal)
 		if err != nil {
 			return nil, err
 		}
-		v.Causal = c
+		v.Causal, rows.Causal = c, in.Causal
 	}
+	var err error
+	if v.Rows, err = pack(rows); err != nil {
+		return nil, err
+	}
+	packed, err := pack(detail)
+	if err != nil {
+		return nil, err
+	}
+	v.Detail = chunks(packed, chunkSize)
 	return v, nil
 }
 
@@ -232,28 +337,66 @@ func truncate(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// jsonText encodes v as JSON without HTML escaping: the template escapes
-// it for its place in the page, so the reader sees the agent's text as it
+// pack encodes v as the page embeds its data: JSON, compressed with raw
+// DEFLATE (a timeline's JSON is mostly field names, times, repeated texts
+// and hex digests: the rows compress about tenfold, the details fourfold),
+// then base64 — an alphabet with nothing for HTML to interpret. The page's
+// script inflates it synchronously (its own small inflate: the browser's
+// DecompressionStream is asynchronous, and its turns come only after the
+// parser has read the whole page, which would delay the first rows).
+func pack(v any) (string, error) {
+	var b strings.Builder
+	b64 := base64.NewEncoder(base64.StdEncoding, &b)
+	z, err := flate.NewWriter(b64, flate.DefaultCompression)
+	if err != nil {
+		return "", err
+	}
+	enc := json.NewEncoder(z)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "", fmt.Errorf("report: encoding the page's data: %w", err)
+	}
+	if err := z.Close(); err != nil {
+		return "", err
+	}
+	if err := b64.Close(); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+// chunkSize is the size of each element the details are split into: the
+// browser's parser gives the page's script its turn between elements, not
+// within one, so the timeline is drawn while the details are still being
+// read. A multiple of 4, so each chunk is whole base64 quanta.
+const chunkSize = 64 << 10
+
+// chunks splits s into pieces of n bytes (the last one shorter).
+func chunks(s string, n int) []string {
+	var out []string
+	for len(s) > n {
+		out = append(out, s[:n])
+		s = s[n:]
+	}
+	return append(out, s)
+}
+
+// compactJSON encodes v as JSON without HTML escaping: the page's data
+// escapes it where it is embedded, so the reader sees the agent's text as it
 // was.
-func jsonText(v any, indent string) string {
+func compactJSON(v any) string {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", indent)
 	if err := enc.Encode(v); err != nil {
 		return fmt.Sprintf("(not shown: %v)", err)
 	}
 	return strings.TrimSpace(b.String())
 }
 
-func compactJSON(v any) string { return jsonText(v, "") }
-func prettyJSON(v any) string  { return jsonText(v, "  ") }
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
+// sorted returns a sorted copy of list.
+func sorted(list []string) []string {
+	out := slices.Clone(list)
+	slices.Sort(out)
 	return out
 }

@@ -24,7 +24,8 @@ func TestDemoFlow(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, want := range []string{`data-verdict="verified"`, `<svg id="causal"`, `data-kind="chain_tx"`} {
+			// The kind filter offers chain_tx: the timeline holds on-chain events.
+			for _, want := range []string{`data-verdict="verified"`, `<svg id="causal"`, `<option>chain_tx</option>`} {
 				if !strings.Contains(string(page), want) {
 					t.Errorf("report.html has no %s", want)
 				}

@@ -49,20 +49,20 @@ func TestHarness(t *testing.T) {
 
 	t.Run("load a file and read the verdict and the rows", func(t *testing.T) {
 		p := b.OpenHTML(t, "report.html", report)
-		p.WaitVisible("#timeline tr.event")
+		p.WaitVisible("#timeline .event")
 		if got := p.Attr("#verdict", "data-verdict"); got != "tampered" {
 			t.Errorf("verdict %q, want tampered", got)
 		}
 		if got := strings.TrimSpace(p.Text("#verdict")); got != "TAMPERED" {
 			t.Errorf("verdict text %q, want TAMPERED", got)
 		}
-		if got := p.Count("tr.event"); got != 6 {
+		if got := p.Count(".event"); got != 6 {
 			t.Errorf("%d event rows, want 6", got)
 		}
 		if got := p.Count("li.finding"); got != 2 {
 			t.Errorf("%d findings, want 2", got)
 		}
-		if got := p.Count("tr.event[data-kind=chain_tx]"); got != 1 {
+		if got := p.Count(".event[data-kind=chain_tx]"); got != 1 {
 			t.Errorf("%d chain_tx rows, want 1", got)
 		}
 		if got := p.Count("#no-such-element"); got != 0 {
@@ -72,21 +72,21 @@ func TestHarness(t *testing.T) {
 
 	t.Run("search filters the rows", func(t *testing.T) {
 		p := b.OpenHTML(t, "report.html", report)
-		p.WaitVisible("#timeline tr.event")
+		p.WaitVisible("#timeline .event")
 		p.Type("#search", "alice")
-		p.WaitCount("tr.event", 4, true)
-		if got := p.CountVisible("tr.event[data-agent=bob]"); got != 0 {
+		p.WaitCount(".event", 4, true)
+		if got := p.CountVisible(".event[data-agent=bob]"); got != 0 {
 			t.Errorf("%d of bob's rows still shown after searching alice", got)
 		}
-		if got := p.Count("tr.event"); got != 6 {
+		if got := p.Count(".event"); got != 6 {
 			t.Errorf("%d rows in the page after filtering, want all 6 (hidden, not removed)", got)
 		}
 	})
 
 	t.Run("an injected script stays text", func(t *testing.T) {
 		p := b.OpenHTML(t, "report.html", report)
-		p.WaitVisible("#timeline tr.event")
-		if got := p.Text(`tr.event[data-seq="2"] pre`); got != probe {
+		p.WaitVisible("#timeline .event")
+		if got := p.Text(`.event[data-seq="2"] pre`); got != probe {
 			t.Errorf("event 2 shows %q, want the probe literally: %q", got, probe)
 		}
 		if browser.Eval[bool](p, `"afrXSS" in window`) {
@@ -119,7 +119,7 @@ document.getElementById("out").innerHTML = ` + literal + `;</script></body>`)
 
 	t.Run("a full-page screenshot is a PNG", func(t *testing.T) {
 		p := b.OpenHTML(t, "report.html", report)
-		p.WaitVisible("#timeline tr.event")
+		p.WaitVisible("#timeline .event")
 		path := p.Screenshot("fixture-report")
 		data, err := os.ReadFile(path)
 		if err != nil {

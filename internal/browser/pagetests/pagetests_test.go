@@ -33,6 +33,8 @@ func TestCheckReportPage(t *testing.T) {
 		FindingKinds: []string{"anchor_mismatch", "merkle_mismatch"},
 		Causal:       []int{5, 0, 2},
 		Probe:        true,
+		ProbeSeq:     2,
+		Proofs:       map[int]bool{4: true},
 		Search:       "alice",
 		SearchHits:   4,
 		Screenshot:   "fixture-report",
