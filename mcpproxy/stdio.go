@@ -72,8 +72,9 @@ func (p *Proxy) Stdio(ctx context.Context, clientIn io.Reader, clientOut io.Writ
 	var leaveOnce sync.Once
 	leave := func() { leaveOnce.Do(func() { close(leaving) }) }
 	go func() {
-		defer leave()
-		defer serverIn.Close()
+		// The client has left before the server's input closes: a server
+		// that ends with its input is not taken for one that exited.
+		defer func() { leave(); serverIn.Close() }()
 		readFrames(clientIn, p.opts.MaxMessage, func(frame []byte) {
 			forward, reply := p.FromClient(rctx, frame)
 			if forward != nil {
