@@ -165,17 +165,20 @@ func TestReportPairsCalls(t *testing.T) {
 	}
 	p := b.OpenHTML(t, "report.html", page.Bytes())
 	pagetests.WaitReport(p, 5)
-	text := func(seq int) string { return p.Text(`#timeline .event[data-seq="` + strconv.Itoa(seq) + `"] .what`) }
-	if got := text(0); !strings.Contains(got, "call: ok, 250 ms") || !strings.Contains(got, "observed") {
+	text := func(seq int) string {
+		r := `#timeline .event[data-seq="` + strconv.Itoa(seq) + `"]`
+		return p.Text(r+` .call`) + " | " + p.Text(r+` .what`)
+	}
+	if got := text(0); !strings.Contains(got, "ok, 250 ms") || !strings.Contains(got, "observed") {
 		t.Errorf("the intent's row says %q, want its call's status and duration, observed", got)
 	}
 	if got := text(1); !strings.Contains(got, "call of 0") {
 		t.Errorf("the outcome's row says %q, want it part of the call of event 0", got)
 	}
-	if got := text(2); !strings.Contains(got, "imported") || !strings.Contains(got, "call: ok") {
+	if got := text(2); !strings.Contains(got, "imported") || !strings.Contains(got, "ok |") {
 		t.Errorf("the imported call's row says %q", got)
 	}
-	if got := text(3); !strings.Contains(got, "call: no outcome recorded") {
+	if got := text(3); !strings.Contains(got, "no outcome recorded") {
 		t.Errorf("the lone intent's row says %q", got)
 	}
 	browser.Eval[bool](p, `(c => { c.checked = true; c.dispatchEvent(new Event("change")); return true })(document.getElementById("f-calls"))`)

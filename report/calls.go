@@ -14,6 +14,7 @@ import (
 type callData struct {
 	Events   []uint64 // seqs, the intent first
 	Status   string   // the outcome's status, a denial, or "no outcome recorded"
+	Start    int64    // Unix nanoseconds: the outcome's start, else its first event's time (when)
 	Duration int64    // milliseconds; -1 when nothing says
 	Output   string   // an excerpt of the outcome's output, or its error
 }
@@ -71,7 +72,8 @@ func callsOf(events []*verifier.Event) ([]callData, map[uint64]int) {
 		}
 	}
 	for i := range calls {
-		calls[i].Status, calls[i].Duration = outcome(calls[i].Events, outcomes[i], bySeq)
+		c := &calls[i]
+		c.Status, c.Start, c.Duration = outcome(c.Events, outcomes[i], bySeq)
 		calls[i].Output = excerpt(outcomes[i])
 	}
 	return calls, member
@@ -98,7 +100,7 @@ func requestKey(ev *verifier.Event) string {
 	if !ok || id == nil {
 		return ""
 	}
-	return fmt.Sprintf("%s\x00%v", agentOf(&ev.Envelope), id)
+	return fmt.Sprintf("%s\x00%s\x00%v", agentOf(&ev.Envelope), ev.Envelope.Run, id)
 }
 
 // excerpt is the start of an outcome's output (or its size and digest
@@ -118,28 +120,30 @@ func imported(p *format.Payload) bool {
 	return ok
 }
 
-// outcome is a call's status and duration: the outcome's status and its
-// execution time (start to end), else the time from its first event to its
-// last; a call denied by its policy or approval with no outcome says so.
-func outcome(seqs []uint64, x *format.Execution, bySeq map[uint64]*verifier.Event) (string, int64) {
-	ms := int64(-1)
+// outcome is a call's status, start and duration: the outcome's status
+// and its execution time (start to end), else the time from its first
+// event to its last; a call denied by its policy or approval with no
+// outcome says so.
+func outcome(seqs []uint64, x *format.Execution, bySeq map[uint64]*verifier.Event) (string, int64, int64) {
+	first, last := &bySeq[seqs[0]].Envelope, &bySeq[seqs[len(seqs)-1]].Envelope
+	start, ms := when(first), int64(-1)
 	if len(seqs) > 1 {
-		ms = (bySeq[seqs[len(seqs)-1]].Envelope.Time - bySeq[seqs[0]].Envelope.Time) / 1e6
+		ms = (when(last) - start) / 1e6
 	}
 	if x != nil {
 		if x.Start != 0 && x.End >= x.Start {
-			ms = (x.End - x.Start) / 1e6
+			start, ms = x.Start, (x.End-x.Start)/1e6
 		}
-		return x.Status.String(), ms
+		return x.Status.String(), start, ms
 	}
 	for _, s := range seqs {
 		p := bySeq[s].Payload
 		if p.Policy != nil && p.Policy.Decision == format.DecisionDeny {
-			return "denied by policy", ms
+			return "denied by policy", start, ms
 		}
 		if p.Approval != nil && p.Approval.Decision == format.DecisionDeny {
-			return "denied at approval", ms
+			return "denied at approval", start, ms
 		}
 	}
-	return noOutcome, ms
+	return noOutcome, start, ms
 }

@@ -58,7 +58,7 @@ import (
 	"io"
 	"time"
 
-	_ "embed"
+	"embed"
 
 	"github.com/agentflightrecorder/afr/verifier"
 )
@@ -87,7 +87,26 @@ type Input struct {
 //go:embed page.html
 var pageHTML string
 
+// The page's script, in parts: decoding the data, checking proofs, the
+// lanes, and the timeline with its detail pane (which starts it all).
+//
+//go:embed page/unpack.js page/proof.js page/lanes.js page/report.js
+var scripts embed.FS
+
 var page = template.Must(template.New("page").Parse(pageHTML))
+
+// script is the page's script: its parts in one function's scope.
+var script = func() template.JS {
+	s := "(function(){\n'use strict';\n"
+	for _, name := range []string{"unpack.js", "proof.js", "lanes.js", "report.js"} {
+		b, err := scripts.ReadFile("page/" + name)
+		if err != nil {
+			panic(err)
+		}
+		s += string(b)
+	}
+	return template.JS(s + "})();")
+}()
 
 // Write verifies nothing: it renders in, as verified by its caller, to w.
 func Write(w io.Writer, in Input) error {

@@ -20,7 +20,10 @@ func TestSummariseTexts(t *testing.T) {
 			t.Errorf("summary %q lacks %q", s, want)
 		}
 	}
-	if got := agentOf(&format.Envelope{Recorder: "rec", Group: "g", Run: "run-7"}); got != "run-7" {
-		t.Errorf("agent of an event with a run: %q, want the run", got)
+	if got := agentOf(&format.Envelope{Recorder: "rec", Group: "g", Run: "run-7"}); got != "g" {
+		t.Errorf("agent of an event with a group and a run: %q, want the group (the run has its own column)", got)
+	}
+	if got := agentOf(&format.Envelope{Recorder: "rec", Run: "run-7"}); got != "rec" {
+		t.Errorf("agent of an event with no group: %q, want the recorder", got)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"html/template"
 	"slices"
 	"sort"
 	"strconv"
@@ -22,12 +23,14 @@ import (
 // packed.
 type view struct {
 	Title, Generated, Anchors, Subject string
+	Script                             template.JS // the page's script
 	Verdict                            string
 	Headers                            int // epoch headers shown
 	Rep                                *verifier.Report
 	Findings                           []findingView
 	Epochs                             []epochView
-	Kinds, Agents                      []string
+	Kinds, Agents, Runs, Tools         []string // the filters' options
+	Statuses                           []string
 	Causal                             *causalView
 	Events                             int      // events on the timeline
 	Rows                               string   // rowsData, packed
@@ -36,6 +39,7 @@ type view struct {
 
 type findingView struct {
 	Kind, Class, Where, Detail, Expected, Found string
+	Seq                                         string // the first event it names, "" for none
 }
 
 type epochView struct {
@@ -55,41 +59,50 @@ type epochView struct {
 // with textContent, never as markup.
 type rowsData struct {
 	Seq    []uint64 `json:"seq"`
-	Epoch  []int    `json:"epoch"` // index in Epochs; -1 when not in a sealed epoch
-	T0     int64    `json:"t0"`    // Unix milliseconds of the first event
-	Time   []int64  `json:"time"`  // milliseconds after T0
-	Kind   []int    `json:"kind"`  // index in Kinds
-	Agent  []int    `json:"agent"` // index in Agents
-	Tool   []int    `json:"tool"`  // index in Tools
-	What   []string `json:"what"`  // the summary
+	Epoch  []int    `json:"epoch"`  // index in Epochs; -1 when not in a sealed epoch
+	T0     int64    `json:"t0"`     // Unix milliseconds of the first event
+	Time   []int64  `json:"time"`   // milliseconds after T0: the event's time (when)
+	Kind   []int    `json:"kind"`   // index in Kinds
+	Agent  []int    `json:"agent"`  // index in Agents
+	Run    []int    `json:"run"`    // index in Runs ("" for an event of no run)
+	Tool   []int    `json:"tool"`   // index in Tools
+	Parent []int    `json:"parent"` // row of the event's first causal parent; -1 for none in the log
+	Status []int    `json:"status"` // index in Statuses: the row's call's, else its outcome's; -1 for none
+	What   []string `json:"what"`   // the summary
 	Kinds  []string `json:"kinds"`
 	Agents []string `json:"agents"`
+	Runs   []string `json:"runs"`
 	Tools  []string `json:"tools"`
 	// Sparse columns, by row.
 	Tx     map[int]string     `json:"tx"`
-	Flags  map[int][]string   `json:"flags"`  // tampered findings that name the event
+	Flags  map[int][]int      `json:"flags"`  // indices in FindingKinds of the tampered findings that name the event
 	Proofs map[int]*proofData `json:"proofs"` // a bundle's proofs; a log's come from its epoch's leaves
 	// Imported marks the rows of imported events (ext "import"); the others
 	// were observed by the recorder.
-	Imported map[int]bool `json:"imported"`
+	Imported map[int]bool   `json:"imported"`
+	Edits    map[int]string `json:"edits"` // a file edit's files and line counts (its diff is in detailData)
 
 	// Calls, as columns: each row's call, and each call's status (index in
-	// Statuses), duration and output excerpt (callData). A call's first
-	// event (its intent) is the one of lowest seq.
+	// Statuses), start (milliseconds after T0), duration and output excerpt
+	// (callData). A call's first event (its intent) is the one of lowest seq.
 	Call       []int    `json:"call"` // -1 for an event of no call
 	CallStatus []int    `json:"callStatus"`
+	CallAt     []int64  `json:"callAt"`
 	CallMs     []int64  `json:"callMs"`
 	CallOut    []string `json:"callOut"`
 	Statuses   []string `json:"statuses"`
 
-	Epochs  []epochData `json:"epochs"`
-	Missing string      `json:"missing"` // why a payload that is not shown was not opened
-	Causal  *uint64     `json:"causal,omitempty"`
+	FindingKinds []string    `json:"findingKinds"` // each finding's kind, in the order of the page's list
+	Epochs       []epochData `json:"epochs"`
+	Missing      string      `json:"missing"` // why a payload that is not shown was not opened
+	Causal       *uint64     `json:"causal,omitempty"`
 }
 
 type detailData struct {
-	Payloads []string `json:"payloads"` // each payload's JSON; "" when not opened
-	Leaves   []string `json:"leaves"`   // each epoch's leaves (epochData)
+	Payloads []string       `json:"payloads"` // each payload's JSON; "" when not opened
+	Leaves   []string       `json:"leaves"`   // each epoch's leaves (epochData)
+	Diffs    map[int]string `json:"diffs"`    // a file edit's unified diff, by row
+	Recorded map[int]int64  `json:"recorded"` // when the recorder wrote an event whose time is the source's (milliseconds after T0)
 }
 
 // names gives each distinct name a small number, in order of first use.
@@ -114,7 +127,7 @@ const timeLayout = "2006-01-02 15:04:05.000"
 
 func build(in Input) (*view, error) {
 	rep, ix := in.Report, in.Index
-	v := &view{Title: in.Title, Anchors: in.Anchors, Subject: "log", Verdict: rep.Verdict.String(), Rep: rep}
+	v := &view{Title: in.Title, Anchors: in.Anchors, Subject: "log", Verdict: rep.Verdict.String(), Rep: rep, Script: script}
 	if v.Title == "" {
 		v.Title = "AFR forensic report"
 	}
@@ -132,7 +145,11 @@ func build(in Input) (*view, error) {
 	}
 	v.Generated = gen.UTC().Format(time.RFC3339)
 	for _, f := range rep.Findings {
-		v.Findings = append(v.Findings, findingView{Kind: string(f.Kind), Class: f.Class.String(), Where: where(f), Detail: f.Detail, Expected: f.Expected, Found: f.Found})
+		fv := findingView{Kind: string(f.Kind), Class: f.Class.String(), Where: where(f), Detail: f.Detail, Expected: f.Expected, Found: f.Found}
+		if f.Seq != nil {
+			fv.Seq = strconv.FormatUint(*f.Seq, 10)
+		}
+		v.Findings = append(v.Findings, fv)
 	}
 	epochs, status := epochsOf(in)
 	var detail detailData
@@ -147,19 +164,26 @@ func build(in Input) (*view, error) {
 	}
 	all := ix.Find(verifier.Query{})
 	calls, member := callsOf(all)
+	sort.SliceStable(all, func(i, j int) bool { return when(&all[i].Envelope) < when(&all[j].Envelope) })
+	if len(all) > 0 {
+		rows.T0 = when(&all[0].Envelope) / 1e6
+	}
 	var statuses names
 	for _, c := range calls {
 		rows.CallStatus = append(rows.CallStatus, statuses.id(c.Status))
+		rows.CallAt = append(rows.CallAt, c.Start/1e6-rows.T0)
 		rows.CallMs, rows.CallOut = append(rows.CallMs, c.Duration), append(rows.CallOut, c.Output)
 	}
-	rows.Statuses = statuses.list
-	sort.SliceStable(all, func(i, j int) bool { return all[i].Envelope.Time < all[j].Envelope.Time })
-	if len(all) > 0 {
-		rows.T0 = all[0].Envelope.Time / 1e6
+	row := make(map[uint64]int, len(all))
+	for i, ev := range all {
+		row[ev.Seq] = i
 	}
-	var kinds, agents, tools names
-	rows.Tx, rows.Flags, rows.Proofs, rows.Imported = map[int]string{}, map[int][]string{}, map[int]*proofData{}, map[int]bool{}
-	detail.Payloads = make([]string, 0, len(all))
+	for _, f := range rep.Findings {
+		rows.FindingKinds = append(rows.FindingKinds, string(f.Kind))
+	}
+	var kinds, agents, runs, tools names
+	rows.Tx, rows.Flags, rows.Proofs, rows.Imported, rows.Edits = map[int]string{}, map[int][]int{}, map[int]*proofData{}, map[int]bool{}, map[int]string{}
+	detail.Payloads, detail.Diffs, detail.Recorded = make([]string, 0, len(all)), map[int]string{}, map[int]int64{}
 	for i, ev := range all {
 		e := &ev.Envelope
 		epoch := -1
@@ -167,11 +191,19 @@ func build(in Input) (*view, error) {
 			epoch = p
 		}
 		what, tx := summarise(ev.Payload)
+		if d, sum := diffOf(e.Tool, ev.Payload); d != "" {
+			detail.Diffs[i], rows.Edits[i] = d, sum
+		}
 		rows.Seq, rows.Epoch = append(rows.Seq, ev.Seq), append(rows.Epoch, epoch)
-		rows.Time = append(rows.Time, e.Time/1e6-rows.T0)
+		rows.Time = append(rows.Time, when(e)/1e6-rows.T0)
+		if when(e) != e.Time {
+			detail.Recorded[i] = e.Time/1e6 - rows.T0
+		}
 		rows.Kind = append(rows.Kind, kinds.id(e.Kind.String()))
 		rows.Agent = append(rows.Agent, agents.id(agentOf(e)))
+		rows.Run = append(rows.Run, runs.id(e.Run))
 		rows.Tool = append(rows.Tool, tools.id(e.Tool))
+		rows.Parent = append(rows.Parent, parentRow(ev, row))
 		rows.What = append(rows.What, what)
 		if tx != "" {
 			rows.Tx[i] = tx
@@ -190,15 +222,23 @@ func build(in Input) (*view, error) {
 			call = -1
 		}
 		rows.Call = append(rows.Call, call)
+		st := -1
+		switch {
+		case call >= 0:
+			st = rows.CallStatus[call]
+		case ev.Payload != nil && ev.Payload.Execution != nil:
+			st = statuses.id(ev.Payload.Execution.Status.String())
+		}
+		rows.Status = append(rows.Status, st)
 		payload := ""
 		if ev.Payload != nil {
 			payload = compactJSON(ev.Payload)
 		}
 		detail.Payloads = append(detail.Payloads, payload)
 	}
-	rows.Kinds, rows.Agents, rows.Tools = kinds.list, agents.list, tools.list
+	rows.Kinds, rows.Agents, rows.Runs, rows.Tools, rows.Statuses = kinds.list, agents.list, runs.list, tools.list, statuses.list
 	v.Epochs, v.Headers, v.Events = epochs, len(ix.Headers()), len(all)
-	v.Kinds, v.Agents = sorted(kinds.list), sorted(agents.list)
+	v.Kinds, v.Agents, v.Runs, v.Tools, v.Statuses = sorted(kinds.list), sorted(agents.list), sorted(nonEmpty(runs.list)), sorted(nonEmpty(tools.list)), sorted(statuses.list)
 	if in.Causal != nil {
 		c, err := causal(ix, *in.Causal)
 		if err != nil {
@@ -242,26 +282,46 @@ func textOf(t *format.Text) string {
 	return strconv.Quote(t.Text)
 }
 
-// agentOf names the agent or run an event belongs to: its run tag, else
-// its concurrency group (each agent of a session records under its own),
-// else the recorder.
-func agentOf(e *format.Envelope) string {
-	if e.Run != "" {
-		return e.Run
+// when is the time an event happened: the time its source gave
+// (event_time: an imported event's, say), else the recorder's.
+func when(e *format.Envelope) int64 {
+	if e.EventTime != 0 {
+		return e.EventTime
 	}
+	return e.Time
+}
+
+// parentRow is the row of an event's first causal parent that is in the
+// log, or -1.
+func parentRow(ev *verifier.Event, row map[uint64]int) int {
+	if ev.Payload == nil || ev.Payload.Context == nil {
+		return -1
+	}
+	for _, p := range ev.Payload.Context.Parents {
+		if i, ok := row[p]; ok {
+			return i
+		}
+	}
+	return -1
+}
+
+// agentOf names the agent an event belongs to: its concurrency group (each
+// agent of a session records under its own), else the recorder. (Its run,
+// when it has one, is a column of its own.)
+func agentOf(e *format.Envelope) string {
 	if e.Group != "" {
 		return e.Group
 	}
 	return e.Recorder
 }
 
-// flagsOf returns the kinds of the tampered findings whose events include
+// flagsOf returns the indices of the tampered findings whose events include
 // seq (an epoch a finding names is marked in the epoch table: epochsOf).
-func flagsOf(findings []verifier.Finding, seq uint64) []string {
-	var out []string
-	for _, f := range findings {
+func flagsOf(findings []verifier.Finding, seq uint64) []int {
+	var out []int
+	for i, f := range findings {
 		if f.Class == verifier.ClassTampered && f.Covers(seq, nil) {
-			out = append(out, string(f.Kind))
+			out = append(out, i)
 		}
 	}
 	return out
@@ -392,6 +452,11 @@ func compactJSON(v any) string {
 		return fmt.Sprintf("(not shown: %v)", err)
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// nonEmpty returns list without "".
+func nonEmpty(list []string) []string {
+	return slices.DeleteFunc(slices.Clone(list), func(s string) bool { return s == "" })
 }
 
 // sorted returns a sorted copy of list.

@@ -20,8 +20,9 @@ import (
 // <section id="detail" data-seq>, which gets data-loaded="1" once it holds
 // the event's payload and, when it has an inclusion proof, a <div
 // class="proof" data-verified="true|false">; a search
-// input (type search or text) and one select per filter (kind, agent)
-// whose option values are the rows' data-kind or data-agent values; with a
+// input (type search or text) and one select[data-filter=NAME] per filter
+// (at least kind and agent; also run, tool, status) whose option values are
+// the rows' data-NAME values; with a
 // causal event, <svg id="causal"> with <g class="node" data-seq> per event
 // of the chain.
 type ReportWant struct {
@@ -122,8 +123,9 @@ func waitRows(p *browser.Page, n int) {
 }
 
 // checkFilters types want.Search into the search input, then tries every
-// select: its first non-empty option must leave some rows, every row
-// shown having that data-kind or data-agent, and clearing it all rows.
+// filter (select[data-filter=NAME]): its first non-empty option must leave
+// some rows, every row shown having that value as its data-NAME, and
+// clearing it all rows.
 func checkFilters(t *testing.T, p *browser.Page, want ReportWant) {
 	t.Helper()
 	const search = `input[type=search], input[type=text]`
@@ -133,21 +135,25 @@ func checkFilters(t *testing.T, p *browser.Page, want ReportWant) {
 		browser.Eval[bool](p, `(e => { e.value = ""; e.dispatchEvent(new Event("input", {bubbles: true})); return true })(document.querySelector(`+quote(search)+`))`)
 		waitRows(p, want.Events)
 	}
-	for i := range p.Count("select") {
-		sel := `document.querySelectorAll("select")[` + strconv.Itoa(i) + `]`
+	names := browser.Eval[[]string](p, `[...document.querySelectorAll("select[data-filter]")].map(s => s.dataset.filter)`)
+	if len(names) < 2 {
+		t.Errorf("filters %q: want at least kind and agent", names)
+	}
+	for _, name := range names {
+		sel := `document.querySelector("select[data-filter=` + name + `]")`
 		set := func(value string) {
 			browser.Eval[bool](p, `(s => { s.value = `+quote(value)+`; s.dispatchEvent(new Event("change", {bubbles: true})); return true })(`+sel+`)`)
 		}
 		value := browser.Eval[string](p, `([...`+sel+`.options].find(o => o.value) || {value: ""}).value`)
 		if value == "" {
-			t.Errorf("select %d has no option to filter by", i)
+			t.Errorf("filter %s has no option to filter by", name)
 			continue
 		}
 		set(value)
 		rows := browser.Eval[int](p, `Number(document.getElementById("timeline").dataset.rows)`)
-		other := browser.Eval[int](p, `[...document.querySelectorAll("#timeline .event")].filter(r => r.getClientRects().length > 0 && r.dataset.kind !== `+quote(value)+` && r.dataset.agent !== `+quote(value)+`).length`)
+		other := browser.Eval[int](p, `[...document.querySelectorAll("#timeline .event")].filter(r => r.getClientRects().length > 0 && r.dataset[`+quote(name)+`] !== `+quote(value)+`).length`)
 		if rows == 0 || rows > want.Events || other != 0 {
-			t.Errorf("select %d, option %q: %d rows of %d, %d rows in the document with another kind and agent", i, value, rows, want.Events, other)
+			t.Errorf("filter %s, option %q: %d rows of %d, %d rows in the document with another %s", name, value, rows, want.Events, other, name)
 		}
 		set("")
 		waitRows(p, want.Events)
