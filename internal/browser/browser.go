@@ -32,6 +32,9 @@ import (
 	"testing"
 	"time"
 
+	cdpbrowser "github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 )
 
@@ -283,6 +286,88 @@ func (p *Page) Upload(sel string, files ...string) {
 		abs[i] = a
 	}
 	p.do("set files of "+sel, chromedp.SetUploadFiles(chromedp.CSS(sel), abs))
+}
+
+// Click clicks the first element matching sel, as a user does (scrolled
+// into view, the left button at its centre).
+func (p *Page) Click(sel string) {
+	p.t.Helper()
+	p.do("click "+sel, chromedp.Click(chromedp.CSS(sel)))
+}
+
+// Drag presses the left mouse button at x0, y0, moves to x1, y1 and
+// releases it there, as a user drags (CSS pixels of the viewport; points
+// at least 10 pixels apart).
+func (p *Page) Drag(x0, y0, x1, y1 float64) {
+	p.t.Helper()
+	p.do(fmt.Sprintf("drag from %.0f,%.0f to %.0f,%.0f", x0, y0, x1, y1), chromedp.DragAndDropXY(x0, y0, x1, y1))
+}
+
+// ClickAt clicks the left mouse button n times at x, y (n = 2: a double
+// click).
+func (p *Page) ClickAt(x, y float64, n int) {
+	p.t.Helper()
+	for i := 1; i <= n; i++ {
+		p.do(fmt.Sprintf("click %d at %.0f,%.0f", i, x, y), chromedp.MouseClickXY(x, y, chromedp.ClickCount(i)))
+	}
+}
+
+// Wheel turns the mouse wheel by dy CSS pixels (negative: up) at x, y.
+func (p *Page) Wheel(x, y, dy float64) {
+	p.t.Helper()
+	// Input.dispatchMouseEvent wants deltaX too, which the typed parameters
+	// leave out when it is zero.
+	wheel := cdp.Command[map[string]any, cdp.Empty]{Method: input.CommandDispatchMouseEvent}
+	ctx, cancel := context.WithTimeout(p.ctx, Timeout)
+	defer cancel()
+	if _, err := chromedp.Call(ctx, wheel, map[string]any{"type": "mouseWheel", "x": x, "y": y, "deltaX": 0, "deltaY": dy}); err != nil {
+		p.t.Fatalf("wheel %.0f at %.0f,%.0f on %s: %v", dy, x, y, p.url, err)
+	}
+}
+
+// Download clicks the element sel, waits until the download the click
+// starts has completed, and returns the name the page gave the file and its
+// content.
+func (p *Page) Download(sel string) (string, []byte) {
+	p.t.Helper()
+	dir := p.t.TempDir()
+	events := true
+	if _, err := chromedp.CallBrowser(p.ctx, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{
+		Behavior: cdpbrowser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: dir, EventsEnabled: &events}); err != nil {
+		p.t.Fatalf("allowing downloads on %s: %v", p.url, err)
+	}
+	ctx, cancel := context.WithTimeout(p.ctx, Timeout)
+	defer cancel()
+	begin := chromedp.BrowserEvents(ctx, cdpbrowser.DownloadWillBegin)
+	progress := chromedp.BrowserEvents(ctx, cdpbrowser.DownloadProgress)
+	p.Click(sel)
+	var name, guid string
+	for ev, err := range begin {
+		if err != nil {
+			p.t.Fatalf("waiting for the download %s starts on %s: %v", sel, p.url, err)
+		}
+		name, guid = ev.SuggestedFilename, ev.GUID
+		break
+	}
+	for ev, err := range progress {
+		if err != nil {
+			p.t.Fatalf("waiting for the download %s started on %s: %v", sel, p.url, err)
+		}
+		if ev.GUID != guid {
+			continue
+		}
+		if ev.State == cdpbrowser.DownloadProgressStateCanceled {
+			p.t.Fatalf("the download %s started on %s was cancelled", sel, p.url)
+		}
+		if ev.State == cdpbrowser.DownloadProgressStateCompleted {
+			break
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, guid))
+	if err != nil {
+		p.t.Fatalf("the download %s started on %s: %v", sel, p.url, err)
+	}
+	return name, b
 }
 
 // Eval evaluates the JavaScript expression in the page and decodes its

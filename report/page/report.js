@@ -119,7 +119,7 @@ function row(ev,i){
   if(ev.c)cl.dataset.status=ev.c.status;
   var what=el('span','what');
   what.append(el('span','badge '+(ev.imp?'imported':'observed'),ev.imp?'imported':'observed'),' ');
-  (ev.g||[]).forEach(function(g){what.append(el('span','badge mismatch',D.findingKinds[g]),' ');});
+  (ev.g||[]).forEach(function(g){what.append(el('span','badge flag',D.findingKinds[g]),' ');});
   if(ev.ed)what.append(el('span','badge edit','edit '+ev.ed),' ');
   if(ev.c&&ev.c.out&&ev.c.head===ev.s)what.append('→ '+ev.c.out+'; ');
   what.append(ev.m||'');if(ev.x)what.append(' tx '+ev.x);
@@ -146,7 +146,7 @@ filters.concat([calls,order]).forEach(function(s){s.onchange=apply;});text.oninp
 lanesBy.onchange=function(){lanes.layout(lanesBy.value);lanes.draw();};
 T.shown=function(){return shown;};
 T.selected=function(){return selected;};
-T.show=function(seq){show(seq);};
+T.show=function(seq){show(seq,true);};
 // view sets the time window in view; range filters the timeline to a time
 // range and views it (null: everything).
 T.view=function(a,b){T.v0=a;T.v1=Math.max(a+1,b);render();lanes.draw();};
@@ -191,7 +191,7 @@ function select(ev){
   detail.append(el('h2','','Event '+ev.s+': '+ev.k+(ev.o?' '+ev.o:'')),
     el('p','muted',ev.t+' UTC, agent '+ev.a+(ev.r?', run '+ev.r:'')+', epoch '+(epochOf(ev)?epochOf(ev).n:'unsealed')+' ('+anchorOf(ev)+')'));
   (ev.g||[]).forEach(function(g){var li=document.querySelectorAll('#findings li.finding')[g],p=el('p','finding-of');
-    p.append(el('span','badge mismatch',D.findingKinds[g]),' ',li?li.querySelector('.ftext').textContent:'');detail.append(p);});
+    p.append(el('span','badge flag',D.findingKinds[g]),' ',li?li.querySelector('.ftext').textContent:'');detail.append(p);});
   if(ev.x)detail.append(el('div','mono','tx '+ev.x));
   detail.append(el('p','origin',ev.imp?'Imported (ext "import"): recorded from another tool\u2019s trajectory, not observed by the recorder.':'Observed by the recorder.'));
   if(ev.c){var cp=el('p','callinfo','Call '+callText(ev.c)+'; its events: ');
@@ -246,8 +246,8 @@ function diffPane(d){
 function chainPane(intent,x,effects,gas){
   var div=el('div','chain');div.append(el('h3','','On-chain call'));
   if(intent){
-    var args=intent.args||{},names=Object.keys(args),sig=el('pre','decoded');
-    sig.textContent=intent.tool+'('+names.map(function(n){var a=args[n];return a&&a.type?a.type+' '+n+' = '+fmt(a.value):n+' = '+fmt(a);}).join(',\n  ')+')';
+    var args=intent.args||{},m=/^([^(]*)\((.*)\)$/.exec(intent.tool||''),sig=el('pre','decoded');
+    sig.textContent=(m?m[1]:intent.tool)+'('+ordered(args,m?types(m[2]):[]).map(function(n){var a=args[n];return a&&a.type?a.type+' '+n+' = '+fmt(a.value):n+' = '+fmt(a);}).join(',\n  ')+')';
     div.append(sig);
     var t=el('p','mono','');
     t.textContent=(intent.target?'to '+intent.target:'')+(intent.chain_id?' on chain '+intent.chain_id:'')+
@@ -261,6 +261,17 @@ function chainPane(intent,x,effects,gas){
     div.append(el('h3','','Effects ('+effects.length+')'),ul);}
   return div;
 }
+// The types of a signature's parameter list, split at its top-level
+// commas (a tuple's own commas are inside parentheses).
+function types(list){var out=[],d=0,cur='';
+  for(var i=0;i<list.length;i++){var c=list[i];if(c==='('||c==='[')d++;if(c===')'||c===']')d--;if(c===','&&!d){out.push(cur);cur='';}else cur+=c;}
+  if(cur)out.push(cur);return out;}
+// The names of a decoded call's arguments in the order of its signature:
+// the recorded arguments are named, not ordered, so each type takes the
+// first unused argument of that type; the rest follow by name.
+function ordered(args,ts){var names=Object.keys(args).sort(),used={},out=[];
+  ts.forEach(function(t){var n=names.find(function(n){return !used[n]&&args[n]&&args[n].type===t;});if(n){used[n]=1;out.push(n);}});
+  return out.concat(names.filter(function(n){return !used[n];}));}
 function fmt(v){return typeof v==='string'?v:JSON.stringify(v);}
 function effectText(f){
   if(f.chain_state)return (f.chain_state.slot?'storage '+f.chain_state.address+' slot '+f.chain_state.slot:'balance of '+f.chain_state.address)+': '+(f.chain_state.before||'0x')+' → '+(f.chain_state.after||'0x');
@@ -271,12 +282,12 @@ function effectText(f){
   return JSON.stringify(f);
 }
 // Scrolls the timeline to the event seq and selects it, clearing the
-// filters that hide it.
-function show(seq){
+// filters that hide it; the page scrolls to the timeline unless stay.
+function show(seq,stay){
   var i=rowOf[seq];if(i===undefined)return;
   var at=shown.indexOf(i);
   if(at<0){filters.forEach(function(s){s.value='';});text.value='';calls.checked=false;from=to=null;T.v0=0;T.v1=span0;apply();at=shown.indexOf(i);}
-  box.scrollTop=at*H-box.clientHeight/2;select(ev(i));tl.scrollIntoView({block:'start'});
+  box.scrollTop=at*H-box.clientHeight/2;select(ev(i));if(!stay)tl.scrollIntoView({block:'start'});
 }
 document.querySelectorAll('#causal .node').forEach(function(g){
   g.style.cursor='pointer';g.onclick=function(){show(Number(g.dataset.seq));};
@@ -316,6 +327,6 @@ function download(kind){
 $('export-jsonl').onclick=function(){download('jsonl');};
 $('export-csv').onclick=function(){download('csv');};
 window.afrExport=exportRows;
-window.afrShow=show;
+window.afrShow=function(seq){show(seq);};
 apply();
 performance.mark('afr-rows');
