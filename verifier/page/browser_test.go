@@ -291,3 +291,59 @@ func TestVerifyPageReadsAnchorsFromTheChain(t *testing.T) {
 		t.Errorf("the summary does not say the verdict rests on the node: %s", sum)
 	}
 }
+
+// Every disclosed event's row says whether it was imported (ext "import")
+// or observed, and that it cannot tell when the payload is not disclosed
+// (its encrypted frame without the event's key).
+func TestVerifyPageMarksImported(t *testing.T) {
+	evs := []format.Event{
+		{Tool: "shell", Kind: format.KindToolCall, Payload: format.Payload{Intent: &format.Intent{Tool: "bash"},
+			Ext: map[string]any{"import": map[string]any{"format": "swe-agent"}}}},
+		{Tool: "shell", Kind: format.KindToolCall, Payload: format.Payload{Intent: &format.Intent{Tool: "bash"}}},
+	}
+	l := logtest.Write(t, recorder.Options{Recorder: "origin-test", Encrypt: true, EpochSize: 2, Sync: recorder.SyncNone}, evs)
+	_, session, err := l.Identity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := recorder.OpenKeyring(filepath.Join(l.Dir, "keys"), session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer keys.Close()
+	as, err := verifier.AnchorsFromLog(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	anchors := filepath.Join(dir, "anchors.json")
+	if err := format.WriteAnchorsFile(anchors, as); err != nil {
+		t.Fatal(err)
+	}
+	bundleOf := func(name string, opts verifier.DiscloseOptions) string {
+		b, err := verifier.Disclose(l, []uint64{0, 1}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		enc, err := b.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, enc, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	b := browser.Start(t)
+	var html bytes.Buffer
+	if err := page.Write(&html); err != nil {
+		t.Fatal(err)
+	}
+	pagetests.CheckVerifyPage(t, b, html.Bytes(), bundleOf("open.afrb", verifier.DiscloseOptions{Keys: keys}), anchors, pagetests.VerifyWant{
+		Verdict: "verified", Events: 2, Origins: map[int]string{0: "imported", 1: "observed"},
+	})
+	pagetests.CheckVerifyPage(t, b, html.Bytes(), bundleOf("sealed.afrb", verifier.DiscloseOptions{Payloads: true}), anchors, pagetests.VerifyWant{
+		Verdict: "verified", Events: 2, Origins: map[int]string{0: "unknown", 1: "unknown"},
+	})
+}

@@ -1,6 +1,8 @@
 package pagetests
 
 import (
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,14 +14,17 @@ import (
 // id="bundle">, <input type="file" id="anchors">, #rpc, #contract,
 // #operator; <body data-ready="1"> (or a window.afrReady promise) once the
 // WebAssembly verifier is loaded; <section id="verdict" data-verdict="…">;
-// <li class="event" data-seq> per disclosed event of <ul id="events">; one
+// <li class="event" data-seq data-origin="imported|observed|unknown"> per
+// disclosed event of <ul id="events">, its summary saying the origin
+// (unknown: the payload, which holds the import mark, is not disclosed); one
 // <li class="finding" data-kind="…"> per finding of <ul id="findings">.
 type VerifyWant struct {
-	Verdict      string   // verified, tampered or incomplete
-	Events       int      // disclosed events listed
-	FindingKinds []string // data-kind of every finding, in any order
-	Probe        bool     // a disclosed event's text is XSSProbe and must be shown literally
-	Screenshot   string   // name of the screenshot (without .png)
+	Verdict      string         // verified, tampered or incomplete
+	Events       int            // disclosed events listed
+	FindingKinds []string       // data-kind of every finding, in any order
+	Probe        bool           // a disclosed event's text is XSSProbe and must be shown literally
+	Origins      map[int]string // data-origin of disclosed events, by seq; nil: not checked
+	Screenshot   string         // name of the screenshot (without .png)
 }
 
 // ready waits for the page's verifier: body[data-ready="1"], or the
@@ -60,6 +65,15 @@ func CheckVerifyPage(t *testing.T, b *browser.Browser, html []byte, bundle, anch
 	p.WaitCount("#events li.event", want.Events, false)
 	sameKinds(t, "findings", kinds(p, "#findings li.finding"), want.FindingKinds)
 	checkProbe(t, p, "#events li.event", want.Probe)
+	for seq, origin := range want.Origins {
+		sel := `#events li.event[data-seq="` + strconv.Itoa(seq) + `"]`
+		if got := p.Attr(sel, "data-origin"); got != origin {
+			t.Errorf("event %d: data-origin %q, want %q", seq, got, origin)
+		}
+		if got := p.Text(sel + " summary"); !strings.Contains(got, origin) {
+			t.Errorf("event %d: its row %q does not say %s", seq, got, origin)
+		}
+	}
 	if want.Screenshot != "" {
 		p.Screenshot(want.Screenshot)
 	}
