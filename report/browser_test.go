@@ -109,26 +109,47 @@ func TestReportScrolls(t *testing.T) {
 // (ns/op, from the test's side, which also waits for the browser to finish
 // reading the page before its checks get their turn). The page's own
 // clock gives rows-ms, from the start of navigation to the first rows
-// drawn (the page marks "afr-rows"), and loaded-ms, to the whole page read
-// (DOMContentLoaded). docs/PERFORMANCE.md, Reports:
+// drawn (the page marks "afr-rows"), of which decode-ms is decoding the
+// rows' data (the marks "afr-script" to "afr-data"), and loaded-ms, to the
+// whole page read (DOMContentLoaded). floor-ms is the same page without its
+// script, read in the same run: what reading those bytes alone costs this
+// browser on this machine now (docs/PERFORMANCE.md, Reports):
 // go test -run '^$' -bench BenchmarkReportInABrowser -benchtime 3x ./report
 func BenchmarkReportInABrowser(b *testing.B) {
 	br := browser.Start(b)
 	tl := newLogOf(b, 99_997, 100)
 	page, _ := tl.page(b, tl.log, tl.anchors(b), &tl.execution)
-	var rows, loaded float64
+	start, end := strings.Index(page, "<script>\n"), strings.Index(page, "})();\n</script>")
+	if start < 0 || end < 0 {
+		b.Fatal("the page's script is not where the benchmark looks for it")
+	}
+	floor := page[:start] + "<script>" + page[end+len("})();\n"):]
+	var rows, decode, loaded, floorLoaded float64
+	mark := func(p *browser.Page, name string) float64 {
+		return browser.Eval[float64](p, `performance.getEntriesByName("`+name+`")[0].startTime`)
+	}
+	const domLoaded = `performance.getEntriesByType("navigation")[0].domContentLoadedEventEnd`
 	b.ResetTimer()
 	for range b.N {
 		p := br.OpenHTML(b, "report.html", []byte(page))
 		if v := pagetests.WaitReport(p, 100_000); v != "verified" {
 			b.Fatalf("verdict %q", v)
 		}
-		rows += browser.Eval[float64](p, `performance.getEntriesByName("afr-rows")[0].startTime`)
-		loaded += browser.Eval[float64](p, `performance.getEntriesByType("navigation")[0].domContentLoadedEventEnd`)
+		rows += mark(p, "afr-rows")
+		decode += mark(p, "afr-data") - mark(p, "afr-script")
+		loaded += browser.Eval[float64](p, domLoaded)
+		b.StopTimer()
+		f := br.OpenHTML(b, "floor.html", []byte(floor))
+		f.WaitJS(`document.readyState === "complete" ? "yes" : ""`, "the page without its script read")
+		floorLoaded += browser.Eval[float64](f, domLoaded)
+		b.StartTimer()
 	}
+	n := float64(b.N)
 	b.ReportMetric(float64(len(page)), "page-bytes")
-	b.ReportMetric(rows/float64(b.N), "rows-ms")
-	b.ReportMetric(loaded/float64(b.N), "loaded-ms")
+	b.ReportMetric(rows/n, "rows-ms")
+	b.ReportMetric(decode/n, "decode-ms")
+	b.ReportMetric(loaded/n, "loaded-ms")
+	b.ReportMetric(floorLoaded/n, "floor-ms")
 }
 
 // A tool call's intent and outcome make one row with its status and

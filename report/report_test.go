@@ -90,12 +90,12 @@ type data struct {
 
 // columns are the rows as the data holds them.
 type columns struct {
-	Seq        []uint64         `json:"seq"`
+	Seq        []int64          `json:"seq"` // packed as differences from the row before
 	Epoch      []int            `json:"epoch"`
 	KindID     []int            `json:"kind"`
 	AgentID    []int            `json:"agent"`
 	ToolID     []int            `json:"tool"`
-	What       []string         `json:"what"`
+	What       []string         `json:"-"` // from the blocks of summaries
 	KindNames  []string         `json:"kinds"`
 	AgentNames []string         `json:"agents"`
 	ToolNames  []string         `json:"tools"`
@@ -123,12 +123,14 @@ type proofOf struct {
 // base64 alphabet, nothing HTML or a script could interpret.
 var base64Data = regexp.MustCompile(`^ *"[A-Za-z0-9+/=\\]*" *$`)
 
-// dataOf decodes the page's data elements, script#rows-data and
-// script.detail-data (in chunks), as the page does: base64, DEFLATE, JSON.
+// dataOf decodes the page's data elements, script#rows-data,
+// script.what-data (the rows' summaries, in blocks) and script.detail-data
+// (in chunks), as the page does: base64, DEFLATE, JSON.
 func dataOf(t *testing.T, page string) *data {
 	t.Helper()
 	var d data
-	for _, parts := range [][]*html.Node{{byID(t, page, "script", "rows-data")}, elements(t, page, "script", "detail-data")} {
+	decode := func(parts []*html.Node, v any) {
+		t.Helper()
 		var packed strings.Builder
 		for _, s := range parts {
 			if attr(s, "type") != "application/json" || s.FirstChild == nil || !base64Data.MatchString(s.FirstChild.Data) {
@@ -144,13 +146,26 @@ func dataOf(t *testing.T, page string) *data {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := json.NewDecoder(flate.NewReader(bytes.NewReader(raw))).Decode(&d); err != nil {
+		if err := json.NewDecoder(flate.NewReader(bytes.NewReader(raw))).Decode(v); err != nil {
 			t.Fatalf("the page's data: %v", err)
 		}
 	}
+	decode([]*html.Node{byID(t, page, "script", "rows-data")}, &d)
+	decode(elements(t, page, "script", "detail-data"), &d)
+	for _, block := range elements(t, page, "script", "what-data") {
+		var what []string
+		decode([]*html.Node{block}, &what)
+		d.What = append(d.What, what...)
+	}
+	if len(d.What) != len(d.Seq) {
+		t.Fatalf("%d summaries for %d rows", len(d.What), len(d.Seq))
+	}
 	c := d.columns
+	for i := 1; i < len(c.Seq); i++ {
+		c.Seq[i] += c.Seq[i-1]
+	}
 	for i, seq := range c.Seq {
-		d.Events = append(d.Events, row{Seq: seq, Epoch: c.Epoch[i], Kind: c.KindNames[c.KindID[i]], Agent: c.AgentNames[c.AgentID[i]],
+		d.Events = append(d.Events, row{Seq: uint64(seq), Epoch: c.Epoch[i], Kind: c.KindNames[c.KindID[i]], Agent: c.AgentNames[c.AgentID[i]],
 			Tool: c.ToolNames[c.ToolID[i]], Summary: c.What[i], Tx: c.Tx[i], Proof: c.Proofs[i]})
 	}
 	if len(d.Payloads) != len(d.Events) || len(d.Leaves) != len(d.Epochs) {
@@ -257,8 +272,8 @@ func TestReportIsSelfContained(t *testing.T) {
 		}
 	}
 	scripts := elements(t, page, "script", "")
-	if len(scripts) != 3 || attr(scripts[0], "id") != "rows-data" || attr(scripts[1], "type") != "" || attr(scripts[2], "class") != "detail-data" {
-		t.Errorf("%d script elements, want the rows, the one inline script and the details", len(scripts))
+	if len(scripts) != 4 || attr(scripts[0], "id") != "rows-data" || attr(scripts[1], "class") != "what-data" || attr(scripts[2], "type") != "" || attr(scripts[3], "class") != "detail-data" {
+		t.Errorf("%d script elements, want the rows, their summaries (one block), the one inline script and the details", len(scripts))
 	}
 	for _, s := range scripts {
 		if attr(s, "src") != "" {
@@ -277,9 +292,9 @@ func TestReportEscapesAgentStrings(t *testing.T) {
 			t.Errorf("the raw probe %q occurs in the page", p)
 		}
 	}
-	// </script> occurs three times: the ends of the page's own elements.
-	if n := strings.Count(page, probes[2]); n != 3 {
-		t.Errorf("%q occurs %d times, want three (the page's own)", probes[2], n)
+	// </script> occurs four times: the ends of the page's own elements.
+	if n := strings.Count(page, probes[2]); n != 4 {
+		t.Errorf("%q occurs %d times, want four (the page's own)", probes[2], n)
 	}
 	if strings.Contains(page, `href="javascript`) {
 		t.Error("the javascript: URL became a link")
@@ -287,7 +302,7 @@ func TestReportEscapesAgentStrings(t *testing.T) {
 	if n := len(elements(t, page, "img", "")); n != 0 {
 		t.Errorf("%d img elements: the probe became markup", n)
 	}
-	if n := len(elements(t, page, "script", "")); n != 3 {
+	if n := len(elements(t, page, "script", "")); n != 4 {
 		t.Errorf("%d script elements: the probe became markup", n)
 	}
 	for _, tag := range []string{"g", "div", "td", "pre", "span", "li", "option"} {

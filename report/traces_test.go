@@ -51,8 +51,8 @@ func TestReportOfRealTrajectories(t *testing.T) {
 			if err := report.Write(&page, report.Input{Report: rep, Index: ix, Anchors: "the log's own roots", Generated: time.Unix(0, 0)}); err != nil {
 				t.Fatal(err)
 			}
-			if n := strings.Count(page.String(), "<script"); n != 3 {
-				t.Fatalf("%d <script> tags in the page (want the page's two data elements and its script): an agent's text became markup", n)
+			if n := strings.Count(page.String(), "<script"); n != 4 {
+				t.Fatalf("%d <script> tags in the page (want the page's three data elements and its script): an agent's text became markup", n)
 			}
 			epochs := (len(imp.Events) + 3) / 4
 			pagetests.CheckReportPage(t, b, page.Bytes(), pagetests.ReportWant{Verdict: "verified", Events: len(imp.Events), Epochs: epochs})

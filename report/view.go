@@ -34,7 +34,15 @@ type view struct {
 	Causal                             *causalView
 	Events                             int      // events on the timeline
 	Rows                               string   // rowsData, packed
+	What                               []packed // its summaries, packed in blocks
 	Detail                             []string // detailData, packed, in chunks
+	RowsSize, DetailSize               int      // their JSON's length, which the page's inflate allocates at once
+}
+
+// packed is a block of the page's data, packed, and its JSON's length.
+type packed struct {
+	Data string
+	Size int
 }
 
 type findingView struct {
@@ -58,7 +66,7 @@ type epochView struct {
 // reading the larger details; the script places every string it decodes
 // with textContent, never as markup.
 type rowsData struct {
-	Seq    []uint64 `json:"seq"`
+	Seq    []int64  `json:"seq"` // packed as the difference from the row before (delta)
 	Epoch  []int    `json:"epoch"`  // index in Epochs; -1 when not in a sealed epoch
 	T0     int64    `json:"t0"`     // Unix milliseconds of the first event
 	Time   []int64  `json:"time"`   // milliseconds after T0: the event's time (when)
@@ -66,13 +74,15 @@ type rowsData struct {
 	Agent  []int    `json:"agent"`  // index in Agents
 	Run    []int    `json:"run"`    // index in Runs ("" for an event of no run)
 	Tool   []int    `json:"tool"`   // index in Tools
-	Parent []int    `json:"parent"` // row of the event's first causal parent; -1 for none in the log
+	Parent []int    `json:"parent"` // row of the event's first causal parent; -1 for none in the log (packed: delta)
 	Status []int    `json:"status"` // index in Statuses: the row's call's, else its outcome's; -1 for none
-	What   []string `json:"what"`   // the summary
-	Kinds  []string `json:"kinds"`
-	Agents []string `json:"agents"`
-	Runs   []string `json:"runs"`
-	Tools  []string `json:"tools"`
+	What   []string `json:"-"`      // the summaries: packed apart, in blocks of WhatBlock rows (view.What)
+	// WhatBlock is the rows of each block of summaries.
+	WhatBlock int      `json:"whatBlock"`
+	Kinds     []string `json:"kinds"`
+	Agents    []string `json:"agents"`
+	Runs      []string `json:"runs"`
+	Tools     []string `json:"tools"`
 	// Sparse columns, by row.
 	Tx     map[int]string     `json:"tx"`
 	Flags  map[int][]int      `json:"flags"`  // indices in FindingKinds of the tampered findings that name the event
@@ -85,9 +95,9 @@ type rowsData struct {
 	// Calls, as columns: each row's call, and each call's status (index in
 	// Statuses), start (milliseconds after T0), duration and output excerpt
 	// (callData). A call's first event (its intent) is the one of lowest seq.
-	Call       []int    `json:"call"` // -1 for an event of no call
+	Call       []int    `json:"call"` // -1 for an event of no call (packed: delta)
 	CallStatus []int    `json:"callStatus"`
-	CallAt     []int64  `json:"callAt"`
+	CallAt     []int64  `json:"callAt"` // (packed: delta)
 	CallMs     []int64  `json:"callMs"`
 	CallOut    []string `json:"callOut"`
 	Statuses   []string `json:"statuses"`
@@ -103,6 +113,27 @@ type detailData struct {
 	Leaves   []string       `json:"leaves"`   // each epoch's leaves (epochData)
 	Diffs    map[int]string `json:"diffs"`    // a file edit's unified diff, by row
 	Recorded map[int]int64  `json:"recorded"` // when the recorder wrote an event whose time is the source's (milliseconds after T0)
+}
+
+// delta replaces the columns that mostly grow by small steps from row to
+// row (seq, the call, the call's start, the parent) with the differences
+// from the row before (the parent: from its own row; 0 for none), which
+// compress to almost nothing; the page sums them back (undelta).
+func (r *rowsData) delta() {
+	for i := len(r.Seq) - 1; i > 0; i-- {
+		r.Seq[i] -= r.Seq[i-1]
+		r.Call[i] -= r.Call[i-1]
+	}
+	for i := len(r.CallAt) - 1; i > 0; i-- {
+		r.CallAt[i] -= r.CallAt[i-1]
+	}
+	for i, p := range r.Parent {
+		if p >= 0 {
+			r.Parent[i] = i - p
+		} else {
+			r.Parent[i] = 0
+		}
+	}
 }
 
 // names gives each distinct name a small number, in order of first use.
@@ -194,7 +225,7 @@ func build(in Input) (*view, error) {
 		if d, sum := diffOf(e.Tool, ev.Payload); d != "" {
 			detail.Diffs[i], rows.Edits[i] = d, sum
 		}
-		rows.Seq, rows.Epoch = append(rows.Seq, ev.Seq), append(rows.Epoch, epoch)
+		rows.Seq, rows.Epoch = append(rows.Seq, int64(ev.Seq)), append(rows.Epoch, epoch)
 		rows.Time = append(rows.Time, when(e)/1e6-rows.T0)
 		if when(e) != e.Time {
 			detail.Recorded[i] = e.Time/1e6 - rows.T0
@@ -247,14 +278,23 @@ func build(in Input) (*view, error) {
 		v.Causal, rows.Causal = c, in.Causal
 	}
 	var err error
-	if v.Rows, err = pack(rows); err != nil {
+	rows.WhatBlock = whatBlock
+	rows.delta()
+	if v.Rows, v.RowsSize, err = pack(rows); err != nil {
 		return nil, err
 	}
-	packed, err := pack(detail)
+	for i := 0; i < len(rows.What); i += whatBlock {
+		var b packed
+		if b.Data, b.Size, err = pack(rows.What[i:min(i+whatBlock, len(rows.What))]); err != nil {
+			return nil, err
+		}
+		v.What = append(v.What, b)
+	}
+	details, size, err := pack(detail)
 	if err != nil {
 		return nil, err
 	}
-	v.Detail = chunks(packed, chunkSize)
+	v.Detail, v.DetailSize = chunks(details, chunkSize), size
 	return v, nil
 }
 
@@ -384,8 +424,13 @@ func summarise(p *format.Payload) (string, string) {
 	if len(p.Ext) > 0 {
 		parts = append(parts, compactJSON(p.Ext))
 	}
-	return truncate(strings.Join(parts, "; "), 300), tx
+	return truncate(strings.Join(parts, "; "), whatMax), tx
 }
+
+// whatMax bounds a row's summary: more than a row shows, and a fraction of
+// the rows' weight in the page (the detail pane shows the whole payload,
+// and the search reads it).
+const whatMax = 160
 
 func truncate(s string, n int) string {
 	if len(s) <= n {
@@ -403,27 +448,40 @@ func truncate(s string, n int) string {
 // then base64 — an alphabet with nothing for HTML to interpret. The page's
 // script inflates it synchronously (its own small inflate: the browser's
 // DecompressionStream is asynchronous, and its turns come only after the
-// parser has read the whole page, which would delay the first rows).
-func pack(v any) (string, error) {
+// parser has read the whole page, which would delay the first rows). It
+// returns the packed text and the JSON's length, which the page gives its
+// inflate to allocate the output once.
+func pack(v any) (string, int, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "", 0, fmt.Errorf("report: encoding the page's data: %w", err)
+	}
+	raw := buf.Bytes()
 	var b strings.Builder
 	b64 := base64.NewEncoder(base64.StdEncoding, &b)
 	z, err := flate.NewWriter(b64, flate.DefaultCompression)
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
-	enc := json.NewEncoder(z)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return "", fmt.Errorf("report: encoding the page's data: %w", err)
+	if _, err := z.Write(raw); err != nil {
+		return "", 0, err
 	}
 	if err := z.Close(); err != nil {
-		return "", err
+		return "", 0, err
 	}
 	if err := b64.Close(); err != nil {
-		return "", err
+		return "", 0, err
 	}
-	return b.String(), nil
+	return b.String(), len(raw), nil
 }
+
+// whatBlock is the rows of each block of the rows' summaries: the page
+// decodes a block when it first draws one of its rows (or searches them),
+// so that opening it decodes the summaries of the first rows only — of a
+// large log, the summaries are most of the rows' data.
+const whatBlock = 1000
 
 // chunkSize is the size of each element the details are split into: the
 // browser's parser gives the page's script its turn between elements, not

@@ -8,13 +8,23 @@ function Lanes(canvas,labels,brush,T){
   var LH=16,AX=18,ctx=canvas.getContext('2d'),names=[],lane=null,w=0,dpr=window.devicePixelRatio||1;
   var colors={ok:'#2e8b57',failed:'#c0392b','denied by policy':'#d68910','denied at approval':'#d68910','no outcome recorded':'#99a3a4'},
       kindColors={observation:'#5d6d7e',response:'#2471a3',reasoning:'#8e44ad',chain_tx:'#b9770e',policy:'#d68910',approval:'#16a085',delegation:'#8e44ad'};
-  // The lane of every row, by key ('agent' or 'run').
+  // The lane of every row, by key ('agent' or 'run'): one per name, the
+  // busiest MAX-1 of them when there are more, and one lane for the rest.
+  var MAX=40;
   function layout(key){
-    var ids={},col=key==='run'?T.D.run:T.D.agent,list=key==='run'?T.D.runs:T.D.agents;
-    names=[];lane=new Int32Array(T.N);
-    for(var i=0;i<T.N;i++){var n=list[col[i]]||'(none)';if(!(n in ids)){ids[n]=names.length;names.push(n);}lane[i]=ids[n];}
+    var col=key==='run'?T.D.run:T.D.agent,list=key==='run'?T.D.runs:T.D.agents,n=new Int32Array(list.length),first=new Int32Array(list.length).fill(-1);
+    for(var i=0;i<T.N;i++){var c=col[i];n[c]++;if(first[c]<0)first[c]=i;}
+    var ids=[];for(var c=0;c<list.length;c++)if(n[c])ids.push(c);
+    if(ids.length>MAX)ids=ids.sort(function(a,b){return n[b]-n[a]||first[a]-first[b];}).slice(0,MAX-1);
+    ids.sort(function(a,b){return first[a]-first[b];});
+    var laneOf=new Int32Array(list.length).fill(ids.length),rest=0;
+    ids.forEach(function(c,l){laneOf[c]=l;});
+    names=ids.map(function(c){return list[c]||'(none)';});
+    for(c=0;c<list.length;c++)if(n[c]&&laneOf[c]===ids.length)rest++;
+    if(rest)names.push('(the other '+rest+' '+(key==='run'?'runs':'agents')+')');
+    lane=new Int32Array(T.N);for(i=0;i<T.N;i++)lane[i]=laneOf[col[i]];
     labels.replaceChildren();
-    names.forEach(function(n){var d=document.createElement('div');d.className='lane';d.dataset.lane=n;d.textContent=n;d.title=n;labels.append(d);});
+    names.forEach(function(n,l){var d=document.createElement('div');d.className='lane'+(rest&&l===names.length-1?' rest':'');d.dataset.lane=n;d.textContent=n;d.title=n;labels.append(d);});
     canvas.dataset.lanes=names.length;
   }
   function x(t){return (t-T.v0)/(T.v1-T.v0)*w;}

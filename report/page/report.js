@@ -1,7 +1,14 @@
 // The timeline: rows drawn on demand (a virtual list), filters, search,
 // the trace tree, the waterfall, the lanes, export, and the detail pane of
 // one event. Every string of the data is placed with textContent.
+performance.mark('afr-script');
 var D=unpack('#rows-data');
+// The columns packed as differences (report.rowsData.delta), summed back.
+(function(){var i;
+  for(i=1;i<D.seq.length;i++){D.seq[i]+=D.seq[i-1];D.call[i]+=D.call[i-1];}
+  for(i=1;i<D.callAt.length;i++)D.callAt[i]+=D.callAt[i-1];
+  for(i=0;i<D.parent.length;i++)D.parent[i]=D.parent[i]?i-D.parent[i]:-1;})();
+performance.mark('afr-data');
 // The details come after this script in the page: they are read when an
 // event is first opened or the search first needs them, once the page is
 // loaded.
@@ -12,6 +19,21 @@ function details(){
   }).then(function(){return X||(X=unpack('.detail-data'));});
 }
 var N=D.seq.length,H=26;
+// The rows' summaries, decoded a block at a time when first needed. The
+// first block comes before this script, the others after it: a row of a
+// block not read yet shows none until the page is read (then the rows in
+// view are drawn again).
+var whatData=document.getElementsByClassName('what-data'),whats=[],whatLater=false,lastWhat=Math.ceil(N/D.whatBlock)-1;
+// Whether block k is read whole: the first one is (it comes before this
+// script); another once the element after it has begun, or the page is read.
+function whatRead(k){
+  if(k===0||document.readyState!=='loading')return !!whatData[k];
+  return !!(whatData[k+1]||k===lastWhat&&document.querySelector('.detail-data'));
+}
+function what(i){var k=(i/D.whatBlock)|0;
+  if(!whats[k]){if(!whatRead(k)){whatLater=true;return '';}whats[k]=unpack([whatData[k]]);}
+  return whats[k][i-k*D.whatBlock];}
+document.addEventListener('DOMContentLoaded',function(){if(whatLater){whatLater=false;hay=null;render();}});
 function $(id){return document.getElementById(id);}
 function el(tag,cls,txt){var e=document.createElement(tag);if(cls)e.className=cls;if(txt!=null)e.textContent=String(txt);return e;}
 // The first event of each call: its lowest seq, and its row.
@@ -29,7 +51,7 @@ var oneDay=!N||isoOf(0).slice(0,10)===isoOf(D.time[N-1]).slice(0,10),runs=D.runs
 function timeText(ms){return oneDay?isoOf(ms).slice(11):isoOf(ms);}
 // The event at row i of the time order, from the data's columns.
 function ev(i){return {i:i,s:D.seq[i],e:D.epoch[i],t:isoOf(D.time[i]),
-  k:D.kinds[D.kind[i]],a:D.agents[D.agent[i]],r:D.runs[D.run[i]],o:D.tools[D.tool[i]],m:D.what[i],x:D.tx[i],g:D.flags[i],q:D.proofs[i],
+  k:D.kinds[D.kind[i]],a:D.agents[D.agent[i]],r:D.runs[D.run[i]],o:D.tools[D.tool[i]],m:what(i),x:D.tx[i],g:D.flags[i],q:D.proofs[i],
   imp:!!D.imported[i],ed:D.edits[i],st:D.status[i]>=0?D.statuses[D.status[i]]:'',c:D.call[i]>=0?call(D.call[i]):null};}
 function call(j){return {j:j,head:head[j],status:D.statuses[D.callStatus[j]],ms:D.callMs[j],out:D.callOut[j]};}
 // The events of call c, in seq order.

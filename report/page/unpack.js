@@ -2,13 +2,15 @@
 // The inflate is the page's own, after zlib's puff.c: the browser's
 // DecompressionStream is asynchronous, and its turns come only once the
 // parser has read the whole page, which would delay the first rows.
-// unpack decodes the data split into the elements sel matches.
+// unpack decodes the data split into the elements sel matches (or the
+// elements given).
 function unpack(sel){
-  var parts=document.querySelectorAll(sel),s='';
+  var parts=typeof sel==='string'?document.querySelectorAll(sel):sel,s='';
   for(var i=0;i<parts.length;i++)s+=JSON.parse(parts[i].textContent);
-  var b=atob(s),u=new Uint8Array(b.length);
-  for(i=0;i<b.length;i++)u[i]=b.charCodeAt(i);
-  return JSON.parse(new TextDecoder().decode(inflate(u)));
+  var u;
+  if(Uint8Array.fromBase64)u=Uint8Array.fromBase64(s);
+  else{var b=atob(s);u=new Uint8Array(b.length);for(i=0;i<b.length;i++)u[i]=b.charCodeAt(i);}
+  return JSON.parse(new TextDecoder().decode(inflate(u,Number(parts[0].dataset.size)||0)));
 }
 // inflate decodes raw DEFLATE (RFC 1951), as zlib's puff.c does.
 var LB=[3,4,5,6,7,8,9,10,11,13,15,17,19,23,27,31,35,43,51,59,67,83,99,115,131,163,195,227,258],
@@ -16,8 +18,9 @@ var LB=[3,4,5,6,7,8,9,10,11,13,15,17,19,23,27,31,35,43,51,59,67,83,99,115,131,16
     DB=[1,2,3,4,5,7,9,13,17,25,33,49,65,97,129,193,257,385,513,769,1025,1537,2049,3073,4097,6145,8193,12289,16385,24577],
     DX=[0,0,0,0,1,1,2,2,3,3,4,4,5,5,6,6,7,7,8,8,9,9,10,10,11,11,12,12,13,13],
     CL=[16,17,18,0,8,7,9,6,10,5,11,4,12,3,13,2,14,1,15];
-function inflate(src){
-  var out=new Uint8Array(Math.max(1024,src.length*4)),op=0,bp=0,bb=0,bc=0;
+// size, when known, is the length of what it decodes to.
+function inflate(src,size){
+  var out=new Uint8Array(size||Math.max(1024,src.length*4)),op=0,bp=0,bb=0,bc=0;
   function room(n){if(op+n>out.length){var o=new Uint8Array(Math.max(2*out.length,op+n));o.set(out);out=o;}}
   // The bit buffer bb holds bc bits; past the end it reads zeros, which
   // a whole stream never uses.
