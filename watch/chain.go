@@ -52,12 +52,16 @@ func (v *view) read(ctx context.Context, c onchain.ChainReader, contract, operat
 		last := min(v.scanned, head) + 1
 		from = max(fromBlock, last-min(last, depth))
 	}
-	if err := v.scan(ctx, c, contract, operator, from, head); err != nil {
+	watched := map[format.Digest]bool{{}: true}
+	for _, id := range logs {
+		watched[id] = true
+	}
+	if err := v.scan(ctx, c, contract, operator, from, head, watched); err != nil {
 		return err
 	}
 	err = v.checkHeads(ctx, c, contract, operator, head, logs)
 	if err != nil && from > fromBlock {
-		if err = v.scan(ctx, c, contract, operator, fromBlock, head); err == nil {
+		if err = v.scan(ctx, c, contract, operator, fromBlock, head, watched); err == nil {
 			err = v.checkHeads(ctx, c, contract, operator, head, logs)
 		}
 	}
@@ -69,8 +73,9 @@ func (v *view) read(ctx context.Context, c onchain.ChainReader, contract, operat
 	return nil
 }
 
-// scan replaces the events of blocks from..to with the chain's.
-func (v *view) scan(ctx context.Context, c onchain.ChainReader, contract, operator common.Address, from, to uint64) error {
+// scan replaces the events of blocks from..to with the chain's, keeping
+// the anchors of the watched logs and of the batch chain only.
+func (v *view) scan(ctx context.Context, c onchain.ChainReader, contract, operator common.Address, from, to uint64, watched map[format.Digest]bool) error {
 	evs, err := chain.FilterAnchored(ctx, c, chain.AnchoredQuery{Contract: contract, Operator: &operator, FromBlock: from, ToBlock: new(big.Int).SetUint64(to)})
 	if err != nil {
 		return err
@@ -102,6 +107,9 @@ func (v *view) scan(ctx context.Context, c onchain.ChainReader, contract, operat
 		}
 	}
 	for _, ev := range evs {
+		if !watched[ev.LogId] {
+			continue
+		}
 		t := ev.Raw.BlockTimestamp
 		if t == 0 {
 			if t, err = v.blockTime(ctx, c, ev.Raw.BlockNumber); err != nil {

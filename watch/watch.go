@@ -273,17 +273,11 @@ func (w *Watcher) pollOperator(ctx context.Context, now time.Time, op *operatorS
 }
 
 // reorgs remembers the first anchor seen for each epoch of the logs ids
-// and returns a condition for each one the chain no longer holds.
+// (the view holds those only) and returns a condition for each one the
+// chain no longer holds.
 func (op *operatorState) reorgs(scope string, ids []format.Digest) []condition {
-	watched := map[format.Digest]bool{}
-	for _, id := range ids {
-		watched[id] = true
-	}
 	now := map[logEpoch]seen{}
 	for _, a := range op.view.anchors {
-		if !watched[a.log] {
-			continue
-		}
 		k := logEpoch{a.log, a.Epoch}
 		now[k] = a
 		if _, ok := op.first[k]; !ok {

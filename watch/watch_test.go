@@ -51,7 +51,8 @@ func TestWatchAnvil(t *testing.T)     { runScenarios(t, anvilProcess) }
 
 // An honest operator — per-log anchors within the window, batches with
 // their contents, a checkpoint the chain agrees with, a replica that holds
-// the log — raises nothing, however often the watcher polls.
+// the log — raises nothing, however often the watcher polls; nor do its
+// logs the watcher does not watch, whatever their anchors.
 func clean(t *testing.T, tc testChain) {
 	r := newRig(t, tc)
 	l := logtest.Write(t, recorder.Options{Recorder: "clean", EpochSize: 10, Sync: recorder.SyncNone, EpochMaxAge: -1}, workload.Generate(1, 30))
@@ -76,7 +77,9 @@ func clean(t *testing.T, tc testChain) {
 		r.anchor(a, e, ra)
 		r.poll(w)
 	}
-	b0 := r.batch(0, format.Digest{}, []format.BatchEntry{entry(b, 0, rb)}, true)
+	u := logID("clean-unwatched")
+	r.anchor(u, 0, roots(1, "u"))
+	b0 := r.batch(0, format.Digest{}, []format.BatchEntry{entry(b, 0, rb), entry(u, 0, roots(1, "u'"))}, true)
 	r.poll(w)
 	r.batch(1, b0, []format.BatchEntry{entry(b, 1, rb)}, true)
 	r.wait(25 * time.Second)
@@ -99,6 +102,9 @@ func clean(t *testing.T, tc testChain) {
 		if got, ok := m[name]; !ok || got != want {
 			t.Errorf("%s = %v (present %v), want %v", name, got, ok, want)
 		}
+	}
+	if v, ok := m[`afr_watch_anchored_epoch{log="`+u.String()+`"}`]; ok {
+		t.Errorf("an unwatched log has metrics (anchored epoch %v)", v)
 	}
 }
 
