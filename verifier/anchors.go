@@ -47,18 +47,6 @@ func AnchorsFromLog(src Source) ([]format.Anchor, error) {
 	return out, err
 }
 
-// AnchorFindings checks anchors of one log, from any sources, against one
-// another as VerifyLog does before it reads the log: two roots for one
-// epoch, a back-pointer that is not the previous anchored root, a non-zero
-// back-pointer for epoch 0 and, when complete says the anchors are all the
-// operator's, a gap below the highest anchored epoch — each an
-// anchor_conflict finding. A watcher of the chain uses it without a log.
-func AnchorFindings(anchors []format.Anchor, complete bool) []Finding {
-	c := &collector{}
-	anchorIndex(anchors, complete, c)
-	return c.findings
-}
-
 // anchorIndex checks the anchors for consistency and indexes them by epoch.
 // complete says the list holds every anchor of the operator, so a gap in
 // it is a finding.

@@ -26,7 +26,8 @@
 // one "cleared" Event when it no longer does (Event.Key ties the two). The
 // watcher's clock (Options.Now) and its polls are the caller's, so tests
 // drive it step by step. Checks of anchors against one another are the
-// verifier's own (verifier.AnchorFindings, verifier.BatchAnchors); batch
+// verifier's own (verifier.BatchAnchors, and VerifyLog's checks of anchors
+// run on anchors alone); batch
 // contents are matched as onchain.AttachContents does for afr verify.
 //
 // With a Witness it cosigns each new checkpoint that verifies, extends

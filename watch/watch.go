@@ -344,7 +344,10 @@ func (w *Watcher) judgeLog(ctx context.Context, now time.Time, scope string, op 
 	}
 	union = append(union, ca.Anchors...)
 	union = append(union, l.leaves...)
-	findings := append(ca.Findings, verifier.AnchorFindings(union, !ca.Partial)...)
+	findings, err := anchorFindings(ctx, &verifier.CheckedAnchors{Anchors: union, Findings: ca.Findings, Partial: ca.Partial})
+	if err != nil {
+		return []condition{sourceError(op.cfg.Address, id, "verifier", err)}
+	}
 	conflicted := false
 	for _, f := range findings {
 		ev := Event{Operator: opHex, Log: id.String(), Epoch: f.Epoch, Expected: f.Expected, Found: f.Found, Detail: f.Detail}
@@ -547,4 +550,38 @@ func (l *logState) cosign(wt *Witness) error {
 	}
 	l.cosigned = l.cp.Size
 	return nil
+}
+
+// anchorFindings returns the verifier's findings about anchors alone: ca's
+// own (a batch's), and its checks of the anchors against one another (two
+// roots for an epoch, broken back-pointers, gaps unless ca is partial).
+// They are what VerifyLog finds of anchor_conflict and batch_withheld in a
+// log with no epochs, which no other check of it reports.
+func anchorFindings(ctx context.Context, ca *verifier.CheckedAnchors) ([]verifier.Finding, error) {
+	rep, err := verifier.VerifyLog(ctx, noLog{}, checked{ca}, verifier.Options{Payloads: verifier.PayloadsSkip})
+	if err != nil {
+		return nil, err
+	}
+	var out []verifier.Finding
+	for _, f := range rep.Findings {
+		if f.Kind == verifier.KindAnchorConflict || f.Kind == verifier.KindBatchWithheld {
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+// noLog is a log with nothing in it.
+type noLog struct{}
+
+func (noLog) Records(func(uint64, []byte) error) error  { return nil }
+func (noLog) Payloads(func(uint64, []byte) error) error { return nil }
+func (noLog) Epochs(func(uint64, []byte) error) error   { return nil }
+
+// checked is a verifier.AnchorChecker of anchors already read.
+type checked struct{ ca *verifier.CheckedAnchors }
+
+func (c checked) Anchors(context.Context) ([]format.Anchor, error) { return c.ca.Anchors, nil }
+func (c checked) CheckAnchors(context.Context) (*verifier.CheckedAnchors, error) {
+	return c.ca, nil
 }
