@@ -100,13 +100,8 @@ func (c *fixedTimeCosigner) Sign(msg []byte) ([]byte, error) {
 func cosign(t testing.TB, cp []byte, signers ...note.Signer) []byte {
 	t.Helper()
 	for _, s := range signers {
-		n := &note.Note{Text: noteText(t, cp)}
-		line, err := note.Sign(n, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, sig := splitNote(t, line)
-		if cp, err = checkpoint.AddSignatures(cp, sig); err != nil {
+		var err error
+		if cp, err = checkpoint.Cosign(cp, s); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -123,11 +118,6 @@ func splitNote(t testing.TB, n []byte) (text, sigs []byte) {
 	}
 	t.Fatalf("not a note: %q", n)
 	return nil, nil
-}
-
-func noteText(t testing.TB, n []byte) string {
-	text, _ := splitNote(t, n)
-	return string(text)
 }
 
 // testLog is a closed log loaded as an image, with its honest anchors.

@@ -111,3 +111,19 @@ func ReadVKey(s string) (string, error) {
 	}
 	return strings.TrimSpace(string(b)), nil
 }
+
+// ReadCosigner reads an Ed25519 signer key written by WriteKey as a
+// witness's cosignature/v1 signer (C2SP tlog-cosignature, timestamped
+// now), else a *KeyError. Its verifier key, for the witnesses of a
+// Policy, is the key's vkey (NewPolicy reads it as cosignature/v1).
+func ReadCosigner(path string) (note.Signer, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	s, err := fnote.NewSignerForCosignatureV1(strings.TrimSpace(string(b)))
+	if err != nil {
+		return nil, &KeyError{Signer: true, Key: path, Err: err}
+	}
+	return s, nil
+}

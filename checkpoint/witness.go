@@ -212,3 +212,20 @@ func (w *Witness) Cosign(ctx context.Context, cp []byte, leaves []format.Digest,
 	}
 	return w.AddCheckpoint(ctx, cp, leaves, conflict.Size)
 }
+
+// Cosign returns the signed checkpoint cp with a signature line by s
+// appended: what a witness adds once it has checked cp (its signatures,
+// and its consistency with the last checkpoint it cosigned). s is a
+// cosignature/v1 signer (ReadCosigner); cp is not verified here.
+func Cosign(cp []byte, s note.Signer) ([]byte, error) {
+	text, _, found := cutLast(cp, "\n\n")
+	if !found {
+		return nil, fmt.Errorf("%w: not a signed note", ErrMalformed)
+	}
+	signed, err := note.Sign(&note.Note{Text: string(text) + "\n"}, s)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: cosign: %w", err)
+	}
+	_, sig, _ := cutLast(signed, "\n\n")
+	return AddSignatures(cp, sig)
+}

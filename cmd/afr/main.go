@@ -9,7 +9,9 @@
 //   - Inspecting a log: status, proof, query, report (an HTML page).
 //   - Anchoring on a chain: chain (a local chain), deploy, keys, anchor.
 //   - Verifying and disclosing: verify, disclose, anchors, checkpoint
-//     (witness-cosigned checkpoints), verify-page (a verifier for browsers).
+//     (witness-cosigned checkpoints), verify-page (a verifier for browsers),
+//     watch (an outside party's watcher of anchors, checkpoints and
+//     replicas).
 //   - Transactions: replay (a mined one, decoded), simulate (on a fork).
 //   - The whole system: demo, bench (the paper's evaluation).
 //
@@ -21,7 +23,8 @@
 // Exit codes: 0 success, 1 error, 2 usage error, 3 verification found
 // tampering, 4 verification found the log incomplete, 5 afr anchor found an
 // epoch anchored by another writer with the same operator key, 6 afr replay
-// found that the replay does not match the chain's receipt.
+// found that the replay does not match the chain's receipt, 7 afr watch
+// --once found alarms.
 package main
 
 import (
@@ -156,7 +159,8 @@ Commands:
 Run "afr help <command>" for a command's flags and examples.
 Exit codes: 0 ok, 1 error, 2 usage, 3 tampered, 4 incomplete,
 5 anchor: another writer uses the operator key,
-6 replay: the replay does not match the receipt.
+6 replay: the replay does not match the receipt,
+7 watch --once: alarms hold.
 `)
 }
 

@@ -23,8 +23,8 @@ var layers = []struct {
 		"checkpoint", "report", "importer", "otlp", "mcpproxy", "hook",
 		"pdr", "calldata", "chain", "evm",
 	}},
-	{"services over a chain or a log: anchoring, on-chain verification, the agent's PACE flow, replay, chain backends, the daemon", []string{
-		"anchor", "verifier/onchain", "pace", "tracesim", "chain/backend", "chain/backend/embedded", "serve", "internal/show",
+	{"services over a chain or a log: anchoring, on-chain verification, watching the chain, the agent's PACE flow, replay, chain backends, the daemon", []string{
+		"anchor", "verifier/onchain", "watch", "pace", "tracesim", "chain/backend", "chain/backend/embedded", "serve", "internal/show",
 	}},
 	{"the World: a chain with AFR deployed", []string{"world"}},
 	{"on the World: fuzzing, the Ginkgo harness and the paper's evaluation", []string{"world/fuzz", "specs/afrspec", "bench"}},
@@ -59,6 +59,7 @@ var forbiddenDeps = map[string][]string{
 	"world":          gethNode,
 	"specs/afrspec":  gethNode,
 	"world/fuzz":     gethNode,
+	"watch":          gethNode,
 	"cmd/afr":        {"github.com/onsi/", "testing"},
 	"format":         {"github.com/ethereum/go-ethereum"},
 	"format/segment": {"github.com/ethereum/go-ethereum"},

@@ -11,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/agentflightrecorder/afr/chain"
+	"github.com/agentflightrecorder/afr/contracts/bindings"
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/verifier"
 )
@@ -58,51 +59,68 @@ func (c ChainBatches) batchesAt(ctx context.Context, at uint64) ([]format.Batch,
 	if len(chained) == 0 {
 		return out, nil
 	}
+	txs := make([]common.Hash, len(chained))
 	for i, a := range chained {
 		out[i] = format.Batch{Number: a.Epoch, Root: a.Root, PrevRoot: a.PrevRoot, Source: a.Source}
+		txs[i] = a.tx
 	}
-	// Contents published in events: anchorBatch emits BatchContents right
-	// after the batch's Anchored event, in the same transaction.
 	evs, err := chain.FilterBatchContents(ctx, c.Client, chain.BatchContentsQuery{Contract: c.Contract, Operator: c.Operator,
 		FromBlock: c.FromBlock, ToBlock: blockNumber(at)})
 	if err != nil {
 		return nil, fmt.Errorf("chain batches: %w", err)
 	}
+	if err := AttachContents(out, txs, evs, c.File); err != nil {
+		return nil, fmt.Errorf("chain batches: %w", err)
+	}
+	return out, nil
+}
+
+// AttachContents fills in the entries of anchored batches: batches[i] is
+// batch i of an operator's batch chain (its number, root and back-pointer
+// as anchored), anchored in transaction txs[i]. Contents come from the
+// operator's BatchContents events evs — anchorBatch emits them right after
+// the batch's Anchored event, in the same transaction; an event of another
+// transaction is not the anchored batch's — or else from the line of the
+// batches file (file, "" for none; a missing file is none) whose root was
+// anchored. Contents that do not give the anchored root are no contents:
+// the batch's Entries stay nil (withheld). Only an unreadable file is an
+// error.
+func AttachContents(batches []format.Batch, txs []common.Hash, evs []*bindings.EpochAnchorBatchContents, file string) error {
 	for _, ev := range evs {
 		i := ev.Batch
-		if i >= uint64(len(out)) || out[i].Entries != nil || chained[i].tx != ev.Raw.TxHash {
+		if i >= uint64(len(batches)) || batches[i].Entries != nil || txs[i] != ev.Raw.TxHash {
 			continue // not the contents of an anchored batch (another transaction)
 		}
 		entries, err := format.DecodeBatchEntries(ev.Entries)
 		if err != nil {
 			continue // malformed contents are no contents: withheld
 		}
-		if root, _ := format.BatchRoot(i, entries); root == out[i].Root {
-			out[i].Entries = entries
-			out[i].Source += ", contents in its BatchContents event"
+		if root, _ := format.BatchRoot(i, entries); root == batches[i].Root {
+			batches[i].Entries = entries
+			batches[i].Source += ", contents in its BatchContents event"
 		}
 	}
-	if c.File == "" {
-		return out, nil
+	if file == "" {
+		return nil
 	}
-	b, err := os.ReadFile(c.File)
+	b, err := os.ReadFile(file)
 	if errors.Is(err, os.ErrNotExist) {
 		// No file: every batch anchored without event contents is withheld.
-		return out, nil
+		return nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("chain batches: %w", err)
+		return err
 	}
 	// Only lines whose root was anchored matter: a malformed line (a
 	// damaged copy) is no contents, so its batch is withheld, not an error.
 	lines, _ := format.ScanBatches(b)
 	for _, l := range lines {
-		if i := l.Number; i < uint64(len(out)) && out[i].Entries == nil && l.Root == out[i].Root {
-			out[i].Entries = l.Entries
-			out[i].Source += ", contents in " + c.File
+		if i := l.Number; i < uint64(len(batches)) && batches[i].Entries == nil && l.Root == batches[i].Root {
+			batches[i].Entries = l.Entries
+			batches[i].Source += ", contents in " + file
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // LogAnchors is the verifier.AnchorSource of one log of one operator: the
