@@ -21,6 +21,11 @@ type FS struct {
 	store *Store
 	tree  *tree
 	dirs  map[string][]string // directory → names in it, sorted
+
+	// read holds the files read: a verifier reads a stream more than once,
+	// and the objects never change.
+	mu   sync.Mutex
+	read map[*file][]byte
 }
 
 // fetchers bounds the chunks of one file read at once.
@@ -33,7 +38,7 @@ func Open(ctx context.Context, s *Store) (*FS, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &FS{ctx: ctx, store: s, tree: parseTree(objs), dirs: map[string][]string{}}
+	f := &FS{ctx: ctx, store: s, tree: parseTree(objs), dirs: map[string][]string{}, read: map[*file][]byte{}}
 	seen := map[string]bool{}
 	for p := range f.tree.files {
 		for d, name := path.Dir(p), path.Base(p); ; d, name = path.Dir(d), path.Base(d) {
@@ -107,10 +112,30 @@ func (f *FS) ReadFile(name string) ([]byte, error) {
 		}
 		return nil, &fs.PathError{Op: "read", Path: name, Err: fs.ErrNotExist}
 	}
-	return f.read(fl)
+	b, err := f.contents(fl)
+	return bytes.Clone(b), err
 }
 
-func (f *FS) read(fl *file) ([]byte, error) {
+// contents returns the bytes of fl, read once.
+func (f *FS) contents(fl *file) ([]byte, error) {
+	f.mu.Lock()
+	b, ok := f.read[fl]
+	f.mu.Unlock()
+	if ok {
+		return b, nil
+	}
+	b, err := f.fetch(fl)
+	if err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	f.read[fl] = b
+	f.mu.Unlock()
+	return b, nil
+}
+
+// fetch reads the chunks of fl, several at once.
+func (f *FS) fetch(fl *file) ([]byte, error) {
 	out := make([]byte, fl.size)
 	var at int64
 	offs := make([]int64, len(fl.chunks))
@@ -159,7 +184,7 @@ func (o *openFile) Stat() (fs.FileInfo, error) {
 
 func (o *openFile) Read(p []byte) (int, error) {
 	if o.r == nil {
-		b, err := o.fs.read(o.file)
+		b, err := o.fs.contents(o.file)
 		if err != nil {
 			return 0, err
 		}

@@ -7,8 +7,8 @@ import (
 	"github.com/agentflightrecorder/afr/replica/s3test"
 )
 
-// sharedT is the testing.TB the shared server is started for: it is
-// stopped when the package's tests end.
+// stopShared stops the server the package's tests and benchmarks share,
+// when they end.
 var stopShared func()
 
 func TestMain(m *testing.M) {
@@ -20,7 +20,7 @@ func TestMain(m *testing.M) {
 }
 
 // startShared starts the server the package's tests share.
-func startShared(t *testing.T) *s3test.Server {
+func startShared(t testing.TB) *s3test.Server {
 	s, stop, err := s3test.StartShared()
 	if err != nil {
 		t.Fatal(err)

@@ -29,7 +29,7 @@ type env struct {
 
 var shared *env
 
-func server(t *testing.T) *env {
+func server(t testing.TB) *env {
 	t.Helper()
 	if shared == nil {
 		// One server for the package's tests: starting weed takes seconds.
@@ -40,7 +40,7 @@ func server(t *testing.T) *env {
 
 // store returns a new, empty replica on the shared server, reached
 // through endpoint when given (a proxy), else directly.
-func (e *env) store(t *testing.T, endpoint string) *replica.Store {
+func (e *env) store(t testing.TB, endpoint string) *replica.Store {
 	t.Helper()
 	e.n++
 	cfg := e.srv.Config()
@@ -53,6 +53,9 @@ func (e *env) store(t *testing.T, endpoint string) *replica.Store {
 	}
 	return s
 }
+
+// benchStore returns a new replica on the shared server.
+func benchStore(b *testing.B) *replica.Store { return server(b).store(b, "") }
 
 // writeLog writes n events into a new log (epochs of 10) and closes it.
 func writeLog(t *testing.T, n int) string {
@@ -266,7 +269,7 @@ func record(t *testing.T, dir string, o recorder.Options, evs []format.Event) {
 	}
 }
 
-func mustOpen(t *testing.T, dir string) *recorder.Log {
+func mustOpen(t testing.TB, dir string) *recorder.Log {
 	t.Helper()
 	l, err := recorder.OpenLog(dir)
 	if err != nil {
