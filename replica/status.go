@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentflightrecorder/afr/internal/durable"
+	"github.com/agentflightrecorder/afr/internal/strictjson"
 )
 
 // StatusFile is the file in the log directory where a replicator keeps
@@ -60,7 +61,7 @@ func ReadStatus(dir string) (st Status, ok bool, err error) {
 	if err != nil {
 		return Status{}, false, err
 	}
-	if err := json.Unmarshal(b, &st); err != nil {
+	if err := strictjson.Unmarshal(b, &st); err != nil {
 		return Status{}, false, err
 	}
 	return st, true, nil
