@@ -301,7 +301,7 @@ func TestFollowsTheLog(t *testing.T) {
 			if every == replica.EveryCommit {
 				want = 25
 			}
-			st := waitFor(t, r, func(st replica.Status) bool { return st.Events >= want && st.Epochs >= 2 })
+			st := waitFor(t, r, func(st replica.Status) bool { return st.Events >= want && st.Epochs >= 2 && st.DurableEvents == 25 })
 			if st.Events != want || st.Epochs != 2 || st.DurableEvents != 25 {
 				t.Fatalf("status %+v, want %d events and 2 epochs copied of 25 durable", st, want)
 			}
