@@ -42,10 +42,28 @@ chromium:
 	    || echo "setup: installing chromium failed (see above): the browser tests will be skipped"; \
 	fi
 
+# SeaweedFS's weed (Apache-2.0), the S3-compatible server the replica tests start on loopback
+# (replica/s3test): built from the module proxy's source into bin/tools once per version. Its
+# module has replace directives, so `go install mod@version` refuses it: the source is
+# downloaded, then built in place (its own go.mod and go.sum pin its dependencies).
+WEED_MODULE  := github.com/seaweedfs/seaweedfs
+WEED_VERSION := v0.0.0-20261109003541-7506e5f91cd6
+WEED         := $(CURDIR)/bin/tools/weed-$(WEED_VERSION)
+export AFR_WEED := $(WEED)
+.PHONY: s3server
+s3server: $(WEED) ## build the S3 server of the replica tests (SeaweedFS weed, ~10 min the first time)
+
+$(WEED):
+	@mkdir -p $(dir $@)
+	@src=$$($(GO) mod download -json $(WEED_MODULE)@$(WEED_VERSION) | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$$/\1/p'); \
+	  test -n "$$src" || { echo "s3server: cannot download $(WEED_MODULE)@$(WEED_VERSION)"; exit 1; }; \
+	  echo "s3server: building weed from $$src"; \
+	  cd "$$src" && GOFLAGS=-mod=readonly $(GO) build -o $@.tmp ./weed && mv $@.tmp $@
+
 build: setup ## build the afr CLI into bin/
 	$(GO) build -o bin/afr ./cmd/afr
 
-test: setup test-forge test-specs test-go ## run every test (forge first: go test reads its output, e.g. to check the committed bindings and embedded artifacts; go test last, so its summary closes the run)
+test: setup s3server test-forge test-specs test-go ## run every test (forge first: go test reads its output, e.g. to check the committed bindings and embedded artifacts; go test last, so its summary closes the run)
 
 # go test includes the staleness checks of what is generated from the contracts: the Go bindings
 # (contracts/bindings, TestBindingsUpToDate) and the embedded artifacts (contracts/artifacts,

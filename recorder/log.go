@@ -15,12 +15,15 @@ import (
 // and for queries. Unlike Open it repairs nothing; a torn tail or a damaged
 // frame is returned as an error from the iteration that meets it.
 type Log struct {
+	// Dir is where the log is: its directory, or for a log opened with
+	// OpenLogFS the name it was opened under (its replica's URL, say).
 	Dir string
 	// Manifest is the store's MANIFEST, zero when it is missing or
 	// unreadable (ManifestIdentity returns why). Nothing protects it: the
 	// log's identity is what its records commit to (Identity).
 	Manifest    Manifest
 	manifestErr error
+	fsys        fs.FS       // the files; nil for a local directory
 	mark        format.Mark // the durable mark, if marked
 	marked      bool
 }
@@ -48,23 +51,59 @@ func OpenLog(dir string) (*Log, error) {
 	if _, err := os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("recorder: opening log: %w", err)
 	}
-	for _, name := range []string{"records", "epochs", "payloads"} {
-		_, err := os.Stat(filepath.Join(dir, name))
-		if err == nil {
+	return l, l.findStreams()
+}
+
+// OpenLogFS opens read-only the store whose directory is the root of fsys,
+// as OpenLog opens a local one: a log kept somewhere other than a local
+// directory, such as its replica in object storage (package replica). name
+// says where it is, in errors and in Log.Dir. fsys must report a missing
+// file with an error wrapping fs.ErrNotExist.
+func OpenLogFS(fsys fs.FS, name string) (*Log, error) {
+	l := &Log{Dir: name, fsys: fsys}
+	b, err := fs.ReadFile(fsys, "MANIFEST")
+	if err == nil {
+		var m *Manifest
+		if m, err = parseManifest(b); err == nil {
+			l.Manifest = *m
 			return l, l.readMark()
+		}
+		err = fmt.Errorf("recorder: %s/MANIFEST: %w", name, err)
+	} else {
+		err = fmt.Errorf("recorder: reading the manifest: %w", err)
+	}
+	l.manifestErr = err
+	return l, l.findStreams()
+}
+
+// findStreams checks that a log without a readable MANIFEST has one of
+// its streams at least.
+func (l *Log) findStreams() error {
+	for _, name := range []string{"records", "epochs", "payloads"} {
+		_, err := fs.Stat(l.files(), name)
+		if err == nil {
+			return l.readMark()
 		}
 		if !errors.Is(err, fs.ErrNotExist) {
 			// No permission to look into dir, an I/O error: the
 			// reader's, not a sign that dir is no log.
-			return nil, fmt.Errorf("recorder: opening log %s: %w", dir, err)
+			return fmt.Errorf("recorder: opening log %s: %w", l.Dir, err)
 		}
 	}
-	return nil, fmt.Errorf("%w: %s has no MANIFEST, records, epochs or payloads", ErrNotALog, dir)
+	return fmt.Errorf("%w: %s has no MANIFEST, records, epochs or payloads", ErrNotALog, l.Dir)
+}
+
+// files returns the log's files as an fs.FS.
+func (l *Log) files() fs.FS {
+	if l.fsys != nil {
+		return l.fsys
+	}
+	return segment.Dir(l.Dir)
 }
 
 func (l *Log) readMark() error {
 	var err error
-	l.mark, l.marked, err = ReadMark(l.Dir)
+	l.mark, l.marked, err = readMarkFS(l.files(), MarkFile)
 	return err
 }
 
@@ -155,16 +194,24 @@ func (l *Log) Epochs(visit func(epoch uint64, raw []byte) error) error {
 // stream reads one stream, classifying damage under the durable mark when
 // the log has one.
 func (l *Log) stream(kind string, visit func(uint64, []byte) error) error {
-	dir := filepath.Join(l.Dir, kind)
 	v := func(f segment.Frame) error { return visit(f.Index, f.Data) }
+	dir := filepath.Join(l.Dir, kind)
+	fsys := segment.Dir(dir)
+	if l.fsys != nil {
+		dir = l.Dir + "/" + kind
+		var err error
+		if fsys, err = fs.Sub(l.fsys, kind); err != nil {
+			return err
+		}
+	}
 	if !l.marked {
-		return segment.ReadAll(dir, kind, v)
+		return segment.ReadAllFS(fsys, dir, kind, v)
 	}
 	durable := l.mark.Events
 	if kind == "epochs" {
 		durable = l.mark.Epochs
 	}
-	return segment.ReadAllDurable(dir, kind, durable, v)
+	return segment.ReadAllDurableFS(fsys, dir, kind, durable, v)
 }
 
 // InclusionProof builds the proof for record seq, which must be in a sealed

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/format/segment"
 	"github.com/agentflightrecorder/afr/internal/durable"
 )
 
@@ -21,7 +22,11 @@ const MarkFile = "DURABLE"
 // or one without a valid slot; its readers then classify damage without
 // it. An error is returned when the file exists but cannot be read.
 func ReadMark(dir string) (m format.Mark, ok bool, err error) {
-	b, err := os.ReadFile(filepath.Join(dir, MarkFile))
+	return readMarkFS(segment.Dir(dir), MarkFile)
+}
+
+func readMarkFS(fsys fs.FS, name string) (m format.Mark, ok bool, err error) {
+	b, err := fs.ReadFile(fsys, name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return format.Mark{}, false, nil
 	}

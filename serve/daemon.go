@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentflightrecorder/afr/otlp"
 	"github.com/agentflightrecorder/afr/recorder"
+	"github.com/agentflightrecorder/afr/replica"
 )
 
 // DefaultListen is where the daemon listens unless told otherwise.
@@ -40,8 +41,22 @@ type Config struct {
 	// same loopback rule applies to it, and it takes the API's bearer token
 	// (its Options.Token is replaced by it).
 	OTLP *OTLP
+	// Replica, when set, copies the log to its replica in object storage
+	// as it grows (package replica), beside the recorder: nothing the
+	// recorder does waits for it.
+	Replica *Replication
 	// Logf receives what the daemon reports (default: discarded).
 	Logf func(format string, args ...any)
+}
+
+// Replication is the replica the daemon copies the log to.
+type Replication struct {
+	Store   *replica.Store
+	Options replica.Options
+	// CloseTimeout bounds how long shutdown waits for the last epoch to
+	// be copied (default 1 minute); what is left is copied by the next
+	// replicator of the log.
+	CloseTimeout time.Duration
 }
 
 // Anchoring runs an anchorer in the daemon, fed by the recorder's Sealed
@@ -73,19 +88,20 @@ type Anchorer interface {
 // Daemon is a running recorder daemon: the log's one writer and its HTTP
 // API.
 type Daemon struct {
-	cfg      Config
-	rec      *recorder.Recorder
-	handler  *Handler
-	srv      *http.Server
-	ln       net.Listener
-	served   chan error
-	otlpSrv  *http.Server // nil without Config.OTLP
-	otlpLn   net.Listener
-	token    string
-	created  bool
-	anchorer Anchorer
-	stopRun  context.CancelFunc
-	ran      chan error
+	cfg        Config
+	rec        *recorder.Recorder
+	handler    *Handler
+	srv        *http.Server
+	ln         net.Listener
+	served     chan error
+	otlpSrv    *http.Server // nil without Config.OTLP
+	otlpLn     net.Listener
+	token      string
+	created    bool
+	anchorer   Anchorer
+	replicator *replica.Replicator // nil without Config.Replica
+	stopRun    context.CancelFunc
+	ran        chan error
 }
 
 // OTLP configures the daemon's OTLP/HTTP receiver.
@@ -129,6 +145,9 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 			<-d.ran
 			d.anchorer.Close()
 		}
+		if d.replicator != nil {
+			d.replicator.Close(ctx)
+		}
 		return nil, errors.Join(err, rec.Close())
 	}
 	if d.token, d.created, err = LoadOrCreateToken(cfg.TokenFile); err != nil {
@@ -170,7 +189,19 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 			}
 		}()
 	}
+	if rc := cfg.Replica; rc != nil {
+		o := rc.Options
+		if o.Logf == nil {
+			o.Logf = cfg.Logf
+		}
+		if d.replicator, err = replica.Start(ctx, cfg.Dir, rc.Store, o); err != nil {
+			return fail(err)
+		}
+	}
 	d.handler = NewHandler(rec, cfg.Dir, d.token, cfg.Limits, window)
+	if d.replicator != nil {
+		d.handler.replica = d.replicator.Status
+	}
 	var ln net.Listener
 	d.srv, ln = server(d.handler, d.ln, d.handler.limits, d.handler, cfg.Logf)
 	go func() { d.served <- d.srv.Serve(ln) }()
@@ -233,6 +264,17 @@ func (d *Daemon) Shutdown(ctx context.Context) error {
 	}
 	p := d.rec.Position()
 	d.cfg.Logf("log closed: %d events, %d sealed epochs", p.Next, p.OpenEpoch)
+	if d.replicator != nil {
+		timeout := d.cfg.Replica.CloseTimeout
+		if timeout <= 0 {
+			timeout = time.Minute
+		}
+		rctx, cancel := context.WithTimeout(context.Background(), timeout)
+		if rerr := d.replicator.Close(rctx); rerr != nil {
+			d.cfg.Logf("the replica %s is behind the log: %v; the next replicator of the log copies the rest", d.cfg.Replica.Store.URL(), rerr)
+		}
+		cancel()
+	}
 	if d.anchorer == nil {
 		return err
 	}

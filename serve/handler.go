@@ -17,6 +17,7 @@ import (
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/internal/loopback"
 	"github.com/agentflightrecorder/afr/recorder"
+	"github.com/agentflightrecorder/afr/replica"
 )
 
 // Limits of the HTTP API; zero values give the defaults (docs/SERVE.md,
@@ -100,8 +101,10 @@ type Handler struct {
 	bodies *budget
 	conns  *conns // set by Start; nil for a handler served otherwise
 	mux    *http.ServeMux
-	// window, when set, reports the anchoring window for /v1/status.
-	window func() recorder.AnchorWindow
+	// window, when set, reports the anchoring window for /v1/status;
+	// replica the replica's status.
+	window  func() recorder.AnchorWindow
+	replica func() replica.Status
 }
 
 // NewHandler returns the API of rec, whose log is in dir, for requests
@@ -442,6 +445,7 @@ type Status struct {
 	Position  recorder.Position      `json:"position"`
 	Epochs    uint64                 `json:"sealed_epochs"`
 	Anchoring *recorder.AnchorWindow `json:"anchoring,omitempty"`
+	Replica   *replica.Status        `json:"replica,omitempty"`
 	Failed    string                 `json:"failed,omitempty"`
 	Load      Load                   `json:"load"`
 }
@@ -480,6 +484,10 @@ func (h *Handler) status(w http.ResponseWriter, r *http.Request) {
 	if h.window != nil {
 		win := h.window()
 		st.Anchoring = &win
+	}
+	if h.replica != nil {
+		rs := h.replica()
+		st.Replica = &rs
 	}
 	if err := h.rec.Check(); err != nil {
 		st.Failed = err.Error()

@@ -19,6 +19,7 @@ import (
 	"github.com/agentflightrecorder/afr/anchor"
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/recorder"
+	"github.com/agentflightrecorder/afr/replica"
 	"github.com/agentflightrecorder/afr/serve"
 )
 
@@ -358,7 +359,10 @@ type logStatus struct {
 	LastRoot   *format.Digest   `json:"last_root,omitempty"`
 	LastRecord *format.Digest   `json:"last_record,omitempty"`
 	Anchoring  *anchorStatus    `json:"anchoring,omitempty"`
-	Problem    string           `json:"problem,omitempty"`
+	// Replica is what the log's replicator last wrote in its status file,
+	// with the lag against the log as it is now.
+	Replica *replica.Status `json:"replica,omitempty"`
+	Problem string          `json:"problem,omitempty"`
 }
 
 // anchorStatus is the anchoring part of afr status (from the anchor queue).
@@ -383,7 +387,7 @@ func runStatus(e *env, args []string) error {
 	if *dir == "" {
 		return usageError{"--log is required"}
 	}
-	l, err := recorder.OpenLog(*dir)
+	l, err := openLog(e, "status", *dir)
 	if err != nil {
 		return err
 	}
@@ -432,6 +436,14 @@ func runStatus(e *env, args []string) error {
 	} else if !errors.Is(err, os.ErrNotExist) {
 		problems = append(problems, err)
 	}
+	if rs, ok, err := replica.ReadStatus(*dir); err != nil {
+		problems = append(problems, err)
+	} else if ok {
+		// The lag against the log as it is now: the replicator may have
+		// stopped since it wrote the file.
+		rs.LagEpochs, rs.LagEvents = max(st.Epochs, rs.Epochs)-rs.Epochs, max(st.Events, rs.Events)-rs.Events
+		st.Replica = &rs
+	}
 	if len(problems) > 0 {
 		st.Problem = errors.Join(problems...).Error() + " (hint: afr verify explains; afr seal repairs a torn tail)"
 	}
@@ -458,6 +470,9 @@ func runStatus(e *env, args []string) error {
 		}
 	} else {
 		fmt.Fprintf(e.stdout, "window     never anchored: all %d events (hint: afr anchor)\n", st.Events)
+	}
+	if r := st.Replica; r != nil {
+		fmt.Fprintf(e.stdout, "replica    %s: %s; last looked at %s\n", r.URL, describeReplica(*r), r.Checked.Format(time.RFC3339))
 	}
 	return statusProblem(st)
 }
@@ -486,7 +501,7 @@ func runProof(e *env, args []string) error {
 	if err != nil {
 		return usageError{"--seq: not a sequence number: " + *seqStr}
 	}
-	l, err := recorder.OpenLog(*dir)
+	l, err := openLog(e, "proof", *dir)
 	if err != nil {
 		return err
 	}

@@ -299,7 +299,7 @@ func openAnswer(ctx context.Context, e *env, f *queryFlags, anchors verifier.Anc
 	} else {
 		subject = "log"
 		var err error
-		if a.log, err = recorder.OpenLog(*f.logDir); err != nil {
+		if a.log, err = openLog(e, "query", *f.logDir); err != nil {
 			return nil, err
 		}
 		opts := verifier.Options{Payloads: verifier.PayloadsDigest}

@@ -68,12 +68,19 @@ the last epochs; what is left stays queued for afr anchor. With
 while the unanchored window has reached its bound, so that a compromise of
 this host can rewrite at most that much unanchored history.
 
+With --replica s3://BUCKET/PREFIX it also copies the log to object storage
+as afr replicate does (at every sealed epoch, or with --replica-every commit
+at every group commit; the --replica-* flags are afr replicate's), reports
+the replica's lag in /v1/status, and at shutdown copies the last epoch.
+Recording never waits for the copy.
+
 Examples:
   afr serve --log ./afr-log --recorder ops-1
   curl -s -H "Authorization: Bearer $(cat ./afr-log/serve.token)" \
     -d '{"tool":"shell","kind":"tool_call","payload":{"intent":{"tool":"shell","args":{"cmd":"ls"}}}}' \
     http://127.0.0.1:8787/v1/events
-  afr serve --log ./afr-log --deployment deployment.json --key operator.key`})
+  afr serve --log ./afr-log --deployment deployment.json --key operator.key
+  afr serve --log ./afr-log --replica s3://audit/agents/ops-1`})
 }
 
 // parseMaxWindow reads --max-window: an event count, a duration, or both
@@ -126,6 +133,8 @@ func runServe(e *env, args []string) error {
 	conf := fs.Uint64("confirmations", 2, "blocks deep (counting the anchor's own) before an epoch counts as anchored")
 	drain := fs.Duration("drain", time.Minute, "at shutdown, how long to wait for the last epochs to be anchored")
 	maxWindow := fs.String("max-window", "", "with anchoring, refuse appends (503, Retry-After) while the unanchored window holds this many events (more than --epoch-size) and/or its oldest sealed epoch waits this long for its anchor: N, DURATION or N,DURATION, e.g. 10000,1m")
+	replicaURL := fs.String("replica", "", "also copy the log to its replica in object storage, s3://BUCKET/PREFIX (see afr help replicate)")
+	repf := addReplicaFlags(fs, "replica-")
 	otlpAddr := fs.String("otlp", "", "also receive OpenTelemetry traces (OTLP/HTTP POST /v1/traces, GenAI spans as events; see afr help otlp) on this address, e.g. 127.0.0.1:4318")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -160,6 +169,13 @@ func runServe(e *env, args []string) error {
 			MaxWindow: limit}, Logf: logf}
 	if *otlpAddr != "" {
 		cfg.OTLP = &serve.OTLP{Listen: *otlpAddr, Options: otlp.Options{KeepUnknown: true}}
+	}
+	if *replicaURL != "" {
+		s, ro, err := repf.store(*replicaURL)
+		if err != nil {
+			return err
+		}
+		cfg.Replica = &serve.Replication{Store: s, Options: ro}
 	}
 	var anchorNote string // what the daemon anchors to, for its first lines
 	if cf.given() {

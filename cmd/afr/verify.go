@@ -15,6 +15,7 @@ import (
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/internal/readlimit"
 	"github.com/agentflightrecorder/afr/recorder"
+	"github.com/agentflightrecorder/afr/replica"
 	"github.com/agentflightrecorder/afr/verifier"
 	"github.com/agentflightrecorder/afr/verifier/onchain"
 )
@@ -76,11 +77,20 @@ digest of the event that recorded the intent) whose intent matches the
 executed call (docs/SPEC.md, "On-chain completeness"). Encrypted intents are
 compared only with --keys.
 
+A log's replica in object storage (afr replicate) is a log: --log
+s3://BUCKET/PREFIX verifies it as it was copied, reached as the
+environment says (AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, …). --replica
+s3://BUCKET/PREFIX with a local --log adds the replica's epoch roots to the
+anchors: a log rewritten or cut since it was copied is tampered against
+them, even for epochs not yet anchored on chain.
+
 Examples:
   afr verify --log ./afr-log --deployment deployment.json --operator 0x… --keys ./afr-log/keys
   afr verify --log ./afr-log --rpc http://127.0.0.1:8545 --contract 0x… --operator 0x… --pace none
   afr verify --log ./agent-7 --deployment deployment.json --operator 0x… --batches batches.jsonl
   afr verify --log ./afr-log --anchors anchors.json
+  afr verify --log s3://audit/agents/ops-1 --deployment deployment.json --operator 0x…
+  afr verify --log ./afr-log --replica s3://audit/agents/ops-1
   afr verify --log ./afr-log --anchors anchors.json --keys ./afr-log/keys --level open --json
   afr verify --bundle event-42.afrb --anchors anchors.json --level open --show`})
 
@@ -128,6 +138,7 @@ func runVerify(e *env, args []string) error {
 	levelName := fs.String("level", "digest", "payload checks: skip, digest or open")
 	show := fs.Bool("show", false, "print the payloads a bundle discloses (text and --json)")
 	jsonOut := fs.Bool("json", false, "write the report as JSON")
+	replicaURL := fs.String("replica", "", "the log's replica, s3://BUCKET/PREFIX: its epoch roots are anchors too (--log DIR only)")
 	af := addAnchorFlags(fs)
 	cf := addCheckpointFlags(fs)
 	if err := parse(fs, args); err != nil {
@@ -135,6 +146,9 @@ func runVerify(e *env, args []string) error {
 	}
 	if (*logDir == "") == (*bundleFile == "") {
 		return usageError{"give exactly one of --log and --bundle"}
+	}
+	if *replicaURL != "" && (*logDir == "" || replica.IsURL(*logDir)) {
+		return usageError{"--replica compares a local log with its replica: give --log DIR"}
 	}
 	level, err := parseLevel(*levelName)
 	if err != nil {
@@ -148,6 +162,11 @@ func runVerify(e *env, args []string) error {
 	defer closeChain()
 	if anchors, err = cf.anchors(ctx, anchors, *logDir, *bundleFile); err != nil {
 		return err
+	}
+	if *replicaURL != "" {
+		if anchors, err = replicaAnchors(e, *replicaURL, anchors); err != nil {
+			return err
+		}
 	}
 	v, done, err := verifyTarget(ctx, e, "verify", *logDir, *bundleFile, *keyDir, level, anchors, execs)
 	if err != nil {
@@ -172,12 +191,33 @@ func runVerify(e *env, args []string) error {
 		if af.logID != nil {
 			fmt.Fprintf(e.stdout, "  log %s: %s\n", af.logID, af.describe())
 		}
+		if *replicaURL != "" {
+			fmt.Fprintf(e.stdout, "  anchors include the epoch roots of the replica %s\n", *replicaURL)
+		}
 		if x := rep.Executions; x != nil {
 			fmt.Fprintf(e.stdout, "  on-chain executions %d: %d recorded, %d with matching intent, %d not compared (no keys)\n",
 				x.Executions, x.Recorded, x.Matched, x.Unchecked)
 		}
 	}
 	return verdictExit(rep.Verdict, nil)
+}
+
+// replicaAnchors adds the epoch roots of the replica at url to anchors:
+// a log rewritten since it was copied differs from them (anchor_mismatch),
+// one cut short lacks epochs they hold (docs/REPLICA.md).
+func replicaAnchors(e *env, url string, anchors verifier.AnchorSource) (verifier.AnchorSource, error) {
+	l, err := openLog(e, "verify", url)
+	if err != nil {
+		return nil, err
+	}
+	roots, err := verifier.AnchorsFromLog(l)
+	if err != nil {
+		return nil, fmt.Errorf("the replica's epoch headers: %w (hint: afr verify --log %s verifies the replica itself)", err, url)
+	}
+	if anchors == nil {
+		return verifier.AnchorList(roots), nil
+	}
+	return verifier.AnchorSources{anchors, verifier.AnchorList(roots)}, nil
 }
 
 // verification is a log or a bundle verified as afr verify does it.
@@ -208,7 +248,7 @@ func verifyTarget(ctx context.Context, e *env, cmd, logDir, bundleFile, keyDir s
 		}
 		return &verification{rep: &br.Report, payloads: br.Payloads, bundle: b}, done, nil
 	}
-	l, err := recorder.OpenLog(logDir)
+	l, err := openLog(e, cmd, logDir)
 	if err != nil {
 		return nil, done, err
 	}
@@ -353,7 +393,7 @@ func targetLogID(logDir, bundleFile string) (format.Digest, error) {
 		}
 		return b.LogID(), nil
 	}
-	l, err := recorder.OpenLog(logDir)
+	l, err := openLog(nil, "", logDir)
 	if err != nil {
 		return format.Digest{}, err
 	}
@@ -429,6 +469,9 @@ func progress(e *env, what string) func(time.Duration) {
 }
 
 func openKeys(keyDir, logDir string, session format.SessionID) (*recorder.Keyring, error) {
+	if keyDir == "" && replica.IsURL(logDir) {
+		return nil, errors.New("a replica holds no keys (hint: give the key directory with --keys)")
+	}
 	if keyDir == "" {
 		keyDir = filepath.Join(logDir, "keys")
 	}
@@ -544,7 +587,7 @@ func runDisclose(e *env, args []string) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	l, err := recorder.OpenLog(*logDir)
+	l, err := openLog(e, "disclose", *logDir)
 	if err != nil {
 		return err
 	}
@@ -578,7 +621,7 @@ func runAnchors(e *env, args []string) error {
 	if *logDir == "" {
 		return usageError{"--log is required"}
 	}
-	l, err := recorder.OpenLog(*logDir)
+	l, err := openLog(e, "anchors", *logDir)
 	if err != nil {
 		return err
 	}

@@ -246,7 +246,7 @@ func isZero(b []byte) bool {
 // order: *CorruptError, *TornTailError (the end of the last file only)
 // and *VersionError.
 func ReadAll(dir, kind string, visit func(Frame) error) error {
-	return readStream(dir, kind, noMark, visit)
+	return readStream(osDir(dir), dir, kind, noMark, visit)
 }
 
 // ReadAllDurable is ReadAll for a stream of which frames [0, durable) were
@@ -255,19 +255,51 @@ func ReadAll(dir, kind string, visit func(Frame) error) error {
 // in the last file is a *TornTailError, and damage below durable a
 // *CorruptError, a frame cut short by the end of the file included.
 func ReadAllDurable(dir, kind string, durable uint64, visit func(Frame) error) error {
-	return readStream(dir, kind, mark{set: true, durable: durable}, visit)
+	return readStream(osDir(dir), dir, kind, mark{set: true, durable: durable}, visit)
 }
 
-func readStream(dir, kind string, m mark, visit func(Frame) error) error {
-	files, err := List(dir, kind)
+// ReadAllFS is ReadAll for a stream whose directory is the root of fsys:
+// Dir(path) for a local directory, or another file system (a log's
+// replica in object storage). Files are named in errors as root joined
+// with their name. fsys must report a name that is no regular file as
+// fs.Stat does for a local directory.
+func ReadAllFS(fsys fs.FS, root, kind string, visit func(Frame) error) error {
+	return readStream(fsys, root, kind, noMark, visit)
+}
+
+// ReadAllDurableFS is ReadAllDurable for a stream whose directory is the
+// root of fsys, as ReadAllFS reads it.
+func ReadAllDurableFS(fsys fs.FS, root, kind string, durable uint64, visit func(Frame) error) error {
+	return readStream(fsys, root, kind, mark{set: true, durable: durable}, visit)
+}
+
+// Dir returns the local directory dir as an fs.FS. Unlike os.DirFS it
+// names files in errors by their full path, as the os functions do.
+func Dir(dir string) fs.FS { return osDir(dir) }
+
+type osDir string
+
+func (d osDir) path(name string) string { return filepath.Join(string(d), name) }
+
+func (d osDir) Open(name string) (fs.File, error) { return os.Open(d.path(name)) }
+
+func (d osDir) Stat(name string) (fs.FileInfo, error) { return os.Stat(d.path(name)) }
+
+func (d osDir) ReadFile(name string) ([]byte, error) { return os.ReadFile(d.path(name)) }
+
+func (d osDir) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(d.path(name)) }
+
+func readStream(fsys fs.FS, root, kind string, m mark, visit func(Frame) error) error {
+	names, err := listFS(fsys, kind)
 	if err != nil {
 		return err
 	}
 	var found []error
 	var next uint64  // index of the next frame
 	var unread int64 // bytes damage made unreadable since the last frame read
-	for i, name := range files {
-		b, err := readFile(name)
+	for i, base := range names {
+		name := filepath.Join(root, base)
+		b, err := readFile(fsys, base, name)
 		var nf *notAFileError
 		if errors.As(err, &nf) {
 			// Not part of any stream a writer leaves: corruption, and it
@@ -280,8 +312,8 @@ func readStream(dir, kind string, m mark, visit func(Frame) error) error {
 			return err
 		}
 		var confirm *uint64 // the next file's first index
-		if i+1 < len(files) {
-			confirm = firstIndex(files[i+1], kind)
+		if i+1 < len(names) {
+			confirm = firstIndex(fsys, names[i+1], kind)
 		}
 		frames, end, left, errs := readSegment(b, name, kind, next, unread, confirm)
 		for _, f := range frames {
@@ -292,7 +324,7 @@ func readStream(dir, kind string, m mark, visit func(Frame) error) error {
 		for _, err := range errs {
 			var torn *TornTailError
 			switch {
-			case i+1 == len(files):
+			case i+1 == len(names):
 				err = m.classify(err)
 			case errors.As(err, &torn):
 				err = notLast(torn)
@@ -310,20 +342,21 @@ type notAFileError struct{ err error }
 
 func (e *notAFileError) Error() string { return "not a regular file: " + e.err.Error() }
 
-// readFile reads the segment file name. A path that is no regular file is
-// a *notAFileError: the log's layout is wrong. Any other error (no
-// permission, an I/O error) is the reader's and is returned as it is.
-func readFile(name string) ([]byte, error) {
-	fi, err := os.Stat(name)
+// readFile reads the segment file name of fsys, named display in errors.
+// A path that is no regular file is a *notAFileError: the log's layout is
+// wrong. Any other error (no permission, an I/O error) is the reader's and
+// is returned as it is.
+func readFile(fsys fs.FS, name, display string) ([]byte, error) {
+	fi, err := fs.Stat(fsys, name)
 	switch {
 	case err != nil && !errors.Is(err, fs.ErrPermission):
 		return nil, &notAFileError{err}
 	case err == nil && !fi.Mode().IsRegular():
-		return nil, &notAFileError{fmt.Errorf("%s is a %s", name, kindOf(fi.Mode()))}
+		return nil, &notAFileError{fmt.Errorf("%s is a %s", display, kindOf(fi.Mode()))}
 	case err != nil:
 		return nil, err
 	}
-	return os.ReadFile(name)
+	return fs.ReadFile(fsys, name)
 }
 
 func kindOf(m fs.FileMode) string {
@@ -397,10 +430,10 @@ func addUnread(unread, n int64) int64 {
 	return unread + n
 }
 
-// firstIndex returns the first index in the header of segment file name,
-// or nil if it cannot be read.
-func firstIndex(name, kind string) *uint64 {
-	f, err := os.Open(name)
+// firstIndex returns the first index in the header of segment file name
+// of fsys, or nil if it cannot be read.
+func firstIndex(fsys fs.FS, name, kind string) *uint64 {
+	f, err := fsys.Open(name)
 	if err != nil {
 		return nil
 	}
@@ -414,4 +447,29 @@ func firstIndex(name, kind string) *uint64 {
 		return nil
 	}
 	return &first
+}
+
+// Whole returns how many frames at the start of b — bytes of a segment
+// file from a frame boundary on, its header excluded — are whole and pass
+// their checksum, at most max, and how many bytes they take. A copier of a
+// growing stream (package replica) copies whole frames only.
+func Whole(b []byte, max uint64) (frames uint64, n int64) {
+	for frames < max && n < int64(len(b)) {
+		data, d := frameAt(b, n)
+		if d != nil {
+			break
+		}
+		frames++
+		n += FrameOverhead + int64(len(data))
+	}
+	return frames, n
+}
+
+// FirstIndex returns the index of the first frame of a segment file of
+// stream kind from the file's header h, checking it.
+func FirstIndex(h []byte, name, kind string) (uint64, error) {
+	if len(h) > HeaderSize {
+		h = h[:HeaderSize]
+	}
+	return header(h, name, kind, 0)
 }

@@ -183,26 +183,35 @@ func open(dir, kind string, maxSize int64, visit func(Frame) error, cutCorrupt b
 // directory (a file, a symbolic link that loops or leads nowhere), holds
 // no segment files; any other error listing it is returned.
 func List(dir, kind string) ([]string, error) {
-	entries, err := os.ReadDir(dir)
+	names, err := listFS(osDir(dir), kind)
+	for i, n := range names {
+		names[i] = filepath.Join(dir, n)
+	}
+	return names, err
+}
+
+// listFS is List for the root of fsys, returning the files' names in it.
+func listFS(fsys fs.FS, kind string) ([]string, error) {
+	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
-		if noDir(dir) {
+		if noDir(fsys) {
 			return nil, nil
 		}
 		return nil, err
 	}
-	var files []string
+	var names []string
 	for _, e := range entries { // sorted by name: fixed-width hex indices sort in stream order
 		if name := e.Name(); strings.HasPrefix(name, kind+"-") && strings.HasSuffix(name, ".seg") {
-			files = append(files, filepath.Join(dir, name))
+			names = append(names, name)
 		}
 	}
-	return files, nil
+	return names, nil
 }
 
-// noDir reports whether path does not exist or is no directory; false
-// when it cannot tell (no permission).
-func noDir(path string) bool {
-	st, err := os.Stat(path)
+// noDir reports whether the root of fsys is missing or no directory (an
+// error other than a permission error looking at it included).
+func noDir(fsys fs.FS) bool {
+	st, err := fs.Stat(fsys, ".")
 	if err != nil {
 		return !errors.Is(err, fs.ErrPermission)
 	}

@@ -19,8 +19,8 @@ var layers = []struct {
 	{"the log: writing it, verifying it, attacking it", []string{
 		"recorder", "verifier", "verifier/light", "verifier/tamper", "bench/ladder",
 	}},
-	{"evidence around the log: checkpoints, reports, imports and receivers; policy records, calldata, the chain client, the EVM", []string{
-		"checkpoint", "report", "importer", "otlp", "mcpproxy", "hook",
+	{"evidence around the log: checkpoints, replicas, reports, imports and receivers; policy records, calldata, the chain client, the EVM", []string{
+		"checkpoint", "replica", "report", "importer", "otlp", "mcpproxy", "hook",
 		"pdr", "calldata", "chain", "evm",
 	}},
 	{"services over a chain or a log: anchoring, on-chain verification, watching the chain, the agent's PACE flow, replay, chain backends, the daemon", []string{
@@ -36,7 +36,7 @@ var layers = []struct {
 // them (the afr binary never links them).
 var testOnly = []string{
 	"internal/archtest", "internal/logtest", "internal/gethfixtures", "internal/browser", "internal/browser/pagetests",
-	"chain/backend/anvil/anviltest", "fixtures/vectors/gen", "contracts", "contracts/internal/artgen",
+	"chain/backend/anvil/anviltest", "replica/s3test", "fixtures/vectors/gen", "contracts", "contracts/internal/artgen",
 	"contracts/internal/bindgen", "contracts/internal/forgeart", "contracts/internal/solcgen", "verifier/page/internal/gen",
 }
 
@@ -71,6 +71,7 @@ var forbiddenDeps = map[string][]string{
 	"mcpproxy":       {"github.com/ethereum/go-ethereum"},
 	"hook":           {"github.com/ethereum/go-ethereum"},
 	"serve":          {"github.com/ethereum/go-ethereum"},
+	"replica":        {"github.com/ethereum/go-ethereum"},
 }
 
 // gethNode is go-ethereum's node: the node, its consensus-layer driver (the

@@ -1,0 +1,339 @@
+package replica_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/internal/logtest"
+	"github.com/agentflightrecorder/afr/recorder"
+	"github.com/agentflightrecorder/afr/recorder/workload"
+	"github.com/agentflightrecorder/afr/replica"
+	"github.com/agentflightrecorder/afr/replica/s3test"
+	"github.com/agentflightrecorder/afr/verifier"
+)
+
+// env is a server with one bucket, shared by the tests of this file.
+type env struct {
+	srv    *s3test.Server
+	bucket string
+	n      int
+}
+
+var shared *env
+
+func server(t testing.TB) *env {
+	t.Helper()
+	if shared == nil {
+		// One server for the package's tests: starting weed takes seconds.
+		shared = &env{srv: startShared(t), bucket: "replicas"}
+	}
+	return shared
+}
+
+// store returns a new, empty replica on the shared server, reached
+// through endpoint when given (a proxy), else directly.
+func (e *env) store(t testing.TB, endpoint string) *replica.Store {
+	t.Helper()
+	e.n++
+	cfg := e.srv.Config()
+	if endpoint != "" {
+		cfg.Endpoint = endpoint
+	}
+	s, err := replica.Dial(fmt.Sprintf("s3://%s/%s/%d", e.bucket, t.Name(), e.n), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// benchStore returns a new replica on the shared server.
+func benchStore(b *testing.B) *replica.Store { return server(b).store(b, "") }
+
+// writeLog writes n events into a new log (epochs of 10) and closes it.
+func writeLog(t *testing.T, n int) string {
+	t.Helper()
+	l := logtest.Write(t, recorder.Options{Recorder: "ops-1", EpochSize: 10, Encrypt: true}, workload.Generate(7, n))
+	return l.Dir
+}
+
+// sameFiles checks that the replica holds the log's streams and MANIFEST
+// byte for byte.
+func sameFiles(t *testing.T, dir string, f *replica.FS) {
+	t.Helper()
+	n := 0
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		switch filepath.Dir(rel) {
+		case "records", "payloads", "epochs":
+		default:
+			if rel != "MANIFEST" {
+				return nil
+			}
+		}
+		want, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		got, err := f.ReadFile(filepath.ToSlash(rel))
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: the replica's copy (%d bytes) differs from the log's (%d bytes)", rel, len(got), len(want))
+		}
+		n++
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 4 {
+		t.Fatalf("compared %d files", n)
+	}
+	if s := f.Strays(); len(s) > 0 {
+		t.Errorf("strays on the replica: %v", s)
+	}
+}
+
+// verify verifies log l against anchors and returns the report.
+func verify(t *testing.T, l *recorder.Log, anchors []format.Anchor) *verifier.Report {
+	t.Helper()
+	rep, err := verifier.VerifyLog(context.Background(), l, verifier.AnchorList(anchors), verifier.Options{Payloads: verifier.PayloadsDigest})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func localAnchors(t *testing.T, dir string) []format.Anchor {
+	t.Helper()
+	l, err := recorder.OpenLog(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	as, err := verifier.AnchorsFromLog(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return as
+}
+
+func openReplica(t *testing.T, s *replica.Store) (*recorder.Log, *replica.FS) {
+	t.Helper()
+	f, err := replica.Open(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := recorder.OpenLogFS(f, s.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l, f
+}
+
+// A closed log copied once is, on the replica, the same files, and it
+// verifies from there against the roots the log had.
+func TestOnceCopiesTheLog(t *testing.T) {
+	e := server(t)
+	dir := writeLog(t, 95)
+	s := e.store(t, "")
+	st, err := replica.Once(context.Background(), dir, s, replica.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Events != 95 || st.Epochs != 10 || st.LagEpochs != 0 {
+		t.Fatalf("status %+v, want 95 events and 10 epochs copied, no lag", st)
+	}
+	l, f := openReplica(t, s)
+	sameFiles(t, dir, f)
+	rep := verify(t, l, localAnchors(t, dir))
+	if rep.Verdict != verifier.Verified || rep.Events != 95 {
+		t.Fatalf("replica: %s, %d events; want verified, 95: %+v", rep.Verdict, rep.Events, rep.Findings)
+	}
+	// A second pass writes nothing and finds nothing changed.
+	if st, err = replica.Once(context.Background(), dir, s, replica.Options{}); err != nil || st.Events != 95 {
+		t.Fatalf("second pass: %+v, %v", st, err)
+	}
+	_, f = openReplica(t, s)
+	sameFiles(t, dir, f)
+}
+
+// The compromise: the host deletes the log after it was copied. The
+// replica still verifies against the anchored roots and holds every event.
+func TestCompromiseLogDeleted(t *testing.T) {
+	e := server(t)
+	dir := writeLog(t, 60)
+	anchors := localAnchors(t, dir) // what the chain holds
+	s := e.store(t, "")
+	if _, err := replica.Once(context.Background(), dir, s, replica.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	l, _ := openReplica(t, s)
+	rep := verify(t, l, anchors)
+	if rep.Verdict != verifier.Verified || rep.Events != 60 || rep.AnchoredEvents != 60 {
+		t.Fatalf("replica after deletion: %s, %d events (%d anchored): %+v", rep.Verdict, rep.Events, rep.AnchoredEvents, rep.Findings)
+	}
+	ix, err := verifier.IndexLog(l, nil)
+	if err != nil || ix.Len() != 60 {
+		t.Fatalf("index of the replica: %d events, %v", ix.Len(), err)
+	}
+}
+
+// The compromise: the host rewrites the log from event 30 on (the same
+// recorder and session, its own keys: a log that verifies on its own). The
+// rewritten log is tampered against its replica's epoch roots, the
+// replica verifies, and a replicator refuses to go on.
+func TestCompromiseLogRewritten(t *testing.T) {
+	e := server(t)
+	evs := workload.Generate(7, 60)
+	opts := recorder.Options{Recorder: "ops-1", EpochSize: 10}
+	dir := t.TempDir()
+	record(t, dir, opts, evs[:30])
+	base := t.TempDir() + "/log" // the log as it was at event 30, keys included
+	if err := os.CopyFS(base, os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Join(base, "keys", "master.key"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	record(t, dir, opts, evs[30:])
+	s := e.store(t, "")
+	if _, err := replica.Once(context.Background(), dir, s, replica.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	// The rewrite: the log from event 30 on replaced by other events,
+	// written by the recorder with the log's keys.
+	record(t, base, opts, workload.Generate(99, 30))
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(base, dir); err != nil {
+		t.Fatal(err)
+	}
+	if rep := verify(t, mustOpen(t, dir), localAnchors(t, dir)); rep.Verdict != verifier.Verified {
+		t.Fatalf("the forged log against its own roots: %s, want verified (a consistent rewrite)", rep.Verdict)
+	}
+	replicaLog, _ := openReplica(t, s)
+	roots, err := verifier.AnchorsFromLog(replicaLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := verify(t, mustOpen(t, dir), roots)
+	if rep.Verdict != verifier.Tampered {
+		t.Fatalf("the rewritten log against its replica: %s, want tampered: %+v", rep.Verdict, rep.Findings)
+	}
+	for _, f := range rep.Findings {
+		if f.Epoch != nil && *f.Epoch < 3 {
+			t.Errorf("finding in epoch %d, before the rewrite: %+v", *f.Epoch, f)
+		}
+	}
+	if rep := verify(t, replicaLog, localAnchors(t, dir)); rep.Verdict != verifier.Tampered {
+		t.Fatalf("the replica against the forged roots: %s, want tampered", rep.Verdict)
+	}
+	_, err = replica.Once(context.Background(), dir, s, replica.Options{})
+	var conflict *replica.ConflictError
+	if !errors.As(err, &conflict) {
+		t.Fatalf("replicating the rewritten log: %v, want a *ConflictError", err)
+	}
+	_, f := openReplica(t, s)
+	if len(f.Strays()) > 0 {
+		t.Fatalf("the refused copy left objects: %v", f.Strays())
+	}
+}
+
+// record records evs into the log in dir and closes it.
+func record(t *testing.T, dir string, o recorder.Options, evs []format.Event) {
+	t.Helper()
+	r := logtest.Open(t, dir, o)
+	for _, ev := range evs {
+		if _, err := r.Record(context.Background(), ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustOpen(t testing.TB, dir string) *recorder.Log {
+	t.Helper()
+	l, err := recorder.OpenLog(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// A replicator follows a log as it is written: sealed epochs only by
+// default, every durable event with EveryCommit; the status says how far.
+func TestFollowsTheLog(t *testing.T) {
+	for _, every := range []replica.Every{replica.EveryEpoch, replica.EveryCommit} {
+		t.Run(every.String(), func(t *testing.T) {
+			e := server(t)
+			dir := t.TempDir()
+			rec := logtest.Open(t, dir, recorder.Options{Recorder: "ops-1", EpochSize: 10})
+			s := e.store(t, "")
+			r, err := replica.Start(context.Background(), dir, s, replica.Options{Every: every, Interval: 10 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close(context.Background())
+			for _, ev := range workload.Generate(3, 25) {
+				if _, err := rec.Record(context.Background(), ev); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want := uint64(20) // two sealed epochs
+			if every == replica.EveryCommit {
+				want = 25
+			}
+			st := waitFor(t, r, func(st replica.Status) bool { return st.Events >= want && st.Epochs >= 2 && st.DurableEvents == 25 })
+			if st.Events != want || st.Epochs != 2 || st.DurableEvents != 25 {
+				t.Fatalf("status %+v, want %d events and 2 epochs copied of 25 durable", st, want)
+			}
+			if err := rec.Close(); err != nil { // seals the last epoch
+				t.Fatal(err)
+			}
+			st = waitFor(t, r, func(st replica.Status) bool { return st.Epochs == 3 })
+			if st.Events != 25 || st.LagEpochs != 0 || st.LagEvents != 0 || st.BehindSince != nil {
+				t.Fatalf("after close: %+v", st)
+			}
+			if got, ok, err := replica.ReadStatus(dir); err != nil || !ok || got.URL != s.URL() {
+				t.Fatalf("status file: %+v, %v, %v", got, ok, err)
+			}
+			_, f := openReplica(t, s)
+			sameFiles(t, dir, f)
+		})
+	}
+}
+
+// waitFor waits until the replicator's status satisfies ok, failing the
+// test after a minute.
+func waitFor(t *testing.T, r *replica.Replicator, ok func(replica.Status) bool) replica.Status {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		st := r.Status()
+		if ok(st) {
+			return st
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("status never came: %+v", st)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
