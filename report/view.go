@@ -59,14 +59,15 @@ type epochView struct {
 // rowsData is what the page's script draws the timeline from: the events
 // in time order, without their payloads, as columns (one array per field,
 // each names as an index into a table of the distinct names), and the
-// epochs. detailData is what it shows an opened event from: the payloads,
-// by row, and each epoch's leaves, in the order of Epochs. The page holds
-// each one packed (see pack) in <script type="application/json"> elements:
-// the rows first, so the timeline is drawn while the browser is still
-// reading the larger details; the script places every string it decodes
-// with textContent, never as markup.
+// epochs; its summaries (What) are packed apart, in blocks. detailData is
+// what it shows an opened event from: the payloads and diffs, by row, and
+// each epoch's leaves, in the order of Epochs. The page holds each one
+// packed (see pack) in <script type="application/json"> elements: the rows
+// and the first block of summaries first, so the timeline is drawn while
+// the browser is still reading the rest; the script places every string it
+// decodes with textContent, never as markup.
 type rowsData struct {
-	Seq    []int64  `json:"seq"` // packed as the difference from the row before (delta)
+	Seq    []int64  `json:"seq"`    // packed as the difference from the row before (delta)
 	Epoch  []int    `json:"epoch"`  // index in Epochs; -1 when not in a sealed epoch
 	T0     int64    `json:"t0"`     // Unix milliseconds of the first event
 	Time   []int64  `json:"time"`   // milliseconds after T0: the event's time (when)
