@@ -83,7 +83,10 @@ var cols={kind:[D.kind,D.kinds],agent:[D.agent,D.agents],run:[D.run,D.runs],tool
 var shown=[],selected=null,hay=null,hayFull=false,from=null,to=null;
 // The time window in view (milliseconds after t0), of the lanes and the
 // waterfall.
-var span0=N?Math.max(1,D.time[N-1]):1,T={D:D,N:N,headRow:headRow,v0:0,v1:span0};
+// It covers the events, and the ends of the calls that start among them.
+var span0=N?Math.max(1,D.time[N-1]):1;
+for(i=0;i<D.callAt.length;i++)if(D.callAt[i]>=0&&D.callAt[i]<=span0&&D.callMs[i]>0)span0=Math.max(span0,D.callAt[i]+D.callMs[i]);
+var T={D:D,N:N,headRow:headRow,v0:0,v1:span0};
 function epochOf(ev){return ev.e>=0?D.epochs[ev.e]:null;}
 function anchorOf(ev){var ep=epochOf(ev);return ep?ep.st:'unsealed';}
 // The text the search looks in: a row's columns, and, once the details are
