@@ -1,8 +1,6 @@
 package report_test
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"slices"
 	"strconv"
@@ -13,9 +11,6 @@ import (
 	"github.com/agentflightrecorder/afr/importer"
 	"github.com/agentflightrecorder/afr/internal/browser"
 	"github.com/agentflightrecorder/afr/internal/browser/pagetests"
-	"github.com/agentflightrecorder/afr/internal/logtest"
-	"github.com/agentflightrecorder/afr/recorder"
-	"github.com/agentflightrecorder/afr/report"
 	"github.com/agentflightrecorder/afr/verifier"
 	"github.com/agentflightrecorder/afr/verifier/tamper"
 )
@@ -167,24 +162,7 @@ func TestReportPairsCalls(t *testing.T) {
 		{Tool: "only", Kind: format.KindToolCall, Payload: format.Payload{Intent: &format.Intent{Tool: "only"}}},
 		{Tool: "read", Kind: format.KindObservation, Payload: format.Payload{Content: format.NewText([]byte("hello"))}},
 	}
-	l := logtest.Write(t, recorder.Options{Recorder: "calls", EpochSize: 2, Sync: recorder.SyncNone}, evs)
-	as, err := verifier.AnchorsFromLog(l)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := verifier.VerifyLog(context.Background(), l, verifier.AnchorList(as), verifier.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ix, err := verifier.IndexLog(l, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var page bytes.Buffer
-	if err := report.Write(&page, report.Input{Report: rep, Index: ix}); err != nil {
-		t.Fatal(err)
-	}
-	p := b.OpenHTML(t, "report.html", page.Bytes())
+	p := b.OpenHTML(t, "report.html", timelinePage(t, evs))
 	pagetests.WaitReport(p, 5)
 	text := func(seq int) string {
 		r := `#timeline .event[data-seq="` + strconv.Itoa(seq) + `"]`
