@@ -379,3 +379,35 @@ func TestReportFindingsLeadToRows(t *testing.T) {
 		t.Errorf("the event's row marks %q, want %s", got, f.Kind)
 	}
 }
+
+// A bundle's report checks each disclosed event's proof with the bundle's
+// path in the page; a report of a log of no events opens too.
+func TestReportOfABundleInABrowser(t *testing.T) {
+	tl := newLog(t, 30)
+	bundle, err := verifier.Disclose(tl.log, []uint64{3, tl.probe, tl.execution}, verifier.DiscloseOptions{Keys: tl.keys, Payloads: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	br, err := verifier.VerifyBundle(context.Background(), bundle, tl.anchors(t), verifier.Options{Payloads: verifier.PayloadsOpen})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var page bytes.Buffer
+	if err := report.Write(&page, report.Input{Report: &br.Report, Bundle: bundle}); err != nil {
+		t.Fatal(err)
+	}
+	b := browser.Start(t)
+	pagetests.CheckReportPage(t, b, page.Bytes(), pagetests.ReportWant{
+		Verdict: "verified", Events: 3, Epochs: len(bundle.Headers),
+		Proofs: map[int]bool{3: true, int(tl.probe): true, int(tl.execution): true},
+	})
+
+	empty := timelinePage(t, nil)
+	p := b.OpenHTML(t, "empty.html", empty)
+	if v := pagetests.WaitReport(p, 0); v == "" {
+		t.Error("the report of an empty log shows no verdict")
+	}
+	if n := browser.Eval[int](p, `Number(document.getElementById("lanes").dataset.lanes)`); n != 0 {
+		t.Errorf("the empty log's page draws %d lanes", n)
+	}
+}

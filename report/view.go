@@ -200,6 +200,11 @@ func build(in Input) (*view, error) {
 	if len(all) > 0 {
 		rows.T0 = when(&all[0].Envelope) / 1e6
 	}
+	// Every column is a list, also of a log of no events or no calls.
+	n := len(all)
+	rows.Seq, rows.Epoch, rows.Time, rows.What = make([]int64, 0, n), make([]int, 0, n), make([]int64, 0, n), make([]string, 0, n)
+	rows.Kind, rows.Agent, rows.Run, rows.Tool, rows.Parent, rows.Status, rows.Call = make([]int, 0, n), make([]int, 0, n), make([]int, 0, n), make([]int, 0, n), make([]int, 0, n), make([]int, 0, n), make([]int, 0, n)
+	rows.CallStatus, rows.CallAt, rows.CallMs, rows.CallOut = make([]int, 0, len(calls)), make([]int64, 0, len(calls)), make([]int64, 0, len(calls)), make([]string, 0, len(calls))
 	var statuses names
 	for _, c := range calls {
 		rows.CallStatus = append(rows.CallStatus, statuses.id(c.Status))
@@ -268,7 +273,7 @@ func build(in Input) (*view, error) {
 		}
 		detail.Payloads = append(detail.Payloads, payload)
 	}
-	rows.Kinds, rows.Agents, rows.Runs, rows.Tools, rows.Statuses = kinds.list, agents.list, runs.list, tools.list, statuses.list
+	rows.Kinds, rows.Agents, rows.Runs, rows.Tools, rows.Statuses = nonNil(kinds.list), nonNil(agents.list), nonNil(runs.list), nonNil(tools.list), nonNil(statuses.list)
 	v.Epochs, v.Headers, v.Events = epochs, len(ix.Headers()), len(all)
 	v.Kinds, v.Agents, v.Runs, v.Tools, v.Statuses = sorted(kinds.list), sorted(agents.list), sorted(nonEmpty(runs.list)), sorted(nonEmpty(tools.list)), sorted(statuses.list)
 	if in.Causal != nil {
@@ -511,6 +516,14 @@ func compactJSON(v any) string {
 		return fmt.Sprintf("(not shown: %v)", err)
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// nonNil is list, or an empty list for none (the page's data holds lists).
+func nonNil(list []string) []string {
+	if list == nil {
+		return []string{}
+	}
+	return list
 }
 
 // nonEmpty returns list without "".
