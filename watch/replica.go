@@ -50,7 +50,7 @@ func (r LogReplica) Progress(ctx context.Context) (Position, error) {
 		return Position{}, nil
 	}
 	if err != nil {
-		return Position{}, fmt.Errorf("replica %s: %w", r.Name, err)
+		return Position{}, fmt.Errorf("%s: %w", r.Name, err)
 	}
 	var p Position
 	err = l.Epochs(func(t uint64, raw []byte) error {
@@ -61,7 +61,7 @@ func (r LogReplica) Progress(ctx context.Context) (Position, error) {
 		return nil
 	})
 	if err != nil && p.Epochs == 0 {
-		return Position{}, fmt.Errorf("replica %s: %w", r.Name, err)
+		return Position{}, fmt.Errorf("%s: %w", r.Name, err)
 	}
 	return p, nil
 }

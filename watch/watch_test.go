@@ -33,7 +33,7 @@ var scenarios = []struct {
 	{"withheld", withheld},
 	{"conflicts", conflicts},
 	{"reorg", reorg},
-	{"replica", replica},
+	{"replica", dirReplica},
 	{"checkpoints", checkpoints},
 	{"witness", witness},
 }
@@ -234,7 +234,7 @@ func reorg(t *testing.T, tc testChain) {
 // A replica kept as a directory: behind the chain and not advancing for
 // longer than its bound is replica_stalled until it catches up; one whose
 // last epoch has another root than the chain's is replica_conflict.
-func replica(t *testing.T, tc testChain) {
+func dirReplica(t *testing.T, tc testChain) {
 	r := newRig(t, tc)
 	dir, copyDir := t.TempDir(), filepath.Join(t.TempDir(), "replica")
 	rec := logtest.Open(t, dir, recorder.Options{Recorder: "replica", EpochSize: 10, Sync: recorder.SyncWrite, EpochMaxAge: -1})
