@@ -7,14 +7,11 @@ import (
 
 	"github.com/minio/minio-go/v7"
 
-	"github.com/agentflightrecorder/afr/checkpoint"
-	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/internal/logtest"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/recorder/workload"
 	"github.com/agentflightrecorder/afr/replica"
 	"github.com/agentflightrecorder/afr/replica/s3test"
-	"github.com/agentflightrecorder/afr/verifier"
 	"github.com/agentflightrecorder/afr/watch"
 )
 
@@ -39,36 +36,7 @@ func TestBucketReplica(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	dir := t.TempDir()
-	opts := recorder.Options{Recorder: "bucket", EpochSize: 10, EpochMaxAge: -1} // SyncGroup: each sealed epoch is under the durable mark, which is what a replicator copies
-	rec := logtest.Open(t, dir, opts)
-	evs := workload.Generate(4, 30)
-	record := func(evs []format.Event) {
-		for _, ev := range evs {
-			if _, err := rec.Record(r.ctx, ev); err != nil {
-				t.Fatal(err)
-			}
-		}
-		<-rec.Sealed() // the epoch they fill is durable
-	}
-	record(evs[:10])
-	copyLog(dir)
-	record(evs[10:20])
-	record(evs[20:])
-	if err := rec.Close(); err != nil {
-		t.Fatal(err)
-	}
-	l, err := recorder.OpenLog(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, _ := l.LogID()
-	as, _ := verifier.AnchorsFromLog(l)
-	ra := checkpoint.Roots(as)
-	for e := range uint64(3) {
-		r.anchor(a, e, ra)
-	}
-
+	dir, a, ra := r.replicatedLog(4, copyLog)
 	w := r.watcher([]watch.Log{{ID: a, Replica: watch.Bucket(store), ReplicaStall: time.Minute}}, watch.Options{})
 	r.poll(w)
 	r.wait(30 * time.Second)
@@ -93,10 +61,10 @@ func TestBucketReplica(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	other := logtest.Write(t, opts, workload.Generate(5, 10))
+	other := logtest.Write(t, recorder.Options{Recorder: "replica", EpochSize: 10, EpochMaxAge: -1}, workload.Generate(5, 10))
 	copyLog(other.Dir)
 	ev = r.poll(w, "raised replica_conflict")[0]
-	oas, _ := verifier.AnchorsFromLog(other)
+	_, oas := logtest.Anchors(t, other.Dir)
 	if ev.Epoch == nil || *ev.Epoch != 0 || ev.Expected != ra[0].String() || ev.Found != oas[0].Root.String() {
 		t.Errorf("conflict: epoch %v, expected %s, found %s; want epoch 0, %s, %s", ev.Epoch, ev.Expected, ev.Found, ra[0], oas[0].Root)
 	}

@@ -14,9 +14,7 @@ import (
 	"github.com/agentflightrecorder/afr/chain"
 	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/contracts/bindings"
-	"github.com/agentflightrecorder/afr/recorder"
-	"github.com/agentflightrecorder/afr/replica/s3test"
-	"github.com/agentflightrecorder/afr/verifier"
+	"github.com/agentflightrecorder/afr/internal/logtest"
 	"github.com/agentflightrecorder/afr/watch"
 )
 
@@ -68,12 +66,7 @@ func TestWatchMetricsListener(t *testing.T) {
 // root for its last epoch than the one anchored (replica_conflict, exit
 // 7); a bucket that is not there is a source_error.
 func TestWatchS3Replica(t *testing.T) {
-	srv := s3test.Start(t)
-	srv.Bucket(t, "audit", false)
-	for _, kv := range srv.Env() {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
-	}
+	auditBucket(t)
 	dir := filepath.Join(t.TempDir(), "log")
 	mustAfr(t, exitOK, "record", "--log", dir, "--recorder", "ops-1", "--epoch-size", "10", eventsFile(t, 10, "first"))
 	forged := filepath.Join(t.TempDir(), "forged") // the log at event 10, rewritten on from there
@@ -104,17 +97,9 @@ func TestWatchS3Replica(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := recorder.OpenLog(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := l.LogID()
-	if err != nil {
-		t.Fatal(err)
-	}
-	as, err := verifier.AnchorsFromLog(l)
-	if err != nil || len(as) != 2 {
-		t.Fatalf("the log's anchors: %d, %v; want 2", len(as), err)
+	id, as := logtest.Anchors(t, dir)
+	if len(as) != 2 {
+		t.Fatalf("the log has %d sealed epochs, want 2", len(as))
 	}
 	for _, a := range as {
 		if _, err := chain.Transact(ctx, c.Client(), key, &d.EpochAnchor, nil, bindings.NewEpochAnchor().PackAnchor(id, a.Epoch, a.Root, a.PrevRoot)); err != nil {
