@@ -25,6 +25,9 @@ import (
 	"github.com/agentflightrecorder/afr/checkpoint"
 	"github.com/agentflightrecorder/afr/contracts/bindings"
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/internal/logtest"
+	"github.com/agentflightrecorder/afr/recorder"
+	"github.com/agentflightrecorder/afr/recorder/workload"
 	"github.com/agentflightrecorder/afr/watch"
 )
 
@@ -321,4 +324,39 @@ func activeKinds(w *watch.Watcher) string {
 		ks = append(ks, string(ev.Alarm))
 	}
 	return strings.Join(ks, ",")
+}
+
+// replicatedLog writes a log of three epochs of 10 events (workload seed)
+// in a new directory, calls copyLog with the directory once the first
+// epoch is durable, anchors the three epochs and returns the directory,
+// the log's id and its roots: a replica left one epoch behind the chain.
+func (r *rig) replicatedLog(seed uint64, copyLog func(dir string)) (string, format.Digest, []format.Digest) {
+	r.t.Helper()
+	t := r.t
+	dir := t.TempDir()
+	// SyncGroup: each sealed epoch is under the durable mark, which is
+	// what a replicator copies.
+	rec := logtest.Open(t, dir, recorder.Options{Recorder: "replica", EpochSize: 10, EpochMaxAge: -1})
+	evs := workload.Generate(seed, 30)
+	record := func(evs []format.Event) {
+		for _, ev := range evs {
+			if _, err := rec.Record(r.ctx, ev); err != nil {
+				t.Fatal(err)
+			}
+		}
+		<-rec.Sealed() // the epoch they fill is durable
+	}
+	record(evs[:10])
+	copyLog(dir)
+	record(evs[10:20])
+	record(evs[20:])
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	id, as := logtest.Anchors(t, dir)
+	rs := checkpoint.Roots(as)
+	for e := range uint64(3) {
+		r.anchor(id, e, rs)
+	}
+	return dir, id, rs
 }

@@ -33,7 +33,7 @@ var scenarios = []struct {
 	{"withheld", withheld},
 	{"conflicts", conflicts},
 	{"reorg", reorg},
-	{"replica", replica},
+	{"replica", dirReplica},
 	{"checkpoints", checkpoints},
 	{"witness", witness},
 }
@@ -234,36 +234,10 @@ func reorg(t *testing.T, tc testChain) {
 // A replica kept as a directory: behind the chain and not advancing for
 // longer than its bound is replica_stalled until it catches up; one whose
 // last epoch has another root than the chain's is replica_conflict.
-func replica(t *testing.T, tc testChain) {
+func dirReplica(t *testing.T, tc testChain) {
 	r := newRig(t, tc)
-	dir, copyDir := t.TempDir(), filepath.Join(t.TempDir(), "replica")
-	rec := logtest.Open(t, dir, recorder.Options{Recorder: "replica", EpochSize: 10, Sync: recorder.SyncWrite, EpochMaxAge: -1})
-	evs := workload.Generate(2, 30)
-	record := func(evs []format.Event) {
-		for _, ev := range evs {
-			if _, err := rec.Record(r.ctx, ev); err != nil {
-				t.Fatal(err)
-			}
-		}
-		<-rec.Sealed() // the epoch they fill is durable
-	}
-	record(evs[:10])
-	mirror(t, dir, copyDir)
-	record(evs[10:20])
-	record(evs[20:])
-	if err := rec.Close(); err != nil {
-		t.Fatal(err)
-	}
-	l, err := recorder.OpenLog(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, _ := l.LogID()
-	as, _ := verifier.AnchorsFromLog(l)
-	ra := checkpoint.Roots(as)
-	for e := range uint64(3) {
-		r.anchor(a, e, ra)
-	}
+	copyDir := filepath.Join(t.TempDir(), "replica")
+	dir, a, _ := r.replicatedLog(2, func(dir string) { mirror(t, dir, copyDir) })
 	w := r.watcher([]watch.Log{{ID: a, Replica: watch.Dir(copyDir), ReplicaStall: time.Minute}}, watch.Options{})
 	r.poll(w)
 	r.wait(61 * time.Second)

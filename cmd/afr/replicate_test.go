@@ -39,12 +39,7 @@ func mustAfr(t *testing.T, want int, args ...string) string {
 // disclosures; the host rewrites it instead, and the rewritten log is
 // tampered against its replica, which a replicator refuses to extend.
 func TestReplicaCompromise(t *testing.T) {
-	srv := s3test.Start(t)
-	srv.Bucket(t, "audit", false)
-	for _, kv := range srv.Env() {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
-	}
+	auditBucket(t)
 	dir := filepath.Join(t.TempDir(), "log")
 	mustAfr(t, exitOK, "record", "--log", dir, "--recorder", "ops-1", "--epoch-size", "10", eventsFile(t, 30, "first"))
 	base := filepath.Join(t.TempDir(), "base") // the log at event 30
@@ -105,6 +100,19 @@ func TestReplicaCompromise(t *testing.T) {
 			t.Fatalf("afr replicate of the rewritten log: %s", errOut)
 		}
 	})
+}
+
+// auditBucket starts a real S3 server with a bucket "audit" and points
+// the environment at it, as an operator's shell is: afr reaches it from
+// there.
+func auditBucket(t *testing.T) {
+	t.Helper()
+	srv := s3test.Start(t)
+	srv.Bucket(t, "audit", false)
+	for _, kv := range srv.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
 }
 
 func mustAnchors(t *testing.T, dir string) string {

@@ -22,6 +22,7 @@ import (
 	"github.com/agentflightrecorder/afr/internal/loopback"
 	"github.com/agentflightrecorder/afr/internal/readlimit"
 	"github.com/agentflightrecorder/afr/internal/strictjson"
+	"github.com/agentflightrecorder/afr/replica"
 	"github.com/agentflightrecorder/afr/watch"
 )
 
@@ -64,10 +65,14 @@ its window, and the config file gives it per log ("window"). The file
      "logs": [{"id": "0x…", "window": "10m", "may_idle": false,
        "checkpoint": "a/checkpoint", "checkpoint_key": "op.key.vkey",
        "witnesses": [], "min_witnesses": 0, "origin_prefix": "afr.log",
-       "replica": "/mnt/replica/a", "replica_stall": "15m"}]}]}
+       "replica": "s3://audit/agents/a", "replica_stall": "15m"}]}]}
 
-Paths are relative to the config file. "replica" is a directory holding a
-copy of the log's files.
+Paths are relative to the config file. "replica" is the log's off-host
+copy: a directory holding a copy of the log's files, or a replica in
+object storage written by afr replicate (s3://BUCKET/PREFIX, reached with
+the endpoint and keys of the environment, as afr verify --log s3://… is:
+AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY).
+Each poll lists the replica afresh and reads its epoch headers.
 
 The watcher polls every --interval (15s) until interrupted; --once polls
 once, prints the alarms that hold and exits 0 when there are none, 7 when
@@ -153,7 +158,14 @@ func readWatchConfig(path string) (watch.Config, error) {
 			if wl.ReplicaStall, err = duration("replica_stall", l.ReplicaStall); err != nil {
 				return cfg, err
 			}
-			if l.Replica != "" {
+			switch {
+			case replica.IsURL(l.Replica):
+				s, err := replica.Dial(l.Replica, replica.Config{})
+				if err != nil {
+					return cfg, fmt.Errorf("%s: log %s: %w", path, l.ID, err)
+				}
+				wl.Replica = watch.Bucket(s)
+			case l.Replica != "":
 				wl.Replica = watch.Dir(rel(l.Replica))
 			}
 			if l.Checkpoint != "" {

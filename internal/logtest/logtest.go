@@ -51,6 +51,26 @@ func Write(t testing.TB, o recorder.Options, evs []format.Event) *recorder.Log {
 	return l
 }
 
+// Anchors returns the id of the log in dir and the anchors of its sealed
+// epochs, as its anchorer would send them (a test puts them on a chain);
+// any error fails the test.
+func Anchors(t testing.TB, dir string) (format.Digest, []format.Anchor) {
+	t.Helper()
+	l, err := recorder.OpenLog(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := l.LogID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	as, err := verifier.AnchorsFromLog(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id, as
+}
+
 // Events verifies the log in dir against its own epoch roots (payload
 // frames checked against their records) and returns its events, each with
 // its payload; anything else fails the test.
