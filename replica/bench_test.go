@@ -2,6 +2,7 @@ package replica_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -94,7 +95,15 @@ func BenchmarkReplicaLag(b *testing.B) {
 // directory and from its replica on the real server (loopback): the
 // ratio is what reading the replica costs a verifier.
 func BenchmarkVerifyReplica(b *testing.B) {
-	l := logtest.Write(b, recorder.Options{Recorder: "ops-1", Encrypt: true, Sync: recorder.SyncNone}, workload.Generate(9, 20000))
+	for _, n := range []int{20_000, 200_000} {
+		b.Run(fmt.Sprintf("%dk", n/1000), func(b *testing.B) { verifyReplica(b, n) })
+	}
+}
+
+// verifyReplica verifies a log of n events from local disk and from its
+// replica.
+func verifyReplica(b *testing.B, n int) {
+	l := logtest.Write(b, recorder.Options{Recorder: "ops-1", Encrypt: true, Sync: recorder.SyncNone}, workload.Generate(9, n))
 	anchors, err := verifier.AnchorsFromLog(l)
 	if err != nil {
 		b.Fatal(err)
@@ -107,7 +116,7 @@ func BenchmarkVerifyReplica(b *testing.B) {
 		for range b.N {
 			rep, err := verifier.VerifyLog(context.Background(), open(), verifier.AnchorList(anchors), verifier.Options{Payloads: verifier.PayloadsDigest})
 			if err != nil || rep.Verdict != verifier.Verified {
-				b.Fatalf("%v %v", rep.Verdict, err)
+				b.Fatalf("%v %v %+v", rep.Verdict, err, rep.Findings[:min(3, len(rep.Findings))])
 			}
 		}
 	}

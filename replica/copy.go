@@ -144,8 +144,17 @@ func Once(ctx context.Context, dir string, s *Store, opts Options) (Status, erro
 	if err != nil {
 		return Status{}, err
 	}
-	err = r.pass(ctx)
-	return r.Status(), err
+	// A pass reads at most maxRead of each stream: pass again until one
+	// copies nothing more.
+	for {
+		events, epochs := r.copied()
+		if err = r.pass(ctx); err != nil {
+			return r.Status(), err
+		}
+		if e, t := r.copied(); e == events && t == epochs {
+			return r.Status(), nil
+		}
+	}
 }
 
 func resume(ctx context.Context, dir string, s *Store, opts Options) (*Replicator, error) {
@@ -432,6 +441,15 @@ func (r *Replicator) copyLog(ctx context.Context) error {
 			return err
 		}
 	}
+	// An epoch header is copied only once its epoch's records and payloads
+	// are: a look reads at most maxRead of each stream, and a replica whose
+	// headers ran ahead of its payloads would verify as payloads lost.
+	copied := min(r.streams["records"].next, r.streams["payloads"].next)
+	if n, all := headersWithin(headers, copied); !all {
+		if headers, err = r.plan(r.streams["epochs"], r.streams["epochs"].next+n); err != nil {
+			return err
+		}
+	}
 	if err := r.upload(ctx, r.streams["epochs"], headers); err != nil {
 		return err
 	}
@@ -461,6 +479,29 @@ func (r *Replicator) sealedEnd(cs []pending) uint64 {
 	return h.FirstSeq + h.Count
 }
 
+// headersWithin counts the epoch headers in cs, in order, whose epochs
+// end at or before the event end, and says whether that is all of them.
+func headersWithin(cs []pending, end uint64) (n uint64, all bool) {
+	for _, c := range cs {
+		b := c.data
+		if c.off == 0 {
+			b = b[segment.HeaderSize:]
+		}
+		for len(b) > 0 {
+			k, size := segment.Whole(b, 1)
+			if k == 0 {
+				break
+			}
+			h, err := format.DecodeEpochHeader(b[segment.FrameOverhead:size])
+			if err != nil || h.FirstSeq+h.Count > end {
+				return n, false
+			}
+			n, b = n+1, b[size:]
+		}
+	}
+	return n, true
+}
+
 // pending is a chunk to write.
 type pending struct {
 	file      string // base name of the segment file
@@ -470,8 +511,9 @@ type pending struct {
 	lastFrame []byte // of an epochs chunk: its last header
 }
 
-// maxRead bounds what one look reads of one stream.
-const maxRead = 32 << 20
+// maxRead bounds what one look reads of one stream (a variable for the
+// tests of logs larger than a look).
+var maxRead int64 = 32 << 20
 
 // plan returns the chunks that copy stream sc up to frame limit (not
 // included): whole frames of its segment files, from where the replica
@@ -495,7 +537,7 @@ func (r *Replicator) plan(sc *streamCopy, limit uint64) ([]pending, error) {
 		}
 	}
 	var out []pending
-	name, off, next, budget := sc.cur, sc.off, sc.next, int64(maxRead)
+	name, off, next, budget := sc.cur, sc.off, sc.next, maxRead
 	for i := start; i < len(files) && next < limit && budget > 0; i++ {
 		base := filepath.Base(files[i])
 		if base != name {

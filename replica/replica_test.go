@@ -337,3 +337,45 @@ func waitFor(t *testing.T, r *replica.Replicator, ok func(replica.Status) bool) 
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// One look reads at most a bound of each stream. After every look the
+// replica holds an epoch's header only with its records and payloads (it
+// verifies as a prefix of the log, never as payloads lost), and Once copies
+// a log larger than a look whole.
+func TestLogLargerThanALook(t *testing.T) {
+	defer replica.SetMaxRead(16 << 10)()
+	e := server(t)
+	dir := writeLog(t, 400)
+	anchors := localAnchors(t, dir)
+	s := e.store(t, "")
+	for pass := 1; ; pass++ {
+		st, err := replica.OnePass(context.Background(), dir, s, replica.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, _ := openReplica(t, s)
+		rep := verify(t, l, anchors[:st.Epochs])
+		if rep.Verdict == verifier.Tampered || rep.AnchoredEpochs != st.Epochs {
+			t.Fatalf("after look %d (%d events, %d epochs copied): %s, %d epochs anchored: %+v", pass, st.Events, st.Epochs, rep.Verdict, rep.AnchoredEpochs, rep.Findings)
+		}
+		if st.Epochs == 40 {
+			if rep.Verdict != verifier.Verified {
+				t.Fatalf("the whole log copied: %s: %+v", rep.Verdict, rep.Findings)
+			}
+			if pass < 3 {
+				t.Fatalf("copied in %d looks: the log is not larger than a look, the test shows nothing", pass)
+			}
+			break
+		}
+		if pass == 100 {
+			t.Fatalf("after 100 looks, %d of 40 epochs copied", st.Epochs)
+		}
+	}
+	s = e.store(t, "")
+	st, err := replica.Once(context.Background(), dir, s, replica.Options{})
+	if err != nil || st.Events != 400 || st.Epochs != 40 {
+		t.Fatalf("Once: %+v, %v; want the whole log copied", st, err)
+	}
+	_, f := openReplica(t, s)
+	sameFiles(t, dir, f)
+}
