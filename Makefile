@@ -58,7 +58,7 @@ $(WEED):
 	@src=$$($(GO) mod download -json $(WEED_MODULE)@$(WEED_VERSION) | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$$/\1/p'); \
 	  test -n "$$src" || { echo "s3server: cannot download $(WEED_MODULE)@$(WEED_VERSION)"; exit 1; }; \
 	  echo "s3server: building weed from $$src"; \
-	  cd "$$src" && GOFLAGS=-mod=readonly $(GO) build -trimpath -ldflags="-s -w" -o $@.tmp ./weed && mv $@.tmp $@
+	  cd "$$src" && GOFLAGS=-mod=readonly $(GO) build -ldflags="-s -w" -o $@.tmp ./weed && mv $@.tmp $@
 
 build: setup ## build the afr CLI into bin/
 	$(GO) build -o bin/afr ./cmd/afr
