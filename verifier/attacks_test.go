@@ -9,7 +9,8 @@ import (
 
 // runAttack applies one attack class of tamper.Attacks at position pos (a
 // record, or an epoch for header attacks) of a copy of a clean, fully
-// anchored log, and checks the verdict and finding it must have.
+// anchored log, and checks the verdict and finding it must have, the same
+// with one worker as with several (sameWithWorkers).
 func runAttack(t *testing.T, lg *testLog, a tamper.Attack, pos int) {
 	t.Helper()
 	img := lg.img.Clone()
@@ -20,7 +21,7 @@ func runAttack(t *testing.T, lg *testLog, a tamper.Attack, pos int) {
 	if anchors == nil {
 		anchors = lg.anchors
 	}
-	rep := verify(t, img, anchors, verifier.Options{})
+	rep := sameWithWorkers(t, a.Name, img, anchors, verifier.Options{})
 	if testing.Verbose() && pos == 5 {
 		t.Logf("%s at %d: %s", a.Name, pos, rep.Verdict)
 		for _, f := range rep.Findings {

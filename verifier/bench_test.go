@@ -3,7 +3,9 @@ package verifier_test
 import (
 	"context"
 	"crypto/sha256"
+	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"sync"
 	"testing"
@@ -75,7 +77,8 @@ func TestMain(m *testing.M) {
 
 // BenchmarkVerify verifies the whole log without payloads (hashes, proofs,
 // anchors) and, in the same run, hashes the same record bytes with plain
-// SHA-256: the ratio is the verifier's cost over the floor.
+// SHA-256 on one core: the ratio is the verifier's cost over the floor,
+// with one worker and with one per core (Options.Workers).
 //
 // Run: go test -run '^$' -bench BenchmarkVerify -benchtime 3x ./verifier/
 func BenchmarkVerify(b *testing.B) {
@@ -97,16 +100,18 @@ func BenchmarkVerify(b *testing.B) {
 		}
 		b.ReportMetric(n*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 	})
-	b.Run("log", func(b *testing.B) {
-		b.SetBytes(total)
-		for i := 0; i < b.N; i++ {
-			rep, err := verifier.VerifyLog(context.Background(), l, verifier.AnchorList(anchors), verifier.Options{Payloads: verifier.PayloadsSkip})
-			if err != nil || rep.Verdict != verifier.Verified {
-				b.Fatalf("%v %v", err, rep.Findings)
+	for _, w := range []int{1, runtime.GOMAXPROCS(0)} {
+		b.Run(fmt.Sprintf("log/workers=%d", w), func(b *testing.B) {
+			b.SetBytes(total)
+			for i := 0; i < b.N; i++ {
+				rep, err := verifier.VerifyLog(context.Background(), l, verifier.AnchorList(anchors), verifier.Options{Payloads: verifier.PayloadsSkip, Workers: w})
+				if err != nil || rep.Verdict != verifier.Verified {
+					b.Fatalf("%v %v", err, rep.Findings)
+				}
 			}
-		}
-		b.ReportMetric(n*float64(b.N)/b.Elapsed().Seconds(), "events/s")
-	})
+			b.ReportMetric(n*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+		})
+	}
 }
 
 // BenchmarkVerifyBundle verifies a one-event disclosure bundle of the

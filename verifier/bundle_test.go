@@ -196,7 +196,7 @@ func TestBundleProofSize(t *testing.T) {
 }
 
 func FuzzDecodeBundle(f *testing.F) {
-	for _, v := range bundleVectorSeeds(f) {
+	for _, v := range vectorSeeds(f, "bundle", "bundle") {
 		f.Add(v)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

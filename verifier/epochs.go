@@ -2,7 +2,6 @@ package verifier
 
 import (
 	"fmt"
-	"runtime"
 	"slices"
 	"sync"
 
@@ -36,7 +35,7 @@ func (v *logVerifier) readHeaders(src Source) error {
 // missing).
 func (v *logVerifier) merkleRoots() []format.Digest {
 	roots := make([]format.Digest, len(v.headers))
-	workers := runtime.GOMAXPROCS(0)
+	workers := v.opts.workers()
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)

@@ -17,20 +17,26 @@ func readMaster(dir string) ([]byte, error) {
 	return os.ReadFile(filepath.Join(dir, "keys", "master.key"))
 }
 
-// bundleVectorSeeds returns the bundle bytes of fixtures/vectors/bundle.
-func bundleVectorSeeds(t testing.TB) [][]byte {
-	files, _ := filepath.Glob("../fixtures/vectors/bundle/*.json")
+// vectorSeeds returns, decoded, the hex field key of every vector in
+// fixtures/vectors/dir that has one.
+func vectorSeeds(t testing.TB, dir, key string) [][]byte {
+	files, _ := filepath.Glob(filepath.Join("../fixtures/vectors", dir, "*.json"))
 	var out [][]byte
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var v struct{ Bundle string }
+		var v map[string]any
 		json.Unmarshal(b, &v)
-		if raw, err := hex.DecodeString(v.Bundle); err == nil {
-			out = append(out, raw)
+		if s, ok := v[key].(string); ok {
+			if raw, err := hex.DecodeString(s); err == nil {
+				out = append(out, raw)
+			}
 		}
+	}
+	if len(out) == 0 {
+		t.Fatalf("no %s in fixtures/vectors/%s", key, dir)
 	}
 	return out
 }

@@ -8,10 +8,55 @@ import (
 	"github.com/agentflightrecorder/afr/format/segment"
 )
 
+// payloadBatch is a run of consecutive payload frames whose digests a
+// worker computes; they are compared with their records in order.
+type payloadBatch struct {
+	seq     []uint64
+	frame   [][]byte
+	digest  []format.Digest
+	records []record // the verifier's, read only
+}
+
+func (b *payloadBatch) process() {
+	b.digest = make([]format.Digest, len(b.frame))
+	for k, i := range b.seq {
+		if i < uint64(len(b.records)) && b.records[i].ok {
+			b.digest[k] = format.PayloadFrameDigest(b.frame[k])
+		}
+	}
+}
+
 // checkPayloads checks stored payload frames against their records and,
 // with keys, opens them.
 func (v *logVerifier) checkPayloads(src Source) error {
 	epochOf := v.epochIndex()
+	check := func(b *payloadBatch) {
+		for k, i := range b.seq {
+			if i >= uint64(len(v.records)) {
+				continue // payloads without records: never acknowledged
+			}
+			r := v.records[i]
+			if !r.ok {
+				continue // the record's own finding covers it
+			}
+			v.rep.PayloadsChecked++
+			if d := b.digest[k]; d != r.payload {
+				v.c.add(Finding{Kind: KindPayloadMismatch, Seq: u64(i), Expected: r.payload.String(), Found: d.String(),
+					Detail: "the stored payload is not the one the record commits to: edited, or swapped with another event's"})
+				continue
+			}
+			if v.opts.Payloads == PayloadsOpen {
+				v.open(int(r.version), i, epochOf(i), b.frame[k])
+			}
+		}
+	}
+	pool := newInOrder(v.opts.workers(), (*payloadBatch).process, check)
+	ends := v.epochEnds()
+	cur := &payloadBatch{records: v.records}
+	send := func() {
+		pool.send(cur)
+		cur = &payloadBatch{records: v.records}
+	}
 	var n, next uint64
 	var gaps [][2]uint64 // positions [from, to) without a payload frame
 	rerr := src.Payloads(func(i uint64, frame []byte) error {
@@ -20,29 +65,22 @@ func (v *logVerifier) checkPayloads(src Source) error {
 		}
 		next = i + 1
 		n++
+		cur.seq, cur.frame = append(cur.seq, i), append(cur.frame, frame)
+		for len(ends) > 0 && ends[0] <= i {
+			ends = ends[1:]
+		}
+		if len(cur.seq) == batchSize || (len(ends) > 0 && ends[0] == i+1) {
+			send()
+		}
 		if n%batchSize == 0 {
 			if err := v.ctx.Err(); err != nil {
 				return err // cancelled: stop mid-stream
 			}
 		}
-		if i >= uint64(len(v.records)) {
-			return nil // payloads without records: never acknowledged
-		}
-		r := v.records[i]
-		if !r.ok {
-			return nil // the record's own finding covers it
-		}
-		v.rep.PayloadsChecked++
-		if format.PayloadFrameDigest(frame) != r.payload {
-			v.c.add(Finding{Kind: KindPayloadMismatch, Seq: u64(i), Expected: r.payload.String(), Found: format.PayloadFrameDigest(frame).String(),
-				Detail: "the stored payload is not the one the record commits to: edited, or swapped with another event's"})
-			return nil
-		}
-		if v.opts.Payloads == PayloadsOpen {
-			v.open(int(r.version), i, epochOf(i), frame)
-		}
 		return nil
 	})
+	send()
+	pool.wait()
 	if err := v.streamEnd("payloads", rerr); err != nil {
 		return err
 	}

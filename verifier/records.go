@@ -2,14 +2,14 @@ package verifier
 
 import (
 	"fmt"
-	"runtime"
-	"sync"
+	"slices"
 
 	"github.com/agentflightrecorder/afr/format"
 )
 
-// recordBatch is a run of consecutive records decoded and hashed by a
-// worker; the checks that link records run in order on the results.
+// recordBatch is a run of consecutive records — an epoch's, as its header
+// says, or at most batchSize — decoded and hashed by a worker; the checks
+// that link records run in order on the results.
 type recordBatch struct {
 	first uint64
 	raw   [][]byte
@@ -17,7 +17,6 @@ type recordBatch struct {
 	env   []format.Envelope
 	err   []error
 	lost  map[int]bool // records lost to stream damage, kept as placeholders
-	done  chan struct{}
 }
 
 func (b *recordBatch) process() {
@@ -40,53 +39,49 @@ func (b *recordBatch) process() {
 		}
 		b.out[k].ok, b.out[k].payload, b.out[k].version = true, b.env[k].Payload, b.env[k].Version
 	}
-	close(b.done)
 }
 
 const batchSize = 4096
 
-// readRecords reads the records stream: workers decode and hash batches in
-// parallel while this goroutine checks sequence, identity, chain and clock
-// in order.
-func (v *logVerifier) readRecords(src Source) error {
-	workers := runtime.GOMAXPROCS(0)
-	work := make(chan *recordBatch, workers)
-	ordered := make(chan *recordBatch, 2*workers)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for b := range work {
-				b.process()
-			}
-		}()
-	}
-	checked := make(chan struct{})
-	go func() {
-		defer close(checked)
-		for b := range ordered {
-			<-b.done
-			v.checkBatch(b)
+// epochEnds returns, in increasing order, the first event after each epoch
+// the decodable headers claim: where record batches are cut. Headers are
+// not trusted here: a forged one only moves a cut, never a finding.
+func (v *logVerifier) epochEnds() []uint64 {
+	var ends []uint64
+	for t, hd := range v.headers {
+		if hd.h != nil {
+			ends = append(ends, spanOf(uint64(t), hd.h).end)
 		}
-	}()
+	}
+	slices.Sort(ends)
+	return slices.Compact(ends)
+}
+
+// readRecords reads the records stream: workers decode and hash the
+// records of each epoch in parallel while one goroutine checks sequence,
+// identity, chain and clock in order.
+func (v *logVerifier) readRecords(src Source) error {
+	pool := newInOrder(v.opts.workers(), (*recordBatch).process, v.checkBatch)
 	// The headers tell how many records to expect.
 	if k := len(v.headers); k > 0 && v.headers[k-1].h != nil {
 		if end := v.headers[k-1].h.FirstSeq + v.headers[k-1].h.Count; end < 1<<28 {
 			v.records = make([]record, 0, end+batchSize)
 		}
 	}
+	ends := v.epochEnds()
 	var n uint64
-	cur := &recordBatch{done: make(chan struct{})}
+	cur := &recordBatch{}
 	send := func() {
-		ordered <- cur
-		work <- cur
-		cur = &recordBatch{first: n, done: make(chan struct{}), raw: make([][]byte, 0, batchSize)}
+		pool.send(cur)
+		cur = &recordBatch{first: n, raw: make([][]byte, 0, min(batchSize, 128))}
 	}
 	add := func(raw []byte) {
 		cur.raw = append(cur.raw, raw)
 		n++
-		if len(cur.raw) == batchSize {
+		for len(ends) > 0 && ends[0] < n {
+			ends = ends[1:]
+		}
+		if len(cur.raw) == batchSize || (len(ends) > 0 && ends[0] == n) {
 			send()
 		}
 	}
@@ -107,10 +102,7 @@ func (v *logVerifier) readRecords(src Source) error {
 		return nil
 	})
 	send()
-	close(work)
-	close(ordered)
-	wg.Wait()
-	<-checked
+	pool.wait()
 	v.rep.Events = n
 	return v.streamEnd("records", err)
 }

@@ -105,6 +105,12 @@ type Options struct {
 	// MaxFindings bounds the findings kept (default 1000); the verdict
 	// always accounts for all of them.
 	MaxFindings int
+	// Workers is the number of goroutines verifying a log's epochs in
+	// parallel (records decoded and hashed, Merkle roots, payload digests);
+	// the links between them and the findings are checked in order, so the
+	// report is the same for any number. 0 means runtime.GOMAXPROCS(0); 1
+	// verifies on the caller's goroutine.
+	Workers int
 	// Completeness, when set, also checks the log against an outside
 	// record of the actions it must hold (package verifier/onchain: the
 	// executions of a PaceSmartAccount), after every other check. Keys, when

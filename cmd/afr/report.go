@@ -84,7 +84,7 @@ func runReport(e *env, args []string) error {
 	if *logDir != "" && (*keyDir != "" || exists(filepath.Join(*logDir, "keys", "master.key"))) {
 		level = verifier.PayloadsOpen
 	}
-	v, done, err := verifyTarget(ctx, e, "report", *logDir, *bundleFile, *keyDir, level, anchors, execs)
+	v, done, err := verifyTarget(ctx, e, "report", *logDir, *bundleFile, *keyDir, level, 0, anchors, execs)
 	if err != nil {
 		return err
 	}

@@ -22,7 +22,7 @@ import (
 
 func init() {
 	register(&command{name: "verify", summary: "verify a log or a disclosure bundle against anchored roots", run: runVerify, usage: `
-Usage: afr verify (--log DIR | --bundle FILE) [--anchors FILE] [--show] [flags]
+Usage: afr verify (--log DIR | --bundle FILE) [--anchors FILE] [--show] [--workers N] [flags]
 
 Checks every record, the hash chain, each epoch's Merkle root and chain head,
 the epoch chain, and every epoch root against the anchored roots, then the
@@ -44,6 +44,12 @@ directory is only read: its master key is used (with a warning) even if
 others can read it, and a missing epoch-salts file means every epoch's key
 is erased. Keys are derived for the session the records commit to, never
 the MANIFEST's.
+
+A log's epochs are verified on --workers N goroutines in parallel (default
+0: one per core): each epoch's records are decoded and hashed, its Merkle
+root computed and its payloads checked against their records by a worker,
+while the hash chain, the epoch chain and the findings are checked in order,
+so the report is the same for any N. --workers 1 verifies on one core.
 
 --show prints the payloads a bundle's keys open (with --json, as the field
 "payloads"); without it only the report is printed.
@@ -138,6 +144,7 @@ func runVerify(e *env, args []string) error {
 	levelName := fs.String("level", "digest", "payload checks: skip, digest or open")
 	show := fs.Bool("show", false, "print the payloads a bundle discloses (text and --json)")
 	jsonOut := fs.Bool("json", false, "write the report as JSON")
+	workers := fs.Int("workers", 0, "goroutines verifying a log's epochs in parallel (0: one per core)")
 	replicaURL := fs.String("replica", "", "the log's replica, s3://BUCKET/PREFIX: its epoch roots are anchors too (--log DIR only)")
 	af := addAnchorFlags(fs)
 	cf := addCheckpointFlags(fs)
@@ -154,6 +161,9 @@ func runVerify(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if *workers < 0 {
+		return usageError{fmt.Sprintf("--workers %d: want 0 (one per core) or more", *workers)}
+	}
 	ctx := context.Background()
 	anchors, execs, closeChain, err := af.sources(ctx, *logDir, *bundleFile)
 	if err != nil {
@@ -168,7 +178,7 @@ func runVerify(e *env, args []string) error {
 			return err
 		}
 	}
-	v, done, err := verifyTarget(ctx, e, "verify", *logDir, *bundleFile, *keyDir, level, anchors, execs)
+	v, done, err := verifyTarget(ctx, e, "verify", *logDir, *bundleFile, *keyDir, level, *workers, anchors, execs)
 	if err != nil {
 		return err
 	}
@@ -234,7 +244,7 @@ type verification struct {
 // check execs for a log; the keys (keyDir, default <log>/keys) are read for
 // level open, and for the completeness check when keyDir is given. done
 // releases the keys.
-func verifyTarget(ctx context.Context, e *env, cmd, logDir, bundleFile, keyDir string, level verifier.PayloadLevel,
+func verifyTarget(ctx context.Context, e *env, cmd, logDir, bundleFile, keyDir string, level verifier.PayloadLevel, workers int,
 	anchors verifier.AnchorSource, execs *onchain.Executions) (v *verification, done func(), err error) {
 	done = func() {}
 	if bundleFile != "" {
@@ -253,7 +263,7 @@ func verifyTarget(ctx context.Context, e *env, cmd, logDir, bundleFile, keyDir s
 		return nil, done, err
 	}
 	v = &verification{log: l}
-	opts := verifier.Options{Payloads: level}
+	opts := verifier.Options{Payloads: level, Workers: workers}
 	// The completeness check reads encrypted intents with the keys at
 	// any payload level.
 	if level == verifier.PayloadsOpen || (execs != nil && keyDir != "") {

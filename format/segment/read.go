@@ -315,11 +315,9 @@ func readStream(fsys fs.FS, root, kind string, m mark, visit func(Frame) error) 
 		if i+1 < len(names) {
 			confirm = firstIndex(fsys, names[i+1], kind)
 		}
-		frames, end, left, errs := readSegment(b, name, kind, next, unread, confirm)
-		for _, f := range frames {
-			if err := visit(f); err != nil {
-				return err
-			}
+		end, left, errs, err := readSegment(b, name, kind, next, unread, confirm, visit)
+		if err != nil {
+			return err
 		}
 		for _, err := range errs {
 			var torn *TornTailError
@@ -371,10 +369,12 @@ func kindOf(m fs.FileMode) string {
 // unread/(FrameOverhead+1) higher. confirm is the first index of the next
 // file, nil for the last file: skipping a frame whose checksum failed is
 // only safe when the count it gives reaches confirm, because the length
-// that was skipped is not covered by the checksum. It returns the good
-// frames, the index after the last one, the bytes now unread, and the
-// damage met.
-func readSegment(b []byte, name, kind string, next uint64, unread int64, confirm *uint64) ([]Frame, uint64, int64, []error) {
+// that was skipped is not covered by the checksum. It calls visit with the
+// good frames — those before the first skip as they are read, those after
+// it once the count confirms them — and returns the index after the last
+// one, the bytes now unread, the damage met, and visit's error if it
+// stopped the reading.
+func readSegment(b []byte, name, kind string, next uint64, unread int64, confirm *uint64, visit func(Frame) error) (uint64, int64, []error, error) {
 	first, err := header(b, name, kind, next)
 	if err == nil {
 		err = checkName(name, kind, first)
@@ -383,9 +383,9 @@ func readSegment(b []byte, name, kind string, next uint64, unread int64, confirm
 		err = &CorruptError{File: name, Offset: 8, Index: next, Reason: fmt.Sprintf("first index %d, want %d (or at most %d more, the frames the damage before it can hide)", first, next, unread/(FrameOverhead+1))}
 	}
 	if err != nil {
-		return nil, next, addUnread(unread, int64(len(b))), []error{err}
+		return next, addUnread(unread, int64(len(b))), []error{err}, nil
 	}
-	var frames []Frame
+	var held []Frame // frames after a skip, visited once the count confirms them
 	var errs []error
 	var stop error
 	idx, off := first, int64(HeaderSize)
@@ -395,11 +395,17 @@ func readSegment(b []byte, name, kind string, next uint64, unread int64, confirm
 			stop = d.err(name, idx)
 			break
 		}
-		if d != nil {
+		switch {
+		case d != nil:
 			errs = append(errs, &CorruptError{File: name, Offset: d.off, Index: idx, Reason: d.reason})
 			off = d.skip
-		} else {
-			frames = append(frames, Frame{Index: idx, Data: data})
+		case len(errs) > 0:
+			held = append(held, Frame{Index: idx, Data: data})
+			off += FrameOverhead + int64(len(data))
+		default:
+			if err := visit(Frame{Index: idx, Data: data}); err != nil {
+				return idx, 0, nil, err
+			}
 			off += FrameOverhead + int64(len(data))
 		}
 		idx++
@@ -409,16 +415,17 @@ func readSegment(b []byte, name, kind string, next uint64, unread int64, confirm
 		// from the first one on.
 		ce := errs[0].(*CorruptError)
 		ce.Reason += "; the frames after it in this file cannot be located safely"
-		keep := 0
-		for keep < len(frames) && frames[keep].Index < ce.Index {
-			keep++
+		return ce.Index, int64(len(b)) - ce.Offset, errs[:1], nil
+	}
+	for _, f := range held {
+		if err := visit(f); err != nil {
+			return idx, 0, nil, err
 		}
-		return frames[:keep], ce.Index, int64(len(b)) - ce.Offset, errs[:1]
 	}
 	if stop != nil {
-		return frames, idx, int64(len(b)) - off, append(errs, stop)
+		return idx, int64(len(b)) - off, append(errs, stop), nil
 	}
-	return frames, idx, 0, errs
+	return idx, 0, errs, nil
 }
 
 // addUnread adds n unreadable bytes to unread, which may be unbounded
