@@ -13,7 +13,7 @@ import (
 	"github.com/agentflightrecorder/afr/verifier"
 )
 
-func disclose(t *testing.T, lg *testLog, seqs []uint64, keys bool) *verifier.Bundle {
+func disclose(t testing.TB, lg *testLog, seqs []uint64, keys bool) *verifier.Bundle {
 	t.Helper()
 	l, err := recorder.OpenLog(lg.dir)
 	if err != nil {
