@@ -150,8 +150,11 @@ func startIn(dir, bin string) (*Server, func(), error) {
 		logf.Close()
 		return nil, nil, err
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait(); logf.Close() }()
+	// exited is closed when weed has exited (waitErr says how): closed, not
+	// sent on, so that ready and stop can both see it.
+	exited := make(chan struct{})
+	var waitErr error
+	go func() { waitErr = cmd.Wait(); logf.Close(); close(exited) }()
 	var once sync.Once
 	stop := func() {
 		once.Do(func() {
@@ -170,7 +173,7 @@ func startIn(dir, bin string) (*Server, func(), error) {
 		stop()
 		return nil, nil, err
 	}
-	if err := s.ready(exited); err != nil {
+	if err := s.ready(exited, func() error { return waitErr }); err != nil {
 		stop()
 		b, _ := os.ReadFile(logName)
 		return nil, nil, fmt.Errorf("%v; its log ends:\n%s", err, tail(b, 2000))
@@ -179,7 +182,8 @@ func startIn(dir, bin string) (*Server, func(), error) {
 }
 
 // ready waits until the S3 endpoint answers a signed request.
-func (s *Server) ready(exited <-chan error) error {
+// exited is closed once weed has exited, with waitErr's error.
+func (s *Server) ready(exited <-chan struct{}, waitErr func() error) error {
 	deadline := time.Now().Add(time.Minute)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -189,8 +193,8 @@ func (s *Server) ready(exited <-chan error) error {
 			return nil
 		}
 		select {
-		case err := <-exited:
-			return fmt.Errorf("weed exited before it was ready: %v", err)
+		case <-exited:
+			return fmt.Errorf("weed exited before it was ready: %v", waitErr())
 		case <-time.After(100 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
@@ -224,6 +228,12 @@ func freePorts(n int) ([]int, error) {
 		if port+10000 > 65535 {
 			continue // weed derives some ports by adding 10000
 		}
+		// The derived port must be free too (another weed's, say, is not).
+		d, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port+10000))
+		if err != nil {
+			continue
+		}
+		ls = append(ls, d)
 		ports = append(ports, port)
 	}
 	return ports, nil
