@@ -50,15 +50,7 @@ func disclosedLog(t testing.TB, n int) (bundle, anchors string, as []format.Anch
 	}
 	last := uint64(n - 1)
 	l := logtest.Write(t, recorder.Options{Recorder: "page-test", Encrypt: true, EpochSize: 8, Sync: recorder.SyncNone}, evs)
-	_, session, err := l.Identity()
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys, err := recorder.OpenKeyring(filepath.Join(l.Dir, "keys"), session)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer keys.Close()
+	keys := keyring(t, l)
 	b, err := verifier.Disclose(l, []uint64{last}, verifier.DiscloseOptions{Keys: keys, Payloads: true})
 	if err != nil {
 		t.Fatal(err)
@@ -79,6 +71,21 @@ func disclosedLog(t testing.TB, n int) (bundle, anchors string, as []format.Anch
 		t.Fatal(err)
 	}
 	return bundle, anchors, as
+}
+
+// keyring opens the keys of the log l, closed when the test ends.
+func keyring(t testing.TB, l *recorder.Log) *recorder.Keyring {
+	t.Helper()
+	_, session, err := l.Identity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := recorder.OpenKeyring(filepath.Join(l.Dir, "keys"), session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { keys.Close() })
+	return keys
 }
 
 // The verifier page in a real browser (headless Chromium): the WebAssembly
@@ -302,15 +309,7 @@ func TestVerifyPageMarksImported(t *testing.T) {
 		{Tool: "shell", Kind: format.KindToolCall, Payload: format.Payload{Intent: &format.Intent{Tool: "bash"}}},
 	}
 	l := logtest.Write(t, recorder.Options{Recorder: "origin-test", Encrypt: true, EpochSize: 2, Sync: recorder.SyncNone}, evs)
-	_, session, err := l.Identity()
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys, err := recorder.OpenKeyring(filepath.Join(l.Dir, "keys"), session)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer keys.Close()
+	keys := keyring(t, l)
 	as, err := verifier.AnchorsFromLog(l)
 	if err != nil {
 		t.Fatal(err)
