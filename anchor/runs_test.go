@@ -13,8 +13,7 @@ import (
 	"github.com/agentflightrecorder/afr/chain/backend"
 	"github.com/agentflightrecorder/afr/contracts/bindings"
 	"github.com/agentflightrecorder/afr/format"
-	"github.com/agentflightrecorder/afr/recorder"
-	"github.com/agentflightrecorder/afr/verifier"
+	"github.com/agentflightrecorder/afr/internal/logtest"
 )
 
 // drainLog opens the anchorer of dir, runs it until every queued epoch is
@@ -106,18 +105,7 @@ func TestRunPartlyOnChainEmbedded(t *testing.T) {
 	ea := bindings.NewEpochAnchor()
 	anchorByHand := func(dir string, n int, replace func(i int, root [32]byte) [32]byte) {
 		t.Helper()
-		l, err := recorder.OpenLog(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		id, err := l.LogID()
-		if err != nil {
-			t.Fatal(err)
-		}
-		anchors, err := verifier.AnchorsFromLog(l)
-		if err != nil {
-			t.Fatal(err)
-		}
+		id, anchors := logtest.Anchors(t, dir)
 		roots := make([][32]byte, n)
 		for i := range roots {
 			roots[i] = replace(i, anchors[i].Root)
