@@ -1,10 +1,13 @@
 package report
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/importer"
+	"github.com/agentflightrecorder/afr/internal/traces"
 )
 
 // Each way an agent records a file edit gives its diff, with the files it
@@ -86,5 +89,44 @@ func TestDiffOfHugeEdit(t *testing.T) {
 	}
 	if sum != "big +40000 −0" {
 		t.Errorf("summary %q: want the whole edit counted", sum)
+	}
+}
+
+// On real trajectories (../shared/traces, and the Claude Code and Codex
+// CLI sessions in importer/testdata): every file edit an importer reads
+// gives a diff naming a file, and nothing that is not an edit or a patch
+// does.
+func TestDiffOfRealTrajectories(t *testing.T) {
+	files, err := traces.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli, _ := filepath.Glob("../importer/testdata/*/*.jsonl")
+	edits := 0
+	for _, f := range append(files, cli...) {
+		name := traces.Format(f)
+		if strings.Contains(f, "importer/testdata/") {
+			name = filepath.Base(filepath.Dir(f))
+		}
+		imp, err := importer.Read(name, f)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		for _, ev := range imp.Events {
+			e := ev.Event
+			d, sum := diffOf(e.Tool, &e.Payload)
+			switch {
+			case e.Tool == importer.ToolFileEdit:
+				edits++
+				if d == "" || strings.HasPrefix(sum, " ") || strings.HasPrefix(sum, "(file not named)") {
+					t.Errorf("%s step %d: the edit %s gives diff %q (%q)", filepath.Base(f), ev.Step, compactJSON(e.Payload.Intent), d, sum)
+				}
+			case d != "" && e.Tool != importer.ToolSubmission && e.Tool != importer.ToolSubmit:
+				t.Errorf("%s step %d: %s (not an edit) gives a diff: %q", filepath.Base(f), ev.Step, e.Tool, sum)
+			}
+		}
+	}
+	if edits < 5 {
+		t.Fatalf("%d edits in the real trajectories: the test shows little", edits)
 	}
 }
