@@ -129,6 +129,7 @@ func verifyReplica(b *testing.B, n int) {
 			if err != nil {
 				b.Fatal(err)
 			}
+			f.Prefetch()
 			rl, err := recorder.OpenLogFS(f, s.URL())
 			if err != nil {
 				b.Fatal(err)

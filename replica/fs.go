@@ -22,13 +22,23 @@ type FS struct {
 	tree  *tree
 	dirs  map[string][]string // directory → names in it, sorted
 
-	// read holds the files read: a verifier reads a stream more than once,
-	// and the objects never change.
+	// read holds the files read or being read: a verifier reads a stream
+	// more than once, and the objects never change.
 	mu   sync.Mutex
-	read map[*file][]byte
+	read map[*file]*fetched
+	// gets bounds the GETs in flight, for every file at once.
+	gets chan struct{}
 }
 
-// fetchers bounds the chunks of one file read at once.
+// fetched is a file of the replica read once: done is closed when b or
+// err is set.
+type fetched struct {
+	done chan struct{}
+	b    []byte
+	err  error
+}
+
+// fetchers bounds the chunks read at once.
 const fetchers = 8
 
 // Open lists the replica and returns it as a file system. ctx bounds
@@ -38,7 +48,7 @@ func Open(ctx context.Context, s *Store) (*FS, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &FS{ctx: ctx, store: s, tree: parseTree(objs), dirs: map[string][]string{}, read: map[*file][]byte{}}
+	f := &FS{ctx: ctx, store: s, tree: parseTree(objs), dirs: map[string][]string{}, read: map[*file]*fetched{}, gets: make(chan struct{}, fetchers)}
 	seen := map[string]bool{}
 	for p := range f.tree.files {
 		for d, name := path.Dir(p), path.Base(p); ; d, name = path.Dir(d), path.Base(d) {
@@ -116,49 +126,55 @@ func (f *FS) ReadFile(name string) ([]byte, error) {
 	return bytes.Clone(b), err
 }
 
-// contents returns the bytes of fl, read once.
-func (f *FS) contents(fl *file) ([]byte, error) {
-	f.mu.Lock()
-	b, ok := f.read[fl]
-	f.mu.Unlock()
-	if ok {
-		return b, nil
+// Prefetch starts reading every file of the replica in the background,
+// the three streams' chunks side by side, so that a reader of the whole
+// log (a verifier, a query) finds each file read or on its way when it
+// comes to it instead of waiting for one GET after another. The files are
+// kept in memory, as every file read is. It returns at once.
+func (f *FS) Prefetch() {
+	for _, fl := range f.tree.files {
+		f.start(fl)
 	}
-	b, err := f.fetch(fl)
-	if err != nil {
-		return nil, err
-	}
-	f.mu.Lock()
-	f.read[fl] = b
-	f.mu.Unlock()
-	return b, nil
 }
 
-// fetch reads the chunks of fl, several at once.
+// contents returns the bytes of fl, read once.
+func (f *FS) contents(fl *file) ([]byte, error) {
+	r := f.start(fl)
+	<-r.done
+	return r.b, r.err
+}
+
+// start starts reading fl unless it is read or being read.
+func (f *FS) start(fl *file) *fetched {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if r, ok := f.read[fl]; ok {
+		return r
+	}
+	r := &fetched{done: make(chan struct{})}
+	f.read[fl] = r
+	go func() {
+		defer close(r.done)
+		r.b, r.err = f.fetch(fl)
+	}()
+	return r
+}
+
+// fetch reads the chunks of fl, each straight into its place.
 func (f *FS) fetch(fl *file) ([]byte, error) {
 	out := make([]byte, fl.size)
-	var at int64
-	offs := make([]int64, len(fl.chunks))
-	for i, c := range fl.chunks {
-		offs[i] = at
-		at += c.size
-	}
 	errs := make([]error, len(fl.chunks))
-	sem := make(chan struct{}, fetchers)
 	var wg sync.WaitGroup
+	var at int64
 	for i, c := range fl.chunks {
+		part := out[at : at+c.size]
+		at += c.size
 		wg.Add(1)
-		sem <- struct{}{}
 		go func() {
-			defer func() { <-sem; wg.Done() }()
-			b, err := f.store.get(f.ctx, c.key, c.size)
-			if err == nil && int64(len(b)) != c.size {
-				err = fmt.Errorf("replica: %s/%s holds %d bytes, its listing %d", f.store.url, c.key, len(b), c.size)
-			}
-			if err == nil {
-				copy(out[offs[i]:], b)
-			}
-			errs[i] = err
+			defer wg.Done()
+			f.gets <- struct{}{}
+			defer func() { <-f.gets }()
+			errs[i] = f.store.read(f.ctx, c.key, part)
 		}()
 	}
 	wg.Wait()

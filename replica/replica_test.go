@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/agentflightrecorder/afr/replica"
 	"github.com/agentflightrecorder/afr/replica/s3test"
 	"github.com/agentflightrecorder/afr/verifier"
+	"github.com/minio/minio-go/v7"
 )
 
 // env is a server with one bucket, shared by the tests of this file.
@@ -160,7 +162,46 @@ func TestOnceCopiesTheLog(t *testing.T) {
 		t.Fatalf("second pass: %+v, %v", st, err)
 	}
 	_, f = openReplica(t, s)
+	f.Prefetch() // every file read at once: the same bytes
 	sameFiles(t, dir, f)
+}
+
+// An object that no longer holds the bytes its listing gave (replaced
+// after the replica was opened: longer, shorter) is an error to read, not
+// a file of another size.
+func TestObjectsHoldTheirListedSize(t *testing.T) {
+	e := server(t)
+	dir := writeLog(t, 20)
+	s := e.store(t, "")
+	if _, err := replica.Once(context.Background(), dir, s, replica.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	ents, err := os.ReadDir(filepath.Join(dir, "records"))
+	if err != nil || len(ents) == 0 {
+		t.Fatalf("records: %v %v", ents, err)
+	}
+	seg := "records/" + ents[0].Name()
+	want, err := os.ReadFile(filepath.Join(dir, seg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		body []byte
+		want string
+	}{
+		{"longer", append(bytes.Clone(want), 0), "holds more than"},
+		{"shorter", want[:len(want)-1], fmt.Sprintf("holds %d bytes, its listing", len(want)-1)},
+	} {
+		_, f := openReplica(t, s)
+		obj := strings.TrimPrefix(s.URL(), "s3://"+e.bucket+"/") + "/" + seg + "/0000000000000000"
+		if _, err := e.srv.Client().PutObject(context.Background(), e.bucket, obj, bytes.NewReader(c.body), int64(len(c.body)), minio.PutObjectOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.ReadFile(seg); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: reading %s gave %v, want an error saying %q", c.name, seg, err, c.want)
+		}
+	}
 }
 
 // The compromise: the host deletes the log after it was copied. The

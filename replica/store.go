@@ -179,6 +179,27 @@ func (s *Store) get(ctx context.Context, key string, limit int64) ([]byte, error
 	return b, nil
 }
 
+// read reads the object key, which the listing says holds len(into)
+// bytes, into into: an object of another size is an error.
+func (s *Store) read(ctx context.Context, key string, into []byte) error {
+	o, err := s.client.GetObject(ctx, s.bucket, s.prefix+key, minio.GetObjectOptions{})
+	if err != nil {
+		return s.readErr(key, err)
+	}
+	defer o.Close()
+	n, err := io.ReadFull(o, into)
+	if err == io.ErrUnexpectedEOF || err == io.EOF {
+		return fmt.Errorf("replica: %s/%s holds %d bytes, its listing %d", s.url, key, n, len(into))
+	}
+	if err != nil {
+		return s.readErr(key, err)
+	}
+	if m, _ := o.Read(make([]byte, 1)); m > 0 {
+		return fmt.Errorf("replica: %s/%s holds more than the %d bytes of its listing", s.url, key, len(into))
+	}
+	return nil
+}
+
 func (s *Store) readErr(key string, err error) error {
 	if minio.ToErrorResponse(err).Code == minio.NoSuchKey {
 		err = fmt.Errorf("%w (%v)", os.ErrNotExist, err)

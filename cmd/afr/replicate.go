@@ -157,6 +157,10 @@ func describeReplica(st replica.Status) string {
 // reads a log twice (its id for the chain, then the log) lists it once.
 var replicas = map[string]*replica.FS{}
 
+// wholeLog are the commands that read every file of a log: their replica
+// is read ahead, all its files at once (replica.FS.Prefetch).
+var wholeLog = map[string]bool{"verify": true, "query": true, "report": true, "disclose": true, "proof": true}
+
 // openLog opens the log at dir read-only: a local directory, or a replica
 // (s3://bucket/prefix) reached as the environment says. Objects of a
 // replica that are no part of the log are reported on stderr (e nil: not
@@ -175,6 +179,9 @@ func openLog(e *env, cmd, dir string) (*recorder.Log, error) {
 			return nil, err
 		}
 		replicas[dir] = f
+	}
+	if wholeLog[cmd] {
+		f.Prefetch()
 	}
 	if n := len(f.Strays()); n > 0 && e != nil {
 		fmt.Fprintf(e.stderr, "afr %s: warning: %s holds %d objects that are no part of the log (someone else wrote there), first %s\n", cmd, dir, n, f.Strays()[0])

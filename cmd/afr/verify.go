@@ -216,7 +216,7 @@ func runVerify(e *env, args []string) error {
 // a log rewritten since it was copied differs from them (anchor_mismatch),
 // one cut short lacks epochs they hold (docs/REPLICA.md).
 func replicaAnchors(e *env, url string, anchors verifier.AnchorSource) (verifier.AnchorSource, error) {
-	l, err := openLog(e, "verify", url)
+	l, err := openLog(e, "verify --replica", url)
 	if err != nil {
 		return nil, err
 	}
