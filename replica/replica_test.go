@@ -414,3 +414,46 @@ func TestLogLargerThanALook(t *testing.T) {
 	_, f := openReplica(t, s)
 	sameFiles(t, dir, f)
 }
+
+// With Object Lock retention (a bucket created with Object Lock, a
+// replica dialled with Retention), every object copied is under
+// retention in the mode asked for, and the server refuses to delete its
+// data, even to the bucket's own keys: what a compromised host holding the
+// writer's keys cannot undo.
+func TestObjectLockRetention(t *testing.T) {
+	e := server(t)
+	e.srv.Bucket(t, "locked", true)
+	cfg := e.srv.Config()
+	cfg.Retention, cfg.Mode = time.Hour, "COMPLIANCE"
+	s, err := replica.Dial("s3://locked/ops-1", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := writeLog(t, 30)
+	if _, err := replica.Once(context.Background(), dir, s, replica.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	c := e.srv.Client()
+	n := 0
+	for o := range c.ListObjects(context.Background(), "locked", minio.ListObjectsOptions{Prefix: "ops-1/", Recursive: true, WithVersions: true}) {
+		if o.Err != nil {
+			t.Fatal(o.Err)
+		}
+		n++
+		mode, until, err := c.GetObjectRetention(context.Background(), "locked", o.Key, o.VersionID)
+		if err != nil || mode == nil || *mode != minio.Compliance || until == nil || !until.After(time.Now().Add(50*time.Minute)) {
+			t.Errorf("%s: retention %v until %v (%v), want COMPLIANCE for an hour", o.Key, mode, until, err)
+		}
+		err = c.RemoveObject(context.Background(), "locked", o.Key, minio.RemoveObjectOptions{VersionID: o.VersionID, GovernanceBypass: true})
+		if err == nil {
+			t.Errorf("%s: the server deleted a version under retention", o.Key)
+		}
+	}
+	if n < 4 {
+		t.Fatalf("%d objects under retention, want the log's", n)
+	}
+	l, _ := openReplica(t, s)
+	if rep := verify(t, l, localAnchors(t, dir)); rep.Verdict != verifier.Verified || rep.Events != 30 {
+		t.Fatalf("the locked replica after the deletes: %s, %d events: %+v", rep.Verdict, rep.Events, rep.Findings)
+	}
+}
