@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -22,7 +23,7 @@ import (
 
 func init() {
 	register(&command{name: "verify", summary: "verify a log or a disclosure bundle against anchored roots", run: runVerify, usage: `
-Usage: afr verify (--log DIR | --bundle FILE) [--anchors FILE] [--show] [--workers N] [flags]
+Usage: afr verify (--log DIR... | --bundle FILE) [--anchors FILE] [--show] [--workers N] [flags]
 
 Checks every record, the hash chain, each epoch's Merkle root and chain head,
 the epoch chain, and every epoch root against the anchored roots, then the
@@ -50,6 +51,14 @@ A log's epochs are verified on --workers N goroutines in parallel (default
 root computed and its payloads checked against their records by a worker,
 while the hash chain, the epoch chain and the findings are checked in order,
 so the report is the same for any N. --workers 1 verifies on one core.
+
+--log may be repeated: each log is verified in turn against its own anchors
+(from the chain or --batches, by its log id, and --checkpoint), its report
+printed under "== DIR" (with --json, one JSON object per line, "path" the
+--log given), then one summary line (on standard error with --json). A log
+that cannot be verified is reported and the others still are; the exit is 3
+if any log is tampered, else 1 if any could not be verified, else 4 if any
+is incomplete. --anchors, --keys, --replica and --show take one log.
 
 --show prints the payloads a bundle's keys open (with --json, as the field
 "payloads"); without it only the report is printed.
@@ -95,6 +104,7 @@ Examples:
   afr verify --log ./afr-log --rpc http://127.0.0.1:8545 --contract 0x… --operator 0x… --pace none
   afr verify --log ./agent-7 --deployment deployment.json --operator 0x… --batches batches.jsonl
   afr verify --log ./afr-log --anchors anchors.json
+  afr verify --log ./logs/agent-1 --log ./logs/agent-2 --batches batches.jsonl --json
   afr verify --log s3://audit/agents/ops-1 --deployment deployment.json --operator 0x…
   afr verify --log ./afr-log --replica s3://audit/agents/ops-1
   afr verify --log ./afr-log --anchors anchors.json --keys ./afr-log/keys --level open --json
@@ -138,7 +148,8 @@ func parseLevel(s string) (verifier.PayloadLevel, error) {
 
 func runVerify(e *env, args []string) error {
 	fs := commands["verify"].flags(e)
-	logDir := fs.String("log", "", "log directory to verify")
+	var logs repeated
+	fs.Var(&logs, "log", "log directory (or s3://BUCKET/PREFIX) to verify; repeat it to verify many logs in one run")
 	bundleFile := fs.String("bundle", "", "disclosure bundle to verify")
 	keyDir := fs.String("keys", "", "key directory, for --level open on a log (default <log>/keys)")
 	levelName := fs.String("level", "digest", "payload checks: skip, digest or open")
@@ -151,8 +162,22 @@ func runVerify(e *env, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if (*logDir == "") == (*bundleFile == "") {
-		return usageError{"give exactly one of --log and --bundle"}
+	if (len(logs) == 0) == (*bundleFile == "") {
+		return usageError{"give --log (once or more) or --bundle"}
+	}
+	if len(logs) > 1 {
+		switch {
+		case *af.file != "":
+			return usageError{"--anchors holds one log's anchors: with several --log, take anchors from a chain or --batches"}
+		case *keyDir != "":
+			return usageError{"--keys names one log's keys: with several --log, each log's keys are read from <log>/keys"}
+		case *replicaURL != "", *show:
+			return usageError{"--replica and --show take one log"}
+		}
+	}
+	logDir := new(string)
+	if len(logs) > 0 {
+		*logDir = logs[0]
 	}
 	if *replicaURL != "" && (*logDir == "" || replica.IsURL(*logDir)) {
 		return usageError{"--replica compares a local log with its replica: give --log DIR"}
@@ -163,6 +188,9 @@ func runVerify(e *env, args []string) error {
 	}
 	if *workers < 0 {
 		return usageError{fmt.Sprintf("--workers %d: want 0 (one per core) or more", *workers)}
+	}
+	if len(logs) > 1 {
+		return verifyMany(e, logs, level, *workers, *jsonOut, af, cf)
 	}
 	ctx := context.Background()
 	anchors, execs, closeChain, err := af.sources(ctx, *logDir, *bundleFile)
@@ -210,6 +238,87 @@ func runVerify(e *env, args []string) error {
 		}
 	}
 	return verdictExit(rep.Verdict, nil)
+}
+
+// verifyMany verifies each of logs in turn, with its own anchors (from the
+// chain, or the batches file, by its log id; checkpoints), and prints its
+// report — with --json one JSON object per line, its "path" the --log given
+// — then a summary line. It goes on past a log that cannot be verified. The
+// exit is the worst outcome: tampered, then an error, then incomplete.
+func verifyMany(e *env, logs []string, level verifier.PayloadLevel, workers int, jsonOut bool, af *anchorFlags, cf *checkpointFlags) error {
+	ctx := context.Background()
+	one := func(dir string) (*verifier.Report, *format.Digest, error) {
+		af.logID = nil
+		anchors, execs, closeChain, err := af.sources(ctx, dir, "")
+		if err != nil {
+			return nil, nil, err
+		}
+		defer closeChain()
+		if anchors, err = cf.anchors(ctx, anchors, dir, ""); err != nil {
+			return nil, nil, err
+		}
+		v, done, err := verifyTarget(ctx, e, "verify", dir, "", "", level, workers, anchors, execs)
+		if err != nil {
+			return nil, nil, err
+		}
+		done()
+		return v.rep, af.logID, nil
+	}
+	count := map[verifier.Verdict]int{}
+	failed := 0
+	for _, dir := range logs {
+		rep, id, err := one(dir)
+		if err != nil {
+			var u usageError
+			if errors.As(err, &u) {
+				return err
+			}
+			failed++
+		} else {
+			count[rep.Verdict]++
+		}
+		switch {
+		case jsonOut:
+			line := struct {
+				Path string `json:"path"`
+				*verifier.Report
+				Log   *format.Digest `json:"log,omitempty"`
+				Error string         `json:"error,omitempty"`
+			}{Path: dir, Report: rep, Log: id}
+			if err != nil {
+				line.Error = err.Error()
+			}
+			b, merr := json.Marshal(line)
+			if merr != nil {
+				return merr
+			}
+			fmt.Fprintf(e.stdout, "%s\n", b)
+		case err != nil:
+			fmt.Fprintf(e.stdout, "== %s\n  cannot be verified: %v\n", dir, err)
+		default:
+			fmt.Fprintf(e.stdout, "== %s\n", dir)
+			printReport(e, rep, nil)
+			if id != nil {
+				fmt.Fprintf(e.stdout, "  log %s: %s\n", id, af.describe())
+			}
+		}
+	}
+	summary := fmt.Sprintf("%d logs: %d verified, %d tampered, %d incomplete, %d not verified", len(logs),
+		count[verifier.Verified], count[verifier.Tampered], count[verifier.Incomplete], failed)
+	if jsonOut {
+		fmt.Fprintln(e.stderr, summary)
+	} else {
+		fmt.Fprintln(e.stdout, summary)
+	}
+	switch {
+	case count[verifier.Tampered] > 0:
+		return verdictExit(verifier.Tampered, nil)
+	case failed > 0:
+		return fmt.Errorf("%d of %d logs could not be verified", failed, len(logs))
+	case count[verifier.Incomplete] > 0:
+		return verdictExit(verifier.Incomplete, nil)
+	}
+	return nil
 }
 
 // replicaAnchors adds the epoch roots of the replica at url to anchors:
