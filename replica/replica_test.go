@@ -422,10 +422,12 @@ func TestLogLargerThanALook(t *testing.T) {
 // writer's keys cannot undo.
 func TestObjectLockRetention(t *testing.T) {
 	e := server(t)
-	e.srv.Bucket(t, "locked", true)
+	e.n++
+	bucket := fmt.Sprintf("locked-%d", e.n) // a new bucket each run: -count N
+	e.srv.Bucket(t, bucket, true)
 	cfg := e.srv.Config()
 	cfg.Retention, cfg.Mode = time.Hour, "COMPLIANCE"
-	s, err := replica.Dial("s3://locked/ops-1", cfg)
+	s, err := replica.Dial("s3://"+bucket+"/ops-1", cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -435,16 +437,16 @@ func TestObjectLockRetention(t *testing.T) {
 	}
 	c := e.srv.Client()
 	n := 0
-	for o := range c.ListObjects(context.Background(), "locked", minio.ListObjectsOptions{Prefix: "ops-1/", Recursive: true, WithVersions: true}) {
+	for o := range c.ListObjects(context.Background(), bucket, minio.ListObjectsOptions{Prefix: "ops-1/", Recursive: true, WithVersions: true}) {
 		if o.Err != nil {
 			t.Fatal(o.Err)
 		}
 		n++
-		mode, until, err := c.GetObjectRetention(context.Background(), "locked", o.Key, o.VersionID)
+		mode, until, err := c.GetObjectRetention(context.Background(), bucket, o.Key, o.VersionID)
 		if err != nil || mode == nil || *mode != minio.Compliance || until == nil || !until.After(time.Now().Add(50*time.Minute)) {
 			t.Errorf("%s: retention %v until %v (%v), want COMPLIANCE for an hour", o.Key, mode, until, err)
 		}
-		err = c.RemoveObject(context.Background(), "locked", o.Key, minio.RemoveObjectOptions{VersionID: o.VersionID, GovernanceBypass: true})
+		err = c.RemoveObject(context.Background(), bucket, o.Key, minio.RemoveObjectOptions{VersionID: o.VersionID, GovernanceBypass: true})
 		if err == nil {
 			t.Errorf("%s: the server deleted a version under retention", o.Key)
 		}
