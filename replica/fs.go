@@ -132,8 +132,19 @@ func (f *FS) ReadFile(name string) ([]byte, error) {
 // comes to it instead of waiting for one GET after another. The files are
 // kept in memory, as every file read is. It returns at once.
 func (f *FS) Prefetch() {
-	for _, fl := range f.tree.files {
-		f.start(fl)
+	// In the order a verifier reads them: the small files, the epoch
+	// headers, the records, then the payloads.
+	rank := map[string]int{"epochs": 1, "records": 2, "payloads": 3}
+	names := make([]string, 0, len(f.tree.files))
+	for name := range f.tree.files {
+		names = append(names, name)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		ri, rj := rank[path.Dir(names[i])], rank[path.Dir(names[j])]
+		return ri < rj || (ri == rj && names[i] < names[j])
+	})
+	for _, name := range names {
+		f.start(f.tree.files[name])
 	}
 }
 
