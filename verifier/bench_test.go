@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/agentflightrecorder/afr/format"
+	"github.com/agentflightrecorder/afr/internal/logtest"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/recorder/workload"
 	"github.com/agentflightrecorder/afr/verifier"
@@ -150,4 +151,50 @@ func BenchmarkVerifyBundle(b *testing.B) {
 	b.ReportMetric(float64(len(data)), "bundle-bytes")
 	b.ReportMetric(float64(32*len(bundle.Events[0].Path)), "proof-bytes")
 	b.ReportMetric(float64(len(bundle.Headers[0])), "header-bytes")
+}
+
+// BenchmarkVerifyLogs verifies a fleet of 100 logs of 10,000 events each
+// (AFR_BENCH_FLEET_EVENTS overrides the size): one log after another with
+// every core on each log's epochs, and with VerifyLogs, which gives the
+// cores to logs. Payload digests are checked.
+//
+// Run: go test -run '^$' -bench BenchmarkVerifyLogs -benchtime 3x ./verifier/
+func BenchmarkVerifyLogs(b *testing.B) {
+	n := 10_000
+	if s := os.Getenv("AFR_BENCH_FLEET_EVENTS"); s != "" {
+		var err error
+		if n, err = strconv.Atoi(s); err != nil {
+			b.Fatal(err)
+		}
+	}
+	evs := workload.Generate(7, n)
+	logs := make([]verifier.LogToVerify, 100)
+	for i := range logs {
+		l := logtest.Write(b, recorder.Options{Recorder: fmt.Sprintf("agent-%03d", i), Encrypt: true, Sync: recorder.SyncNone}, evs)
+		anchors, err := verifier.AnchorsFromLog(l)
+		if err != nil {
+			b.Fatal(err)
+		}
+		logs[i] = verifier.LogToVerify{Source: l, Anchors: verifier.AnchorList(anchors)}
+	}
+	check := func(rep *verifier.Report, err error) {
+		if err != nil || rep.Verdict != verifier.Verified {
+			b.Fatalf("%v %v", rep, err)
+		}
+	}
+	b.Run("one-by-one", func(b *testing.B) {
+		for range b.N {
+			for _, l := range logs {
+				check(verifier.VerifyLog(context.Background(), l.Source, l.Anchors, verifier.Options{}))
+			}
+		}
+	})
+	b.Run("VerifyLogs", func(b *testing.B) {
+		for range b.N {
+			reps, errs := verifier.VerifyLogs(context.Background(), logs, verifier.Options{})
+			for i := range reps {
+				check(reps[i], errs[i])
+			}
+		}
+	})
 }
