@@ -237,7 +237,7 @@ func Verify(raw []byte, p *Policy, logID format.Digest) (*Checkpoint, error) {
 	}
 	cp.Note = raw
 	if !logID.IsZero() && cp.LogID != logID {
-		return nil, fmt.Errorf("%w: its origin %q names log %x, not this log (%x)", ErrForeignLog, cp.Origin, cp.LogID, logID)
+		return nil, fmt.Errorf("%w: its origin %q names log %s, not this log (%s)", ErrForeignLog, cp.Origin, cp.LogID, logID)
 	}
 	if want, err := Origin(p.OriginPrefix, cp.LogID); err != nil || cp.Origin != want {
 		return nil, &OriginError{Origin: cp.Origin, Want: want}

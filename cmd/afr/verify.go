@@ -53,12 +53,13 @@ while the hash chain, the epoch chain and the findings are checked in order,
 so the report is the same for any N. --workers 1 verifies on one core.
 
 --log may be repeated: each log is verified in turn against its own anchors
-(from the chain or --batches, by its log id, and --checkpoint), its report
+(from the chain or --batches, by its log id), its report
 printed under "== DIR" (with --json, one JSON object per line, "path" the
 --log given), then one summary line (on standard error with --json). A log
 that cannot be verified is reported and the others still are; the exit is 3
 if any log is tampered, else 1 if any could not be verified, else 4 if any
-is incomplete. --anchors, --keys, --replica and --show take one log.
+is incomplete. --anchors, --checkpoint, --keys, --replica and --show take one
+log.
 
 --show prints the payloads a bundle's keys open (with --json, as the field
 "payloads"); without it only the report is printed.
@@ -173,6 +174,8 @@ func runVerify(e *env, args []string) error {
 			return usageError{"--keys names one log's keys: with several --log, each log's keys are read from <log>/keys"}
 		case *replicaURL != "", *show:
 			return usageError{"--replica and --show take one log"}
+		case len(cf.files) > 0:
+			return usageError{"--checkpoint names one log's checkpoints: with several --log, take anchors from a chain or --batches"}
 		}
 	}
 	logDir := new(string)
@@ -241,7 +244,7 @@ func runVerify(e *env, args []string) error {
 }
 
 // verifyMany verifies each of logs in turn, with its own anchors (from the
-// chain, or the batches file, by its log id; checkpoints), and prints its
+// chain, or the batches file, by its log id), and prints its
 // report — with --json one JSON object per line, its "path" the --log given
 // — then a summary line. It goes on past a log that cannot be verified. The
 // exit is the worst outcome: tampered, then an error, then incomplete.
