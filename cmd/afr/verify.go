@@ -178,11 +178,11 @@ func runVerify(e *env, args []string) error {
 			return usageError{"--checkpoint names one log's checkpoints: with several --log, take anchors from a chain or --batches"}
 		}
 	}
-	logDir := new(string)
+	var logDir string
 	if len(logs) > 0 {
-		*logDir = logs[0]
+		logDir = logs[0]
 	}
-	if *replicaURL != "" && (*logDir == "" || replica.IsURL(*logDir)) {
+	if *replicaURL != "" && (logDir == "" || replica.IsURL(logDir)) {
 		return usageError{"--replica compares a local log with its replica: give --log DIR"}
 	}
 	level, err := parseLevel(*levelName)
@@ -196,12 +196,12 @@ func runVerify(e *env, args []string) error {
 		return verifyMany(e, logs, level, *workers, *jsonOut, af, cf)
 	}
 	ctx := context.Background()
-	anchors, execs, closeChain, err := af.sources(ctx, *logDir, *bundleFile)
+	anchors, execs, closeChain, err := af.sources(ctx, logDir, *bundleFile)
 	if err != nil {
 		return err
 	}
 	defer closeChain()
-	if anchors, err = cf.anchors(ctx, anchors, *logDir, *bundleFile); err != nil {
+	if anchors, err = cf.anchors(ctx, anchors, logDir, *bundleFile); err != nil {
 		return err
 	}
 	if *replicaURL != "" {
@@ -209,7 +209,7 @@ func runVerify(e *env, args []string) error {
 			return err
 		}
 	}
-	v, done, err := verifyTarget(ctx, e, "verify", *logDir, *bundleFile, *keyDir, level, *workers, anchors, execs)
+	v, done, err := verifyTarget(ctx, e, "verify", logDir, *bundleFile, *keyDir, level, *workers, anchors, execs)
 	if err != nil {
 		return err
 	}
