@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -56,6 +57,11 @@ type Options struct {
 	// Batches and Anchors, when set, are the operator's batches file and
 	// an anchors file to copy with the log.
 	Batches, Anchors string
+	// Keys, when set, is where the log's key directory (KeyDir, default
+	// <dir>/keys) is copied, after the log at each pass: a store of its
+	// own, neither the log's replica nor under it.
+	Keys   *Store
+	KeyDir string
 	// Logf reports failures and conflicts (default: silent).
 	Logf func(format string, args ...any)
 }
@@ -98,8 +104,9 @@ type Replicator struct {
 
 	streams  map[string]*streamCopy
 	batches  *fileCopy
-	anchors  int    // anchors the replica's newest anchors file holds, -1 none
-	manifest bool   // MANIFEST is copied
+	anchors  int  // anchors the replica's newest anchors file holds, -1 none
+	manifest bool // MANIFEST is copied
+	keys     *keysCopy
 	sealed   uint64 // the end of the last epoch whose header is copied
 
 	mu      sync.Mutex
@@ -182,6 +189,19 @@ func resume(ctx context.Context, dir string, s *Store, opts Options) (*Replicato
 			return nil, err
 		}
 		r.streams[kind] = sc
+	}
+	if opts.Keys != nil {
+		if a, b := s.url+"/", opts.Keys.url+"/"; strings.HasPrefix(a, b) || strings.HasPrefix(b, a) {
+			return nil, fmt.Errorf("replica: the keys go to a store of their own, not %s beside the log's replica %s", opts.Keys.url, s.url)
+		}
+		if opts.KeyDir == "" {
+			opts.KeyDir = filepath.Join(dir, "keys")
+			r.opts.KeyDir = opts.KeyDir
+		}
+		if r.keys, err = resumeKeys(ctx, opts.KeyDir, opts.Keys); err != nil {
+			return nil, err
+		}
+		r.status.KeysURL = opts.Keys.url
 	}
 	if opts.Batches != "" {
 		r.batches = &fileCopy{local: opts.Batches}
@@ -460,7 +480,22 @@ func (r *Replicator) copyLog(ctx context.Context) error {
 		}
 	}
 	if r.opts.Anchors != "" {
-		return r.copyAnchors(ctx)
+		if err := r.copyAnchors(ctx); err != nil {
+			return err
+		}
+	}
+	if r.keys != nil {
+		// After the log: the salts of every epoch under the durable mark
+		// were on disk before the mark covered it.
+		changed, err := r.keys.copy(ctx)
+		if err != nil {
+			return err
+		}
+		r.mu.Lock()
+		if changed {
+			r.status.KeysCopied = time.Now().UTC()
+		}
+		r.mu.Unlock()
 	}
 	return nil
 }

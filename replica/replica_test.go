@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -457,5 +458,135 @@ func TestObjectLockRetention(t *testing.T) {
 	l, _ := openReplica(t, s)
 	if rep := verify(t, l, localAnchors(t, dir)); rep.Verdict != verifier.Verified || rep.Events != 30 {
 		t.Fatalf("the locked replica after the deletes: %s, %d events: %+v", rep.Verdict, rep.Events, rep.Findings)
+	}
+}
+
+// keysAt returns the keys under the prefix of the keys store s.
+func (e *env) keysAt(t *testing.T, s *replica.Store) []string {
+	t.Helper()
+	prefix := strings.TrimPrefix(s.URL(), "s3://"+e.bucket+"/") + "/"
+	var keys []string
+	for o := range e.srv.Client().ListObjects(context.Background(), e.bucket, minio.ListObjectsOptions{Prefix: prefix, Recursive: true}) {
+		if o.Err != nil {
+			t.Fatal(o.Err)
+		}
+		keys = append(keys, strings.TrimPrefix(o.Key, prefix))
+	}
+	return keys
+}
+
+// openFrom verifies the replica against anchors with every payload opened
+// with the keys the keys store holds, and returns the epochs whose payloads were erased.
+func openFrom(t *testing.T, s, keys *replica.Store, anchors []format.Anchor) []uint64 {
+	t.Helper()
+	tmp := t.TempDir()
+	if err := replica.FetchKeys(context.Background(), keys, tmp); err != nil {
+		t.Fatal(err)
+	}
+	l, _ := openReplica(t, s)
+	_, session, err := l.Identity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	kr, err := recorder.OpenKeyring(tmp, session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kr.Close()
+	rep, err := verifier.VerifyLog(context.Background(), l, verifier.AnchorList(anchors), verifier.Options{Payloads: verifier.PayloadsOpen, Keys: kr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	erased := map[uint64]bool{}
+	for _, f := range rep.Findings {
+		if f.Kind != verifier.KindPayloadErased {
+			t.Errorf("finding %s at %d: %s", f.Kind, f.Seq, f.Detail)
+			continue
+		}
+		if f.Epoch == nil {
+			t.Fatalf("%s names no epoch", f.Kind)
+		}
+		erased[*f.Epoch] = true
+	}
+	var es []uint64
+	for ep := range erased {
+		es = append(es, ep)
+	}
+	slices.Sort(es)
+	return es
+}
+
+// Keys are copied only when asked, to a store of their own: there every
+// payload of the replica opens; an epoch erased in the log leaves the
+// copy at the next pass (the superseded snapshot is deleted); the keys of
+// another log are a conflict, and the log's own replica is no place for
+// them.
+func TestKeysCopiedWhenAsked(t *testing.T) {
+	e := server(t)
+	dir := writeLog(t, 50)
+	s, keys := e.store(t, ""), e.store(t, "")
+	if _, err := replica.Once(context.Background(), dir, s, replica.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.keysAt(t, keys); len(got) != 0 {
+		t.Fatalf("keys copied unasked: %v", got)
+	}
+	for _, k := range e.keysAt(t, s) {
+		if strings.Contains(k, "master") || strings.Contains(k, "salt") {
+			t.Fatalf("the log's replica holds %s", k)
+		}
+	}
+	st, err := replica.Once(context.Background(), dir, s, replica.Options{Keys: keys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.KeysURL != keys.URL() || st.KeysCopied.IsZero() {
+		t.Fatalf("status %+v: want the keys copied to %s", st, keys.URL())
+	}
+	if got, want := e.keysAt(t, keys), []string{"epoch-salts/0000000000000000", "master.key"}; !slices.Equal(got, want) {
+		t.Fatalf("keys store holds %v, want %v", got, want)
+	}
+	if erased := openFrom(t, s, keys, localAnchors(t, dir)); len(erased) != 0 {
+		t.Fatalf("with the copied keys, epochs %v are erased; want every payload open", erased)
+	}
+	// Unchanged keys: nothing written.
+	if _, err := replica.Once(context.Background(), dir, s, replica.Options{Keys: keys}); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.keysAt(t, keys); len(got) != 2 {
+		t.Fatalf("after a pass with nothing changed: %v", got)
+	}
+
+	kr, err := recorder.OpenKeyring(filepath.Join(dir, "keys"), format.SessionID{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := kr.Erase(2); err != nil {
+		t.Fatal(err)
+	}
+	kr.Close()
+	if _, err := replica.Once(context.Background(), dir, s, replica.Options{Keys: keys}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := e.keysAt(t, keys), []string{"epoch-salts/0000000000000001", "master.key"}; !slices.Equal(got, want) {
+		t.Fatalf("after erasing epoch 2, the keys store holds %v, want %v (the old salts deleted)", got, want)
+	}
+	if erased := openFrom(t, s, keys, localAnchors(t, dir)); !slices.Equal(erased, []uint64{2}) {
+		t.Fatalf("after erasing epoch 2, epochs %v are erased on the copy; want [2]", erased)
+	}
+
+	other := writeLog(t, 10)
+	var conflict *replica.ConflictError
+	if _, err := replica.Once(context.Background(), other, e.store(t, ""), replica.Options{Keys: keys}); !errors.As(err, &conflict) {
+		t.Fatalf("another log's keys to the same place: %v, want a conflict", err)
+	}
+	for _, at := range []string{s.URL(), s.URL() + "/keys"} {
+		k, err := replica.Dial(at, e.srv.Config())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := replica.Once(context.Background(), dir, s, replica.Options{Keys: k}); err == nil || !strings.Contains(err.Error(), "store of their own") {
+			t.Errorf("keys to %s: %v, want refused", at, err)
+		}
 	}
 }

@@ -40,6 +40,10 @@ type Status struct {
 	// copying stopped: the log no longer extends its replica.
 	Error    string `json:"error,omitempty"`
 	Conflict string `json:"conflict,omitempty"`
+	// KeysURL is where the log's key directory is copied, when asked
+	// (afr replicate --keys-to); KeysCopied when it last changed there.
+	KeysURL    string    `json:"keys_url,omitempty"`
+	KeysCopied time.Time `json:"keys_copied,omitzero"`
 }
 
 // writeStatus replaces the status file of the log in dir.

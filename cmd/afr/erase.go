@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/agentflightrecorder/afr/recorder"
+	"github.com/agentflightrecorder/afr/replica"
 )
 
 func init() {
@@ -16,7 +17,9 @@ payloads of that epoch can no longer be decrypted by anyone, the operator
 included. Records, proofs and anchors are untouched and still verify; "afr
 verify --level open" reports the epoch's payloads as erased. This cannot be
 undone, hence --yes. It is a mechanism, not a legal claim: copies of the key
-directory or backups are outside its reach (docs/SPEC.md, "Keys").
+directory or backups are outside its reach (docs/SPEC.md, "Keys"); a copy
+made by afr replicate --keys-to drops the salt at the replicator's next
+look (docs/REPLICA.md, "Keys").
 
 Example:
   afr erase --log ./afr-log --epoch 3 --yes`})
@@ -40,6 +43,9 @@ func runErase(e *env, args []string) error {
 	}
 	if !*yes {
 		return usageError{"erasing cannot be undone: add --yes"}
+	}
+	if replica.IsURL(*keyDir) {
+		return usageError{"--keys: erase the local key directory; its copy (afr replicate --keys-to) drops the salt at the replicator's next look"}
 	}
 	l, err := recorder.OpenLog(*logDir)
 	if err != nil {

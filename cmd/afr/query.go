@@ -121,7 +121,7 @@ func addQueryFlags(fs *flag.FlagSet) *queryFlags {
 	f := &queryFlags{
 		logDir:     fs.String("log", "", "log directory"),
 		bundleFile: fs.String("bundle", "", "disclosure bundle"),
-		keyDir:     fs.String("keys", "", "key directory (default <log>/keys if present)"),
+		keyDir:     fs.String("keys", "", "key directory, or its copy s3://BUCKET/PREFIX made by afr replicate --keys-to (default <log>/keys if present)"),
 		tool:       fs.String("tool", "", "tool name"),
 		kind:       fs.String("kind", "", "event kind: tool_call, approval, delegation, chain_tx, policy, observation, response, reasoning"),
 		group:      fs.String("group", "", "concurrency group"),

@@ -20,8 +20,9 @@ Usage: afr replicate --log DIR [flags] s3://BUCKET[/PREFIX]
 
 Copies the log in DIR — MANIFEST, records, payloads (encrypted as on disk)
 and epoch headers, and with --batches and --anchors the operator's batches
-file and an anchors file; never keys — to object storage, and keeps copying
-as the log grows until interrupted (SIGINT, SIGTERM), or once with --once.
+file and an anchors file; never keys unless --keys-to — to object storage,
+and keeps copying as the log grows until interrupted (SIGINT, SIGTERM), or
+once with --once.
 The replica is a log: afr verify, query, report and disclose read
 s3://BUCKET/PREFIX wherever they take a log directory.
 
@@ -43,17 +44,26 @@ object under S3 Object Lock retention for that long (the bucket must have
 Object Lock enabled): then not even the keys that wrote it can delete or
 replace it. See docs/REPLICA.md for a set-up.
 
+With --keys-to s3://OTHER/PREFIX the key directory (--keys, default
+<log>/keys) is copied too, after the log at each look, to a place of its
+own that should be reachable with other credentials: the master key once,
+and the epoch-salts file whole each time it changes, the copies it
+supersedes deleted (and never under --retain), so that a salt erased with
+afr erase leaves the copy at the next look. Reading commands take that
+place as --keys s3://OTHER/PREFIX.
+
 Examples:
   afr replicate --log ./afr-log s3://audit/agents/ops-1
   AWS_ENDPOINT_URL=http://127.0.0.1:8333 afr replicate --log ./afr-log --once s3://audit/ops-1
-  afr replicate --log ./afr-log --every commit --retain 2160h s3://audit/ops-1`})
+  afr replicate --log ./afr-log --every commit --retain 2160h s3://audit/ops-1
+  afr replicate --log ./afr-log --keys-to s3://audit-keys/ops-1 s3://audit/ops-1`})
 }
 
 // replicaFlags are the flags that reach object storage: afr replicate's
 // and afr serve --replica's.
 type replicaFlags struct {
-	endpoint, region, mode, every *string
-	retain, interval              *time.Duration
+	endpoint, region, mode, every, keysTo *string
+	retain, interval                      *time.Duration
 }
 
 // addReplicaFlags adds the flags, each name after prefix ("" for afr
@@ -66,6 +76,7 @@ func addReplicaFlags(fs *flag.FlagSet, prefix string) *replicaFlags {
 		retain:   fs.Duration(prefix+"retain", 0, "S3 Object Lock retention of each object written (e.g. 2160h; 0: none)"),
 		mode:     fs.String(prefix+"retain-mode", "GOVERNANCE", "Object Lock mode with --"+prefix+"retain: GOVERNANCE or COMPLIANCE"),
 		interval: fs.Duration(prefix+"interval", 200*time.Millisecond, "how often the log is looked at for what to copy"),
+		keysTo:   fs.String(prefix+"keys-to", "", "also copy the log's key directory to this other place, s3://BUCKET/PREFIX (default: keys are never copied)"),
 	}
 }
 
@@ -79,7 +90,14 @@ func (f *replicaFlags) store(url string) (*replica.Store, replica.Options, error
 	if err != nil {
 		return nil, replica.Options{}, err
 	}
-	return s, replica.Options{Every: every, Interval: *f.interval}, nil
+	opts := replica.Options{Every: every, Interval: *f.interval}
+	if *f.keysTo != "" {
+		// The keys' store has no retention: an erased salt is to leave it.
+		if opts.Keys, err = replica.Dial(*f.keysTo, replica.Config{Endpoint: *f.endpoint, Region: *f.region}); err != nil {
+			return nil, replica.Options{}, err
+		}
+	}
+	return s, opts, nil
 }
 
 func runReplicate(e *env, args []string) error {
@@ -89,6 +107,7 @@ func runReplicate(e *env, args []string) error {
 	once := fs.Bool("once", false, "copy what the log holds now, then exit")
 	batches := fs.String("batches", "", "the operator's batches file, copied with the log")
 	anchors := fs.String("anchors", "", "an anchors file, copied with the log")
+	keyDir := fs.String("keys", "", "the key directory --keys-to copies (default <log>/keys)")
 	jsonOut := fs.Bool("json", false, "write the replica's status at exit as JSON")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -100,7 +119,10 @@ func runReplicate(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts.Batches, opts.Anchors = *batches, *anchors
+	if *keyDir != "" && opts.Keys == nil {
+		return usageError{"--keys names the key directory that --keys-to copies: give --keys-to too"}
+	}
+	opts.Batches, opts.Anchors, opts.KeyDir = *batches, *anchors, *keyDir
 	opts.Logf = func(format string, args ...any) { fmt.Fprintf(e.stderr, "afr replicate: "+format+"\n", args...) }
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -143,6 +165,9 @@ func describeReplica(st replica.Status) string {
 	fmt.Fprintf(&b, "%d events, %d epochs copied (every %s); lag %d epochs, %d events", st.Events, st.Epochs, st.Every, st.LagEpochs, st.LagEvents)
 	if st.BehindSince != nil {
 		fmt.Fprintf(&b, ", behind since %s", st.BehindSince.Format(time.RFC3339))
+	}
+	if st.KeysURL != "" {
+		fmt.Fprintf(&b, "; keys copied to %s", st.KeysURL)
 	}
 	if st.Error != "" {
 		fmt.Fprintf(&b, "; last attempt failed: %s", st.Error)

@@ -50,9 +50,9 @@ func TestReplicaCompromise(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustAfr(t, exitOK, "record", "--log", dir, "--epoch-size", "10", eventsFile(t, 25, "second"))
-	url := "s3://audit/agents/ops-1"
-	out := mustAfr(t, exitOK, "replicate", "--log", dir, "--once", url)
-	if !strings.Contains(out, "55 events, 6 epochs copied") {
+	url, keys := "s3://audit/agents/ops-1", "s3://audit-keys/ops-1"
+	out := mustAfr(t, exitOK, "replicate", "--log", dir, "--once", "--keys-to", keys, url)
+	if !strings.Contains(out, "55 events, 6 epochs copied") || !strings.Contains(out, "keys copied to "+keys) {
 		t.Fatalf("afr replicate: %s", out)
 	}
 	if out := mustAfr(t, exitOK, "status", "--log", dir); !strings.Contains(out, "replica    "+url+": 55 events, 6 epochs copied (every epoch); lag 0 epochs, 0 events") {
@@ -71,9 +71,20 @@ func TestReplicaCompromise(t *testing.T) {
 		if !strings.HasPrefix(out, "VERIFIED\n  events 55, epochs 6; anchored: 6 epochs, 55 events") {
 			t.Fatalf("afr verify of the replica:\n%s", out)
 		}
-		q := mustAfr(t, exitOK, "query", "--log", url, "--anchors", anchors, "--keys", filepath.Join(saved, "keys"), "--json", "--tool", "shell")
+		// The keys, gone with the host, are read from their own copy.
+		q := mustAfr(t, exitOK, "query", "--log", url, "--anchors", anchors, "--keys", keys, "--json", "--tool", "shell")
 		if n := strings.Count(q, `"second `); n != 25 {
 			t.Fatalf("afr query of the replica: %d events of the second batch, want 25:\n%.2000s", n, q)
+		}
+		if out := mustAfr(t, exitOK, "verify", "--log", url, "--anchors", anchors, "--level", "open", "--keys", keys); !strings.HasPrefix(out, "VERIFIED") {
+			t.Fatalf("afr verify --level open of the replica with the keys' copy:\n%s", out)
+		}
+		code, out, errOut := afrOut("verify", "--log", url, "--anchors", anchors, "--level", "open")
+		if code != exitIncomplete || !strings.Contains(out, "payload_missing (incomplete) events 0..54") || !strings.Contains(errOut, "--keys-to") {
+			t.Fatalf("afr verify --level open of the replica without keys: exit %d\n%s\n%s", code, out, errOut)
+		}
+		if _, _, errOut := afrOut("erase", "--log", saved, "--epoch", "1", "--keys", keys, "--yes"); !strings.Contains(errOut, "erase the local key directory") {
+			t.Fatalf("afr erase of the keys' copy: %s", errOut)
 		}
 		page := filepath.Join(t.TempDir(), "report.html")
 		mustAfr(t, exitOK, "report", "--log", url, "--anchors", anchors, "-o", page)
@@ -109,6 +120,7 @@ func auditBucket(t *testing.T) {
 	t.Helper()
 	srv := s3test.Start(t)
 	srv.Bucket(t, "audit", false)
+	srv.Bucket(t, "audit-keys", false)
 	for _, kv := range srv.Env() {
 		k, v, _ := strings.Cut(kv, "=")
 		t.Setenv(k, v)

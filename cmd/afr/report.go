@@ -52,7 +52,7 @@ func runReport(e *env, args []string) error {
 	fs := commands["report"].flags(e)
 	logDir := fs.String("log", "", "log directory to report on")
 	bundleFile := fs.String("bundle", "", "disclosure bundle to report on")
-	keyDir := fs.String("keys", "", "key directory (default <log>/keys if present)")
+	keyDir := fs.String("keys", "", "key directory, or its copy s3://BUCKET/PREFIX made by afr replicate --keys-to (default <log>/keys if present)")
 	causal := fs.String("causal", "", "draw the causal graph of this event")
 	title := fs.String("title", "", "title of the page (default: names the log or bundle)")
 	out := fs.String("o", "report.html", "HTML file to write")

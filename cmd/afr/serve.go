@@ -175,6 +175,7 @@ func runServe(e *env, args []string) error {
 		if err != nil {
 			return err
 		}
+		ro.KeyDir = opts.KeyDir
 		cfg.Replica = &serve.Replication{Store: s, Options: ro}
 	}
 	var anchorNote string // what the daemon anchors to, for its first lines

@@ -152,7 +152,7 @@ func runVerify(e *env, args []string) error {
 	var logs repeated
 	fs.Var(&logs, "log", "log directory (or s3://BUCKET/PREFIX) to verify; repeat it to verify many logs in one run")
 	bundleFile := fs.String("bundle", "", "disclosure bundle to verify")
-	keyDir := fs.String("keys", "", "key directory, for --level open on a log (default <log>/keys)")
+	keyDir := fs.String("keys", "", "key directory, or its copy s3://BUCKET/PREFIX made by afr replicate --keys-to, for --level open on a log (default <log>/keys)")
 	levelName := fs.String("level", "digest", "payload checks: skip, digest or open")
 	show := fs.Bool("show", false, "print the payloads a bundle discloses (text and --json)")
 	jsonOut := fs.Bool("json", false, "write the report as JSON")
@@ -592,12 +592,34 @@ func progress(e *env, what string) func(time.Duration) {
 
 func openKeys(keyDir, logDir string, session format.SessionID) (*recorder.Keyring, error) {
 	if keyDir == "" && replica.IsURL(logDir) {
-		return nil, errors.New("a replica holds no keys (hint: give the key directory with --keys)")
+		return nil, errors.New("a replica holds no keys (hint: give the key directory, or the copy afr replicate --keys-to made of it, with --keys)")
 	}
 	if keyDir == "" {
 		keyDir = filepath.Join(logDir, "keys")
 	}
+	if replica.IsURL(keyDir) {
+		return fetchKeyring(keyDir, session)
+	}
 	return recorder.OpenKeyring(keyDir, session)
+}
+
+// fetchKeyring opens the copy of a key directory that afr replicate
+// --keys-to keeps at url: read into a private directory that is gone once
+// the keyring has opened its files.
+func fetchKeyring(url string, session format.SessionID) (*recorder.Keyring, error) {
+	s, err := replica.Dial(url, replica.Config{})
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp("", "afr-keys-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	if err := replica.FetchKeys(context.Background(), s, tmp); err != nil {
+		return nil, err
+	}
+	return recorder.OpenKeyring(tmp, session)
 }
 
 // logKeys opens the key directory (default <log>/keys) read-only for the
@@ -697,7 +719,7 @@ func runDisclose(e *env, args []string) error {
 	logDir := fs.String("log", "", "log directory (required)")
 	seqList := fs.String("seq", "", "events to disclose: 3,7,10-12 (required)")
 	out := fs.String("o", "", "bundle file to write (required)")
-	keyDir := fs.String("keys", "", "key directory: include each event's key")
+	keyDir := fs.String("keys", "", "key directory, or its copy s3://BUCKET/PREFIX (afr replicate --keys-to): include each event's key")
 	noPayloads := fs.Bool("no-payloads", false, "leave payloads out (hash-level disclosure)")
 	if err := parse(fs, args); err != nil {
 		return err
