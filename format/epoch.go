@@ -211,13 +211,29 @@ func (t *Tree) Size() uint64 { return t.size }
 
 // Root returns the RFC 6962 root (the empty root for no leaves): the
 // subtrees folded from the right.
-func (t *Tree) Root() Digest {
-	if t.n == 0 {
-		return Digest(Hasher.EmptyRoot())
+func (t *Tree) Root() Digest { return RootOver(t, &emptyTree) }
+
+var emptyTree Tree
+
+// RootOver returns the RFC 6962 root of a tree hashed in chunks: the
+// leaves of chunks are the roots of perfect subtrees of 2^k leaves each,
+// appended with AppendLeaf, and tail holds the leaves after them, fewer
+// than 2^k. Their subtrees, chunks' then tail's, are the whole tree's
+// from the left (the binary digits of its size), folded from the right.
+func RootOver(chunks, tail *Tree) Digest {
+	var r Digest
+	have := false
+	for _, t := range [2]*Tree{tail, chunks} {
+		for i := t.n - 1; i >= 0; i-- {
+			if have {
+				r = nodeHash(&t.roots[i], &r)
+			} else {
+				r, have = t.roots[i], true
+			}
+		}
 	}
-	r := t.roots[t.n-1]
-	for i := t.n - 2; i >= 0; i-- {
-		r = nodeHash(&t.roots[i], &r)
+	if !have {
+		return Digest(Hasher.EmptyRoot())
 	}
 	return r
 }

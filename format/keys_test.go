@@ -85,6 +85,30 @@ func TestTreeMatchesCompactRange(t *testing.T) {
 	}
 }
 
+// A tree hashed in chunks of 2^k leaves (each chunk's root appended as a
+// leaf of another tree) and a tail of fewer than 2^k gives, with RootOver,
+// the root of the whole tree: at every size, for chunks of 1, 4 and 16.
+func TestRootOverChunks(t *testing.T) {
+	leaves := make([]Digest, 300)
+	for i := range leaves {
+		leaves[i] = LeafHash(RecordDigest([]byte{byte(i), byte(i >> 8), 7}))
+	}
+	for _, chunk := range []int{1, 4, 16} {
+		for size := 0; size <= len(leaves); size++ {
+			var chunks, tail Tree
+			for i := 0; i+chunk <= size-size%chunk; i += chunk {
+				chunks.AppendLeaf(MerkleRootOfLeaves(leaves[i : i+chunk]))
+			}
+			for _, l := range leaves[size-size%chunk : size] {
+				tail.AppendLeaf(l)
+			}
+			if got, want := RootOver(&chunks, &tail), MerkleRootOfLeaves(leaves[:size]); got != want {
+				t.Fatalf("chunks of %d, %d leaves: %s, want %s", chunk, size, got, want)
+			}
+		}
+	}
+}
+
 // Version 2 event keys are the first 64 bytes of the AES-256-CTR keystream
 // under K_t from the counter block u64be(seq) ‖ u64be(0): the blocks
 // AES(K_t, u64be(seq) ‖ u64be(i)) for i = 0..3, as docs/SPEC.md defines

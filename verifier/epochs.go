@@ -3,7 +3,6 @@ package verifier
 import (
 	"fmt"
 	"slices"
-	"sync"
 
 	"github.com/agentflightrecorder/afr/format"
 )
@@ -30,38 +29,8 @@ func (v *logVerifier) readHeaders(src Source) error {
 	return v.streamEnd("epochs", err)
 }
 
-// merkleRoots computes, in parallel, the Merkle root over the records each
-// header covers (zero where the header is undecodable or records are
-// missing).
-func (v *logVerifier) merkleRoots() []format.Digest {
-	roots := make([]format.Digest, len(v.headers))
-	workers := v.opts.workers()
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			var leaves []format.Digest
-			for t := w; t < len(v.headers); t += workers {
-				h := v.headers[t].h
-				if h == nil || h.Count == 0 || h.FirstSeq+h.Count < h.FirstSeq || h.FirstSeq+h.Count > uint64(len(v.records)) {
-					continue
-				}
-				leaves = leaves[:0]
-				for _, r := range v.records[h.FirstSeq : h.FirstSeq+h.Count] {
-					leaves = append(leaves, r.leaf)
-				}
-				roots[t] = format.MerkleRootOfLeaves(leaves)
-			}
-		}(w)
-	}
-	wg.Wait()
-	return roots
-}
-
 // checkEpochs checks the epoch chain and each epoch's tree and chain head.
 func (v *logVerifier) checkEpochs(anchors map[uint64]format.Anchor) {
-	roots := v.merkleRoots()
 	var nextSeq uint64
 	var prevRoot format.Digest
 	afterDamaged := false // the previous header was lost or undecodable: reported already
@@ -93,21 +62,21 @@ func (v *logVerifier) checkEpochs(anchors map[uint64]format.Anchor) {
 		nextSeq = h.FirstSeq + h.Count
 		prevRoot = hd.root
 		end := spanOf(uint64(t), h).end
-		if end > uint64(len(v.records)) {
+		if end > v.count {
 			// The records stream ends inside this epoch. If the epoch is
 			// anchored, records it committed to were removed. If not, nothing
 			// external committed to them: a partial copy, or a crash that
 			// lost unsynced writes under the write or none sync policy (the
 			// writer puts a header on disk only after its records otherwise).
 			have := uint64(0)
-			if uint64(len(v.records)) > h.FirstSeq {
-				have = uint64(len(v.records)) - h.FirstSeq
+			if v.count > h.FirstSeq {
+				have = v.count - h.FirstSeq
 			}
 			f := Finding{Kind: KindRecordsMissing, Epoch: ep, Seq: u64(h.FirstSeq + have),
 				Expected: fmt.Sprintf("%d records", h.Count), Found: fmt.Sprintf("%d records", have),
 				Detail: "the anchored epoch header commits to records that are not in the log"}
 			switch a, ok := anchors[h.Epoch]; {
-			case v.newerVersion(uint64(len(v.records))):
+			case v.newerVersion(v.count):
 				f.Kind, f.Detail = KindUnsupportedVersion, "the epoch's later records are in a segment file of a newer format version, which this build cannot read"
 			case !ok || a.Root != hd.root:
 				f.Kind, f.Detail = KindTruncated, "the log ends inside an epoch that is not anchored"
@@ -120,19 +89,19 @@ func (v *logVerifier) checkEpochs(anchors map[uint64]format.Anchor) {
 				Detail: "some records of this epoch are in a segment file of a newer format version, which this build cannot read: the epoch is not checked"})
 			continue
 		}
-		if got := roots[t]; got != h.MerkleRoot {
+		if got, _ := v.trees.root(t); got != h.MerkleRoot {
 			v.c.add(Finding{Kind: KindMerkleMismatch, Epoch: ep, Seq: u64(h.FirstSeq), Expected: h.MerkleRoot.String(), Found: got.String(),
 				Detail: fmt.Sprintf("records %d..%d do not give the epoch's Merkle root", h.FirstSeq, end-1)})
 		}
-		if last := v.records[end-1].digest; last != h.LastRecord {
+		if last := v.trees.lastDigest(end - 1); last != h.LastRecord {
 			v.c.add(Finding{Kind: KindChainHeadMismatch, Epoch: ep, Seq: u64(end - 1), Expected: h.LastRecord.String(), Found: last.String(),
 				Detail: "the epoch's chain head is not its last record's digest: the hash chain and the Merkle tree do not commit to the same records"})
 		}
 	}
 	v.sealedEnd = nextSeq
-	if nextSeq < uint64(len(v.records)) {
+	if nextSeq < v.count {
 		v.c.add(Finding{Kind: KindUnsealed, Seq: u64(nextSeq), Count: 0,
-			Detail: fmt.Sprintf("%d events after the last sealed epoch are in no epoch and cannot be anchored yet", uint64(len(v.records))-nextSeq)})
+			Detail: fmt.Sprintf("%d events after the last sealed epoch are in no epoch and cannot be anchored yet", v.count-nextSeq)})
 	}
 }
 
@@ -193,10 +162,10 @@ func (v *logVerifier) checkAnchors(idx map[uint64]format.Anchor) {
 		}
 	}
 	switch {
-	case truncatedFrom != nil && uint64(len(v.records)) > v.sealedEnd:
+	case truncatedFrom != nil && v.count > v.sealedEnd:
 		f := Finding{Kind: KindEpochMissing, Epoch: truncatedFrom, Seq: u64(v.sealedEnd), Expected: idx[*truncatedFrom].Root.String(),
 			Detail: "an anchored epoch's header is missing but records after the last header are present: no crash leaves this (headers are durable before they are anchored); the header was removed, and these records may have been rewritten"}
-		if n := uint64(len(v.records)) - v.sealedEnd; n > 1 {
+		if n := v.count - v.sealedEnd; n > 1 {
 			f.Count = n
 		}
 		v.c.add(f)
@@ -205,7 +174,7 @@ func (v *logVerifier) checkAnchors(idx map[uint64]format.Anchor) {
 			Expected: fmt.Sprintf("epochs up to %d (anchored)", maxAnchored), Found: fmt.Sprintf("%d epoch headers", len(v.headers)),
 			Detail: "the log ends before epochs that were anchored: this copy is truncated or older than the anchors"})
 	}
-	if len(v.headers) == 0 && len(v.records) == 0 && len(idx) == 0 {
+	if len(v.headers) == 0 && v.count == 0 && len(idx) == 0 {
 		v.c.add(Finding{Kind: KindUnanchored, Detail: "the log is empty and no anchors were given: nothing is verified"})
 	}
 	if len(unanchored) > 0 {
@@ -222,6 +191,6 @@ func (v *logVerifier) checkAnchors(idx map[uint64]format.Anchor) {
 			break
 		}
 		v.rep.AnchoredEpochs++
-		v.rep.AnchoredEvents = min(h.FirstSeq+h.Count, uint64(len(v.records)))
+		v.rep.AnchoredEvents = min(h.FirstSeq+h.Count, v.count)
 	}
 }

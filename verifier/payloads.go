@@ -11,18 +11,15 @@ import (
 // payloadBatch is a run of consecutive payload frames whose digests a
 // worker computes; they are compared with their records in order.
 type payloadBatch struct {
-	seq     []uint64
-	frame   [][]byte
-	digest  []format.Digest
-	records []record // the verifier's, read only
+	seq    []uint64
+	frame  [][]byte
+	digest []format.Digest
 }
 
 func (b *payloadBatch) process() {
 	b.digest = make([]format.Digest, len(b.frame))
-	for k, i := range b.seq {
-		if i < uint64(len(b.records)) && b.records[i].ok {
-			b.digest[k] = format.PayloadFrameDigest(b.frame[k])
-		}
+	for k := range b.frame {
+		b.digest[k] = format.PayloadFrameDigest(b.frame[k])
 	}
 }
 
@@ -30,32 +27,37 @@ func (b *payloadBatch) process() {
 // with keys, opens them.
 func (v *logVerifier) checkPayloads(src Source) error {
 	epochOf := v.epochIndex()
+	var readErr error // reading back the commitments (commits)
 	check := func(b *payloadBatch) {
 		for k, i := range b.seq {
-			if i >= uint64(len(v.records)) {
+			if i >= v.count || readErr != nil {
 				continue // payloads without records: never acknowledged
 			}
-			r := v.records[i]
-			if !r.ok {
+			payload, version, ok, err := v.commits.get(i)
+			if err != nil {
+				readErr = err
+				continue
+			}
+			if !ok {
 				continue // the record's own finding covers it
 			}
 			v.rep.PayloadsChecked++
-			if d := b.digest[k]; d != r.payload {
-				v.c.add(Finding{Kind: KindPayloadMismatch, Seq: u64(i), Expected: r.payload.String(), Found: d.String(),
+			if d := b.digest[k]; d != payload {
+				v.c.add(Finding{Kind: KindPayloadMismatch, Seq: u64(i), Expected: payload.String(), Found: d.String(),
 					Detail: "the stored payload is not the one the record commits to: edited, or swapped with another event's"})
 				continue
 			}
 			if v.opts.Payloads == PayloadsOpen {
-				v.open(int(r.version), i, epochOf(i), b.frame[k])
+				v.open(int(version), i, epochOf(i), b.frame[k])
 			}
 		}
 	}
 	pool := newInOrder(v.opts.workers(), (*payloadBatch).process, check)
 	ends := v.epochEnds()
-	cur := &payloadBatch{records: v.records}
+	cur := &payloadBatch{}
 	send := func() {
 		pool.send(cur)
-		cur = &payloadBatch{records: v.records}
+		cur = &payloadBatch{}
 	}
 	var n, next uint64
 	var gaps [][2]uint64 // positions [from, to) without a payload frame
@@ -81,6 +83,9 @@ func (v *logVerifier) checkPayloads(src Source) error {
 	})
 	send()
 	pool.wait()
+	if readErr != nil {
+		return fmt.Errorf("verifier: reading back the payload commitments: %w", readErr)
+	}
 	if err := v.streamEnd("payloads", rerr); err != nil {
 		return err
 	}
@@ -92,9 +97,9 @@ func (v *logVerifier) checkPayloads(src Source) error {
 			unchecked[ve.Index] = true
 		}
 	}
-	for _, g := range append(gaps, [2]uint64{next, uint64(len(v.records))}) {
+	for _, g := range append(gaps, [2]uint64{next, v.count}) {
 		if !unchecked[g[0]] {
-			v.missingPayloads(g[0], min(g[1], uint64(len(v.records))))
+			v.missingPayloads(g[0], min(g[1], v.count))
 		}
 	}
 	return nil

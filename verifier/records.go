@@ -17,6 +17,10 @@ type recordBatch struct {
 	env   []format.Envelope
 	err   []error
 	lost  map[int]bool // records lost to stream damage, kept as placeholders
+	// span is the regular span of epochTrees the batch lies in (-1: none),
+	// and tree the tree of its leaves, for the span's root.
+	span int
+	tree format.Tree
 }
 
 func (b *recordBatch) process() {
@@ -39,12 +43,19 @@ func (b *recordBatch) process() {
 		}
 		b.out[k].ok, b.out[k].payload, b.out[k].version = true, b.env[k].Payload, b.env[k].Version
 	}
+	if b.span >= 0 {
+		for k := range b.out {
+			b.tree.AppendLeaf(b.out[k].leaf)
+		}
+	}
 }
 
+// batchSize is the most records or payloads in a batch: a power of two,
+// so that the full batches of an epoch are perfect subtrees of its tree.
 const batchSize = 4096
 
 // epochEnds returns, in increasing order, the first event after each epoch
-// the decodable headers claim: where record batches are cut. Headers are
+// the decodable headers claim: where payload batches are cut. Headers are
 // not trusted here: a forged one only moves a cut, never a finding.
 func (v *logVerifier) epochEnds() []uint64 {
 	var ends []uint64
@@ -58,22 +69,21 @@ func (v *logVerifier) epochEnds() []uint64 {
 }
 
 // readRecords reads the records stream: workers decode and hash the
-// records of each epoch in parallel while one goroutine checks sequence,
-// identity, chain and clock in order.
+// records of each epoch (and its Merkle tree) in parallel while one
+// goroutine checks sequence, identity, chain and clock in order, keeping
+// of each record only what the epoch and payload checks need.
 func (v *logVerifier) readRecords(src Source) error {
 	pool := newInOrder(v.opts.workers(), (*recordBatch).process, v.checkBatch)
-	// The headers tell how many records to expect.
-	if k := len(v.headers); k > 0 && v.headers[k-1].h != nil {
-		if end := v.headers[k-1].h.FirstSeq + v.headers[k-1].h.Count; end < 1<<28 {
-			v.records = make([]record, 0, end+batchSize)
-		}
+	v.trees = newEpochTrees(v.headers)
+	if v.opts.Payloads != PayloadsSkip {
+		v.commits = &commits{}
 	}
-	ends := v.epochEnds()
+	ends := v.trees.cuts
 	var n uint64
-	cur := &recordBatch{}
+	cur := &recordBatch{span: v.trees.spanOfBatch(0)}
 	send := func() {
 		pool.send(cur)
-		cur = &recordBatch{first: n, raw: make([][]byte, 0, min(batchSize, 128))}
+		cur = &recordBatch{first: n, raw: make([][]byte, 0, min(batchSize, 128)), span: v.trees.spanOfBatch(n)}
 	}
 	add := func(raw []byte) {
 		cur.raw = append(cur.raw, raw)
@@ -103,17 +113,24 @@ func (v *logVerifier) readRecords(src Source) error {
 	})
 	send()
 	pool.wait()
-	v.rep.Events = n
+	v.rep.Events, v.count = n, n
 	return v.streamEnd("records", err)
 }
 
 // checkBatch runs the in-order checks over a processed batch.
 func (v *logVerifier) checkBatch(b *recordBatch) {
+	if b.span >= 0 {
+		v.trees.batch(b.span, b.first+uint64(len(b.raw)), &b.tree)
+	}
 	for k := range b.raw {
 		i := b.first + uint64(k)
-		rec := b.out[k]
+		rec := &b.out[k]
+		v.trees.record(i, &rec.leaf, &rec.digest)
+		if v.commits != nil {
+			v.commits.add(rec.payload, rec.version, rec.ok)
+		}
 		if b.lost[k] {
-			v.records = append(v.records, rec)
+			v.lostRecord(i)
 			v.afterLost = true
 			continue
 		}
@@ -144,8 +161,17 @@ func (v *logVerifier) checkBatch(b *recordBatch) {
 			v.prevClock = e.Clock
 		}
 		v.prev, v.afterLost = rec.digest, false
-		v.records = append(v.records, rec)
 	}
+}
+
+// lostRecord notes record i lost to stream damage: runs of them, for
+// newerVersion.
+func (v *logVerifier) lostRecord(i uint64) {
+	if n := len(v.lost); n > 0 && v.lost[n-1][1] == i {
+		v.lost[n-1][1] = i + 1
+		return
+	}
+	v.lost = append(v.lost, [2]uint64{i, i + 1})
 }
 
 func chainBreakDetail(i uint64) string {
@@ -158,30 +184,34 @@ func chainBreakDetail(i uint64) string {
 func idString(rec string, s format.SessionID) string { return fmt.Sprintf("%s/%s", rec, s) }
 
 // newerVersion reports whether record i was not read because it is in a
-// segment file of a newer format version; i = len(records) asks whether the
-// stream ends in such a file.
-func (v *logVerifier) newerVersion(i uint64) bool {
-	if v.newer == nil {
-		// Unread records from the start of a newer-version file on, up to
-		// the next record read.
-		starts := map[uint64]bool{}
-		for _, s := range v.newerRecords {
-			starts[s] = true
-		}
-		v.newer = make([]bool, len(v.records)+1)
-		for j := range v.newer {
-			lost := j == len(v.records) || v.records[j].lost
-			v.newer[j] = lost && (starts[uint64(j)] || (j > 0 && v.newer[j-1]))
-		}
-	}
-	return i < uint64(len(v.newer)) && v.newer[i]
-}
+// segment file of a newer format version; i = the number of records asks
+// whether the stream ends in such a file.
+func (v *logVerifier) newerVersion(i uint64) bool { return v.newerVersionIn(i, i+1) }
 
 // newerVersionIn reports whether any record of [from, to) is unread for
-// being in a segment file of a newer format version.
+// being in a segment file of a newer format version: from the first record
+// of such a file on, the run of records lost there (the end of the stream
+// counting as lost).
 func (v *logVerifier) newerVersionIn(from, to uint64) bool {
-	for i := from; i < to; i++ {
-		if v.newerVersion(i) {
+	if v.newer == nil {
+		v.newer = [][2]uint64{}
+		for _, s := range v.newerRecords {
+			run, ok := [2]uint64{s, s + 1}, s == v.count
+			for _, r := range v.lost {
+				if r[0] <= s && s < r[1] {
+					run, ok = [2]uint64{s, r[1]}, true
+				}
+			}
+			if ok && run[1] == v.count {
+				run[1] = v.count + 1 // the end of the stream
+			}
+			if ok {
+				v.newer = append(v.newer, run)
+			}
+		}
+	}
+	for _, r := range v.newer {
+		if r[0] < to && from < r[1] {
 			return true
 		}
 	}

@@ -156,7 +156,11 @@ func VerifyLog(ctx context.Context, src Source, anchors AnchorSource, opts Optio
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := v.readRecords(src); err != nil {
+	err = v.readRecords(src)
+	if v.commits != nil {
+		defer v.commits.close()
+	}
+	if err != nil {
 		return nil, err
 	}
 	if ms, ok := src.(ManifestSource); ok {
@@ -192,7 +196,10 @@ type logVerifier struct {
 	c       *collector
 	rep     Report
 	headers []header
-	records []record
+	count   uint64      // records read (lost ones included)
+	trees   *epochTrees // the epochs' roots and last records, from the records pass
+	commits *commits    // each record's payload commitment, for the payloads pass
+	lost    [][2]uint64 // runs [from, to) of records lost to stream damage
 	// identity every record and header must carry
 	recorder string
 	session  format.SessionID
@@ -203,7 +210,7 @@ type logVerifier struct {
 	// format version (unsupported_version): the records from each on that
 	// were not read are not missing, this build cannot read them.
 	newerRecords []uint64
-	newer        []bool // by position: unread for a newer version (newerVersion)
+	newer        [][2]uint64 // runs of records unread for a newer version (newerVersionIn)
 	// newerEpochs is the first position of an epochs file of a newer
 	// format version the stream ends in: anchored epochs from it on are
 	// unread, not missing.
