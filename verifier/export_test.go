@@ -1,9 +1,10 @@
 package verifier
 
 // SetSpillAt makes the verifier spill payload commitments to a file after
-// n records, until the returned function restores it.
+// every n records (kept in chunks of a quarter of that), until the
+// returned function restores it.
 func SetSpillAt(n int) (restore func()) {
-	old := spillAt
-	spillAt = n
-	return func() { spillAt = old }
+	oldSpill, oldChunk := spillAt, commitChunk
+	spillAt, commitChunk = n, max(n/4, 1)
+	return func() { spillAt, commitChunk = oldSpill, oldChunk }
 }

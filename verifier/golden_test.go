@@ -308,3 +308,25 @@ func goldenCases(t *testing.T) []string {
 	}
 	return lines
 }
+
+// Where no temporary file can be made, the payload commitments stay in
+// memory and the report is the same.
+func TestSpillWithoutTempDir(t *testing.T) {
+	lg := detLog(t, 300, 7, 0, 47)
+	img := lg.img.Clone()
+	if err := img.SwapPayloads(150, 151); err != nil {
+		t.Fatal(err)
+	}
+	opts := verifier.Options{Payloads: verifier.PayloadsOpen, Keys: lg.keys}
+	want := goldenLine(t, "swap", "", img, lg.anchors, opts)
+	defer verifier.SetSpillAt(40)()
+	spilled := goldenLine(t, "swap", "", img, lg.anchors, opts)
+	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "absent"))
+	inMemory := goldenLine(t, "swap", "", img, lg.anchors, opts)
+	if spilled != want || inMemory != want {
+		t.Fatalf("in memory: %s\nspilled: %s\nno temporary file: %s", want, spilled, inMemory)
+	}
+	if !strings.Contains(want, "tampered") {
+		t.Fatalf("swapped payloads: %s", want)
+	}
+}

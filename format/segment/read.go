@@ -120,53 +120,120 @@ func (d *damage) err(name string, idx uint64) error {
 	return &CorruptError{File: name, Offset: d.off, Index: idx, Reason: d.reason}
 }
 
-// frameAt reads the frame at off of a segment file's bytes b. The checks
-// run in the order docs/SPEC.md gives, so that every damage it calls torn
-// is at most MaxTorn bytes long.
-func frameAt(b []byte, off int64) ([]byte, *damage) {
-	rest := int64(len(b)) - off
-	if rest < FrameOverhead {
-		return nil, &damage{off: off, reason: "frame header cut short", torn: true}
+// view is a segment file read a window at a time, so that reading a
+// stream takes memory for a window, not a file. A frame's bytes are a
+// slice of one window; each window is a fresh buffer, so the frames handed
+// out stay valid however long they are held.
+type view struct {
+	r    io.ReaderAt // nil: buf is the whole file
+	name string      // for errors
+	size int64       // the file's size when it was opened
+	buf  []byte      // bytes [at, at+len(buf)) of the file
+	at   int64
+}
+
+// window is how much of a file a view reads at once (more when a frame or
+// a torn tail needs more): 4 MiB, about two frames of MaxFrame bytes.
+// Tests lower it to put window edges inside frames.
+var window int64 = 4 << 20
+
+// bytesView is a view of b, the whole of a file.
+func bytesView(b []byte) *view { return &view{buf: b, size: int64(len(b))} }
+
+// bytes returns bytes [off, off+n) of the file, within its size.
+func (v *view) bytes(off, n int64) ([]byte, error) {
+	if off >= v.at && off+n <= v.at+int64(len(v.buf)) {
+		i := off - v.at
+		return v.buf[i : i+n : i+n], nil
 	}
-	n := int64(binary.BigEndian.Uint32(b[off:]))
+	buf := make([]byte, min(max(window, n), v.size-off))
+	if k, err := v.r.ReadAt(buf, off); k < len(buf) {
+		if err == io.EOF {
+			err = fmt.Errorf("segment: %s: %d bytes at offset %d, the file ends at %d: it was cut while it was read", v.name, len(buf), off, off+int64(k))
+		}
+		return nil, err
+	}
+	v.buf, v.at = buf, off
+	return buf[:n:n], nil
+}
+
+// frameAt reads the frame at off of a segment file. The checks run in the
+// order docs/SPEC.md gives, so that every damage it calls torn is at most
+// MaxTorn bytes long. An error is the reader's (an I/O error), not damage.
+func frameAt(v *view, off int64) ([]byte, *damage, error) {
+	rest := v.size - off
+	if rest < FrameOverhead {
+		return nil, &damage{off: off, reason: "frame header cut short", torn: true}, nil
+	}
+	h, err := v.bytes(off, FrameOverhead)
+	if err != nil {
+		return nil, nil, err
+	}
+	n := int64(binary.BigEndian.Uint32(h))
 	switch {
-	case n == 0 && rest <= MaxTorn && isZero(b[off:]):
-		// Frames are never empty; zeros at the end are a file extended by
-		// the filesystem before its data reached the disk.
-		return nil, &damage{off: off, reason: "zero-filled tail", torn: true}
+	case n == 0 && rest <= MaxTorn:
+		tail, err := v.bytes(off, rest)
+		if err != nil {
+			return nil, nil, err
+		}
+		if isZero(tail) {
+			// Frames are never empty; zeros at the end are a file extended
+			// by the filesystem before its data reached the disk.
+			return nil, &damage{off: off, reason: "zero-filled tail", torn: true}, nil
+		}
+		return nil, &damage{off: off, reason: "empty frame"}, nil
 	case n == 0:
-		return nil, &damage{off: off, reason: "empty frame"}
+		return nil, &damage{off: off, reason: "empty frame"}, nil
 	case n > MaxFrame:
 		// The writer never writes such a length, so it is never a torn
 		// write, wherever it ends.
-		return nil, &damage{off: off, reason: fmt.Sprintf("frame length %d over limit %d", n, MaxFrame)}
+		return nil, &damage{off: off, reason: fmt.Sprintf("frame length %d over limit %d", n, MaxFrame)}, nil
 	case FrameOverhead+n > rest:
-		return nil, &damage{off: off, reason: fmt.Sprintf("frame of %d bytes cut short", n), torn: true}
+		return nil, &damage{off: off, reason: fmt.Sprintf("frame of %d bytes cut short", n), torn: true}, nil
+	}
+	b, err := v.bytes(off, FrameOverhead+n)
+	if err != nil {
+		return nil, nil, err
 	}
 	end := off + FrameOverhead + n
-	data := b[off+FrameOverhead : end : end]
-	if crc32.Checksum(data, castagnoli) != binary.BigEndian.Uint32(b[off+4:]) {
-		if end == int64(len(b)) {
-			return nil, &damage{off: off, reason: "checksum mismatch in the final frame", torn: true, skip: end}
+	data := b[FrameOverhead:]
+	if crc32.Checksum(data, castagnoli) != binary.BigEndian.Uint32(b[4:]) {
+		if end == v.size {
+			return nil, &damage{off: off, reason: "checksum mismatch in the final frame", torn: true, skip: end}, nil
 		}
-		return nil, &damage{off: off, reason: "checksum mismatch", skip: end}
+		return nil, &damage{off: off, reason: "checksum mismatch", skip: end}, nil
 	}
-	return data, nil
+	return data, nil, nil
+}
+
+// headerOf reads and checks a segment file's header (header).
+func headerOf(v *view, name, kind string, idx uint64) (uint64, error) {
+	n := min(v.size, HeaderSize)
+	if v.size <= MaxTorn {
+		n = v.size // all of it, for the zero-filled check
+	}
+	b, err := v.bytes(0, n)
+	if err != nil {
+		return 0, err
+	}
+	return header(b, v.size, name, kind, idx)
 }
 
 // header checks a segment file's header and returns the index of its first
-// frame; idx is the index the reader expects, for errors.
-func header(b []byte, name, kind string, idx uint64) (uint64, error) {
+// frame, given the file's size and its first bytes b: all of them when
+// size is at most MaxTorn, else at least HeaderSize. idx is the index the
+// reader expects, for errors.
+func header(b []byte, size int64, name, kind string, idx uint64) (uint64, error) {
 	torn := func(reason string) error { return &TornTailError{File: name, Index: idx, Reason: reason} }
 	corrupt := func(off int64, reason string) error {
 		return &CorruptError{File: name, Offset: off, Index: idx, Reason: reason}
 	}
 	switch {
-	case len(b) == 0:
+	case size == 0:
 		return 0, torn("empty segment file")
-	case len(b) < HeaderSize:
+	case size < HeaderSize:
 		return 0, torn("segment header cut short")
-	case len(b) <= MaxTorn && isZero(b):
+	case size <= MaxTorn && isZero(b):
 		// A file the filesystem extended before any of its data reached
 		// the disk (a crash right after the segment was started).
 		return 0, torn("zero-filled segment")
@@ -206,7 +273,7 @@ func Scan(r io.ReaderAt, size int64, name, kind string, first uint64, visit func
 			return 0, err
 		}
 	}
-	got, err := header(b, name, kind, first)
+	got, err := header(b, size, name, kind, first)
 	if err != nil {
 		return 0, err
 	}
@@ -214,8 +281,9 @@ func Scan(r io.ReaderAt, size int64, name, kind string, first uint64, visit func
 		return 0, &CorruptError{File: name, Offset: 8, Index: first, Reason: fmt.Sprintf("first index %d, want %d", got, first)}
 	}
 	off := int64(HeaderSize)
+	v := bytesView(b)
 	for idx := first; off < size; idx++ {
-		data, d := frameAt(b, off)
+		data, d, _ := frameAt(v, off) // all in memory: no read to fail
 		if d != nil {
 			return off, d.err(name, idx)
 		}
@@ -299,7 +367,7 @@ func readStream(fsys fs.FS, root, kind string, m mark, visit func(Frame) error) 
 	var unread int64 // bytes damage made unreadable since the last frame read
 	for i, base := range names {
 		name := filepath.Join(root, base)
-		b, err := readFile(fsys, base, name)
+		v, closeFile, err := openFile(fsys, base, name)
 		var nf *notAFileError
 		if errors.As(err, &nf) {
 			// Not part of any stream a writer leaves: corruption, and it
@@ -315,7 +383,8 @@ func readStream(fsys fs.FS, root, kind string, m mark, visit func(Frame) error) 
 		if i+1 < len(names) {
 			confirm = firstIndex(fsys, names[i+1], kind)
 		}
-		end, left, errs, err := readSegment(b, name, kind, next, unread, confirm, visit)
+		end, left, errs, err := readSegment(v, name, kind, next, unread, confirm, visit)
+		closeFile()
 		if err != nil {
 			return err
 		}
@@ -340,21 +409,37 @@ type notAFileError struct{ err error }
 
 func (e *notAFileError) Error() string { return "not a regular file: " + e.err.Error() }
 
-// readFile reads the segment file name of fsys, named display in errors.
-// A path that is no regular file is a *notAFileError: the log's layout is
-// wrong. Any other error (no permission, an I/O error) is the reader's and
-// is returned as it is.
-func readFile(fsys fs.FS, name, display string) ([]byte, error) {
+// openFile opens the segment file name of fsys, named display in errors,
+// as a view: read a window at a time where the file system's files can be
+// read at an offset (a local directory), else whole. A path that is no
+// regular file is a *notAFileError: the log's layout is wrong. Any other
+// error (no permission, an I/O error) is the reader's and is returned as
+// it is.
+func openFile(fsys fs.FS, name, display string) (*view, func(), error) {
 	fi, err := fs.Stat(fsys, name)
 	switch {
 	case err != nil && !errors.Is(err, fs.ErrPermission):
-		return nil, &notAFileError{err}
+		return nil, nil, &notAFileError{err}
 	case err == nil && !fi.Mode().IsRegular():
-		return nil, &notAFileError{fmt.Errorf("%s is a %s", display, kindOf(fi.Mode()))}
+		return nil, nil, &notAFileError{fmt.Errorf("%s is a %s", display, kindOf(fi.Mode()))}
 	case err != nil:
-		return nil, err
+		return nil, nil, err
 	}
-	return fs.ReadFile(fsys, name)
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	if r, ok := f.(io.ReaderAt); ok {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			return &view{r: r, name: display, size: st.Size()}, func() { f.Close() }, nil
+		}
+	}
+	f.Close()
+	b, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	return bytesView(b), func() {}, nil
 }
 
 func kindOf(m fs.FileMode) string {
@@ -374,8 +459,15 @@ func kindOf(m fs.FileMode) string {
 // it once the count confirms them — and returns the index after the last
 // one, the bytes now unread, the damage met, and visit's error if it
 // stopped the reading.
-func readSegment(b []byte, name, kind string, next uint64, unread int64, confirm *uint64, visit func(Frame) error) (uint64, int64, []error, error) {
-	first, err := header(b, name, kind, next)
+func readSegment(v *view, name, kind string, next uint64, unread int64, confirm *uint64, visit func(Frame) error) (uint64, int64, []error, error) {
+	size := v.size
+	first, err := headerOf(v, name, kind, next)
+	var corrupt *CorruptError
+	var torn *TornTailError
+	var version *VersionError
+	if err != nil && !errors.As(err, &corrupt) && !errors.As(err, &torn) && !errors.As(err, &version) {
+		return next, 0, nil, err // the reader's error, not damage
+	}
 	if err == nil {
 		err = checkName(name, kind, first)
 	}
@@ -383,14 +475,17 @@ func readSegment(b []byte, name, kind string, next uint64, unread int64, confirm
 		err = &CorruptError{File: name, Offset: 8, Index: next, Reason: fmt.Sprintf("first index %d, want %d (or at most %d more, the frames the damage before it can hide)", first, next, unread/(FrameOverhead+1))}
 	}
 	if err != nil {
-		return next, addUnread(unread, int64(len(b))), []error{err}, nil
+		return next, addUnread(unread, size), []error{err}, nil
 	}
 	var held []Frame // frames after a skip, visited once the count confirms them
 	var errs []error
 	var stop error
 	idx, off := first, int64(HeaderSize)
-	for off < int64(len(b)) {
-		data, d := frameAt(b, off)
+	for off < size {
+		data, d, err := frameAt(v, off)
+		if err != nil {
+			return idx, 0, nil, err
+		}
 		if d != nil && (d.skip == 0 || confirm == nil) {
 			stop = d.err(name, idx)
 			break
@@ -415,7 +510,7 @@ func readSegment(b []byte, name, kind string, next uint64, unread int64, confirm
 		// from the first one on.
 		ce := errs[0].(*CorruptError)
 		ce.Reason += "; the frames after it in this file cannot be located safely"
-		return ce.Index, int64(len(b)) - ce.Offset, errs[:1], nil
+		return ce.Index, size - ce.Offset, errs[:1], nil
 	}
 	for _, f := range held {
 		if err := visit(f); err != nil {
@@ -423,7 +518,7 @@ func readSegment(b []byte, name, kind string, next uint64, unread int64, confirm
 		}
 	}
 	if stop != nil {
-		return idx, int64(len(b)) - off, append(errs, stop), nil
+		return idx, size - off, append(errs, stop), nil
 	}
 	return idx, 0, errs, nil
 }
@@ -449,7 +544,7 @@ func firstIndex(fsys fs.FS, name, kind string) *uint64 {
 	if _, err := io.ReadFull(f, h[:]); err != nil {
 		return nil
 	}
-	first, err := header(h[:], name, kind, 0)
+	first, err := header(h[:], HeaderSize, name, kind, 0)
 	if err != nil {
 		return nil
 	}
@@ -461,8 +556,9 @@ func firstIndex(fsys fs.FS, name, kind string) *uint64 {
 // their checksum, at most max, and how many bytes they take. A copier of a
 // growing stream (package replica) copies whole frames only.
 func Whole(b []byte, max uint64) (frames uint64, n int64) {
+	v := bytesView(b)
 	for frames < max && n < int64(len(b)) {
-		data, d := frameAt(b, n)
+		data, d, _ := frameAt(v, n) // all in memory: no read to fail
 		if d != nil {
 			break
 		}
@@ -478,5 +574,5 @@ func FirstIndex(h []byte, name, kind string) (uint64, error) {
 	if len(h) > HeaderSize {
 		h = h[:HeaderSize]
 	}
-	return header(h, name, kind, 0)
+	return header(h, int64(len(h)), name, kind, 0)
 }
