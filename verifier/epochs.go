@@ -13,7 +13,7 @@ func (v *logVerifier) readHeaders(src Source) error {
 		for ; n < t; n++ {
 			v.headers = append(v.headers, header{}) // lost to stream damage, which streamEnd reports
 		}
-		hd := header{raw: raw, root: format.EpochRoot(raw)}
+		hd := header{read: true, root: format.EpochRoot(raw)}
 		h, err := format.DecodeEpochHeader(raw)
 		if err != nil {
 			v.c.add(Finding{Kind: KindHeaderDecode, Epoch: u64(t), Detail: err.Error()})
@@ -131,7 +131,7 @@ func (v *logVerifier) checkAnchors(idx map[uint64]format.Anchor) {
 			unanchored = append(unanchored, e)
 		case !ok:
 			// A gap in the anchors, reported by anchorIndex.
-		case hd.raw == nil:
+		case !hd.read:
 			// Lost to stream damage (segment_corrupt): nothing to compare.
 		case hd.root != a.Root:
 			v.c.add(Finding{Kind: KindAnchorMismatch, Epoch: u64(e), Expected: a.Root.String(), Found: hd.root.String(),

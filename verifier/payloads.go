@@ -8,56 +8,62 @@ import (
 	"github.com/agentflightrecorder/afr/format/segment"
 )
 
-// payloadBatch is a run of consecutive payload frames whose digests a
-// worker computes; they are compared with their records in order.
+// payloadBatch is a run of consecutive payload frames, each with what its
+// record commits it to (read in order as the frames are), which a worker
+// checks and, at PayloadsOpen, decrypts; the findings are added in order.
 type payloadBatch struct {
-	seq    []uint64
-	frame  [][]byte
-	digest []format.Digest
+	v        *logVerifier
+	epochOf  func(seq uint64) uint64
+	seq      []uint64
+	frame    [][]byte
+	commit   []format.Digest
+	version  []uint8
+	check    []bool // the frame has a decoded record to check it against
+	findings findingList
+	checked  uint64
+	opened   uint64
 }
 
 func (b *payloadBatch) process() {
-	b.digest = make([]format.Digest, len(b.frame))
-	for k := range b.frame {
-		b.digest[k] = format.PayloadFrameDigest(b.frame[k])
+	for k, i := range b.seq {
+		if !b.check[k] {
+			continue // no record (never acknowledged), or the record's own finding covers it
+		}
+		b.checked++
+		if d := format.PayloadFrameDigest(b.frame[k]); d != b.commit[k] {
+			b.findings.add(Finding{Kind: KindPayloadMismatch, Seq: u64(i), Expected: b.commit[k].String(), Found: d.String(),
+				Detail: "the stored payload is not the one the record commits to: edited, or swapped with another event's"})
+			continue
+		}
+		if b.v.opts.Payloads == PayloadsOpen && b.v.open(&b.findings, int(b.version[k]), i, b.epochOf(i), b.frame[k]) {
+			b.opened++
+		}
 	}
 }
+
+// findingList collects findings as they are met, for a collector to add
+// in the same order later: the same report as adding them at once.
+type findingList []Finding
+
+func (l *findingList) add(f Finding) { *l = append(*l, f) }
 
 // checkPayloads checks stored payload frames against their records and,
 // with keys, opens them.
 func (v *logVerifier) checkPayloads(src Source) error {
 	epochOf := v.epochIndex()
-	var readErr error // reading back the commitments (commits)
 	check := func(b *payloadBatch) {
-		for k, i := range b.seq {
-			if i >= v.count || readErr != nil {
-				continue // payloads without records: never acknowledged
-			}
-			payload, version, ok, err := v.commits.get(i)
-			if err != nil {
-				readErr = err
-				continue
-			}
-			if !ok {
-				continue // the record's own finding covers it
-			}
-			v.rep.PayloadsChecked++
-			if d := b.digest[k]; d != payload {
-				v.c.add(Finding{Kind: KindPayloadMismatch, Seq: u64(i), Expected: payload.String(), Found: d.String(),
-					Detail: "the stored payload is not the one the record commits to: edited, or swapped with another event's"})
-				continue
-			}
-			if v.opts.Payloads == PayloadsOpen {
-				v.open(int(version), i, epochOf(i), b.frame[k])
-			}
+		for _, f := range b.findings {
+			v.c.add(f)
 		}
+		v.rep.PayloadsChecked += b.checked
+		v.rep.PayloadsOpened += b.opened
 	}
 	pool := newInOrder(v.opts.workers(), (*payloadBatch).process, check)
 	ends := v.epochEnds()
-	cur := &payloadBatch{}
+	cur := &payloadBatch{v: v, epochOf: epochOf}
 	send := func() {
 		pool.send(cur)
-		cur = &payloadBatch{}
+		cur = &payloadBatch{v: v, epochOf: epochOf}
 	}
 	var n, next uint64
 	var gaps [][2]uint64 // positions [from, to) without a payload frame
@@ -67,7 +73,17 @@ func (v *logVerifier) checkPayloads(src Source) error {
 		}
 		next = i + 1
 		n++
+		var commit format.Digest
+		var version uint8
+		ok := false
+		if i < v.count {
+			var err error
+			if commit, version, ok, err = v.commits.get(i); err != nil {
+				return fmt.Errorf("verifier: reading back the payload commitments: %w", err)
+			}
+		}
 		cur.seq, cur.frame = append(cur.seq, i), append(cur.frame, frame)
+		cur.commit, cur.version, cur.check = append(cur.commit, commit), append(cur.version, version), append(cur.check, ok)
 		for len(ends) > 0 && ends[0] <= i {
 			ends = ends[1:]
 		}
@@ -83,9 +99,6 @@ func (v *logVerifier) checkPayloads(src Source) error {
 	})
 	send()
 	pool.wait()
-	if readErr != nil {
-		return fmt.Errorf("verifier: reading back the payload commitments: %w", readErr)
-	}
 	if err := v.streamEnd("payloads", rerr); err != nil {
 		return err
 	}
@@ -133,24 +146,30 @@ func (v *logVerifier) epochIndex() func(seq uint64) uint64 {
 	return func(seq uint64) uint64 { return epochOf(spans, seq) }
 }
 
-func (v *logVerifier) open(version int, seq, epoch uint64, frame []byte) {
+// open decrypts a payload and checks it, adding findings to c, and
+// reports whether it had a key to try (PayloadsOpened). It runs on the
+// workers: Options.Keys is called from several goroutines.
+func (v *logVerifier) open(c adder, version int, seq, epoch uint64, frame []byte) bool {
 	k, err := v.opts.Keys.EventKey(version, epoch, seq)
 	if errors.Is(err, format.ErrKeyErased) {
-		v.c.add(Finding{Kind: KindPayloadErased, Seq: u64(seq), Epoch: u64(epoch), Detail: "key material erased: the payload is unrecoverable by design; hashes, proofs and anchors still verify"})
-		return
+		c.add(Finding{Kind: KindPayloadErased, Seq: u64(seq), Epoch: u64(epoch), Detail: "key material erased: the payload is unrecoverable by design; hashes, proofs and anchors still verify"})
+		return false
 	}
 	if err != nil {
-		v.c.add(Finding{Kind: KindPayloadMissing, Seq: u64(seq), Detail: "no key for this payload: " + err.Error()})
-		return
+		c.add(Finding{Kind: KindPayloadMissing, Seq: u64(seq), Detail: "no key for this payload: " + err.Error()})
+		return false
 	}
-	checkOpen(v.c, &k, v.session, uint8(version), seq, frame)
-	v.rep.PayloadsOpened++
+	checkOpen(c, &k, v.session, uint8(version), seq, frame)
+	return true
 }
+
+// adder takes findings: a collector, or a findingList to add later.
+type adder interface{ add(Finding) }
 
 // checkOpen decrypts a frame with its event key and checks the commitment
 // and the payload format of its record's version, adding a finding for
 // each failure.
-func checkOpen(c *collector, k *format.EventKey, session format.SessionID, version uint8, seq uint64, frame []byte) *format.Payload {
+func checkOpen(c adder, k *format.EventKey, session format.SessionID, version uint8, seq uint64, frame []byte) *format.Payload {
 	pt, err := format.OpenPayload(k, session, seq, frame)
 	switch {
 	case errors.Is(err, format.ErrCommitmentMismatch):

@@ -88,7 +88,8 @@ const (
 // Keys returns the event key of event seq in epoch of a log of format
 // version (the version of the event's record: keys are derived per version,
 // docs/SPEC.md "Keys"). It returns an error wrapping format.ErrKeyErased for
-// an erased epoch. *recorder.Keyring implements it.
+// an erased epoch. VerifyLog calls it from its workers at once: it must be
+// safe for concurrent use, as *recorder.Keyring, which implements it, is.
 type Keys interface {
 	EventKey(version int, epoch, seq uint64) (format.EventKey, error)
 }
@@ -130,7 +131,7 @@ type record struct {
 
 // header is what the verifier keeps per epoch header.
 type header struct {
-	raw  []byte
+	read bool // false: lost to stream damage, a placeholder
 	root format.Digest
 	h    *format.EpochHeader // nil if undecodable
 }
