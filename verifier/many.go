@@ -6,10 +6,24 @@ import (
 )
 
 // LogToVerify is one log of a VerifyLogs run: the log and the anchors it
-// is verified against (its own: anchors are per log id).
+// is verified against (its own: anchors are per log id), and, when set,
+// its own keys and completeness check in place of the Options'.
 type LogToVerify struct {
-	Source  Source
-	Anchors AnchorSource
+	Source       Source
+	Anchors      AnchorSource
+	Keys         Keys
+	Completeness Completeness
+}
+
+// options returns opts with l's own keys and completeness check.
+func (l LogToVerify) options(opts Options) Options {
+	if l.Keys != nil {
+		opts.Keys = l.Keys
+	}
+	if l.Completeness != nil {
+		opts.Completeness = l.Completeness
+	}
+	return opts
 }
 
 // VerifyLogs verifies many logs with opts, each as VerifyLog would, and
@@ -25,7 +39,7 @@ func VerifyLogs(ctx context.Context, logs []LogToVerify, opts Options) (reports 
 	w := opts.workers()
 	if len(logs) < w {
 		for i, l := range logs {
-			reports[i], errs[i] = VerifyLog(ctx, l.Source, l.Anchors, opts)
+			reports[i], errs[i] = VerifyLog(ctx, l.Source, l.Anchors, l.options(opts))
 		}
 		return reports, errs
 	}
@@ -36,7 +50,7 @@ func VerifyLogs(ctx context.Context, logs []LogToVerify, opts Options) (reports 
 	for range w {
 		wg.Go(func() {
 			for i := range next {
-				reports[i], errs[i] = VerifyLog(ctx, logs[i].Source, logs[i].Anchors, one)
+				reports[i], errs[i] = VerifyLog(ctx, logs[i].Source, logs[i].Anchors, logs[i].options(one))
 			}
 		})
 	}

@@ -73,3 +73,29 @@ func TestVerifyLogsSameAsOneByOne(t *testing.T) {
 		}
 	}
 }
+
+// Each log's own keys open its payloads: two logs of different sessions
+// verified at PayloadsOpen in one run, with no keys in the Options.
+func TestVerifyLogsOwnKeys(t *testing.T) {
+	a, b := makeLog(t, 40, 8, 1, 53), makeLog(t, 40, 8, 1, 54)
+	logs := []verifier.LogToVerify{
+		{Source: a.img, Anchors: verifier.AnchorList(a.anchors), Keys: a.keys},
+		{Source: b.img, Anchors: verifier.AnchorList(b.anchors), Keys: b.keys},
+	}
+	for _, workers := range []int{1, 2} {
+		reps, errs := verifier.VerifyLogs(context.Background(), logs, verifier.Options{Payloads: verifier.PayloadsOpen, Workers: workers})
+		for i, rep := range reps {
+			if errs[i] != nil || rep.Verdict != verifier.Verified || rep.PayloadsOpened != 40 {
+				t.Fatalf("%d workers, log %d: %v %+v", workers, i, errs[i], rep)
+			}
+		}
+	}
+	// The other log's keys open none of its payloads.
+	logs[0].Keys, logs[1].Keys = b.keys, a.keys
+	reps, _ := verifier.VerifyLogs(context.Background(), logs, verifier.Options{Payloads: verifier.PayloadsOpen})
+	for i, rep := range reps {
+		if rep == nil || rep.Verdict != verifier.Tampered {
+			t.Fatalf("log %d with the other's keys: %+v", i, rep)
+		}
+	}
+}

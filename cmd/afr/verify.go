@@ -23,7 +23,7 @@ import (
 
 func init() {
 	register(&command{name: "verify", summary: "verify a log or a disclosure bundle against anchored roots", run: runVerify, usage: `
-Usage: afr verify (--log DIR... | --bundle FILE) [--anchors FILE] [--show] [--workers N] [flags]
+Usage: afr verify (--log DIR... | --logs DIR | --bundle FILE) [--anchors FILE] [--show] [--workers N] [flags]
 
 Checks every record, the hash chain, each epoch's Merkle root and chain head,
 the epoch chain, and every epoch root against the anchored roots, then the
@@ -48,18 +48,23 @@ the MANIFEST's.
 
 A log's epochs are verified on --workers N goroutines in parallel (default
 0: one per core): each epoch's records are decoded and hashed, its Merkle
-root computed and its payloads checked against their records by a worker,
-while the hash chain, the epoch chain and the findings are checked in order,
-so the report is the same for any N. --workers 1 verifies on one core.
+root computed and its payloads checked (and opened) by a worker, while the
+hash chain, the epoch chain and the findings are checked in order, so the
+report is the same for any N. --workers 1 verifies on one core. The log is
+read a window at a time and nothing per event is kept in memory (the
+payload commitments of a long log go to a temporary file, under $TMPDIR):
+memory grows with the number of epochs, not events.
 
---log may be repeated: each log is verified in turn against its own anchors
-(from the chain or --batches, by its log id), its report
-printed under "== DIR" (with --json, one JSON object per line, "path" the
---log given), then one summary line (on standard error with --json). A log
-that cannot be verified is reported and the others still are; the exit is 3
-if any log is tampered, else 1 if any could not be verified, else 4 if any
-is incomplete. --anchors, --checkpoint, --keys, --replica and --show take one
-log.
+--log may be repeated, and --logs DIR names every log in DIR (each of its
+subdirectories holding a MANIFEST): each log is verified against its own
+anchors (from the chain or --batches, by its log id; keys from <log>/keys at
+--level open), as many logs side by side as there are workers when there
+are that many, its report printed under "== DIR" in the order given (with
+--json, one JSON object per line, "path" the log's directory), then one
+summary line (on standard error with --json). A log that cannot be verified
+is reported and the others still are; the exit is 3 if any log is tampered,
+else 1 if any could not be verified, else 4 if any is incomplete. --anchors,
+--checkpoint, --keys, --replica and --show take one log.
 
 --show prints the payloads a bundle's keys open (with --json, as the field
 "payloads"); without it only the report is printed.
@@ -151,6 +156,7 @@ func runVerify(e *env, args []string) error {
 	fs := commands["verify"].flags(e)
 	var logs repeated
 	fs.Var(&logs, "log", "log directory (or s3://BUCKET/PREFIX) to verify; repeat it to verify many logs in one run")
+	logsDir := fs.String("logs", "", "a directory of logs: each of its subdirectories that holds a MANIFEST is verified, as if given with --log")
 	bundleFile := fs.String("bundle", "", "disclosure bundle to verify")
 	keyDir := fs.String("keys", "", "key directory, or its copy s3://BUCKET/PREFIX made by afr replicate --keys-to, for --level open on a log (default <log>/keys)")
 	levelName := fs.String("level", "digest", "payload checks: skip, digest or open")
@@ -163,10 +169,18 @@ func runVerify(e *env, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if (len(logs) == 0) == (*bundleFile == "") {
-		return usageError{"give --log (once or more) or --bundle"}
+	if *logsDir != "" {
+		found, err := logsIn(*logsDir)
+		if err != nil {
+			return err
+		}
+		logs = append(logs, found...)
 	}
-	if len(logs) > 1 {
+	if (len(logs) == 0) == (*bundleFile == "") {
+		return usageError{"give --log (once or more), --logs DIR or --bundle"}
+	}
+	many := len(logs) > 1 || *logsDir != ""
+	if many {
 		switch {
 		case *af.file != "":
 			return usageError{"--anchors holds one log's anchors: with several --log, take anchors from a chain or --batches"}
@@ -192,7 +206,7 @@ func runVerify(e *env, args []string) error {
 	if *workers < 0 {
 		return usageError{fmt.Sprintf("--workers %d: want 0 (one per core) or more", *workers)}
 	}
-	if len(logs) > 1 {
+	if many {
 		return verifyMany(e, logs, level, *workers, *jsonOut, af, cf)
 	}
 	ctx := context.Background()
@@ -243,39 +257,75 @@ func runVerify(e *env, args []string) error {
 	return verdictExit(rep.Verdict, nil)
 }
 
-// verifyMany verifies each of logs in turn, with its own anchors (from the
-// chain, or the batches file, by its log id), and prints its
-// report — with --json one JSON object per line, its "path" the --log given
-// — then a summary line. It goes on past a log that cannot be verified. The
-// exit is the worst outcome: tampered, then an error, then incomplete.
+// logsIn returns the logs in dir: its subdirectories that hold a
+// MANIFEST, by name.
+func logsIn(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var logs []string
+	for _, ent := range ents {
+		p := filepath.Join(dir, ent.Name())
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() && exists(filepath.Join(p, "MANIFEST")) {
+			logs = append(logs, p)
+		}
+	}
+	if len(logs) == 0 {
+		return nil, usageError{fmt.Sprintf("--logs %s: no log in it (a log is a directory holding a MANIFEST)", dir)}
+	}
+	return logs, nil
+}
+
+// verifyMany verifies logs with verifier.VerifyLogs, each with its own
+// anchors (from the chain, or the batches file, by its log id), and prints
+// each report in the order given — with --json one JSON object per line,
+// its "path" the log — then a summary line. It goes on past a log that
+// cannot be verified. The exit is the worst outcome: tampered, then an
+// error, then incomplete.
 func verifyMany(e *env, logs []string, level verifier.PayloadLevel, workers int, jsonOut bool, af *anchorFlags, cf *checkpointFlags) error {
 	ctx := context.Background()
-	one := func(dir string) (*verifier.Report, *format.Digest, error) {
-		af.logID = nil
-		anchors, execs, closeChain, err := af.sources(ctx, dir, "")
-		if err != nil {
-			return nil, nil, err
-		}
-		defer closeChain()
-		if anchors, err = cf.anchors(ctx, anchors, dir, ""); err != nil {
-			return nil, nil, err
-		}
-		v, done, err := verifyTarget(ctx, e, "verify", dir, "", "", level, workers, anchors, execs)
-		if err != nil {
-			return nil, nil, err
-		}
-		done()
-		return v.rep, af.logID, nil
+	// Each log's anchors, keys and completeness check are set up in turn
+	// (they may read a chain), then the logs are verified side by side.
+	type target struct {
+		id  *format.Digest
+		err error // could not be set up
+		at  int   // its place in todo
 	}
+	targets := make([]target, len(logs))
+	var todo []verifier.LogToVerify
+	var closers []func()
+	defer func() {
+		for _, c := range closers {
+			c()
+		}
+	}()
+	for i, dir := range logs {
+		lv, closeLog, err := prepareLog(ctx, e, dir, level, af, cf)
+		var u usageError
+		if errors.As(err, &u) {
+			return err
+		}
+		targets[i] = target{id: af.logID, err: err, at: len(todo)}
+		if err == nil {
+			todo = append(todo, lv)
+			closers = append(closers, closeLog)
+		}
+	}
+	start := time.Now()
+	stop := progress(e, fmt.Sprintf("verifying %d logs", len(todo)))
+	reports, errs := verifier.VerifyLogs(ctx, todo, verifier.Options{Payloads: level, Workers: workers})
+	stop(time.Since(start))
 	count := map[verifier.Verdict]int{}
 	failed := 0
-	for _, dir := range logs {
-		rep, id, err := one(dir)
+	for i, dir := range logs {
+		t := targets[i]
+		var rep *verifier.Report
+		err := t.err
+		if err == nil {
+			rep, err = reports[t.at], errs[t.at]
+		}
 		if err != nil {
-			var u usageError
-			if errors.As(err, &u) {
-				return err
-			}
 			failed++
 		} else {
 			count[rep.Verdict]++
@@ -287,9 +337,9 @@ func verifyMany(e *env, logs []string, level verifier.PayloadLevel, workers int,
 				*verifier.Report
 				Log   *format.Digest `json:"log,omitempty"`
 				Error string         `json:"error,omitempty"`
-			}{Path: dir, Report: rep, Log: id}
+			}{Path: dir, Report: rep, Log: t.id}
 			if err != nil {
-				line.Error = err.Error()
+				line.Report, line.Error = nil, err.Error()
 			}
 			b, merr := json.Marshal(line)
 			if merr != nil {
@@ -301,8 +351,8 @@ func verifyMany(e *env, logs []string, level verifier.PayloadLevel, workers int,
 		default:
 			fmt.Fprintf(e.stdout, "== %s\n", dir)
 			printReport(e, rep, nil)
-			if id != nil {
-				fmt.Fprintf(e.stdout, "  log %s: %s\n", id, af.describe())
+			if t.id != nil {
+				fmt.Fprintf(e.stdout, "  log %s: %s\n", t.id, af.describe())
 			}
 		}
 	}
@@ -322,6 +372,37 @@ func verifyMany(e *env, logs []string, level verifier.PayloadLevel, workers int,
 		return verdictExit(verifier.Incomplete, nil)
 	}
 	return nil
+}
+
+// prepareLog sets up the verification of the log at dir among many: its
+// anchors (af.logID set to its log id when they are read by it), the keys
+// in <log>/keys at level open, and the completeness check of a chain.
+// done releases what it opened.
+func prepareLog(ctx context.Context, e *env, dir string, level verifier.PayloadLevel, af *anchorFlags, cf *checkpointFlags) (lv verifier.LogToVerify, done func(), err error) {
+	af.logID = nil
+	anchors, execs, closeChain, err := af.sources(ctx, dir, "")
+	if err != nil {
+		return lv, nil, err
+	}
+	if anchors, err = cf.anchors(ctx, anchors, dir, ""); err != nil {
+		closeChain()
+		return lv, nil, err
+	}
+	l, err := openLog(e, "verify", dir)
+	if err != nil {
+		closeChain()
+		return lv, nil, err
+	}
+	lv = verifier.LogToVerify{Source: l, Anchors: anchors}
+	done = closeChain
+	if execs != nil {
+		lv.Completeness = *execs
+	}
+	if level == verifier.PayloadsOpen {
+		keys, closeKeys := readKeys(e, "verify", "", l)
+		lv.Keys, done = keys, func() { closeKeys(); closeChain() }
+	}
+	return lv, done, nil
 }
 
 // replicaAnchors adds the epoch roots of the replica at url to anchors:
