@@ -156,7 +156,9 @@ func BenchmarkVerifyBundle(b *testing.B) {
 // BenchmarkVerifyLogs verifies a fleet of 100 logs of 10,000 events each
 // (AFR_BENCH_FLEET_EVENTS overrides the size): one log after another with
 // every core on each log's epochs, and with VerifyLogs, which gives the
-// cores to logs. Payload digests are checked.
+// cores to logs. Payload digests are checked. The sub-benchmarks after
+// sha256-one-core (every segment file of the fleet hashed on one core)
+// report x-sha256, their time over that floor.
 //
 // Run: go test -run '^$' -bench BenchmarkVerifyLogs -benchtime 3x ./verifier/
 func BenchmarkVerifyLogs(b *testing.B) {
@@ -169,8 +171,10 @@ func BenchmarkVerifyLogs(b *testing.B) {
 	}
 	evs := workload.Generate(7, n)
 	logs := make([]verifier.LogToVerify, 100)
+	dirs := make([]string, len(logs))
 	for i := range logs {
 		l := logtest.Write(b, recorder.Options{Recorder: fmt.Sprintf("agent-%03d", i), Encrypt: true, Sync: recorder.SyncNone}, evs)
+		dirs[i] = l.Dir
 		anchors, err := verifier.AnchorsFromLog(l)
 		if err != nil {
 			b.Fatal(err)
@@ -182,12 +186,25 @@ func BenchmarkVerifyLogs(b *testing.B) {
 			b.Fatalf("%v %v", rep, err)
 		}
 	}
+	var floor float64 // ns to hash the fleet's segment files
+	b.Run("sha256-one-core", func(b *testing.B) {
+		for range b.N {
+			logtest.HashSegments(b, dirs...)
+		}
+		floor = float64(b.Elapsed()) / float64(b.N)
+	})
+	ratio := func(b *testing.B) {
+		if floor > 0 {
+			b.ReportMetric(float64(b.Elapsed())/float64(b.N)/floor, "x-sha256")
+		}
+	}
 	b.Run("one-by-one", func(b *testing.B) {
 		for range b.N {
 			for _, l := range logs {
 				check(verifier.VerifyLog(context.Background(), l.Source, l.Anchors, verifier.Options{}))
 			}
 		}
+		ratio(b)
 	})
 	b.Run("VerifyLogs", func(b *testing.B) {
 		for range b.N {
@@ -196,5 +213,6 @@ func BenchmarkVerifyLogs(b *testing.B) {
 				check(reps[i], errs[i])
 			}
 		}
+		ratio(b)
 	})
 }

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentflightrecorder/afr/internal/logtest"
 	"github.com/agentflightrecorder/afr/recorder"
 	"github.com/agentflightrecorder/afr/recorder/workload"
 )
@@ -56,21 +55,20 @@ func BenchmarkVerifyCLI(b *testing.B) {
 	if out, err := exec.Command(bin, "anchors", "--log", dir, "-o", anchors).CombinedOutput(); err != nil {
 		b.Fatalf("afr anchors: %v\n%s", err, out)
 	}
-	files, size := segmentFiles(b, dir)
-	b.Logf("%d segment files, %.1f MB", len(files), float64(size)/1e6)
-
 	var floor time.Duration // the fastest of three hashings of every segment file
+	var size int64
 	for range 3 {
 		t := time.Now()
-		hashFiles(b, files)
+		size = logtest.HashSegments(b, dir)
 		if d := time.Since(t); floor == 0 || d < floor {
 			floor = d
 		}
 	}
+	b.Logf("%.1f MB of segment files hashed in %s", float64(size)/1e6, floor)
 	b.Run("sha256-one-core", func(b *testing.B) {
 		b.SetBytes(size)
 		for i := 0; i < b.N; i++ {
-			hashFiles(b, files)
+			logtest.HashSegments(b, dir)
 		}
 	})
 	for _, w := range []int{1, runtime.NumCPU()} {
@@ -110,38 +108,3 @@ func writeBenchLog(dir string, n int) error {
 	return r.Close()
 }
 
-// segmentFiles lists the log's segment files and their total size.
-func segmentFiles(b *testing.B, dir string) ([]string, int64) {
-	var files []string
-	var size int64
-	for _, kind := range []string{"records", "payloads", "epochs"} {
-		m, err := filepath.Glob(filepath.Join(dir, kind, "*.seg"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, f := range m {
-			st, err := os.Stat(f)
-			if err != nil {
-				b.Fatal(err)
-			}
-			size += st.Size()
-		}
-		files = append(files, m...)
-	}
-	return files, size
-}
-
-func hashFiles(b *testing.B, files []string) {
-	for _, f := range files {
-		fh, err := os.Open(f)
-		if err != nil {
-			b.Fatal(err)
-		}
-		h := sha256.New()
-		_, err = io.Copy(h, fh)
-		fh.Close()
-		if err != nil {
-			b.Fatal(err)
-		}
-	}
-}

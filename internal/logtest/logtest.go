@@ -8,6 +8,10 @@ package logtest
 
 import (
 	"context"
+	"crypto/sha256"
+	"io"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/agentflightrecorder/afr/format"
@@ -128,4 +132,33 @@ func Receipted(t testing.TB, dir string, rcs []recorder.Receipt) {
 			t.Fatalf("the log holds event %d, which no receipt acknowledged (of %d events, %d receipted)", ev.Seq, len(evs), len(rcs))
 		}
 	}
+}
+
+// HashSegments reads every segment file of the logs in dirs and hashes
+// each with SHA-256 on one core, the floor a verifier's time is compared
+// with, and returns the bytes hashed.
+func HashSegments(t testing.TB, dirs ...string) int64 {
+	t.Helper()
+	var total int64
+	for _, dir := range dirs {
+		for _, kind := range []string{"records", "payloads", "epochs"} {
+			files, err := filepath.Glob(filepath.Join(dir, kind, "*.seg"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, name := range files {
+				f, err := os.Open(name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				n, err := io.Copy(sha256.New(), f)
+				f.Close()
+				if err != nil {
+					t.Fatal(err)
+				}
+				total += n
+			}
+		}
+	}
+	return total
 }
