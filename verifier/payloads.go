@@ -3,6 +3,7 @@ package verifier
 import (
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/agentflightrecorder/afr/format"
 	"github.com/agentflightrecorder/afr/format/segment"
@@ -51,19 +52,31 @@ func (l *findingList) add(f Finding) { *l = append(*l, f) }
 // with keys, opens them.
 func (v *logVerifier) checkPayloads(src Source) error {
 	epochOf := v.epochIndex()
+	var free sync.Pool
 	check := func(b *payloadBatch) {
 		for _, f := range b.findings {
 			v.c.add(f)
 		}
 		v.rep.PayloadsChecked += b.checked
 		v.rep.PayloadsOpened += b.opened
+		// Recycled: the next batch reuses its slices.
+		clear(b.frame) // let go of the segment windows
+		b.seq, b.frame, b.commit, b.version, b.check, b.findings = b.seq[:0], b.frame[:0], b.commit[:0], b.version[:0], b.check[:0], b.findings[:0]
+		b.checked, b.opened = 0, 0
+		free.Put(b)
 	}
 	pool := newInOrder(v.opts.workers(), (*payloadBatch).process, check)
 	ends := v.epochEnds()
-	cur := &payloadBatch{v: v, epochOf: epochOf}
+	batch := func() *payloadBatch {
+		if b, ok := free.Get().(*payloadBatch); ok {
+			return b
+		}
+		return &payloadBatch{v: v, epochOf: epochOf}
+	}
+	cur := batch()
 	send := func() {
 		pool.send(cur)
-		cur = &payloadBatch{v: v, epochOf: epochOf}
+		cur = batch()
 	}
 	var n, next uint64
 	var gaps [][2]uint64 // positions [from, to) without a payload frame

@@ -3,6 +3,7 @@ package verifier
 import (
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/agentflightrecorder/afr/format"
 )
@@ -24,9 +25,13 @@ type recordBatch struct {
 }
 
 func (b *recordBatch) process() {
-	b.out = make([]record, len(b.raw))
-	b.env = make([]format.Envelope, len(b.raw))
-	b.err = make([]error, len(b.raw))
+	// A recycled batch's slices are reused: out and err cleared; env kept,
+	// the decoder overwrites it (reusing text fields equal to what is there).
+	n := len(b.raw)
+	b.out, b.err = slices.Grow(b.out[:0], n)[:n], slices.Grow(b.err[:0], n)[:n]
+	clear(b.out)
+	clear(b.err)
+	b.env = slices.Grow(b.env[:0], n)[:n]
 	for k, raw := range b.raw {
 		if b.lost[k] {
 			b.out[k].lost = true
@@ -73,17 +78,33 @@ func (v *logVerifier) epochEnds() []uint64 {
 // goroutine checks sequence, identity, chain and clock in order, keeping
 // of each record only what the epoch and payload checks need.
 func (v *logVerifier) readRecords(src Source) error {
-	pool := newInOrder(v.opts.workers(), (*recordBatch).process, v.checkBatch)
+	// Batches are recycled once checked: their tables are most of what a
+	// verification would otherwise allocate per record.
+	var free sync.Pool
+	pool := newInOrder(v.opts.workers(), (*recordBatch).process, func(b *recordBatch) {
+		v.checkBatch(b)
+		clear(b.raw) // let go of the segment windows
+		b.raw, b.lost, b.tree = b.raw[:0], nil, format.Tree{}
+		free.Put(b)
+	})
+	batch := func(first uint64) *recordBatch {
+		b, _ := free.Get().(*recordBatch)
+		if b == nil {
+			b = &recordBatch{raw: make([][]byte, 0, min(batchSize, 128))}
+		}
+		b.first, b.span = first, v.trees.spanOfBatch(first)
+		return b
+	}
 	v.trees = newEpochTrees(v.headers)
 	if v.opts.Payloads != PayloadsSkip {
 		v.commits = &commits{}
 	}
 	ends := v.trees.cuts
 	var n uint64
-	cur := &recordBatch{span: v.trees.spanOfBatch(0)}
+	cur := batch(0)
 	send := func() {
 		pool.send(cur)
-		cur = &recordBatch{first: n, raw: make([][]byte, 0, min(batchSize, 128)), span: v.trees.spanOfBatch(n)}
+		cur = batch(n)
 	}
 	add := func(raw []byte) {
 		cur.raw = append(cur.raw, raw)

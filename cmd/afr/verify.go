@@ -53,7 +53,8 @@ hash chain, the epoch chain and the findings are checked in order, so the
 report is the same for any N. --workers 1 verifies on one core. The log is
 read a window at a time and nothing per event is kept in memory (the
 payload commitments of a long log go to a temporary file, under $TMPDIR):
-memory grows with the number of epochs, not events.
+memory grows with the number of epochs, not events. A replica (s3://) is
+read whole into memory.
 
 --log may be repeated, and --logs DIR names every log in DIR (each of its
 subdirectories holding a MANIFEST): each log is verified against its own

@@ -107,4 +107,3 @@ func writeBenchLog(dir string, n int) error {
 	}
 	return r.Close()
 }
-
