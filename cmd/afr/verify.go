@@ -112,6 +112,7 @@ Examples:
   afr verify --log ./agent-7 --deployment deployment.json --operator 0x… --batches batches.jsonl
   afr verify --log ./afr-log --anchors anchors.json
   afr verify --log ./logs/agent-1 --log ./logs/agent-2 --batches batches.jsonl --json
+  afr verify --logs ./logs --batches batches.jsonl
   afr verify --log s3://audit/agents/ops-1 --deployment deployment.json --operator 0x…
   afr verify --log ./afr-log --replica s3://audit/agents/ops-1
   afr verify --log ./afr-log --anchors anchors.json --keys ./afr-log/keys --level open --json
