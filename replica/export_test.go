@@ -20,3 +20,17 @@ func OnePass(ctx context.Context, dir string, s *Store, opts Options) (Status, e
 	err = r.pass(ctx)
 	return r.Status(), err
 }
+
+// CopyKeysRacing copies the key directory keyDir to s twice, as two looks
+// of a running Replicator do, with other run between its resuming and the
+// first copy (another writer of the same place), and returns the errors.
+func CopyKeysRacing(ctx context.Context, keyDir string, s *Store, other func()) (first, second error) {
+	kc, err := resumeKeys(ctx, keyDir, s)
+	if err != nil {
+		return err, err
+	}
+	other()
+	_, first = kc.copy(ctx)
+	_, second = kc.copy(ctx)
+	return first, second
+}

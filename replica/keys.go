@@ -124,8 +124,14 @@ func (kc *keysCopy) copy(ctx context.Context) (changed bool, err error) {
 	if kc.gen < 0 || !bytes.Equal(salts, kc.salts) {
 		next := kc.gen + 1
 		if err := kc.store.put(ctx, saltsName(next), salts); err != nil {
-			// ErrExists too: another writer took this generation; the
-			// next pass lists again.
+			if errors.Is(err, ErrExists) {
+				// Another writer took this generation (a second
+				// replicator of the log): the next pass starts from the
+				// newest one on the store.
+				if fresh, rerr := resumeKeys(ctx, kc.dir, kc.store); rerr == nil {
+					*kc = *fresh
+				}
+			}
 			return changed, err
 		}
 		if kc.gen >= 0 {

@@ -575,6 +575,33 @@ func TestKeysCopiedWhenAsked(t *testing.T) {
 		t.Fatalf("after erasing epoch 2, epochs %v are erased on the copy; want [2]", erased)
 	}
 
+	// A second writer takes the next generation first: the copy that loses
+	// the race starts again from the newest one, and its next look writes
+	// the log's salts after it.
+	kr, err = recorder.OpenKeyring(filepath.Join(dir, "keys"), format.SessionID{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := kr.Erase(3); err != nil {
+		t.Fatal(err)
+	}
+	kr.Close()
+	prefix := strings.TrimPrefix(keys.URL(), "s3://"+e.bucket+"/") + "/"
+	first, second := replica.CopyKeysRacing(context.Background(), filepath.Join(dir, "keys"), keys, func() {
+		if _, err := e.srv.Client().PutObject(context.Background(), e.bucket, prefix+"epoch-salts/0000000000000002", strings.NewReader("x"), 1, minio.PutObjectOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if !errors.Is(first, replica.ErrExists) || second != nil {
+		t.Fatalf("racing copies: %v, then %v; want the generation taken, then a copy", first, second)
+	}
+	if got, want := e.keysAt(t, keys), []string{"epoch-salts/0000000000000003", "master.key"}; !slices.Equal(got, want) {
+		t.Fatalf("after the race, the keys store holds %v, want %v", got, want)
+	}
+	if erased := openFrom(t, s, keys, localAnchors(t, dir)); !slices.Equal(erased, []uint64{2, 3}) {
+		t.Fatalf("after erasing epoch 3, epochs %v are erased on the copy; want [2 3]", erased)
+	}
+
 	other := writeLog(t, 10)
 	var conflict *replica.ConflictError
 	if _, err := replica.Once(context.Background(), other, e.store(t, ""), replica.Options{Keys: keys}); !errors.As(err, &conflict) {
