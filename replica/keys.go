@@ -77,12 +77,8 @@ func resumeKeys(ctx context.Context, dir string, s *Store) (*keysCopy, error) {
 		if err != nil {
 			return nil, err
 		}
-		got, err := s.get(ctx, masterKey, maxKeysFile)
-		if err != nil {
+		if err := kc.sameMaster(ctx, local); err != nil {
 			return nil, err
-		}
-		if !bytes.Equal(got, local) {
-			return nil, &ConflictError{File: s.url + "/" + masterKey, Reason: "another master key than the log's (the keys of another log?)"}
 		}
 		kc.master = true
 	}
@@ -95,6 +91,18 @@ func resumeKeys(ctx context.Context, dir string, s *Store) (*keysCopy, error) {
 	return kc, nil
 }
 
+// sameMaster checks that the store's master key is local, the log's.
+func (kc *keysCopy) sameMaster(ctx context.Context, local []byte) error {
+	got, err := kc.store.get(ctx, masterKey, maxKeysFile)
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(got, local) {
+		return &ConflictError{File: kc.store.url + "/" + masterKey, Reason: "another master key than the log's (the keys of another log?)"}
+	}
+	return nil
+}
+
 // copy writes the master key once, and the salts file when it differs
 // from the newest snapshot; then deletes the snapshots superseded.
 func (kc *keysCopy) copy(ctx context.Context) (changed bool, err error) {
@@ -103,14 +111,12 @@ func (kc *keysCopy) copy(ctx context.Context) (changed bool, err error) {
 		if err != nil {
 			return false, err
 		}
-		if err := kc.store.put(ctx, masterKey, b); err != nil && !errors.Is(err, ErrExists) {
+		err = kc.store.put(ctx, masterKey, b)
+		if errors.Is(err, ErrExists) {
+			err = kc.sameMaster(ctx, b)
+		}
+		if err != nil {
 			return false, err
-		} else if err != nil {
-			if got, gerr := kc.store.get(ctx, masterKey, maxKeysFile); gerr != nil {
-				return false, gerr
-			} else if !bytes.Equal(got, b) {
-				return false, &ConflictError{File: kc.store.url + "/" + masterKey, Reason: "another master key than the log's (the keys of another log?)"}
-			}
 		}
 		kc.master, changed = true, true
 	}
