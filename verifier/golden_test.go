@@ -101,28 +101,7 @@ func detLog(t testing.TB, n, epochSize int, segSize int64, seed uint64) *testLog
 			t.Fatal(err)
 		}
 	}
-	man := r.Manifest()
-	if err := r.Close(); err != nil {
-		t.Fatal(err)
-	}
-	l, err := recorder.OpenLog(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := tamper.Load(l)
-	if err != nil {
-		t.Fatal(err)
-	}
-	anchors, err := img.Anchors()
-	if err != nil {
-		t.Fatal(err)
-	}
-	kr, err := recorder.OpenKeyring(filepath.Join(dir, "keys"), man.Session)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { kr.Close() })
-	return &testLog{dir: dir, img: img, anchors: anchors, keys: kr, man: man}
+	return closeAndLoad(t, dir, r)
 }
 
 // goldenLine is a case's name, verdict, counts and report digest; dir,

@@ -55,6 +55,13 @@ func makeLog(t testing.TB, n, epochSize, writers int, seed uint64) *testLog {
 		}()
 	}
 	wg.Wait()
+	return closeAndLoad(t, dir, r)
+}
+
+// closeAndLoad closes the recorder of the log in dir and loads the log:
+// its image, anchors and keys.
+func closeAndLoad(t testing.TB, dir string, r *recorder.Recorder) *testLog {
+	t.Helper()
 	man := r.Manifest()
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
